@@ -1,0 +1,4 @@
+// `npm run server`: the HTTP and WebSocket API only, against TEMPORAL_ADDRESS and MONGODB_URI.
+import { runMain } from './src/main';
+
+runMain({ api: true, worker: false, embedded: false });

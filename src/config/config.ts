@@ -1,0 +1,166 @@
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * Everything the service reads from its environment, parsed and checked once at start.
+ * Nothing else in the code base reads `process.env`.
+ */
+export interface Config {
+  port: number;
+  host: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  dataDir: string;
+  cacheDir: string;
+
+  /** Unset means: start the embedded Temporal dev server. */
+  temporalAddress?: string;
+  temporalNamespace: string;
+  taskQueue: string;
+  /** Unset means: start the embedded FerretDB. */
+  mongoUri?: string;
+  mongoDatabase: string;
+  embeddedTemporalPort: number;
+  embeddedTemporalUiPort: number;
+  embeddedMongoPort: number;
+
+  adminApiKey?: string;
+  authJwksUrl?: string;
+  authJwtSecret?: string;
+  authIssuer?: string;
+  authAudience?: string;
+  callbackSigningSecret?: string;
+
+  allowInsecureAgentUrls: boolean;
+  allowPrivateAgentUrls: boolean;
+
+  maxBodyBytes: number;
+  maxCompositionSize: number;
+  maxMessageChars: number;
+  defaultTaskTimeoutMs: number;
+  maxTaskTimeoutMs: number;
+  agentCallTimeoutMs: number;
+}
+
+export type Env = Record<string, string | undefined>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const HOUR_MS = 3_600_000;
+
+/** Reads one variable at a time and remembers every problem, so the operator sees them all at once. */
+class EnvReader {
+  readonly problems: string[] = [];
+
+  constructor(private readonly env: Env) {}
+
+  string(name: string): string | undefined {
+    const value = this.env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  }
+
+  integer(name: string, fallback: number, min: number, max: number): number {
+    const raw = this.string(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      this.problems.push(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+      return fallback;
+    }
+    return value;
+  }
+
+  boolean(name: string): boolean {
+    const raw = this.string(name);
+    if (raw === undefined) return false;
+    if (raw === 'true' || raw === '1') return true;
+    if (raw === 'false' || raw === '0') return false;
+    this.problems.push(`${name} must be "true" or "false", got "${raw}"`);
+    return false;
+  }
+
+  url(name: string, protocols: string[]): string | undefined {
+    const raw = this.string(name);
+    if (raw === undefined) return undefined;
+    try {
+      const parsed = new URL(raw);
+      if (protocols.includes(parsed.protocol)) return raw;
+    } catch {
+      // reported below
+    }
+    this.problems.push(`${name} must be a URL starting with ${protocols.join(' or ')}, got "${raw}"`);
+    return undefined;
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const raw = this.string(name);
+    if (raw === undefined) return fallback;
+    if ((allowed as readonly string[]).includes(raw)) return raw as T;
+    this.problems.push(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+    return fallback;
+  }
+
+  hostPort(name: string): string | undefined {
+    const raw = this.string(name);
+    if (raw === undefined || /^[A-Za-z0-9.\-[\]:]+:\d{1,5}$/.test(raw)) return raw;
+    this.problems.push(`${name} must be host:port, got "${raw}"`);
+    return undefined;
+  }
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const read = new EnvReader(env);
+  const cwd = process.cwd();
+  const cacheHome = read.string('XDG_CACHE_HOME') ?? path.join(os.homedir(), '.cache');
+
+  const config: Config = {
+    port: read.integer('PORT', 3000, 0, 65535),
+    host: read.string('HOST') ?? '127.0.0.1',
+    logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    dataDir: path.resolve(cwd, read.string('DATA_DIR') ?? '.data'),
+    cacheDir: path.resolve(read.string('ACS_CACHE_DIR') ?? path.join(cacheHome, 'agent-coordination-service')),
+
+    temporalAddress: read.hostPort('TEMPORAL_ADDRESS'),
+    temporalNamespace: read.string('TEMPORAL_NAMESPACE') ?? 'default',
+    taskQueue: read.string('TEMPORAL_TASK_QUEUE') ?? 'agent-tasks',
+    mongoUri: read.url('MONGODB_URI', ['mongodb:', 'mongodb+srv:']),
+    mongoDatabase: read.string('MONGODB_DATABASE') ?? 'agent_coordination',
+    embeddedTemporalPort: read.integer('EMBEDDED_TEMPORAL_PORT', 7233, 1, 65535),
+    embeddedTemporalUiPort: read.integer('EMBEDDED_TEMPORAL_UI_PORT', 8233, 1, 65535),
+    embeddedMongoPort: read.integer('EMBEDDED_MONGODB_PORT', 27017, 1, 65535),
+
+    adminApiKey: read.string('ADMIN_API_KEY'),
+    authJwksUrl: read.url('AUTH_JWKS_URL', ['https:', 'http:']),
+    authJwtSecret: read.string('AUTH_JWT_SECRET'),
+    authIssuer: read.string('AUTH_ISSUER'),
+    authAudience: read.string('AUTH_AUDIENCE'),
+    callbackSigningSecret: read.string('CALLBACK_SIGNING_SECRET'),
+
+    allowInsecureAgentUrls: read.boolean('ALLOW_INSECURE_AGENT_URLS'),
+    allowPrivateAgentUrls: read.boolean('ALLOW_PRIVATE_AGENT_URLS'),
+
+    maxBodyBytes: read.integer('MAX_BODY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    maxCompositionSize: read.integer('MAX_COMPOSITION_SIZE', 100, 1, 10_000),
+    maxMessageChars: read.integer('MAX_MESSAGE_CHARS', 16_384, 1, 1024 * 1024),
+    defaultTaskTimeoutMs: read.integer('DEFAULT_TASK_TIMEOUT_MS', 24 * HOUR_MS, 1_000, 365 * 24 * HOUR_MS),
+    maxTaskTimeoutMs: read.integer('MAX_TASK_TIMEOUT_MS', 7 * 24 * HOUR_MS, 1_000, 365 * 24 * HOUR_MS),
+    agentCallTimeoutMs: read.integer('AGENT_CALL_TIMEOUT_MS', 30_000, 100, 10 * 60_000),
+  };
+
+  if (config.authJwtSecret !== undefined && config.authJwtSecret.length < 32) {
+    read.problems.push('AUTH_JWT_SECRET must be at least 32 characters (HS256 key)');
+  }
+  if (config.adminApiKey !== undefined && config.adminApiKey.length < 16) {
+    read.problems.push('ADMIN_API_KEY must be at least 16 characters');
+  }
+  if (config.defaultTaskTimeoutMs > config.maxTaskTimeoutMs) {
+    read.problems.push('DEFAULT_TASK_TIMEOUT_MS must not exceed MAX_TASK_TIMEOUT_MS');
+  }
+  if (read.problems.length > 0) throw new ConfigError(read.problems);
+  return config;
+}

@@ -1,0 +1,58 @@
+import fs from 'node:fs';
+import type { Config } from '../config/config';
+import type { Logger } from '../ops/logger';
+import { startFerretDb, mongoUriFor } from './ferretdb';
+import type { ManagedProcess } from './managed-process';
+import { ensureFerretDb, ensureTemporalCli } from './provision';
+import { startTemporalDevServer, temporalAddress } from './temporal-dev-server';
+
+/** Where the service's dependencies are, whether this process started them or they were given. */
+export interface Endpoints {
+  temporalAddress: string;
+  mongoUri: string;
+  /** Set when this process runs the Temporal dev server with its Web UI. */
+  temporalUiUrl?: string;
+}
+
+export interface EmbeddedStack extends Endpoints {
+  processes: ManagedProcess[];
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts what the configuration does not point at: the Temporal dev server unless TEMPORAL_ADDRESS
+ * is set, FerretDB unless MONGODB_URI is set. Data lives under DATA_DIR, so a restart keeps it.
+ */
+export async function startEmbeddedStack(config: Config, logger: Logger, options: { withUi: boolean } = { withUi: true }): Promise<EmbeddedStack> {
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const processes: ManagedProcess[] = [];
+  const stop = async () => {
+    await Promise.all(processes.map((process) => process.stop()));
+  };
+  try {
+    // Install what is missing before starting anything, so a failed install leaves nothing running.
+    const say = (message: string) => logger.info(message);
+    const temporalBinary = config.temporalAddress ? undefined : ensureTemporalCli(config.cacheDir, say);
+    const ferretDbBinary = config.mongoUri ? undefined : ensureFerretDb(config.cacheDir, say);
+
+    let temporal = config.temporalAddress;
+    let temporalUiUrl: string | undefined;
+    if (temporalBinary) {
+      const uiPort = options.withUi ? config.embeddedTemporalUiPort : undefined;
+      logger.info({ port: config.embeddedTemporalPort, uiPort }, 'starting the embedded Temporal dev server');
+      processes.push(await startTemporalDevServer({ binary: temporalBinary, dataDir: config.dataDir, port: config.embeddedTemporalPort, uiPort, namespace: config.temporalNamespace }));
+      temporal = temporalAddress(config.embeddedTemporalPort);
+      temporalUiUrl = uiPort === undefined ? undefined : `http://127.0.0.1:${uiPort}`;
+    }
+    let mongoUri = config.mongoUri;
+    if (ferretDbBinary) {
+      logger.info({ port: config.embeddedMongoPort }, 'starting the embedded FerretDB');
+      processes.push(await startFerretDb({ binary: ferretDbBinary, dataDir: config.dataDir, port: config.embeddedMongoPort }));
+      mongoUri = mongoUriFor(config.embeddedMongoPort);
+    }
+    return { temporalAddress: temporal!, mongoUri: mongoUri!, temporalUiUrl, processes, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

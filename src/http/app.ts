@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import Koa, { type Context, type Next } from 'koa';
+import Router from '@koa/router';
+import type { Authenticator } from '../auth/authenticate';
+import type { Logger } from '../ops/logger';
+import type { Metrics } from '../ops/metrics';
+import { jsonBody } from './body';
+import { errorHandler } from './error-handler';
+
+/** A part's routes. Agent and task routes are `versioned`: served bare and under `/v1` alike. */
+export interface RouteModule {
+  router: Router;
+  versioned: boolean;
+}
+
+export interface AppDeps {
+  logger: Logger;
+  metrics: Metrics;
+  maxBodyBytes: number;
+  authenticator: Authenticator;
+  /** Routes that need no credential and run before authentication (health, metrics). */
+  opsRouter: Router;
+  modules: RouteModule[];
+}
+
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa();
+  app.proxy = false;
+  app.silent = true;
+  app.use(requestLog(deps.logger, deps.metrics));
+  app.use(errorHandler(deps.logger));
+  app.use(deps.opsRouter.routes());
+  app.use(jsonBody(deps.maxBodyBytes));
+  app.use(deps.authenticator.middleware());
+
+  for (const module of deps.modules) {
+    app.use(module.router.routes()).use(module.router.allowedMethods({ throw: true }));
+    if (module.versioned) {
+      const v1 = new Router({ prefix: '/v1' });
+      v1.use(module.router.routes());
+      app.use(v1.routes()).use(v1.allowedMethods({ throw: true }));
+    }
+  }
+  return app;
+}
+
+/** One log line and one histogram sample per request, with a request id echoed to the caller. */
+function requestLog(logger: Logger, metrics: Metrics) {
+  return async function logRequest(ctx: Context, next: Next): Promise<void> {
+    const started = process.hrtime.bigint();
+    const requestId = ctx.get('x-request-id') || randomUUID();
+    ctx.set('X-Request-Id', requestId);
+    try {
+      await next();
+    } finally {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const route = (ctx as Context & { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
+      metrics.httpRequests.observe({ method: ctx.method, route: String(route), status: String(ctx.status) }, seconds);
+      logger.debug({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(seconds * 1000) }, 'request');
+    }
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * The service's own error codes (CONTRACT.md, "Errors of the service itself"), with the HTTP
+ * status each one carries. Every non-2xx answer has the body `{error: {code, message, details?}}`.
+ */
+export const ErrorCode = {
+  VALIDATION_ERROR: 'VALIDATION_ERROR',
+  OPERATION_NOT_SUPPORTED: 'OPERATION_NOT_SUPPORTED',
+  INVALID_COMPOSITION: 'INVALID_COMPOSITION',
+  UNAUTHENTICATED: 'UNAUTHENTICATED',
+  FORBIDDEN: 'FORBIDDEN',
+  NOT_FOUND: 'NOT_FOUND',
+  AGENT_NOT_FOUND: 'AGENT_NOT_FOUND',
+  METHOD_NOT_ALLOWED: 'METHOD_NOT_ALLOWED',
+  CONFLICT: 'CONFLICT',
+  PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  RATE_LIMITED: 'RATE_LIMITED',
+  INTERNAL: 'INTERNAL',
+  UNAVAILABLE: 'UNAVAILABLE',
+} as const;
+
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+const STATUS_OF: Record<ErrorCode, number> = {
+  VALIDATION_ERROR: 400,
+  OPERATION_NOT_SUPPORTED: 400,
+  INVALID_COMPOSITION: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  AGENT_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+  UNAVAILABLE: 503,
+};
+
+export interface ErrorBody {
+  error: { code: string; message: string; details?: unknown };
+}
+
+/** An error that is the caller's to see: thrown anywhere, turned into the contract's body at the edge. */
+export class ApiError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = STATUS_OF[code];
+  }
+
+  toBody(): ErrorBody {
+    return {
+      error: { code: this.code, message: this.message, ...(this.details === undefined ? {} : { details: this.details }) },
+    };
+  }
+}
+
+export const notFound = (what: string): ApiError => new ApiError(ErrorCode.NOT_FOUND, `${what} not found`);
+export const forbidden = (why: string): ApiError => new ApiError(ErrorCode.FORBIDDEN, why);
+export const invalid = (message: string, details?: unknown): ApiError =>
+  new ApiError(ErrorCode.VALIDATION_ERROR, message, details);

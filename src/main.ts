@@ -1,0 +1,92 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ConfigError, loadConfig, type Config, type Env } from './config/config';
+import { startEmbeddedStack, type EmbeddedStack, type Endpoints } from './embedded/stack';
+import { createLogger } from './ops/logger';
+import { startService, type RunningService, type ServiceOptions } from './service';
+
+export interface MainOptions extends ServiceOptions {
+  /** Start the Temporal dev server and FerretDB for what TEMPORAL_ADDRESS / MONGODB_URI leave unset. */
+  embedded: boolean;
+  /** Values used where the environment sets nothing (npm start's development defaults). */
+  envDefaults?: Env;
+}
+
+/** The one start-up path behind `npm start`, `npm run server` and `npm run worker`. */
+export async function main(options: MainOptions): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig({ ...options.envDefaults, ...process.env });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(2);
+  }
+  const logger = createLogger(config);
+  if (options.embedded && options.api && !config.adminApiKey) {
+    config = { ...config, adminApiKey: persistentAdminKey(config.dataDir) };
+  }
+
+  // Handlers go in first, so Ctrl-C during start-up still stops what was started.
+  let stack: EmbeddedStack | undefined;
+  let service: RunningService | undefined;
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    await service?.stop();
+    await stack?.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+  let endpoints: Endpoints;
+  if (options.embedded) {
+    stack = await startEmbeddedStack(config, logger);
+    endpoints = stack;
+  } else if (config.temporalAddress && config.mongoUri) {
+    endpoints = { temporalAddress: config.temporalAddress, mongoUri: config.mongoUri };
+  } else {
+    process.stderr.write('TEMPORAL_ADDRESS and MONGODB_URI must be set (or use `npm start`, which runs both servers itself)\n');
+    process.exit(2);
+  }
+
+  service = await startService(config, endpoints, logger, options).catch(async (error) => {
+    await stack?.stop();
+    throw error;
+  });
+
+  if (service.url) {
+    const lines = [
+      `Agent coordination service is up.`,
+      `  API:             ${service.url}`,
+      ...(endpoints.temporalUiUrl ? [`  Temporal Web UI: ${endpoints.temporalUiUrl}`] : []),
+      ...(options.embedded ? [`  Admin API key:   ${config.adminApiKey}`, `  Data folder:     ${config.dataDir}`] : []),
+      `Ctrl-C stops everything this process started.`,
+    ];
+    process.stdout.write(`\n${lines.join('\n')}\n\n`);
+  }
+}
+
+/** npm start generates an admin key once and keeps it with the data, so a restart keeps working credentials. */
+function persistentAdminKey(dataDir: string): string {
+  const file = path.join(dataDir, 'admin-api-key');
+  try {
+    return fs.readFileSync(file, 'utf8').trim();
+  } catch {
+    const key = `acs_admin_${randomBytes(24).toString('base64url')}`;
+    fs.mkdirSync(dataDir, { recursive: true });
+    fs.writeFileSync(file, `${key}\n`, { mode: 0o600 });
+    return key;
+  }
+}
+
+export function runMain(options: MainOptions): void {
+  main(options).catch((error) => {
+    process.stderr.write(`Start-up failed: ${(error as Error).stack ?? error}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,98 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApiKeyStore, API_KEYS_COLLECTION } from './auth/api-keys';
+import { Authenticator } from './auth/authenticate';
+import { HumanTokenVerifier } from './auth/human-tokens';
+import type { Config } from './config/config';
+import type { Endpoints } from './embedded/stack';
+import { createApp, type RouteModule } from './http/app';
+import { createOpsRoutes } from './ops/health';
+import type { Logger } from './ops/logger';
+import { createMetrics } from './ops/metrics';
+import { startTaskWorker, type RunningWorker } from './router/task-worker';
+import { connectTemporal, type TemporalHandle } from './router/temporal-client';
+import { Store } from './store/mongo';
+
+export interface ServiceOptions {
+  /** Serve the HTTP API and WebSocket on config.port. */
+  api: boolean;
+  /** Run a Temporal worker for the task queue in this process. */
+  worker: boolean;
+}
+
+export interface RunningService {
+  /** The API's base URL, when this process serves it. */
+  url?: string;
+  stop(): Promise<void>;
+}
+
+/** Connects to MongoDB and Temporal and starts the parts of the service `options` asks for. */
+export async function startService(config: Config, endpoints: Endpoints, logger: Logger, options: ServiceOptions): Promise<RunningService> {
+  const stops: Array<() => Promise<void>> = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch((error) => logger.error({ err: error }, 'error during shutdown'));
+  };
+  try {
+    const store = await Store.connect(endpoints.mongoUri, config.mongoDatabase);
+    stops.push(() => store.close());
+    await store.ensureIndexes(API_KEYS_COLLECTION, ApiKeyStore.indexes());
+
+    const temporal = await connectTemporal({ ...config, temporalAddress: endpoints.temporalAddress });
+    stops.push(() => temporal.close());
+
+    let worker: RunningWorker | undefined;
+    if (options.worker) {
+      worker = await startTaskWorker({ ...config, temporalAddress: endpoints.temporalAddress }, { config, store, logger: logger.child({ component: 'worker' }) });
+      stops.push(() => worker!.stop());
+    }
+
+    let url: string | undefined;
+    if (options.api) {
+      const server = await serveApi(config, store, temporal, logger);
+      stops.push(() => closeServer(server));
+      const { port } = server.address() as AddressInfo;
+      url = `http://${config.host}:${port}`;
+      logger.info({ url }, 'API listening');
+    }
+    return { url, stop: stopAll };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+async function serveApi(config: Config, store: Store, temporal: TemporalHandle, logger: Logger): Promise<http.Server> {
+  const metrics = createMetrics();
+  const apiKeys = new ApiKeyStore(store, config.adminApiKey);
+  const authenticator = new Authenticator(apiKeys, new HumanTokenVerifier(config));
+  const modules: RouteModule[] = [];
+  const app = createApp({
+    logger: logger.child({ component: 'http' }),
+    metrics,
+    maxBodyBytes: config.maxBodyBytes,
+    authenticator,
+    opsRouter: createOpsRoutes(
+      [
+        { name: 'mongodb', check: () => store.ping() },
+        { name: 'temporal', check: () => temporal.ping() },
+      ],
+      metrics,
+    ),
+    modules,
+  });
+  const server = http.createServer(app.callback());
+  // Agents hold connections open between calls; keep them a little longer than common client pools do.
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  return server;
+}
+
+function closeServer(server: http.Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}

@@ -1,0 +1,46 @@
+import { MongoClient, MongoError, type Collection, type Db, type Document, type IndexDescription } from 'mongodb';
+
+/**
+ * The MongoDB connection the service shares. Only features both MongoDB 7 and FerretDB 1.24
+ * support are used: no transactions, no $text, no partial or TTL indexes, no change streams.
+ */
+export class Store {
+  private constructor(
+    readonly client: MongoClient,
+    readonly db: Db,
+  ) {}
+
+  static async connect(uri: string, database: string): Promise<Store> {
+    // Short server selection so a request fails fast with 503 instead of hanging while MongoDB is down.
+    const client = new MongoClient(uri, { serverSelectionTimeoutMS: 3_000, connectTimeoutMS: 3_000, appName: 'agent-coordination-service' });
+    await client.connect();
+    return new Store(client, client.db(database));
+  }
+
+  collection<T extends Document>(name: string): Collection<T> {
+    return this.db.collection<T>(name);
+  }
+
+  async ensureIndexes(collection: string, indexes: IndexDescription[]): Promise<void> {
+    if (indexes.length > 0) await this.db.collection(collection).createIndexes(indexes);
+  }
+
+  async ping(): Promise<void> {
+    await this.db.command({ ping: 1 });
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}
+
+/** True for the driver's errors that mean "the database is not reachable right now". */
+export function isStoreUnavailable(error: unknown): boolean {
+  if (!(error instanceof MongoError)) return false;
+  return ['MongoServerSelectionError', 'MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoTopologyClosedError', 'MongoNotConnectedError'].includes(error.name);
+}
+
+/** Duplicate key on a unique index. */
+export function isDuplicateKey(error: unknown): boolean {
+  return error instanceof MongoError && error.code === 11000;
+}

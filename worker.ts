@@ -1,0 +1,4 @@
+// `npm run worker`: the Temporal worker only, against TEMPORAL_ADDRESS and MONGODB_URI.
+import { runMain } from './src/main';
+
+runMain({ api: false, worker: true, embedded: false });
