@@ -1,0 +1,61 @@
+import path from 'node:path';
+import { ConfigError, loadConfig } from './config';
+
+describe('loadConfig', () => {
+  it('gives the documented defaults for an empty environment', () => {
+    const config = loadConfig({ HOME: '/home/someone' });
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      temporalAddress: undefined,
+      mongoUri: undefined,
+      temporalNamespace: 'default',
+      taskQueue: 'agent-tasks',
+      maxBodyBytes: 1024 * 1024,
+      maxCompositionSize: 100,
+      maxMessageChars: 16_384,
+      defaultTaskTimeoutMs: 24 * 3_600_000,
+      allowInsecureAgentUrls: false,
+      allowPrivateAgentUrls: false,
+      dataDir: path.resolve('.data'),
+    });
+  });
+
+  it('reads every variable it is given', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      TEMPORAL_ADDRESS: 'temporal.internal:7233',
+      MONGODB_URI: 'mongodb://db.internal:27017/?replicaSet=rs0',
+      ALLOW_INSECURE_AGENT_URLS: 'true',
+      MAX_BODY_BYTES: '2048',
+      LOG_LEVEL: 'debug',
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      temporalAddress: 'temporal.internal:7233',
+      mongoUri: 'mongodb://db.internal:27017/?replicaSet=rs0',
+      allowInsecureAgentUrls: true,
+      maxBodyBytes: 2048,
+      logLevel: 'debug',
+    });
+  });
+
+  it('reports every bad value at once, each by name', () => {
+    let thrown: unknown;
+    try {
+      loadConfig({ PORT: 'eighty', MONGODB_URI: 'http://nope', ALLOW_PRIVATE_AGENT_URLS: 'yes', LOG_LEVEL: 'loud', AUTH_JWT_SECRET: 'short', TEMPORAL_ADDRESS: 'no port' });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ConfigError);
+    const problems = (thrown as ConfigError).problems.join('\n');
+    for (const name of ['PORT', 'MONGODB_URI', 'ALLOW_PRIVATE_AGENT_URLS', 'LOG_LEVEL', 'AUTH_JWT_SECRET', 'TEMPORAL_ADDRESS']) {
+      expect(problems).toContain(name);
+    }
+    expect((thrown as ConfigError).problems).toHaveLength(6);
+  });
+
+  it('refuses a default task timeout above the maximum', () => {
+    expect(() => loadConfig({ DEFAULT_TASK_TIMEOUT_MS: '100000', MAX_TASK_TIMEOUT_MS: '5000' })).toThrow(/DEFAULT_TASK_TIMEOUT_MS/);
+  });
+});

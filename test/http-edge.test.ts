@@ -1,0 +1,41 @@
+import { call, expectError } from './support/http';
+
+describe('HTTP edge of the running service', () => {
+  it('answers /healthz and /readyz', async () => {
+    expect(await call('GET', '/healthz')).toMatchObject({ status: 200, body: { status: 'ok' } });
+    const ready = await call('GET', '/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body).toEqual({ status: 'ready', checks: { mongodb: 'ok', temporal: 'ok' } });
+  });
+
+  it('serves Prometheus metrics', async () => {
+    const reply = await call('GET', '/metrics');
+    expect(reply.status).toBe(200);
+    expect(reply.body).toContain('http_request_duration_seconds_bucket');
+  });
+
+  it('answers an unknown route with 404 and the contract error body', async () => {
+    const error = expectError(await call('GET', '/no/such/route'), 404, 'NOT_FOUND');
+    expect(error.message).toContain('/no/such/route');
+  });
+
+  it('answers malformed JSON with 400 VALIDATION_ERROR', async () => {
+    const reply = await call('POST', '/agents', { rawBody: '{"name": ', headers: { 'content-type': 'application/json' } });
+    expect(expectError(reply, 400, 'VALIDATION_ERROR').message).toMatch(/Malformed JSON/);
+  });
+
+  it('answers a body over MAX_BODY_BYTES with 413 before reading it all', async () => {
+    const reply = await call('POST', '/agents', { rawBody: `"${'x'.repeat(1024 * 1024 + 10)}"`, headers: { 'content-type': 'application/json' } });
+    expectError(reply, 413, 'PAYLOAD_TOO_LARGE');
+  });
+
+  it('refuses bodies that are not JSON', async () => {
+    const reply = await call('POST', '/agents', { rawBody: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expectError(reply, 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('echoes a request id', async () => {
+    const reply = await call('GET', '/healthz', { headers: { 'x-request-id': 'trace-me-123' } });
+    expect(reply.headers.get('x-request-id')).toBe('trace-me-123');
+  });
+});
