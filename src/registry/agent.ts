@@ -1,0 +1,83 @@
+import { PrincipalKind, type Principal } from '../auth/principal';
+
+/** A JSON Schema as an agent registered it. Compiled by Ajv (strict) before it is accepted. */
+export type JsonSchema = Record<string, unknown>;
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+  annotations?: { outputSchema?: JsonSchema; [member: string]: unknown };
+}
+
+/** An entry of `prompts`, `resources` or `experimental` (CONTRACT.md, "Agents"). */
+export interface CapabilityEntry {
+  name: string;
+  description?: string;
+  inputSchema?: JsonSchema;
+}
+
+export interface AgentCapabilities {
+  tools: ToolDefinition[];
+  prompts?: CapabilityEntry[];
+  resources?: CapabilityEntry[];
+  experimental?: CapabilityEntry[];
+}
+
+/** The capability categories an operation `capability/method` may name. */
+export const CAPABILITY_CATEGORIES = ['tools', 'prompts', 'resources', 'experimental'] as const;
+export type CapabilityCategory = (typeof CAPABILITY_CATEGORIES)[number];
+
+export type Visibility = 'public' | 'private';
+
+/** An agent as the service works with it. */
+export interface Agent {
+  id: string;
+  name: string;
+  description: string;
+  defaultPrompt: string;
+  imageUrl?: string;
+  backgroundImageUrl?: string;
+  websiteUrl?: string;
+  mcpUrl: string;
+  chatUrl: string;
+  callbackUrl?: string;
+  capabilities: AgentCapabilities;
+  visibility: Visibility;
+  sharedWith: string[];
+  /** The human or service key that registered it; undefined when an admin did. */
+  ownerId?: string;
+  /** `whsec_` + base64 of 32 bytes: signs the router's calls and callbacks to this agent. */
+  signingSecret: string;
+  /** Increases on every change, so anything compiled from the capabilities can be cached by (id, version). */
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/**
+ * An agent as MongoDB stores it. `capabilities` is kept as JSON text: schemas hold keys such as
+ * `$ref` or `a.b` that FerretDB (and MongoDB, in places) refuse as field names. What queries need
+ * from the capabilities is copied into plain fields beside it.
+ */
+export interface AgentDocument extends Omit<Agent, 'id' | 'capabilities'> {
+  _id: string;
+  capabilities: string;
+  /** Every `capability/method` the agent registered, e.g. `tools/translate`: serves capability filters. */
+  operations: string[];
+  /** Normalised words of name, description and tool names and descriptions: serves search through a multikey index. */
+  searchTokens: string[];
+}
+
+/** Whether `principal` may see `agent`: public agents all; private ones their owner, those shared with, admins and the agent itself. */
+export function canSee(principal: Principal | undefined, agent: Pick<Agent, 'id' | 'visibility' | 'sharedWith' | 'ownerId'>): boolean {
+  if (agent.visibility === 'public') return true;
+  if (!principal) return false;
+  if (principal.kind === PrincipalKind.ADMIN) return true;
+  return principal.id === agent.ownerId || principal.id === agent.id || agent.sharedWith.includes(principal.id);
+}
+
+/** Whether `principal` may change or delete `agent`: its owner and admins. */
+export function canManage(principal: Principal, agent: Pick<Agent, 'ownerId'>): boolean {
+  return principal.kind === PrincipalKind.ADMIN || (agent.ownerId !== undefined && principal.id === agent.ownerId);
+}
