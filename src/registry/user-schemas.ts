@@ -1,0 +1,86 @@
+import Ajv, { type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { JsonSchema } from './agent';
+
+/** Limits on schemas agents supply, so that one registration cannot make compilation slow or huge. */
+export const USER_SCHEMA_LIMITS = { maxBytes: 64 * 1024, maxDepth: 32 } as const;
+
+export class SchemaRejected extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SchemaRejected';
+  }
+}
+
+/**
+ * Compiles JSON Schemas supplied by agents (tool inputSchema and outputSchema). Strict about
+ * keywords (an unknown or misplaced keyword is an error, not silently ignored), no remote `$ref`
+ * (nothing is loaded), and no `allErrors`, so validation of a hostile input stops at the first error.
+ */
+export class UserSchemaCompiler {
+  private readonly cache = new Map<string, ValidateFunction>();
+  private readonly ajv: Ajv;
+
+  constructor(private readonly maxCached = 10_000) {
+    this.ajv = new Ajv({
+      strictSchema: true,
+      strictNumbers: true,
+      strictTypes: false,
+      strictTuples: false,
+      strictRequired: false,
+      allErrors: false,
+      useDefaults: true,
+      // Agents' schemas must not register themselves globally by $id and collide with each other.
+      addUsedSchema: false,
+      validateSchema: true,
+      logger: false,
+    });
+    addFormats(this.ajv);
+  }
+
+  /** Compiles `schema` or throws SchemaRejected saying why. */
+  compile(schema: JsonSchema): ValidateFunction {
+    checkShape(schema);
+    try {
+      return this.ajv.compile(schema);
+    } catch (error) {
+      throw new SchemaRejected((error as Error).message);
+    }
+  }
+
+  /** The compiled validator for `key` (for instance `${agentId}@${version}:${operation}`), compiled once. */
+  cached(key: string, schema: JsonSchema): ValidateFunction {
+    let validate = this.cache.get(key);
+    if (!validate) {
+      validate = this.compile(schema);
+      if (this.cache.size >= this.maxCached) this.cache.delete(this.cache.keys().next().value as string);
+      this.cache.set(key, validate);
+    }
+    return validate;
+  }
+}
+
+function checkShape(schema: unknown): void {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+    throw new SchemaRejected('a schema must be a JSON object');
+  }
+  // Depth first: a hostile schema nested thousands deep would overflow the stack of JSON.stringify.
+  if (nestsDeeperThan(schema, USER_SCHEMA_LIMITS.maxDepth)) {
+    throw new SchemaRejected(`a schema must nest at most ${USER_SCHEMA_LIMITS.maxDepth} levels deep`);
+  }
+  if (JSON.stringify(schema).length > USER_SCHEMA_LIMITS.maxBytes) {
+    throw new SchemaRejected(`a schema must be at most ${USER_SCHEMA_LIMITS.maxBytes} bytes of JSON`);
+  }
+}
+
+/** Iterative, and stops at the first path deeper than `limit`. */
+export function nestsDeeperThan(root: unknown, limit: number): boolean {
+  const pending: Array<[unknown, number]> = [[root, 1]];
+  while (pending.length > 0) {
+    const [value, depth] = pending.pop()!;
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(value)) pending.push([child, depth + 1]);
+  }
+  return false;
+}
