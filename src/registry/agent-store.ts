@@ -54,6 +54,11 @@ export class AgentStore {
     return result.matchedCount === 1;
   }
 
+  /** A new signing secret; not a change of the registration, so `version` stays. */
+  async setSigningSecret(agentId: string, signingSecret: string): Promise<void> {
+    await this.collection.updateOne({ _id: agentId }, { $set: { signingSecret, updatedAt: new Date() } });
+  }
+
   async delete(agentId: string): Promise<boolean> {
     const result = await this.collection.deleteOne({ _id: agentId });
     return result.deletedCount === 1;
