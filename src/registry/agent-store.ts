@@ -82,5 +82,6 @@ export class AgentStore {
 /** `canSee` as a query, so that lists and searches never load agents the caller may not see. */
 function visibleTo(principal: Principal): Filter<AgentDocument> {
   if (principal.kind === PrincipalKind.ADMIN) return {};
-  return { $or: [{ visibility: 'public' }, { ownerId: principal.id }, { _id: principal.id }, { sharedWith: principal.id }] };
+  const theAgent = principal.kind === PrincipalKind.AGENT ? [{ _id: principal.id }] : [];
+  return { $or: [{ visibility: 'public' }, { ownerId: principal.id }, { sharedWith: principal.id }, ...theAgent] };
 }

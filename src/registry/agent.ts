@@ -74,7 +74,12 @@ export function canSee(principal: Principal | undefined, agent: Pick<Agent, 'id'
   if (agent.visibility === 'public') return true;
   if (!principal) return false;
   if (principal.kind === PrincipalKind.ADMIN) return true;
-  return principal.id === agent.ownerId || principal.id === agent.id || agent.sharedWith.includes(principal.id);
+  return isTheAgent(principal, agent) || principal.id === agent.ownerId || agent.sharedWith.includes(principal.id);
+}
+
+/** Whether `principal` is `agent` itself: only its agent key is; a human whose `sub` equals the agentId is not. */
+export function isTheAgent(principal: Principal, agent: Pick<Agent, 'id'>): boolean {
+  return principal.kind === PrincipalKind.AGENT && principal.id === agent.id;
 }
 
 /** Whether `principal` may change or delete `agent`: its owner and admins. */

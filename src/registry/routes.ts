@@ -7,7 +7,7 @@ import { newSigningSecret } from '../auth/signing-secret';
 import type { RouteModule } from '../http/app';
 import { ApiError, ErrorCode, forbidden, invalid } from '../http/errors';
 import { validator } from '../http/validate';
-import { canManage, type Agent } from './agent';
+import { canManage, isTheAgent, type Agent } from './agent';
 import type { AgentStore } from './agent-store';
 import { agentView } from './agent-view';
 import {
@@ -130,8 +130,7 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
 
   router.post('/agents/:agentId/keys/rotate', async (ctx) => {
     const { principal, agent } = await visibleAgent(ctx);
-    const isTheAgent = principal.kind === PrincipalKind.AGENT && principal.id === agent.id;
-    if (!isTheAgent && !canManage(principal, agent)) throw forbidden("Only the agent, its owner or an admin may rotate the agent's credentials");
+    if (!isTheAgent(principal, agent) && !canManage(principal, agent)) throw forbidden("Only the agent, its owner or an admin may rotate the agent's credentials");
     await apiKeys.revokeAllOf(agent.id);
     const { key } = await apiKeys.issue(PrincipalKind.AGENT, agent.id);
     const signingSecret = newSigningSecret();

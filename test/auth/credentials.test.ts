@@ -1,16 +1,12 @@
-import { MongoClient } from 'mongodb';
 import { SignJWT } from 'jose';
 import { registerAgent, registerAgentWith } from '../support/agents';
 import { call, expectError } from '../support/http';
 import { hs256Token, humanHeaders, newUserId } from '../support/humans';
+import { useTestDatabase } from '../support/database';
 import { testStack } from '../support/test-stack';
 
-let mongo: MongoClient;
-beforeAll(async () => {
-  mongo = await MongoClient.connect(testStack().mongoUri);
-});
-afterAll(() => mongo.close());
-const storedKey = (id: string) => mongo.db(testStack().mongoDatabase).collection('api_keys').findOne({ _id: id as never });
+const database = useTestDatabase();
+const storedKey = (id: string) => database().collection('api_keys').findOne({ _id: id as never });
 
 describe('service keys: POST /keys and DELETE /keys/{id}', () => {
   it('creates a service key shown once, stored only as a hash', async () => {

@@ -1,15 +1,9 @@
-import { MongoClient } from 'mongodb';
 import { registerAgent, registerAgentWith } from '../support/agents';
+import { useTestDatabase } from '../support/database';
 import { call, expectError } from '../support/http';
 import { humanHeaders, newUserId } from '../support/humans';
-import { testStack } from '../support/test-stack';
 
-let mongo: MongoClient;
-beforeAll(async () => {
-  mongo = await MongoClient.connect(testStack().mongoUri);
-});
-afterAll(() => mongo.close());
-const database = () => mongo.db(testStack().mongoDatabase);
+const database = useTestDatabase();
 
 describe('PATCH /agents/{id}', () => {
   it('changes the given fields, bumps version and updatedAt, and keeps the rest', async () => {
