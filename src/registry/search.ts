@@ -20,7 +20,8 @@ export function tokenize(text: string): string[] {
   const compounds = lower.split(/[^\p{L}\p{N}_.-]+/u);
   const tokens = new Set<string>();
   for (const word of [...words, ...compounds]) {
-    if (word.length > 0 && word.length <= MAX_TOKEN_CHARS) tokens.add(word);
+    // A compound must hold a letter or digit: "..." or "--" is no word.
+    if (word.length <= MAX_TOKEN_CHARS && /[\p{L}\p{N}]/u.test(word)) tokens.add(word);
   }
   return [...tokens];
 }

@@ -109,6 +109,13 @@ describe('GET /agents/search', () => {
     expect(await allPages(`/agents/search?query=${word}`, { apiKey: 'admin' }, 2)).toEqual(all);
   });
 
+  it('ends the paging when after is not among the matches', async () => {
+    const word = nonce();
+    await registerAgent({ name: word });
+    const unrelated = await registerAgent({ name: 'Unrelated' });
+    expect((await call('GET', `/agents/search?query=${word}&after=${unrelated.agentId}`, { apiKey: 'admin' })).body).toEqual([]);
+  });
+
   it('answers [] when nothing matches or the query has no word', async () => {
     expect((await call('GET', `/agents/search?query=${nonce()}`, { apiKey: 'admin' })).body).toEqual([]);
     expect((await call('GET', `/agents/search?query=${encodeURIComponent('!!! ???')}`, { apiKey: 'admin' })).body).toEqual([]);

@@ -113,6 +113,8 @@ describe('hostile queries and paths', () => {
     const words = Array.from({ length: 150 }, (_, index) => `w${index}`).join(' ');
     expect((await call('GET', `/agents/search?query=${encodeURIComponent(`${words} .* (a+)+$ \\`)}`, { apiKey: 'admin' })).status).toBe(200);
     expect((await call('GET', `/agents/search?query=${encodeURIComponent('.*')}`, { apiKey: 'admin' })).body).toEqual([]);
+    await registerAgent({ description: 'Waits... then -- answers' });
+    expect((await call('GET', `/agents/search?query=${encodeURIComponent('... --')}`, { apiKey: 'admin' })).body).toEqual([]);
   });
 
   it.each([
