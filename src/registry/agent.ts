@@ -67,7 +67,11 @@ export interface AgentDocument extends Omit<Agent, 'id' | 'capabilities'> {
   operations: string[];
   /** Normalised words of name, description and tool names and descriptions: serves search through a multikey index. */
   searchTokens: string[];
+  /** The same words by the field they come from, so that search ranks candidates without reading their capabilities. */
+  searchFields: Record<SearchField, string[]>;
 }
+
+export type SearchField = 'name' | 'toolName' | 'description' | 'toolDescription';
 
 /** Whether `principal` may see `agent`: public agents all; private ones their owner, those shared with, admins and the agent itself. */
 export function canSee(principal: Principal | undefined, agent: Pick<Agent, 'id' | 'visibility' | 'sharedWith' | 'ownerId'>): boolean {

@@ -99,8 +99,9 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
     }
     const ranked = rank(await agents.searchCandidates(principal, tokens, filter, SEARCH_CANDIDATES), tokens);
     // An `after` no longer among the matches ends the paging rather than starting it over.
-    const start = page.after === undefined ? 0 : ranked.findIndex((agent) => agent.id === page.after) + 1 || ranked.length;
-    ctx.body = ranked.slice(start, start + page.limit).map((agent) => agentView(agent, principal));
+    const start = page.after === undefined ? 0 : ranked.findIndex((candidate) => candidate.id === page.after) + 1 || ranked.length;
+    const found = await agents.findVisibleByIds(principal, ranked.slice(start, start + page.limit).map((candidate) => candidate.id));
+    ctx.body = found.map((agent) => agentView(agent, principal));
   });
 
   router.get('/agents/:agentId', async (ctx) => {

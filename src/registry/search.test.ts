@@ -1,11 +1,10 @@
 import { derivedFields, queryTokens, rank, relevance, tokenize } from './search';
 
-const agent = (id: string, name: string, description = '', tools: Array<[string, string]> = []) => ({
-  id,
-  name,
-  description,
-  capabilities: { tools: tools.map(([toolName, toolDescription]) => ({ name: toolName, description: toolDescription, inputSchema: {} })) },
-});
+/** A candidate as the store returns it, derived the way a registration is. */
+const agent = (id: string, name: string, description = '', tools: Array<[string, string]> = []) => {
+  const capabilities = { tools: tools.map(([toolName, toolDescription]) => ({ name: toolName, description: toolDescription, inputSchema: {} })) };
+  return { id, name, searchFields: derivedFields({ name, description, capabilities }).searchFields };
+};
 
 describe('search', () => {
   it('tokenizes into lower-case words and keeps compounds whole', () => {
@@ -26,6 +25,7 @@ describe('search', () => {
     });
     expect(derived.operations).toEqual(['tools/get_forecast', 'prompts/greet']);
     expect(derived.searchTokens).toEqual(expect.arrayContaining(['weather', 'forecasts', 'get_forecast', 'forecast', 'city']));
+    expect(derived.searchFields).toEqual({ name: ['weather'], toolName: expect.arrayContaining(['get', 'forecast', 'get_forecast']), description: ['forecasts'], toolDescription: ['for', 'a', 'city'] });
   });
 
   it('weighs name over tool name over description over tool description, and sums words', () => {
