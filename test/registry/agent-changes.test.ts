@@ -12,7 +12,7 @@ describe('PATCH /agents/{id}', () => {
     const reply = await call('PATCH', `/agents/${agent.agentId}`, { apiKey: 'admin', body: { description: 'Now shouts', capabilities: { tools } } });
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ agentId: agent.agentId, name: agent.name, description: 'Now shouts', capabilities: { tools }, version: 2, createdAt: agent.createdAt });
-    expect(Date.parse(reply.body.updatedAt)).toBeGreaterThan(Date.parse(agent.updatedAt));
+    expect(Date.parse(reply.body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(agent.updatedAt));
 
     const stored = await database().collection('agents').findOne({ _id: agent.agentId as never });
     expect(stored).toMatchObject({ description: 'Now shouts', operations: ['tools/shout'], version: 2, signingSecret: agent.signingSecret });
