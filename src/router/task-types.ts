@@ -104,6 +104,8 @@ export interface TaskOutcome {
   status: TaskStatus;
   result?: TaskResult;
   error?: TaskError;
+  /** Calls made to the agent, when it was called. */
+  attempts?: number;
 }
 
 /** An agent's asynchronous report for a task that answered 202 (delivered by `POST /tasks/{taskId}/result`). */
