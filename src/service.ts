@@ -7,6 +7,9 @@ import type { Config } from './config/config';
 import type { Endpoints } from './embedded/stack';
 import { createApp, type RouteModule } from './http/app';
 import { createOpsRoutes } from './ops/health';
+import { AGENTS_COLLECTION, AgentStore } from './registry/agent-store';
+import { createRegistryRoutes } from './registry/routes';
+import { UserSchemaCompiler } from './registry/user-schemas';
 import type { Logger } from './ops/logger';
 import { createMetrics } from './ops/metrics';
 import { startTaskWorker, type RunningWorker } from './router/task-worker';
@@ -36,6 +39,7 @@ export async function startService(config: Config, endpoints: Endpoints, logger:
     const store = await Store.connect(endpoints.mongoUri, config.mongoDatabase);
     stops.push(() => store.close());
     await store.ensureIndexes(API_KEYS_COLLECTION, ApiKeyStore.indexes());
+    await store.ensureIndexes(AGENTS_COLLECTION, AgentStore.indexes());
 
     const temporal = await connectTemporal({ ...config, temporalAddress: endpoints.temporalAddress });
     stops.push(() => temporal.close());
@@ -65,7 +69,13 @@ async function serveApi(config: Config, store: Store, temporal: TemporalHandle, 
   const metrics = createMetrics();
   const apiKeys = new ApiKeyStore(store, config.adminApiKey);
   const authenticator = new Authenticator(apiKeys, new HumanTokenVerifier(config));
-  const modules: RouteModule[] = [];
+  const modules: RouteModule[] = [
+    createRegistryRoutes({
+      agents: new AgentStore(store),
+      apiKeys,
+      rules: { allowInsecureAgentUrls: config.allowInsecureAgentUrls, compiler: new UserSchemaCompiler() },
+    }),
+  ];
   const app = createApp({
     logger: logger.child({ component: 'http' }),
     metrics,
