@@ -33,6 +33,10 @@ export class TaskLauncher {
   constructor(private readonly deps: TaskLauncherDeps) {}
 
   async launchTask(principal: Principal, request: TaskRequest): Promise<string> {
+    const [pending] = pendingArgumentsOf(request.params);
+    if (pending) {
+      throw new ApiError(ErrorCode.VALIDATION_ERROR, `Param "${pending[0]}" is a pending argument: those need a parent in POST /tasks/compose`);
+    }
     const task = await this.plan(principal, request, [], new Map());
     await this.start(principal, { tasks: [task], agentCallTimeoutMs: this.deps.config.agentCallTimeoutMs }, workflowIdOfTask(task.taskId));
     return task.taskId;
