@@ -36,9 +36,7 @@ export const TASK_REQUEST_SCHEMA = {
 
 /** An element of `POST /tasks/compose`: a task request plus its place in the graph. */
 export const COMPOSED_TASK_SCHEMA = {
-  type: 'object',
-  required: ['agentId', 'operation', 'params'],
-  additionalProperties: false,
+  ...TASK_REQUEST_SCHEMA,
   properties: {
     ...TASK_FIELDS,
     parents: { type: 'array', maxItems: 10_000, items: { type: 'string', maxLength: 16 } },
