@@ -35,7 +35,8 @@ export function callAgentActivity(agents: AgentStore, index: TaskIndex, dispatch
     const { attempt } = Context.current().info;
     const agent = await agents.findById(agentId);
     if (!agent) throw ApplicationFailure.nonRetryable(`Agent ${agentId} no longer exists`, TaskErrorCode.AGENT_NOT_FOUND);
-    await index.update(taskId, { phase: TaskPhase.CALLING_AGENT, attempts: attempt });
+    // The first attempt's phase is written by the API or the workflow; later ones show the retries.
+    if (attempt > 1) await index.update(taskId, { phase: TaskPhase.CALLING_AGENT, attempts: attempt });
 
     const body = JSON.stringify({ taskId, operation, params });
     let status: number;

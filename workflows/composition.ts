@@ -1,12 +1,13 @@
 // One workflow per composition; a single task is a composition of one. Tasks form a DAG through
 // `parents`: each starts the moment its parents ended, independent ones run concurrently.
-import { ActivityFailure, ApplicationFailure, condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { pendingArgumentsOf, substitute } from '../src/router/pending-arguments';
 import {
   agentReportSignal,
   normaliseResult,
   TaskErrorCode,
+  TaskPhase,
   TaskStatus,
   type AgentReport,
   type CompositionInput,
@@ -16,12 +17,16 @@ import {
   type TaskResult,
 } from '../src/router/task-types';
 
-/** Index writes and schema checks: retried until MongoDB answers again, so no outcome is lost. */
+/**
+ * Index writes and schema checks: short, so local activities (run inside the workflow task, no
+ * round trip through the server of their own); retried until MongoDB answers again.
+ */
 const bookkeepingOptions = {
   startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds' },
 } as const;
 
+const bookkeeping = proxyLocalActivities<Activities>(bookkeepingOptions);
 const activities = proxyActivities<Activities>(bookkeepingOptions);
 
 /** Margin of the activity's own timeout over the HTTP call's, for loading the agent and recording. */
@@ -49,7 +54,7 @@ export async function compositionWorkflow(input: CompositionInput): Promise<Comp
         : await execute(task, input.agentCallTimeoutMs, outcomes, reports);
     // Children may start before the index is written: they only read the outcome held here.
     outcomes[position] = outcome;
-    await activities.recordTask.executeWithOptions(
+    await bookkeeping.recordTask.executeWithOptions(
       { ...bookkeepingOptions, summary: `record ${outcome.status}: ${describeTask(task)}` },
       [task.taskId, outcome],
     );
@@ -71,7 +76,7 @@ async function execute(task: PlannedTask, agentCallTimeoutMs: number, outcomes: 
     const substitution = substitute(params, parentResults);
     if ('error' in substitution) return failure(substitution.error);
     try {
-      params = await activities.validateParams.executeWithOptions({ ...bookkeepingOptions, summary: `check params: ${describeTask(task)}` }, [
+      params = await bookkeeping.validateParams.executeWithOptions({ ...bookkeepingOptions, summary: `check params: ${describeTask(task)}` }, [
         { agentId: task.agentId, operation: task.operation, params: substitution.params },
       ]);
     } catch (error) {
@@ -79,6 +84,9 @@ async function execute(task: PlannedTask, agentCallTimeoutMs: number, outcomes: 
     }
   }
 
+  if (task.parents.length > 0) {
+    await bookkeeping.recordTask.executeWithOptions({ ...bookkeepingOptions, summary: `calling: ${describeTask(task)}` }, [task.taskId, { phase: TaskPhase.CALLING_AGENT }]);
+  }
   let reply;
   try {
     reply = await activities.callAgent.executeWithOptions(
@@ -115,13 +123,14 @@ async function execute(task: PlannedTask, agentCallTimeoutMs: number, outcomes: 
 
 /**
  * The task error for a failed activity: a non-retryable failure carries its code as type and the
- * detail as first detail; anything else (retries used up, timeouts) means the agent was unreachable.
+ * detail as first detail (a local activity's failure arrives unwrapped); anything else from a
+ * remote activity (retries used up, timeouts) means the agent was unreachable.
  */
 function activityError(error: unknown): TaskError {
-  if (!(error instanceof ActivityFailure)) throw error;
-  const cause = error.cause;
+  const cause = error instanceof ActivityFailure ? error.cause : error;
   if (cause instanceof ApplicationFailure && cause.nonRetryable && cause.type) {
     return { code: cause.type, message: cause.message, ...(cause.details?.length ? { details: cause.details[0] } : {}) };
   }
-  return { code: TaskErrorCode.AGENT_UNREACHABLE, message: `Agent unreachable after its retries: ${cause?.message ?? error.message}` };
+  if (!(error instanceof ActivityFailure)) throw error;
+  return { code: TaskErrorCode.AGENT_UNREACHABLE, message: `Agent unreachable after its retries: ${error.cause?.message ?? error.message}` };
 }
