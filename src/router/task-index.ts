@@ -1,5 +1,6 @@
+import { MongoBulkWriteError } from 'mongodb';
 import { PrincipalKind, type Principal } from '../auth/principal';
-import type { Store } from '../store/mongo';
+import { isDuplicateKey, type Store } from '../store/mongo';
 import { TaskStatus, type TaskError, type TaskPhase, type TaskResult } from './task-types';
 
 export const TASKS_COLLECTION = 'tasks';
@@ -92,11 +93,11 @@ export class TaskIndex {
 
   async create(createdBy: Principal, tasks: NewTask[], compositionId?: string): Promise<void> {
     const now = new Date();
-    await this.tasks.insertMany(
-      tasks.map(({ params, ...task }) => ({ ...task, params: JSON.stringify(params), status: TaskStatus.PENDING, createdBy, createdAt: now, updatedAt: now })),
-    );
+    const documents = tasks.map(({ params, ...task }) => ({ ...task, params: JSON.stringify(params), status: TaskStatus.PENDING, createdBy, createdAt: now, updatedAt: now }));
+    await whileLocked(() => this.tasks.insertMany(documents, { ordered: false }));
     if (compositionId !== undefined) {
-      await this.compositions.insertOne({ _id: compositionId, taskIds: tasks.map((task) => task._id), createdBy, createdAt: now });
+      const composition = { _id: compositionId, taskIds: tasks.map((task) => task._id), createdBy, createdAt: now };
+      await whileLocked(() => this.compositions.insertOne(composition));
     }
   }
 
@@ -129,6 +130,34 @@ export class TaskIndex {
     tasks.sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
     return { compositionId, createdBy: composition.createdBy, createdAt: composition.createdAt, tasks };
   }
+}
+
+const LOCKED_RETRIES = 5;
+
+/**
+ * FerretDB on SQLite answers concurrent writers "database is locked (SQLITE_BUSY)" instead of
+ * waiting; a few short retries turn that into a slower answer rather than a failed request. A
+ * partly written (unordered) insert is completed by the retry, whose only complaint is then the
+ * documents the first try wrote.
+ */
+async function whileLocked<T>(write: () => Promise<T>): Promise<T | void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await write();
+    } catch (error) {
+      if (attempt > 1 && onlyDuplicateKeys(error)) return;
+      if (attempt >= LOCKED_RETRIES || !String((error as Error).message).includes('SQLITE_BUSY')) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt));
+    }
+  }
+}
+
+function onlyDuplicateKeys(error: unknown): boolean {
+  if (error instanceof MongoBulkWriteError) {
+    const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+    return writeErrors.length > 0 && writeErrors.every((writeError) => writeError.code === 11000);
+  }
+  return isDuplicateKey(error);
 }
 
 const isSamePrincipal = (a: Principal, b: Principal): boolean => a.kind === b.kind && a.id === b.id;
