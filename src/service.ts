@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApiKeyStore, API_KEYS_COLLECTION } from './auth/api-keys';
 import { Authenticator } from './auth/authenticate';
+import { createKeyRoutes } from './auth/key-routes';
 import { HumanTokenVerifier } from './auth/human-tokens';
 import type { Config } from './config/config';
 import type { Endpoints } from './embedded/stack';
@@ -79,6 +80,7 @@ async function serveApi(config: Config, store: Store, temporal: TemporalHandle, 
       apiKeys,
       rules: { allowInsecureAgentUrls: config.allowInsecureAgentUrls, compiler: new UserSchemaCompiler() },
     }),
+    createKeyRoutes(apiKeys),
     routerRoutes(config, store, temporal),
   ];
   const app = createApp({

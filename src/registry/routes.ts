@@ -5,18 +5,23 @@ import type { ApiKeyStore } from '../auth/api-keys';
 import { PrincipalKind, requireKind, requirePrincipal, type Principal } from '../auth/principal';
 import { newSigningSecret } from '../auth/signing-secret';
 import type { RouteModule } from '../http/app';
-import { ApiError, ErrorCode, forbidden } from '../http/errors';
+import { ApiError, ErrorCode, forbidden, invalid } from '../http/errors';
 import { validator } from '../http/validate';
-import { canManage, type Agent } from './agent';
+import { canManage, isTheAgent, type Agent } from './agent';
 import type { AgentStore } from './agent-store';
 import { agentView } from './agent-view';
 import {
+  AGENT_LIST_QUERY_SCHEMA,
   AGENT_REGISTRATION_SCHEMA,
+  AGENT_SEARCH_QUERY_SCHEMA,
   AGENT_UPDATE_SCHEMA,
+  type AgentListQuery,
   type AgentRegistrationFields,
+  type AgentSearchQuery,
   type AgentUpdateFields,
 } from './registration-schema';
 import { registrationFrom, registrationOf, updatedRegistration, type RegistrationRules } from './registration';
+import { queryTokens, rank } from './search';
 
 export interface RegistryDeps {
   agents: AgentStore;
@@ -26,6 +31,14 @@ export interface RegistryDeps {
 
 const checkRegistration = validator<AgentRegistrationFields>(AGENT_REGISTRATION_SCHEMA, 'agent registration');
 const checkUpdate = validator<AgentUpdateFields>(AGENT_UPDATE_SCHEMA, 'agent update');
+const checkListQuery = validator<AgentListQuery>(AGENT_LIST_QUERY_SCHEMA, 'query string');
+const checkSearchQuery = validator<AgentSearchQuery>(AGENT_SEARCH_QUERY_SCHEMA, 'query string');
+
+const DEFAULT_PAGE_SIZE = 50;
+/** Most agents a search ranks: candidates come from the token index, never the whole collection. */
+const SEARCH_CANDIDATES = 1_000;
+
+const pageOf = (query: AgentListQuery) => ({ limit: query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(query.limit), after: query.after });
 
 const agentNotFound = (agentId: string) => new ApiError(ErrorCode.AGENT_NOT_FOUND, `Agent ${agentId} not found`);
 
@@ -62,6 +75,35 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
     ctx.body = { ...agentView(agent, principal), apiKey: key, signingSecret: agent.signingSecret };
   });
 
+  router.get('/agents', async (ctx) => {
+    const principal = requirePrincipal(ctx);
+    const found = await agents.listVisible(principal, pageOf(checkListQuery(ctx.query)));
+    ctx.body = found.map((agent) => agentView(agent, principal));
+  });
+
+  // Before /agents/:agentId, which would take "search" for an id.
+  router.get('/agents/search', async (ctx) => {
+    const principal = requirePrincipal(ctx);
+    const query = checkSearchQuery(ctx.query);
+    if (!query.query?.trim() && query.capability === undefined) {
+      throw invalid('Give a search query, a capability (for instance capability=tools/translate), or both');
+    }
+    const page = pageOf(query);
+    const filter = query.capability === undefined ? {} : { operations: query.capability };
+    const tokens = queryTokens(query.query ?? '');
+    if (tokens.length === 0) {
+      // Only a capability to match, or a query without a single word: nothing to rank.
+      const found = query.query?.trim() ? [] : await agents.listVisible(principal, page, filter);
+      ctx.body = found.map((agent) => agentView(agent, principal));
+      return;
+    }
+    const ranked = rank(await agents.searchCandidates(principal, tokens, filter, SEARCH_CANDIDATES), tokens);
+    // An `after` no longer among the matches ends the paging rather than starting it over.
+    const start = page.after === undefined ? 0 : ranked.findIndex((candidate) => candidate.id === page.after) + 1 || ranked.length;
+    const found = await agents.findVisibleByIds(principal, ranked.slice(start, start + page.limit).map((candidate) => candidate.id));
+    ctx.body = found.map((agent) => agentView(agent, principal));
+  });
+
   router.get('/agents/:agentId', async (ctx) => {
     const { principal, agent } = await visibleAgent(ctx);
     ctx.body = agentView(agent, principal);
@@ -85,6 +127,16 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
     await apiKeys.revokeAllOf(agent.id);
     await agents.delete(agent.id);
     ctx.status = 204;
+  });
+
+  router.post('/agents/:agentId/keys/rotate', async (ctx) => {
+    const { principal, agent } = await visibleAgent(ctx);
+    if (!isTheAgent(principal, agent) && !canManage(principal, agent)) throw forbidden("Only the agent, its owner or an admin may rotate the agent's credentials");
+    await apiKeys.revokeAllOf(agent.id);
+    const { key } = await apiKeys.issue(PrincipalKind.AGENT, agent.id);
+    const signingSecret = newSigningSecret();
+    await agents.setSigningSecret(agent.id, signingSecret);
+    ctx.body = { agentId: agent.id, apiKey: key, signingSecret };
   });
 
   return { router, versioned: true };

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { call } from './http';
+import { call, type CallOptions } from './http';
 
 /** A registration body that passes every rule: one tool with an inputSchema, endpoints on loopback. */
 export function agentRegistration(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -33,8 +33,13 @@ export interface RegisteredAgent {
 }
 
 /** Registers an agent (as admin unless told otherwise) and returns the 201 body, secrets included; throws on any other status. */
-export async function registerAgent(overrides: Record<string, unknown> = {}, apiKey = 'admin'): Promise<RegisteredAgent> {
-  const reply = await call<RegisteredAgent>('POST', '/agents', { apiKey, body: agentRegistration(overrides) });
+export function registerAgent(overrides: Record<string, unknown> = {}, apiKey = 'admin'): Promise<RegisteredAgent> {
+  return registerAgentWith({ apiKey }, overrides);
+}
+
+/** registerAgent with any credential, for instance a human's headers (test/support/humans.ts). */
+export async function registerAgentWith(credentials: Pick<CallOptions, 'apiKey' | 'headers'>, overrides: Record<string, unknown> = {}): Promise<RegisteredAgent> {
+  const reply = await call<RegisteredAgent>('POST', '/agents', { ...credentials, body: agentRegistration(overrides) });
   if (reply.status !== 201) throw new Error(`registering an agent answered ${reply.status}: ${JSON.stringify(reply.body)}`);
   return reply.body;
 }
