@@ -110,7 +110,7 @@ async function serveApi(config: Config, store: Store, temporal: TemporalHandle, 
 function routerRoutes(config: Config, store: Store, temporal: TemporalHandle): RouteModule {
   const index = new TaskIndex(store);
   const launcher = new TaskLauncher({ agents: new AgentStore(store), index, temporal, schemas: new UserSchemaCompiler(), config });
-  return createRouterRoutes({ launcher, index, maxCompositionSize: config.maxCompositionSize });
+  return createRouterRoutes({ launcher, index, temporal, maxCompositionSize: config.maxCompositionSize });
 }
 
 function closeServer(server: http.Server): Promise<void> {

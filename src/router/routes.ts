@@ -6,20 +6,24 @@ import { ApiError, ErrorCode, forbidden, notFound } from '../http/errors';
 import { validator } from '../http/validate';
 import { canRead, canReadComposition, toCompositionView, toTaskView, type TaskIndex } from './task-index';
 import type { TaskLauncher } from './task-launcher';
-import { COMPOSITION_REQUEST_SCHEMA, TASK_REQUEST_SCHEMA } from './task-request-schema';
+import { AGENT_REPORT_SCHEMA, COMPOSITION_REQUEST_SCHEMA, TASK_REQUEST_SCHEMA } from './task-request-schema';
+import type { TemporalHandle } from './temporal-client';
+import { deliverReport, type AgentReportBody } from './task-reports';
 import { TaskStatus, type TaskRequest } from './task-types';
 
 export interface RouterRoutesDeps {
   launcher: TaskLauncher;
   index: TaskIndex;
+  temporal: TemporalHandle;
   maxCompositionSize: number;
 }
 
 const checkTask = validator<TaskRequest>(TASK_REQUEST_SCHEMA, 'task request');
 const checkComposition = validator<TaskRequest[]>(COMPOSITION_REQUEST_SCHEMA, 'composition');
+const checkReport = validator<AgentReportBody>(AGENT_REPORT_SCHEMA, 'task report');
 
 /** /tasks and /compositions: creation, composition and lookup of tasks. Served bare and under /v1. */
-export function createRouterRoutes({ launcher, index, maxCompositionSize }: RouterRoutesDeps): RouteModule {
+export function createRouterRoutes({ launcher, index, temporal, maxCompositionSize }: RouterRoutesDeps): RouteModule {
   const router = new Router();
 
   router.post('/tasks', async (ctx: Context) => {
@@ -48,6 +52,11 @@ export function createRouterRoutes({ launcher, index, maxCompositionSize }: Rout
     if (!task) throw notFound(`Task ${ctx.params.taskId}`);
     if (!canRead(principal, task)) throw forbidden('Only the task creator, its agent and admins may read this task');
     ctx.body = toTaskView(task);
+  });
+
+  router.post('/tasks/:taskId/result', async (ctx: Context) => {
+    const principal = requirePrincipal(ctx);
+    ctx.body = await deliverReport(index, temporal, principal, ctx.params.taskId, checkReport(ctx.request.body));
   });
 
   router.get('/compositions/:compositionId', async (ctx: Context) => {

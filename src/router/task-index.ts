@@ -22,6 +22,9 @@ export interface TaskDocument {
   result?: string;
   error?: string;
   attempts?: number;
+  /** The agent's last progress report. */
+  progress?: number;
+  message?: string;
   createdBy: Principal;
   createdAt: Date;
   updatedAt: Date;
@@ -50,6 +53,8 @@ export interface TaskChange {
   result?: TaskResult;
   error?: TaskError;
   attempts?: number;
+  progress?: number;
+  message?: string;
 }
 
 /** `GET /tasks/{taskId}` (CONTRACT.md, "Tasks"). */
@@ -63,6 +68,8 @@ export interface TaskView {
   operation: string;
   compositionId?: string;
   attempts?: number;
+  progress?: number;
+  message?: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -115,6 +122,8 @@ export class TaskIndex {
     if (change.result !== undefined) set.result = JSON.stringify(change.result);
     if (change.error !== undefined) set.error = JSON.stringify(change.error);
     if (change.attempts !== undefined) set.attempts = change.attempts;
+    if (change.progress !== undefined) set.progress = change.progress;
+    if (change.message !== undefined) set.message = change.message;
     const ends = change.status !== undefined && change.status !== TaskStatus.PENDING;
     await this.tasks.updateOne({ _id: taskId, status: TaskStatus.PENDING }, ends ? { $set: set, $unset: { phase: '' } } : { $set: set });
   }
@@ -183,6 +192,8 @@ export function toTaskView(task: TaskDocument): TaskView {
     operation: task.operation,
     ...(task.compositionId === undefined ? {} : { compositionId: task.compositionId }),
     ...(task.attempts === undefined ? {} : { attempts: task.attempts }),
+    ...(task.progress === undefined ? {} : { progress: task.progress }),
+    ...(task.message === undefined ? {} : { message: task.message }),
     createdAt: task.createdAt.toISOString(),
     updatedAt: task.updatedAt.toISOString(),
   };

@@ -50,3 +50,18 @@ export const COMPOSITION_REQUEST_SCHEMA = {
   minItems: 1,
   items: COMPOSED_TASK_SCHEMA,
 } as const;
+
+/** `POST /tasks/{taskId}/result`: an agent's report on a task it answered 202 to. */
+export const AGENT_REPORT_SCHEMA = {
+  type: 'object',
+  required: ['status'],
+  additionalProperties: false,
+  properties: {
+    taskId: { type: 'string' },
+    status: { enum: ['completed', 'failed', 'pending'] },
+    result: {},
+    error: { anyOf: [{ type: 'object' }, { type: 'string' }] },
+    message: { type: 'string', maxLength: 10_000 },
+    progress: { type: 'number', minimum: 0, maximum: 1 },
+  },
+} as const;

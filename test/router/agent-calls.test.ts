@@ -1,25 +1,18 @@
 import { createHmac } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
 import { AgentServer, completes, type AgentBehaviour } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
-import { call } from '../support/http';
+import { call, expectError } from '../support/http';
 import { waitForTask } from '../support/tasks';
-import { testStack } from '../support/test-stack';
 
 /** Fast retries so the retry paths end within a test. */
 const QUICK_RETRY = { maxAttempts: 3, initialIntervalMs: 100, backoffCoefficient: 1, maxIntervalMs: 100 };
 
 describe('calls to an agent and what its replies make of the task', () => {
   let server: AgentServer;
-  let connection: Connection;
   beforeAll(async () => {
     server = await AgentServer.start();
-    connection = await Connection.connect({ address: testStack().temporalAddress });
   });
-  afterAll(async () => {
-    await server.close();
-    await connection.close();
-  });
+  afterAll(() => server.close());
 
   async function runTask(route: string, behaviour: AgentBehaviour, extra: Record<string, unknown> = {}): Promise<{ agent: RegisteredAgent; taskId: string }> {
     const agent = await registerAgent({ mcpUrl: server.route(route, behaviour) });
@@ -113,11 +106,30 @@ describe('calls to an agent and what its replies make of the task', () => {
     expect(await waitForTask(taskId)).toMatchObject({ status: 'failed', error: { code: 'AGENT_TIMEOUT' } });
   });
 
-  it('completes a task that answered 202 when the report signal arrives', async () => {
-    const { taskId } = await runTask('reports-later', () => ({ status: 202, body: { status: 'pending', message: 'working' } }));
+  it('completes a task that answered 202 with the agent\'s report; shows progress; a repeat is 200, a different outcome 409', async () => {
+    const { agent, taskId } = await runTask('reports-later', () => ({ status: 202, body: { status: 'pending', message: 'working' } }));
     await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' || task.status !== 'pending' });
-    const client = new Client({ connection, namespace: testStack().temporalNamespace });
-    await client.workflow.getHandle(`task-${taskId}`).signal('agentReport', { taskId, status: 'completed', result: 42 });
+    const report = (body: unknown, apiKey = agent.apiKey) => call('POST', `/tasks/${taskId}/result`, { apiKey, body });
+
+    expect(await report({ status: 'pending', message: 'half way', progress: 0.5 })).toMatchObject({ status: 200, body: { taskId, status: 'pending' } });
+    expect(await waitForTask(taskId, { until: (task) => task.progress === 0.5 })).toMatchObject({ status: 'pending', progress: 0.5, message: 'half way' });
+    expectError(await report({ status: 'completed', result: 1 }, (await registerAgent()).apiKey), 403, 'FORBIDDEN');
+    expectError(await report({ status: 'completed' }), 400, 'VALIDATION_ERROR');
+    expectError(await report({ status: 'done' }), 400, 'VALIDATION_ERROR');
+    expectError(await call('POST', '/tasks/no-such-task/result', { apiKey: 'admin', body: { status: 'completed', result: 1 } }), 404, 'NOT_FOUND');
+
+    expect(await report({ status: 'completed', result: 42 })).toMatchObject({ status: 200, body: { taskId, status: 'completed' } });
     expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: { 0: 42 } });
+    expect((await report({ status: 'completed', result: 42 })).status).toBe(200);
+    expectError(await report({ status: 'completed', result: 43 }), 409, 'CONFLICT');
+    expectError(await report({ status: 'failed', error: 'no' }), 409, 'CONFLICT');
+  });
+
+  it('takes a failed report with an error as sent, also from an admin', async () => {
+    const { taskId } = await runTask('reports-failure', () => ({ status: 202, body: { status: 'executing' } }));
+    await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' || task.status !== 'pending' });
+    const error = { code: 'OPERATION_FAILED', message: 'gave up' };
+    expect((await call('POST', `/v1/tasks/${taskId}/result`, { apiKey: 'admin', body: { status: 'failed', error } })).status).toBe(200);
+    expect(await waitForTask(taskId)).toMatchObject({ status: 'failed', error });
   });
 });
