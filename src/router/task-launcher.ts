@@ -75,6 +75,11 @@ export class TaskLauncher {
     if (request.timeoutMs !== undefined && request.timeoutMs > maxTaskTimeoutMs) {
       throw new ApiError(ErrorCode.VALIDATION_ERROR, `${where}timeoutMs must be at most ${maxTaskTimeoutMs}`);
     }
+    const retry = { ...DEFAULT_RETRY, ...request.retry };
+    if (retry.maxIntervalMs < retry.initialIntervalMs) {
+      // Temporal refuses such a policy when the workflow schedules the call: catch it while the caller is here.
+      throw new ApiError(ErrorCode.VALIDATION_ERROR, `${where}retry.maxIntervalMs (${retry.maxIntervalMs}${request.retry?.maxIntervalMs === undefined ? ', the default' : ''}) must be at least retry.initialIntervalMs (${retry.initialIntervalMs})`);
+    }
     return {
       taskId: randomUUID(),
       agentId: agent.id,
@@ -84,7 +89,7 @@ export class TaskLauncher {
       parents,
       executeOnParentFailure: request.executeOnParentFailure ?? false,
       timeoutMs: request.timeoutMs ?? defaultTaskTimeoutMs,
-      retry: { ...DEFAULT_RETRY, ...request.retry },
+      retry,
     };
   }
 

@@ -58,6 +58,7 @@ describe('task requests', () => {
       ['an unknown field', { priority: 1 }, 400, 'VALIDATION_ERROR'],
       ['a timeoutMs above the maximum', { timeoutMs: 365 * 24 * 3_600_000 }, 400, 'VALIDATION_ERROR'],
       ['a retry policy with zero attempts', { retry: { maxAttempts: 0 } }, 400, 'VALIDATION_ERROR'],
+      ['a retry interval above the default cap', { retry: { initialIntervalMs: 60_000 } }, 400, 'VALIDATION_ERROR'],
       ['a pending argument outside a composition', { params: { text: { source: { taskId: '0', field: 'text' } } } }, 400, 'VALIDATION_ERROR'],
       ['parents outside a composition', { parents: [] }, 400, 'VALIDATION_ERROR'],
     ])('refuses %s', async (_what, overrides, status, code) => {
