@@ -1,7 +1,7 @@
 import type { ValidateFunction } from 'ajv';
 import { toProblems, type ValidationProblem } from '../http/validate';
 import { CAPABILITY_CATEGORIES, type Agent, type CapabilityCategory, type CapabilityEntry, type ToolDefinition } from '../registry/agent';
-import type { UserSchemaCompiler } from '../registry/user-schemas';
+import { SchemaRejected, type UserSchemaCompiler } from '../registry/user-schemas';
 import { TaskErrorCode } from './task-types';
 
 export type OperationLookup =
@@ -27,6 +27,13 @@ export function findOperation(agent: Agent, operation: string): OperationLookup 
  */
 export function paramsProblems(schemas: UserSchemaCompiler, agent: Agent, operation: string, entry: ToolDefinition | CapabilityEntry, params: Record<string, unknown>): ValidationProblem[] {
   if (!entry.inputSchema) return [];
-  const validate: ValidateFunction = schemas.cached(`${agent.id}@${agent.version}:${operation}`, entry.inputSchema);
+  let validate: ValidateFunction;
+  try {
+    validate = schemas.cached(`${agent.id}@${agent.version}:${operation}`, entry.inputSchema);
+  } catch (error) {
+    // Registration compiles every schema, so this means stored data older than today's rules.
+    if (!(error instanceof SchemaRejected)) throw error;
+    return [{ path: '/', message: `the inputSchema of ${operation} cannot be used: ${error.message}` }];
+  }
   return validate(params) ? [] : toProblems(validate.errors);
 }
