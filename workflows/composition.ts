@@ -27,7 +27,8 @@ const bookkeepingOptions = {
 } as const;
 
 const bookkeeping = proxyLocalActivities<Activities>(bookkeepingOptions);
-const activities = proxyActivities<Activities>(bookkeepingOptions);
+/** The agent call: a regular activity (it may take the whole call timeout and many retries); options per task at the call site. */
+const agentCalls = proxyActivities<Activities>(bookkeepingOptions);
 
 /** Margin of the activity's own timeout over the HTTP call's, for loading the agent and recording. */
 const CALL_ACTIVITY_MARGIN_MS = 10_000;
@@ -89,7 +90,7 @@ async function execute(task: PlannedTask, agentCallTimeoutMs: number, outcomes: 
   }
   let reply;
   try {
-    reply = await activities.callAgent.executeWithOptions(
+    reply = await agentCalls.callAgent.executeWithOptions(
       {
         summary: describeTask(task),
         startToCloseTimeout: agentCallTimeoutMs + CALL_ACTIVITY_MARGIN_MS,
