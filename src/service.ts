@@ -13,6 +13,9 @@ import { createRegistryRoutes } from './registry/routes';
 import { UserSchemaCompiler } from './registry/user-schemas';
 import type { Logger } from './ops/logger';
 import { createMetrics } from './ops/metrics';
+import { createRouterRoutes } from './router/routes';
+import { TASKS_COLLECTION, TaskIndex } from './router/task-index';
+import { TaskLauncher } from './router/task-launcher';
 import { startTaskWorker, type RunningWorker } from './router/task-worker';
 import { connectTemporal, type TemporalHandle } from './router/temporal-client';
 import { Store } from './store/mongo';
@@ -41,6 +44,7 @@ export async function startService(config: Config, endpoints: Endpoints, logger:
     stops.push(() => store.close());
     await store.ensureIndexes(API_KEYS_COLLECTION, ApiKeyStore.indexes());
     await store.ensureIndexes(AGENTS_COLLECTION, AgentStore.indexes());
+    await store.ensureIndexes(TASKS_COLLECTION, TaskIndex.taskIndexes());
 
     const temporal = await connectTemporal({ ...config, temporalAddress: endpoints.temporalAddress });
     stops.push(() => temporal.close());
@@ -77,6 +81,7 @@ async function serveApi(config: Config, store: Store, temporal: TemporalHandle, 
       rules: { allowInsecureAgentUrls: config.allowInsecureAgentUrls, compiler: new UserSchemaCompiler() },
     }),
     createKeyRoutes(apiKeys),
+    routerRoutes(config, store, temporal),
   ];
   const app = createApp({
     logger: logger.child({ component: 'http' }),
@@ -100,6 +105,12 @@ async function serveApi(config: Config, store: Store, temporal: TemporalHandle, 
     server.listen(config.port, config.host, () => resolve());
   });
   return server;
+}
+
+function routerRoutes(config: Config, store: Store, temporal: TemporalHandle): RouteModule {
+  const index = new TaskIndex(store);
+  const launcher = new TaskLauncher({ agents: new AgentStore(store), index, temporal, schemas: new UserSchemaCompiler(), config });
+  return createRouterRoutes({ launcher, index, temporal, maxCompositionSize: config.maxCompositionSize });
 }
 
 function closeServer(server: http.Server): Promise<void> {
