@@ -101,10 +101,10 @@ export class TaskIndex {
   async create(createdBy: Principal, tasks: NewTask[], compositionId?: string): Promise<void> {
     const now = new Date();
     const documents = tasks.map(({ params, ...task }) => ({ ...task, params: JSON.stringify(params), status: TaskStatus.PENDING, createdBy, createdAt: now, updatedAt: now }));
-    await whileLocked(() => this.tasks.insertMany(documents, { ordered: false }));
+    await whileLocked(() => this.tasks.insertMany(documents, { ordered: false }), { duplicatesOnRetryAreOurs: true });
     if (compositionId !== undefined) {
       const composition = { _id: compositionId, taskIds: tasks.map((task) => task._id), createdBy, createdAt: now };
-      await whileLocked(() => this.compositions.insertOne(composition));
+      await whileLocked(() => this.compositions.insertOne(composition), { duplicatesOnRetryAreOurs: true });
     }
   }
 
@@ -147,14 +147,14 @@ const LOCKED_RETRIES = 5;
  * FerretDB on SQLite answers concurrent writers "database is locked (SQLITE_BUSY)" instead of
  * waiting; a few short retries turn that into a slower answer rather than a failed request. A
  * partly written (unordered) insert is completed by the retry, whose only complaint is then the
- * documents the first try wrote.
+ * documents the first try wrote: with `duplicatesOnRetryAreOurs` that complaint is success.
  */
-async function whileLocked<T>(write: () => Promise<T>): Promise<T | void> {
+export async function whileLocked<T>(write: () => Promise<T>, { duplicatesOnRetryAreOurs }: { duplicatesOnRetryAreOurs: boolean }): Promise<T | void> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await write();
     } catch (error) {
-      if (attempt > 1 && onlyDuplicateKeys(error)) return;
+      if (duplicatesOnRetryAreOurs && attempt > 1 && onlyDuplicateKeys(error)) return;
       if (attempt >= LOCKED_RETRIES || !String((error as Error).message).includes('SQLITE_BUSY')) throw error;
       await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt));
     }
