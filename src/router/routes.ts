@@ -9,6 +9,7 @@ import { IDEMPOTENCY_KEY_HEADER, type IdempotencyKeys } from './idempotency-keys
 import type { TaskLauncher } from './task-launcher';
 import { AGENT_REPORT_SCHEMA, COMPOSITION_REQUEST_SCHEMA, TASK_REQUEST_SCHEMA } from './task-request-schema';
 import type { TemporalHandle } from './temporal-client';
+import { cancelTask } from './task-cancellation';
 import { deliverReport, type AgentReportBody } from './task-reports';
 import { TaskStatus, type TaskRequest } from './task-types';
 
@@ -32,7 +33,7 @@ export function createRouterRoutes({ launcher, index, idempotencyKeys, temporal,
   router.post('/tasks', async (ctx: Context) => {
     const principal = requirePrincipal(ctx);
     const request = checkTask(ctx.request.body);
-    const taskId = await launcher.launchTask(principal, request, idempotencyOf(ctx, 'task', request));
+    const taskId = await launcher.launchTask(principal, request, { idempotency: idempotencyOf(ctx, 'task', request) });
     ctx.status = 202;
     ctx.set('Location', `/tasks/${taskId}`);
     ctx.body = { taskId, status: TaskStatus.PENDING };
@@ -62,6 +63,11 @@ export function createRouterRoutes({ launcher, index, idempotencyKeys, temporal,
   router.post('/tasks/:taskId/result', async (ctx: Context) => {
     const principal = requirePrincipal(ctx);
     ctx.body = await deliverReport(index, temporal, principal, ctx.params.taskId, checkReport(ctx.request.body));
+  });
+
+  router.post('/tasks/:taskId/cancel', async (ctx: Context) => {
+    const principal = requirePrincipal(ctx);
+    ctx.body = await cancelTask(index, temporal, principal, ctx.params.taskId);
   });
 
   router.get('/compositions/:compositionId', async (ctx: Context) => {

@@ -1,7 +1,7 @@
-import { MongoBulkWriteError } from 'mongodb';
+import { MongoBulkWriteError, type IndexDescription } from 'mongodb';
 import { PrincipalKind, type Principal } from '../auth/principal';
 import { isDuplicateKey, type Store } from '../store/mongo';
-import { TaskStatus, type TaskError, type TaskPhase, type TaskResult } from './task-types';
+import { TaskStatus, workflowIdOfComposition, workflowIdOfTask, type TaskError, type TaskPhase, type TaskResult } from './task-types';
 
 export const TASKS_COLLECTION = 'tasks';
 export const COMPOSITIONS_COLLECTION = 'compositions';
@@ -14,6 +14,8 @@ export interface TaskDocument {
   _id: string;
   compositionId?: string;
   index?: number;
+  /** The task this one was delegated from (TaskOrigin). */
+  parentTaskId?: string;
   agentId: string;
   operation: string;
   params: string;
@@ -44,7 +46,7 @@ export interface StoredComposition {
   tasks: TaskDocument[];
 }
 
-export type NewTask = Pick<TaskDocument, '_id' | 'agentId' | 'operation' | 'compositionId' | 'index'> & { params: Record<string, unknown>; phase: TaskPhase };
+export type NewTask = Pick<TaskDocument, '_id' | 'agentId' | 'operation' | 'compositionId' | 'index' | 'parentTaskId'> & { params: Record<string, unknown>; phase: TaskPhase };
 
 /** A status change recorded by the workflow's activities. */
 export interface TaskChange {
@@ -67,6 +69,7 @@ export interface TaskView {
   agentId: string;
   operation: string;
   compositionId?: string;
+  parentTaskId?: string;
   attempts?: number;
   progress?: number;
   message?: string;
@@ -86,8 +89,11 @@ export interface CompositionView {
 export class TaskIndex {
   constructor(private readonly store: Store) {}
 
-  static taskIndexes() {
-    return [{ key: { compositionId: 1 }, name: 'by_composition' }];
+  static taskIndexes(): IndexDescription[] {
+    return [
+      { key: { compositionId: 1 }, name: 'by_composition' },
+      { key: { parentTaskId: 1 }, name: 'by_parent_task' },
+    ];
   }
 
   private get tasks() {
@@ -130,6 +136,11 @@ export class TaskIndex {
 
   async find(taskId: string): Promise<TaskDocument | null> {
     return this.tasks.findOne({ _id: taskId });
+  }
+
+  /** The tasks delegated from any of `parentTaskIds`. */
+  async findDelegated(parentTaskIds: string[]): Promise<TaskDocument[]> {
+    return this.tasks.find({ parentTaskId: { $in: parentTaskIds } }).toArray();
   }
 
   async findComposition(compositionId: string): Promise<StoredComposition | null> {
@@ -181,6 +192,11 @@ export function canReadComposition(principal: Principal, composition: StoredComp
   return isSamePrincipal(principal, composition.createdBy) || composition.tasks.some((task) => canRead(principal, task));
 }
 
+/** The workflow that runs the task: its own, or its composition's. */
+export function workflowIdOf(task: Pick<TaskDocument, '_id' | 'compositionId'>): string {
+  return task.compositionId === undefined ? workflowIdOfTask(task._id) : workflowIdOfComposition(task.compositionId);
+}
+
 export function toTaskView(task: TaskDocument): TaskView {
   return {
     taskId: task._id,
@@ -191,6 +207,7 @@ export function toTaskView(task: TaskDocument): TaskView {
     agentId: task.agentId,
     operation: task.operation,
     ...(task.compositionId === undefined ? {} : { compositionId: task.compositionId }),
+    ...(task.parentTaskId === undefined ? {} : { parentTaskId: task.parentTaskId }),
     ...(task.attempts === undefined ? {} : { attempts: task.attempts }),
     ...(task.progress === undefined ? {} : { progress: task.progress }),
     ...(task.message === undefined ? {} : { message: task.message }),

@@ -12,7 +12,7 @@ import { findOperation, paramsProblems } from './operations';
 import { pendingArgumentsOf } from './pending-arguments';
 import { AGENT_ID_ATTRIBUTE, OPERATION_ATTRIBUTE } from './search-attributes';
 import type { TaskIndex } from './task-index';
-import { TaskPhase, DEFAULT_RETRY, workflowIdOfComposition, workflowIdOfTask, type CompositionInput, type PlannedTask, type TaskRequest } from './task-types';
+import { TaskPhase, DEFAULT_RETRY, workflowIdOfComposition, workflowIdOfTask, type CompositionInput, type PlannedTask, type TaskOrigin, type TaskRequest } from './task-types';
 import type { TemporalHandle } from './temporal-client';
 
 export interface TaskLauncherDeps {
@@ -34,13 +34,13 @@ export class TaskLauncher {
   constructor(private readonly deps: TaskLauncherDeps) {}
 
   /** With an idempotency claim, a repeat returns the first launch's id and starts nothing. */
-  async launchTask(principal: Principal, request: TaskRequest, idempotency?: IdempotencyClaim): Promise<string> {
+  async launchTask(principal: Principal, request: TaskRequest, { idempotency, origin = {} }: { idempotency?: IdempotencyClaim; origin?: TaskOrigin } = {}): Promise<string> {
     const [pending] = pendingArgumentsOf(request.params);
     if (pending) {
       throw new ApiError(ErrorCode.VALIDATION_ERROR, `Param "${pending[0]}" is a pending argument: those need a parent in POST /tasks/compose`);
     }
     const task = await this.plan(principal, request, [], new Map());
-    const launched = await this.start(principal, { tasks: [task], agentCallTimeoutMs: this.deps.config.agentCallTimeoutMs }, workflowIdOfTask(task.taskId), idempotency);
+    const launched = await this.start(principal, { tasks: [task], agentCallTimeoutMs: this.deps.config.agentCallTimeoutMs }, workflowIdOfTask(task.taskId), idempotency, origin);
     return launched.taskIds[0];
   }
 
@@ -100,7 +100,7 @@ export class TaskLauncher {
    * the workflow: its activities update documents that must already exist. If Temporal refuses the
    * start, the documents and the claim go again and the caller gets the error (503).
    */
-  private async start(principal: Principal, input: CompositionInput, workflowId: string, idempotency?: IdempotencyClaim): Promise<LaunchedIds> {
+  private async start(principal: Principal, input: CompositionInput, workflowId: string, idempotency?: IdempotencyClaim, origin: TaskOrigin = {}): Promise<LaunchedIds> {
     const { index, temporal, config } = this.deps;
     const [first] = input.tasks;
     const ids: LaunchedIds = { taskIds: input.tasks.map((task) => task.taskId), ...(input.compositionId === undefined ? {} : { compositionId: input.compositionId }) };
@@ -114,6 +114,7 @@ export class TaskLauncher {
         operation: task.operation,
         params: task.params,
         phase: task.parents.length > 0 ? TaskPhase.WAITING_FOR_PARENTS : TaskPhase.CALLING_AGENT,
+        ...origin,
         ...(input.compositionId === undefined ? {} : { compositionId: input.compositionId, index: position }),
       })),
       input.compositionId,
