@@ -6,6 +6,7 @@ import { outboundDispatcher } from '../src/router/outbound-guard';
 import { TaskIndex } from '../src/router/task-index';
 import type { Store } from '../src/store/mongo';
 import { callAgentActivity } from './call-agent';
+import { deliverCallbackActivity } from './deliver-callback';
 import { notifyCancellationActivity } from './notify-cancellation';
 import { recordTaskActivity } from './record-task';
 import { validateParamsActivity } from './validate-params';
@@ -25,6 +26,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     callAgent: callAgentActivity(agents, index, dispatcher, { callTimeoutMs: deps.config.agentCallTimeoutMs, maxReplyBytes: deps.config.maxBodyBytes }),
     notifyCancellation: notifyCancellationActivity(agents, dispatcher, { callTimeoutMs: deps.config.agentCallTimeoutMs }),
+    deliverCallback: deliverCallbackActivity(agents, dispatcher, { callbackSigningSecret: deps.config.callbackSigningSecret, callTimeoutMs: deps.config.agentCallTimeoutMs }),
     validateParams: validateParamsActivity(agents, new UserSchemaCompiler()),
     recordTask: recordTaskActivity(index),
   };

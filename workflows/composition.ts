@@ -11,6 +11,7 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import type { CallbackTarget } from '../activities/deliver-callback';
 import { pendingArgumentsOf, substitute } from '../src/router/pending-arguments';
 import {
   agentReportSignal,
@@ -22,6 +23,7 @@ import {
   type AgentReport,
   type CompositionInput,
   type PlannedTask,
+  type TaskCallback,
   type TaskError,
   type TaskOutcome,
   type TaskResult,
@@ -47,6 +49,13 @@ const notificationOptions = {
 } as const;
 const notifications = proxyActivities<Activities>(notificationOptions);
 
+/** Completion callbacks: retried with backoff for about ten minutes, then given up (the task's outcome stands). */
+const callbackOptions = {
+  startToCloseTimeout: '1 minute',
+  retry: { maximumAttempts: 12, initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '2 minutes' },
+} as const;
+const callbacks = proxyActivities<Activities>(callbackOptions);
+
 /** Margin of the activity's own timeout over the HTTP call's, for loading the agent and recording. */
 const CALL_ACTIVITY_MARGIN_MS = 10_000;
 
@@ -67,6 +76,7 @@ export async function compositionWorkflow(input: CompositionInput): Promise<Comp
   const scopes = input.tasks.map(() => new CancellationScope());
   const cancelRequested = new Set<number>();
   const awaitingReport = new Set<string>();
+  const deliveries: Array<Promise<void>> = [];
 
   setHandler(
     cancelTaskUpdate,
@@ -117,10 +127,32 @@ export async function compositionWorkflow(input: CompositionInput): Promise<Comp
       [task.taskId, outcome],
     );
     recorded[position] = true;
+    deliveries.push(...deliverCallbacks(task, outcome));
   }
 
   await Promise.all(input.tasks.map(runTask));
+  await Promise.all(deliveries);
   return { tasks: input.tasks.map((task, position) => ({ taskId: task.taskId, status: outcomes[position]!.status })) };
+}
+
+/** The task's and its agent's completion callbacks, each settled whether delivered or given up. */
+function deliverCallbacks(task: PlannedTask, outcome: TaskOutcome): Array<Promise<void>> {
+  const callback: TaskCallback = {
+    taskId: task.taskId,
+    status: outcome.status,
+    ...(outcome.result === undefined ? {} : { result: outcome.result }),
+    ...(outcome.error === undefined ? {} : { error: outcome.error }),
+    agentId: task.agentId,
+    operation: task.operation,
+    completedAt: new Date().toISOString(),
+  };
+  const targets: CallbackTarget[] = [
+    ...(task.callbackUrl === undefined ? [] : [{ kind: 'task' as const, url: task.callbackUrl }]),
+    ...(task.notifyAgent ? [{ kind: 'agent' as const, agentId: task.agentId }] : []),
+  ];
+  return targets.map((target) =>
+    callbacks.deliverCallback.executeWithOptions({ ...callbackOptions, summary: `callback to ${target.kind}: ${describeTask(task)}` }, [target, callback]).catch(() => undefined),
+  );
 }
 
 const describeTask = (task: PlannedTask): string => `${task.agentName}: ${task.operation}`;

@@ -16,6 +16,8 @@ export interface TaskDocument {
   index?: number;
   /** The task this one was delegated from (TaskOrigin). */
   parentTaskId?: string;
+  /** Where the completion callback goes. */
+  callbackUrl?: string;
   agentId: string;
   operation: string;
   params: string;
@@ -46,7 +48,7 @@ export interface StoredComposition {
   tasks: TaskDocument[];
 }
 
-export type NewTask = Pick<TaskDocument, '_id' | 'agentId' | 'operation' | 'compositionId' | 'index' | 'parentTaskId'> & { params: Record<string, unknown>; phase: TaskPhase };
+export type NewTask = Pick<TaskDocument, '_id' | 'agentId' | 'operation' | 'compositionId' | 'index' | 'parentTaskId' | 'callbackUrl'> & { params: Record<string, unknown>; phase: TaskPhase };
 
 /** A status change recorded by the workflow's activities. */
 export interface TaskChange {
