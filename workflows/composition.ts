@@ -184,9 +184,11 @@ async function execute(
   if (task.parents.length > 0) {
     await bookkeeping.recordTask.executeWithOptions({ ...bookkeepingOptions, summary: `calling: ${describeTask(task)}` }, [task.taskId, { phase: TaskPhase.CALLING_AGENT }]);
   }
-  let reply;
-  try {
-    reply = await agentCalls.callAgent.executeWithOptions(
+  // The call runs in a scope of its own: an agent may report (POST /tasks/{taskId}/result) while the
+  // call is still being retried, say after a reply lost on the way back; that report ends the task.
+  const callScope = new CancellationScope();
+  const reply = callScope.run(() =>
+    agentCalls.callAgent.executeWithOptions(
       {
         summary: describeTask(task),
         startToCloseTimeout: agentCallTimeoutMs + CALL_ACTIVITY_MARGIN_MS,
@@ -198,25 +200,40 @@ async function execute(
         },
       },
       [{ taskId: task.taskId, agentId: task.agentId, operation: task.operation, params }],
-    );
-  } catch (error) {
-    // The activity recorded its attempts in the index itself.
-    return failure(activityError(error));
+    ),
+  );
+  const first = await Promise.race([
+    reply.then(
+      (value) => ({ replied: value }),
+      (error: unknown) => ({ error }),
+    ),
+    condition(() => reports.has(task.taskId)).then(() => ({ reported: true as const })),
+  ]);
+  if ('reported' in first) {
+    callScope.cancel();
+    // The attempts so far are in the index, written by the activity.
+    return outcomeOfReport(reports.get(task.taskId)!);
   }
+  // The activity recorded its attempts in the index itself.
+  if ('error' in first) return failure(activityError(first.error));
+  const { replied } = first;
 
-  if (reply.kind === 'completed') return { status: TaskStatus.COMPLETED, result: reply.result, attempts: reply.attempt };
-  if (reply.kind === 'failed') return failure(reply.error, reply.attempt);
+  if (replied.kind === 'completed') return { status: TaskStatus.COMPLETED, result: replied.result, attempts: replied.attempt };
+  if (replied.kind === 'failed') return failure(replied.error, replied.attempt);
 
   awaitingReport.add(task.taskId);
   const remainingMs = task.timeoutMs - (Date.now() - startedAt);
   const reported = remainingMs > 0 && (await condition(() => reports.has(task.taskId), remainingMs));
   if (!reported) {
-    return failure({ code: TaskErrorCode.AGENT_TIMEOUT, message: `Agent accepted the task but reported no outcome within ${task.timeoutMs} ms` }, reply.attempt);
+    return failure({ code: TaskErrorCode.AGENT_TIMEOUT, message: `Agent accepted the task but reported no outcome within ${task.timeoutMs} ms` }, replied.attempt);
   }
-  const report = reports.get(task.taskId)!;
+  return outcomeOfReport(reports.get(task.taskId)!, replied.attempt);
+}
+
+function outcomeOfReport(report: AgentReport, attempts?: number): TaskOutcome {
   return report.status === TaskStatus.COMPLETED
-    ? { status: TaskStatus.COMPLETED, result: normaliseResult(report.result), attempts: reply.attempt }
-    : failure(report.error ?? { message: 'Agent reported failure' }, reply.attempt);
+    ? { status: TaskStatus.COMPLETED, result: normaliseResult(report.result), ...(attempts === undefined ? {} : { attempts }) }
+    : failure(report.error ?? { message: 'Agent reported failure' }, attempts);
 }
 
 /**

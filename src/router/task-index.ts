@@ -26,12 +26,23 @@ export interface TaskDocument {
   result?: string;
   error?: string;
   attempts?: number;
+  /** Why each failed call to the agent failed, in order. */
+  attemptErrors?: AttemptError[];
   /** The agent's last progress report. */
   progress?: number;
   message?: string;
   createdBy: Principal;
   createdAt: Date;
   updatedAt: Date;
+}
+
+/** One failed call to the agent, as `GET /tasks/{taskId}` shows it. */
+export interface AttemptError {
+  attempt: number;
+  code: string;
+  message: string;
+  /** ISO time of the failure. */
+  at: string;
 }
 
 interface CompositionDocument {
@@ -57,6 +68,8 @@ export interface TaskChange {
   result?: TaskResult;
   error?: TaskError;
   attempts?: number;
+  /** Appended to the task's attemptErrors. */
+  attemptError?: AttemptError;
   progress?: number;
   message?: string;
 }
@@ -73,6 +86,7 @@ export interface TaskView {
   compositionId?: string;
   parentTaskId?: string;
   attempts?: number;
+  attemptErrors?: AttemptError[];
   progress?: number;
   message?: string;
   createdAt: string;
@@ -133,7 +147,14 @@ export class TaskIndex {
     if (change.progress !== undefined) set.progress = change.progress;
     if (change.message !== undefined) set.message = change.message;
     const ends = change.status !== undefined && change.status !== TaskStatus.PENDING;
-    await this.tasks.updateOne({ _id: taskId, status: TaskStatus.PENDING }, ends ? { $set: set, $unset: { phase: '' } } : { $set: set });
+    await this.tasks.updateOne(
+      { _id: taskId, status: TaskStatus.PENDING },
+      {
+        $set: set,
+        ...(ends ? { $unset: { phase: '' } } : {}),
+        ...(change.attemptError === undefined ? {} : { $push: { attemptErrors: change.attemptError } }),
+      },
+    );
   }
 
   async find(taskId: string): Promise<TaskDocument | null> {
@@ -211,6 +232,7 @@ export function toTaskView(task: TaskDocument): TaskView {
     ...(task.compositionId === undefined ? {} : { compositionId: task.compositionId }),
     ...(task.parentTaskId === undefined ? {} : { parentTaskId: task.parentTaskId }),
     ...(task.attempts === undefined ? {} : { attempts: task.attempts }),
+    ...(task.attemptErrors === undefined ? {} : { attemptErrors: task.attemptErrors }),
     ...(task.progress === undefined ? {} : { progress: task.progress }),
     ...(task.message === undefined ? {} : { message: task.message }),
     createdAt: task.createdAt.toISOString(),
