@@ -11,6 +11,7 @@ import type { Logger } from './ops/logger';
 import { createMetrics } from './ops/metrics';
 import { startTaskWorker, type RunningWorker } from './router/task-worker';
 import { connectTemporal, type TemporalHandle } from './router/temporal-client';
+import { createRooms, ensureRoomIndexes } from './rooms/rooms';
 import { Store } from './store/mongo';
 
 export interface ServiceOptions {
@@ -36,6 +37,7 @@ export async function startService(config: Config, endpoints: Endpoints, logger:
     const store = await Store.connect(endpoints.mongoUri, config.mongoDatabase);
     stops.push(() => store.close());
     await store.ensureIndexes(API_KEYS_COLLECTION, ApiKeyStore.indexes());
+    await ensureRoomIndexes(store);
 
     const temporal = await connectTemporal({ ...config, temporalAddress: endpoints.temporalAddress });
     stops.push(() => temporal.close());
@@ -48,8 +50,10 @@ export async function startService(config: Config, endpoints: Endpoints, logger:
 
     let url: string | undefined;
     if (options.api) {
-      const server = await serveApi(config, store, temporal, logger);
+      const { server, closeRooms } = await serveApi(config, store, temporal, logger);
       stops.push(() => closeServer(server));
+      // Runs before closeServer: WebSocket connections are not the HTTP server's to close.
+      stops.push(closeRooms);
       const { port } = server.address() as AddressInfo;
       url = `http://${config.host}:${port}`;
       logger.info({ url }, 'API listening');
@@ -61,11 +65,12 @@ export async function startService(config: Config, endpoints: Endpoints, logger:
   }
 }
 
-async function serveApi(config: Config, store: Store, temporal: TemporalHandle, logger: Logger): Promise<http.Server> {
+async function serveApi(config: Config, store: Store, temporal: TemporalHandle, logger: Logger): Promise<{ server: http.Server; closeRooms: () => Promise<void> }> {
   const metrics = createMetrics();
   const apiKeys = new ApiKeyStore(store, config.adminApiKey);
   const authenticator = new Authenticator(apiKeys, new HumanTokenVerifier(config));
-  const modules: RouteModule[] = [];
+  const rooms = createRooms(config, store, authenticator, logger.child({ component: 'rooms' }));
+  const modules: RouteModule[] = [rooms.routes];
   const app = createApp({
     logger: logger.child({ component: 'http' }),
     metrics,
@@ -83,11 +88,12 @@ async function serveApi(config: Config, store: Store, temporal: TemporalHandle, 
   const server = http.createServer(app.callback());
   // Agents hold connections open between calls; keep them a little longer than common client pools do.
   server.keepAliveTimeout = 65_000;
+  rooms.attach(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   });
-  return server;
+  return { server, closeRooms: () => rooms.close() };
 }
 
 function closeServer(server: http.Server): Promise<void> {

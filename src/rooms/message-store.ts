@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto';
+import type { IndexDescription } from 'mongodb';
+import type { Store } from '../store/mongo';
+import type { ParticipantRef } from './room';
+
+export const MESSAGES_COLLECTION = 'messages';
+
+export interface Message {
+  id: string;
+  roomId: string;
+  /** Strictly increasing within a room; the unique index {roomId, seq} guarantees no two messages share one. */
+  seq: number;
+  content: string;
+  sender: ParticipantRef;
+  timestamp: Date;
+  metadata?: Record<string, unknown>;
+}
+
+/** `metadata` is free JSON, kept as text because FerretDB refuses keys with `.` or a leading `$`. */
+interface MessageDocument extends Omit<Message, 'id' | 'metadata'> {
+  _id: string;
+  metadata?: string;
+}
+
+export type NewMessage = Omit<Message, 'id' | 'timestamp'>;
+
+/** Where a history page starts: the newest messages, those before a seq, or those after one. */
+export type PageCursor = { kind: 'latest' } | { kind: 'before'; seq: number } | { kind: 'after'; seq: number };
+
+function fromDocument(document: MessageDocument): Message {
+  const { _id, metadata, ...rest } = document;
+  return { id: _id, ...rest, ...(metadata === undefined ? {} : { metadata: JSON.parse(metadata) }) };
+}
+
+export class MessageStore {
+  constructor(private readonly store: Store) {}
+
+  static indexes(): IndexDescription[] {
+    // Serves history pages in both directions and refuses a second message with the same seq.
+    return [{ key: { roomId: 1, seq: 1 }, name: 'room_seq', unique: true }];
+  }
+
+  private get messages() {
+    return this.store.collection<MessageDocument>(MESSAGES_COLLECTION);
+  }
+
+  /** Stores a message under the seq the caller allocated; a duplicate seq throws the driver's duplicate-key error. */
+  async insert(message: NewMessage): Promise<Message> {
+    const document: MessageDocument = {
+      _id: randomUUID(),
+      roomId: message.roomId,
+      seq: message.seq,
+      content: message.content,
+      sender: message.sender,
+      timestamp: new Date(),
+      ...(message.metadata === undefined ? {} : { metadata: JSON.stringify(message.metadata) }),
+    };
+    await this.messages.insertOne(document);
+    return fromDocument(document);
+  }
+
+  /** The highest seq stored in the room, 0 when it has none. */
+  async lastSeq(roomId: string): Promise<number> {
+    const [last] = await this.messages.find({ roomId }, { projection: { seq: 1 } }).sort({ seq: -1 }).limit(1).toArray();
+    return last?.seq ?? 0;
+  }
+
+  async findSeq(roomId: string, messageId: string): Promise<number | undefined> {
+    const document = await this.messages.findOne({ _id: messageId, roomId }, { projection: { seq: 1 } });
+    return document?.seq;
+  }
+
+  /** Up to `limit` messages in chronological (seq) order. */
+  async page(roomId: string, cursor: PageCursor, limit: number): Promise<Message[]> {
+    if (cursor.kind === 'after') {
+      const documents = await this.messages.find({ roomId, seq: { $gt: cursor.seq } }).sort({ seq: 1 }).limit(limit).toArray();
+      return documents.map(fromDocument);
+    }
+    const filter = cursor.kind === 'before' ? { roomId, seq: { $lt: cursor.seq } } : { roomId };
+    const newestFirst = await this.messages.find(filter).sort({ seq: -1 }).limit(limit).toArray();
+    return newestFirst.reverse().map(fromDocument);
+  }
+}
