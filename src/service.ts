@@ -2,11 +2,15 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApiKeyStore, API_KEYS_COLLECTION } from './auth/api-keys';
 import { Authenticator } from './auth/authenticate';
+import { createKeyRoutes } from './auth/key-routes';
 import { HumanTokenVerifier } from './auth/human-tokens';
 import type { Config } from './config/config';
 import type { Endpoints } from './embedded/stack';
 import { createApp, type RouteModule } from './http/app';
 import { createOpsRoutes } from './ops/health';
+import { AGENTS_COLLECTION, AgentStore } from './registry/agent-store';
+import { createRegistryRoutes } from './registry/routes';
+import { UserSchemaCompiler } from './registry/user-schemas';
 import type { Logger } from './ops/logger';
 import { createMetrics } from './ops/metrics';
 import { startTaskWorker, type RunningWorker } from './router/task-worker';
@@ -37,6 +41,7 @@ export async function startService(config: Config, endpoints: Endpoints, logger:
     const store = await Store.connect(endpoints.mongoUri, config.mongoDatabase);
     stops.push(() => store.close());
     await store.ensureIndexes(API_KEYS_COLLECTION, ApiKeyStore.indexes());
+    await store.ensureIndexes(AGENTS_COLLECTION, AgentStore.indexes());
     await ensureRoomIndexes(store);
 
     const temporal = await connectTemporal({ ...config, temporalAddress: endpoints.temporalAddress });
@@ -70,7 +75,15 @@ async function serveApi(config: Config, store: Store, temporal: TemporalHandle, 
   const apiKeys = new ApiKeyStore(store, config.adminApiKey);
   const authenticator = new Authenticator(apiKeys, new HumanTokenVerifier(config));
   const rooms = createRooms(config, store, authenticator, logger.child({ component: 'rooms' }));
-  const modules: RouteModule[] = [rooms.routes];
+  const modules: RouteModule[] = [
+    createRegistryRoutes({
+      agents: new AgentStore(store),
+      apiKeys,
+      rules: { allowInsecureAgentUrls: config.allowInsecureAgentUrls, compiler: new UserSchemaCompiler() },
+    }),
+    createKeyRoutes(apiKeys),
+    rooms.routes,
+  ];
   const app = createApp({
     logger: logger.child({ component: 'http' }),
     metrics,

@@ -13,6 +13,8 @@ export interface ApiKeyRecord {
   /** The service key's own id, or the agentId the key belongs to. */
   subjectId: string;
   description?: string;
+  /** The principal id that created a service key (an admin or another service). */
+  createdBy?: string;
   createdAt: Date;
   revokedAt?: Date;
 }
@@ -20,6 +22,7 @@ export interface ApiKeyRecord {
 export interface IssuedKey {
   id: string;
   key: string;
+  createdAt: Date;
 }
 
 const KEY_PATTERN = /^acs_([A-Za-z0-9_-]{16})_([A-Za-z0-9_-]{43})$/;
@@ -44,18 +47,20 @@ export class ApiKeyStore {
     return this.store.collection<ApiKeyRecord>(API_KEYS_COLLECTION);
   }
 
-  async issue(kind: ApiKeyRecord['kind'], subjectId: string | undefined, description?: string): Promise<IssuedKey> {
+  async issue(kind: ApiKeyRecord['kind'], subjectId: string | undefined, description?: string, createdBy?: string): Promise<IssuedKey> {
     const id = randomBytes(12).toString('base64url');
     const key = `acs_${id}_${randomBytes(32).toString('base64url')}`;
+    const createdAt = new Date();
     await this.keys.insertOne({
       _id: id,
       hash: sha256(key).toString('hex'),
       kind,
       subjectId: subjectId ?? id,
       ...(description === undefined ? {} : { description }),
-      createdAt: new Date(),
+      ...(createdBy === undefined ? {} : { createdBy }),
+      createdAt,
     });
-    return { id, key };
+    return { id, key, createdAt };
   }
 
   /** The principal a presented key stands for, or undefined when it is unknown, revoked or malformed. */

@@ -1,6 +1,8 @@
-import type { Principal } from '../auth/principal';
+import type { Filter, IndexDescription } from 'mongodb';
+import { PrincipalKind, type Principal } from '../auth/principal';
 import type { Store } from '../store/mongo';
 import { canSee, type Agent, type AgentDocument } from './agent';
+import { derivedFields } from './search';
 
 export const AGENTS_COLLECTION = 'agents';
 
@@ -18,7 +20,7 @@ export function fromDocument(document: AgentDocument): Agent {
 export class AgentStore {
   constructor(private readonly store: Store) {}
 
-  static indexes() {
+  static indexes(): IndexDescription[] {
     return [
       { key: { searchTokens: 1 }, name: 'by_search_token' },
       { key: { operations: 1 }, name: 'by_operation' },
@@ -40,4 +42,45 @@ export class AgentStore {
     const agent = await this.findById(agentId);
     return agent && canSee(principal, agent) ? agent : null;
   }
+
+  async insert(agent: Agent): Promise<void> {
+    await this.collection.insertOne(toDocument(agent, derivedFields(agent)));
+  }
+
+  /** Replaces the stored agent if it is still at `expectedVersion`; false when someone changed or deleted it meanwhile. */
+  async replace(agent: Agent, expectedVersion: number): Promise<boolean> {
+    const { _id, ...document } = toDocument(agent, derivedFields(agent));
+    const result = await this.collection.replaceOne({ _id, version: expectedVersion }, document);
+    return result.matchedCount === 1;
+  }
+
+  /** A new signing secret; not a change of the registration, so `version` stays. */
+  async setSigningSecret(agentId: string, signingSecret: string): Promise<void> {
+    await this.collection.updateOne({ _id: agentId }, { $set: { signingSecret, updatedAt: new Date() } });
+  }
+
+  async delete(agentId: string): Promise<boolean> {
+    const result = await this.collection.deleteOne({ _id: agentId });
+    return result.deletedCount === 1;
+  }
+
+  /** One page of the agents `principal` may see, in agentId order, after the agentId `after`. */
+  async listVisible(principal: Principal, page: { limit: number; after?: string }, filter: Filter<AgentDocument> = {}): Promise<Agent[]> {
+    const conditions = [visibleTo(principal), filter, page.after === undefined ? {} : { _id: { $gt: page.after } }];
+    const documents = await this.collection.find({ $and: conditions }).sort({ _id: 1 }).limit(page.limit).toArray();
+    return documents.map(fromDocument);
+  }
+
+  /** Visible agents sharing at least one search token (the multikey index), at most `bound` of them. */
+  async searchCandidates(principal: Principal, tokens: string[], filter: Filter<AgentDocument>, bound: number): Promise<Agent[]> {
+    const conditions = [visibleTo(principal), filter, { searchTokens: { $in: tokens } }];
+    const documents = await this.collection.find({ $and: conditions }).limit(bound).toArray();
+    return documents.map(fromDocument);
+  }
+}
+
+/** `canSee` as a query, so that lists and searches never load agents the caller may not see. */
+function visibleTo(principal: Principal): Filter<AgentDocument> {
+  if (principal.kind === PrincipalKind.ADMIN) return {};
+  return { $or: [{ visibility: 'public' }, { ownerId: principal.id }, { _id: principal.id }, { sharedWith: principal.id }] };
 }

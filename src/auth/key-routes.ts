@@ -1,0 +1,45 @@
+import Router from '@koa/router';
+import type { Schema } from 'ajv';
+import type { RouteModule } from '../http/app';
+import { forbidden, notFound } from '../http/errors';
+import { validator } from '../http/validate';
+import type { ApiKeyStore } from './api-keys';
+import { PrincipalKind, requireKind } from './principal';
+
+/** POST /keys: an optional note saying what the key is for. */
+export const KEY_CREATION_SCHEMA: Schema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { description: { type: 'string', maxLength: 200 } },
+};
+
+const checkKeyCreation = validator<{ description?: string }>(KEY_CREATION_SCHEMA, 'key request');
+
+/**
+ * Service keys: created by an admin or a service (CONTRACT.md, "Credentials and roles"), shown
+ * once. An admin may revoke any key; a service the keys it created and its own.
+ */
+export function createKeyRoutes(apiKeys: ApiKeyStore): RouteModule {
+  const router = new Router();
+
+  router.post('/keys', async (ctx) => {
+    const principal = requireKind(ctx, PrincipalKind.ADMIN, PrincipalKind.SERVICE);
+    const { description } = checkKeyCreation(ctx.request.body ?? {});
+    const issued = await apiKeys.issue(PrincipalKind.SERVICE, undefined, description, principal.id);
+    ctx.status = 201;
+    ctx.set('Location', `/keys/${issued.id}`);
+    ctx.body = { id: issued.id, key: issued.key, kind: PrincipalKind.SERVICE, description: description ?? null, createdAt: issued.createdAt.toISOString() };
+  });
+
+  router.delete('/keys/:keyId', async (ctx) => {
+    const principal = requireKind(ctx, PrincipalKind.ADMIN, PrincipalKind.SERVICE);
+    const record = await apiKeys.find(ctx.params.keyId);
+    if (!record || record.revokedAt) throw notFound(`Key ${ctx.params.keyId}`);
+    const mayRevoke = principal.kind === PrincipalKind.ADMIN || record.createdBy === principal.id || record._id === principal.id;
+    if (!mayRevoke) throw forbidden('A service may revoke only the keys it created and its own');
+    await apiKeys.revoke(record._id);
+    ctx.status = 204;
+  });
+
+  return { router, versioned: true };
+}

@@ -1,0 +1,29 @@
+import type { Principal } from '../auth/principal';
+import { canManage, type Agent } from './agent';
+
+/**
+ * An agent as the API shows it: a superset of the spec's response shapes A (`agentId`, `status`)
+ * and B (`id`, timestamps, ...). Secrets never appear here; who owns it and whom it is shared with
+ * only its managers see.
+ */
+export function agentView(agent: Agent, principal: Principal) {
+  return {
+    agentId: agent.id,
+    id: agent.id,
+    name: agent.name,
+    status: 'active',
+    description: agent.description,
+    defaultPrompt: agent.defaultPrompt,
+    imageUrl: agent.imageUrl ?? null,
+    backgroundImageUrl: agent.backgroundImageUrl ?? null,
+    websiteUrl: agent.websiteUrl ?? null,
+    mcpUrl: agent.mcpUrl,
+    chatUrl: agent.chatUrl,
+    capabilities: agent.capabilities,
+    visibility: agent.visibility,
+    version: agent.version,
+    createdAt: agent.createdAt.toISOString(),
+    updatedAt: agent.updatedAt.toISOString(),
+    ...(canManage(principal, agent) ? { ownerId: agent.ownerId ?? null, sharedWith: agent.sharedWith, callbackUrl: agent.callbackUrl ?? null } : {}),
+  };
+}

@@ -1,0 +1,154 @@
+import type { Schema } from 'ajv';
+import type { CapabilityEntry, JsonSchema, ToolDefinition, Visibility } from './agent';
+
+/**
+ * JSON Schemas of the registry's requests, checked once at the edge (src/http/validate.ts).
+ * Exported by name so the OpenAPI document can be built from them. The schemas agents supply
+ * (inputSchema, outputSchema) are only checked to be objects here; UserSchemaCompiler compiles them.
+ */
+
+/** A tool's or capability entry's name: the `method` of `capability/method`. */
+export const CAPABILITY_NAME_PATTERN = '^[A-Za-z0-9_.-]{1,128}$';
+
+export const REGISTRATION_LIMITS = {
+  nameChars: 200,
+  textChars: 10_000,
+  urlChars: 2_048,
+  capabilityEntries: 256,
+  sharedWith: 1_000,
+  principalIdChars: 256,
+} as const;
+
+const text = (maxLength: number) => ({ type: 'string', maxLength: maxLength }) as const;
+const nonEmptyText = (maxLength: number) => ({ type: 'string', minLength: 1, maxLength: maxLength }) as const;
+const URL_FIELD = { type: 'string', minLength: 1, maxLength: REGISTRATION_LIMITS.urlChars, format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' } as const;
+const SCHEMA_OBJECT = { type: 'object' } as const;
+const CAPABILITY_NAME = { type: 'string', pattern: CAPABILITY_NAME_PATTERN } as const;
+
+export const TOOL_DEFINITION_SCHEMA = {
+  type: 'object',
+  required: ['name', 'description', 'inputSchema'],
+  properties: {
+    name: CAPABILITY_NAME,
+    description: text(REGISTRATION_LIMITS.textChars),
+    inputSchema: SCHEMA_OBJECT,
+    // MCP tools carry more members (title, outputSchema, ...): kept as sent.
+    annotations: { type: 'object', properties: { outputSchema: SCHEMA_OBJECT } },
+    outputSchema: SCHEMA_OBJECT,
+  },
+} as const;
+
+export const CAPABILITY_ENTRY_SCHEMA = {
+  type: 'object',
+  required: ['name'],
+  properties: {
+    name: CAPABILITY_NAME,
+    description: text(REGISTRATION_LIMITS.textChars),
+    inputSchema: SCHEMA_OBJECT,
+  },
+} as const;
+
+const entryList = (items: object) => ({ type: 'array', maxItems: REGISTRATION_LIMITS.capabilityEntries, items }) as const;
+
+export const CAPABILITIES_SCHEMA = {
+  type: 'object',
+  required: ['tools'],
+  additionalProperties: false,
+  properties: {
+    tools: entryList(TOOL_DEFINITION_SCHEMA),
+    prompts: entryList(CAPABILITY_ENTRY_SCHEMA),
+    resources: entryList(CAPABILITY_ENTRY_SCHEMA),
+    experimental: entryList(CAPABILITY_ENTRY_SCHEMA),
+  },
+} as const;
+
+const AGENT_FIELDS = {
+  name: nonEmptyText(REGISTRATION_LIMITS.nameChars),
+  description: text(REGISTRATION_LIMITS.textChars),
+  defaultPrompt: text(REGISTRATION_LIMITS.textChars),
+  imageUrl: URL_FIELD,
+  backgroundImageUrl: URL_FIELD,
+  websiteUrl: URL_FIELD,
+  mcpUrl: URL_FIELD,
+  chatUrl: URL_FIELD,
+  mcpEndpoint: URL_FIELD,
+  chatEndpoint: URL_FIELD,
+  callbackUrl: URL_FIELD,
+  capabilities: CAPABILITIES_SCHEMA,
+  visibility: { type: 'string', enum: ['public', 'private'] },
+  sharedWith: {
+    type: 'array',
+    maxItems: REGISTRATION_LIMITS.sharedWith,
+    items: nonEmptyText(REGISTRATION_LIMITS.principalIdChars),
+  },
+} as const;
+
+/** POST /agents. `mcpEndpoint`/`chatEndpoint` are aliases of `mcpUrl`/`chatUrl`; unknown members are ignored. */
+export const AGENT_REGISTRATION_SCHEMA: Schema = {
+  type: 'object',
+  required: ['name', 'description', 'defaultPrompt', 'capabilities'],
+  // mcpUrl (or mcpEndpoint) and chatUrl (or chatEndpoint) are required too: checked with the aliases.
+  properties: AGENT_FIELDS,
+};
+
+/** PATCH /agents/{id}: any registration fields; the merged agent is checked like a registration. */
+export const AGENT_UPDATE_SCHEMA: Schema = {
+  type: 'object',
+  minProperties: 1,
+  properties: AGENT_FIELDS,
+};
+
+/** Digits 1 to 200, as a query string carries them. */
+const LIMIT_PARAMETER = { type: 'string', pattern: '^(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|200)$' } as const;
+const AFTER_PARAMETER = { type: 'string', format: 'uuid' } as const;
+
+/** GET /agents?limit&after. */
+export const AGENT_LIST_QUERY_SCHEMA: Schema = {
+  type: 'object',
+  properties: { limit: LIMIT_PARAMETER, after: AFTER_PARAMETER },
+};
+
+/** GET /agents/search?query&capability&limit&after (the routes ask for at least one of query and capability). */
+export const AGENT_SEARCH_QUERY_SCHEMA: Schema = {
+  type: 'object',
+  properties: {
+    query: text(1_000),
+    capability: { type: 'string', pattern: '^(?:tools|prompts|resources|experimental)/[A-Za-z0-9_.-]{1,128}$' },
+    limit: LIMIT_PARAMETER,
+    after: AFTER_PARAMETER,
+  },
+};
+
+export interface AgentRegistrationFields {
+  name: string;
+  description: string;
+  defaultPrompt: string;
+  imageUrl?: string;
+  backgroundImageUrl?: string;
+  websiteUrl?: string;
+  mcpUrl?: string;
+  chatUrl?: string;
+  mcpEndpoint?: string;
+  chatEndpoint?: string;
+  callbackUrl?: string;
+  capabilities: {
+    tools: Array<ToolDefinition & { outputSchema?: JsonSchema }>;
+    prompts?: CapabilityEntry[];
+    resources?: CapabilityEntry[];
+    experimental?: CapabilityEntry[];
+  };
+  visibility?: Visibility;
+  sharedWith?: string[];
+}
+
+export type AgentUpdateFields = Partial<AgentRegistrationFields>;
+
+export interface AgentListQuery {
+  limit?: string;
+  after?: string;
+}
+
+export interface AgentSearchQuery extends AgentListQuery {
+  query?: string;
+  capability?: string;
+}

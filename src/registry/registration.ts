@@ -1,0 +1,123 @@
+import { ApiError, ErrorCode, invalid } from '../http/errors';
+import { CAPABILITY_CATEGORIES, type Agent, type AgentCapabilities, type JsonSchema } from './agent';
+import type { AgentRegistrationFields, AgentUpdateFields } from './registration-schema';
+import { SchemaRejected, type UserSchemaCompiler } from './user-schemas';
+
+/** The fields of an agent that a registration sets, with the aliases resolved. */
+export type AgentRegistration = Pick<
+  Agent,
+  'name' | 'description' | 'defaultPrompt' | 'imageUrl' | 'backgroundImageUrl' | 'websiteUrl' | 'mcpUrl' | 'chatUrl' | 'callbackUrl' | 'capabilities' | 'visibility' | 'sharedWith'
+>;
+
+export interface RegistrationRules {
+  allowInsecureAgentUrls: boolean;
+  compiler: UserSchemaCompiler;
+}
+
+const ALIASES = [
+  ['mcpUrl', 'mcpEndpoint'],
+  ['chatUrl', 'chatEndpoint'],
+] as const;
+
+/** Registration fields with `mcpEndpoint`/`chatEndpoint` folded into `mcpUrl`/`chatUrl`; 400 when both are given and differ. */
+export function resolveAliases<T extends AgentUpdateFields>(fields: T): Omit<T, 'mcpEndpoint' | 'chatEndpoint'> {
+  const resolved: AgentUpdateFields = { ...fields };
+  for (const [name, alias] of ALIASES) {
+    const [value, aliased] = [fields[name], fields[alias]];
+    if (value !== undefined && aliased !== undefined && value !== aliased) {
+      throw invalid(`${name} and ${alias} name the same endpoint and differ`, [{ path: `/${alias}`, message: `differs from ${name}` }]);
+    }
+    delete resolved[alias];
+    if (aliased !== undefined) resolved[name] = aliased;
+  }
+  return resolved as Omit<T, 'mcpEndpoint' | 'chatEndpoint'>;
+}
+
+const REGISTRATION_FIELDS = [
+  'name', 'description', 'defaultPrompt', 'imageUrl', 'backgroundImageUrl', 'websiteUrl', 'mcpUrl', 'chatUrl', 'callbackUrl', 'capabilities', 'visibility', 'sharedWith',
+] as const satisfies ReadonlyArray<keyof AgentRegistration>;
+
+/** The part of a stored agent that its owner registered (and may change with PATCH). */
+export const registrationOf = (agent: Agent): AgentRegistration => pickRegistration(agent);
+
+/** Only the registration's fields, without unset ones: unknown members of a request are dropped here. */
+function pickRegistration(source: AgentRegistration): AgentRegistration {
+  return withoutUndefined(Object.fromEntries(REGISTRATION_FIELDS.map((field) => [field, source[field]])) as AgentRegistration);
+}
+
+/** A checked registration from a body that passed AGENT_REGISTRATION_SCHEMA. */
+export function registrationFrom(fields: AgentRegistrationFields, rules: RegistrationRules): AgentRegistration {
+  const resolved = resolveAliases(fields);
+  for (const name of ['mcpUrl', 'chatUrl'] as const) {
+    if (resolved[name] === undefined) throw invalid(`${name} is required`, [{ path: '/', message: `must have required property '${name}'` }]);
+  }
+  const registration: AgentRegistration = {
+    ...pickRegistration(resolved as AgentRegistration),
+    visibility: resolved.visibility ?? 'public',
+    sharedWith: [...new Set(resolved.sharedWith ?? [])],
+  };
+  checkRegistration(registration, rules);
+  return registration;
+}
+
+/** The registration `current` becomes with `update` (a body that passed AGENT_UPDATE_SCHEMA) applied, checked again. */
+export function updatedRegistration(current: AgentRegistration, update: AgentUpdateFields, rules: RegistrationRules): AgentRegistration {
+  const resolved = resolveAliases(update);
+  const merged: AgentRegistration = { ...current, ...pickRegistration(resolved as AgentRegistration) };
+  if (resolved.sharedWith) merged.sharedWith = [...new Set(resolved.sharedWith)];
+  checkRegistration(merged, rules);
+  return merged;
+}
+
+/** What the schema cannot say: the https rule, unique capability names, and every agent-supplied schema compiling. */
+function checkRegistration(registration: AgentRegistration, rules: RegistrationRules): void {
+  if (!rules.allowInsecureAgentUrls) {
+    // The URLs the service itself calls; the others are only shown to users.
+    for (const name of ['mcpUrl', 'callbackUrl'] as const) {
+      const url = registration[name];
+      if (url !== undefined && !/^https:/i.test(url)) throw invalid(`${name} must be an https URL`, [{ path: `/${name}`, message: 'must use https' }]);
+    }
+  }
+  checkUniqueNames(registration.capabilities);
+  compileSchemas(registration.capabilities, rules.compiler);
+}
+
+function checkUniqueNames(capabilities: AgentCapabilities): void {
+  for (const category of CAPABILITY_CATEGORIES) {
+    const seen = new Set<string>();
+    for (const entry of capabilities[category] ?? []) {
+      if (seen.has(entry.name)) {
+        throw new ApiError(ErrorCode.CONFLICT, `Duplicate ${category} name "${entry.name}": names must be unique within an agent`, [
+          { path: `/capabilities/${category}`, message: `duplicate name "${entry.name}"` },
+        ]);
+      }
+      seen.add(entry.name);
+    }
+  }
+}
+
+function compileSchemas(capabilities: AgentCapabilities, compiler: UserSchemaCompiler): void {
+  for (const category of CAPABILITY_CATEGORIES) {
+    (capabilities[category] ?? []).forEach((entry: { name: string; inputSchema?: JsonSchema; outputSchema?: JsonSchema; annotations?: { outputSchema?: JsonSchema } }, index) => {
+      const schemas: Array<[string, JsonSchema | undefined]> = [
+        ['inputSchema', entry.inputSchema],
+        ['outputSchema', entry.outputSchema],
+        ['annotations/outputSchema', entry.annotations?.outputSchema],
+      ];
+      for (const [member, schema] of schemas) {
+        if (schema === undefined) continue;
+        try {
+          compiler.compile(schema);
+        } catch (error) {
+          if (!(error instanceof SchemaRejected)) throw error;
+          const path = `/capabilities/${category}/${index}/${member}`;
+          throw invalid(`Invalid ${member} of ${category} "${entry.name}": ${error.message}`, [{ path, message: error.message }]);
+        }
+      }
+    });
+  }
+}
+
+function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, member]) => member !== undefined)) as T;
+}

@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { ApiKeyStore } from '../auth/api-keys';
+import { PrincipalKind, requireKind, requirePrincipal, type Principal } from '../auth/principal';
+import { newSigningSecret } from '../auth/signing-secret';
+import type { RouteModule } from '../http/app';
+import { ApiError, ErrorCode, forbidden, invalid } from '../http/errors';
+import { validator } from '../http/validate';
+import { canManage, type Agent } from './agent';
+import type { AgentStore } from './agent-store';
+import { agentView } from './agent-view';
+import {
+  AGENT_LIST_QUERY_SCHEMA,
+  AGENT_REGISTRATION_SCHEMA,
+  AGENT_SEARCH_QUERY_SCHEMA,
+  AGENT_UPDATE_SCHEMA,
+  type AgentListQuery,
+  type AgentRegistrationFields,
+  type AgentSearchQuery,
+  type AgentUpdateFields,
+} from './registration-schema';
+import { registrationFrom, registrationOf, updatedRegistration, type RegistrationRules } from './registration';
+import { queryTokens, rank } from './search';
+
+export interface RegistryDeps {
+  agents: AgentStore;
+  apiKeys: ApiKeyStore;
+  rules: RegistrationRules;
+}
+
+const checkRegistration = validator<AgentRegistrationFields>(AGENT_REGISTRATION_SCHEMA, 'agent registration');
+const checkUpdate = validator<AgentUpdateFields>(AGENT_UPDATE_SCHEMA, 'agent update');
+const checkListQuery = validator<AgentListQuery>(AGENT_LIST_QUERY_SCHEMA, 'query string');
+const checkSearchQuery = validator<AgentSearchQuery>(AGENT_SEARCH_QUERY_SCHEMA, 'query string');
+
+const DEFAULT_PAGE_SIZE = 50;
+/** Most agents a search ranks: candidates come from the token index, never the whole collection. */
+const SEARCH_CANDIDATES = 1_000;
+
+const pageOf = (query: AgentListQuery) => ({ limit: query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(query.limit), after: query.after });
+
+const agentNotFound = (agentId: string) => new ApiError(ErrorCode.AGENT_NOT_FOUND, `Agent ${agentId} not found`);
+
+/** /agents: registration, lookup, change and removal of agents. Served bare and under /v1. */
+export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
+  const { agents, apiKeys, rules } = deps;
+  const router = new Router();
+
+  /** The agent if the caller may see it, else 404 (an invisible agent is not admitted to exist). */
+  async function visibleAgent(ctx: Context): Promise<{ principal: Principal; agent: Agent }> {
+    const principal = requirePrincipal(ctx);
+    const agent = await agents.findVisible(principal, ctx.params.agentId);
+    if (!agent) throw agentNotFound(ctx.params.agentId);
+    return { principal, agent };
+  }
+
+  router.post('/agents', async (ctx) => {
+    const principal = requireKind(ctx, PrincipalKind.ADMIN, PrincipalKind.SERVICE, PrincipalKind.HUMAN);
+    const registration = registrationFrom(checkRegistration(ctx.request.body), rules);
+    const now = new Date();
+    const agent: Agent = {
+      id: randomUUID(),
+      ...registration,
+      ...(principal.kind === PrincipalKind.ADMIN ? {} : { ownerId: principal.id }),
+      signingSecret: newSigningSecret(),
+      version: 1,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await agents.insert(agent);
+    const { key } = await apiKeys.issue(PrincipalKind.AGENT, agent.id);
+    ctx.status = 201;
+    ctx.set('Location', `/agents/${agent.id}`);
+    ctx.body = { ...agentView(agent, principal), apiKey: key, signingSecret: agent.signingSecret };
+  });
+
+  router.get('/agents', async (ctx) => {
+    const principal = requirePrincipal(ctx);
+    const found = await agents.listVisible(principal, pageOf(checkListQuery(ctx.query)));
+    ctx.body = found.map((agent) => agentView(agent, principal));
+  });
+
+  // Before /agents/:agentId, which would take "search" for an id.
+  router.get('/agents/search', async (ctx) => {
+    const principal = requirePrincipal(ctx);
+    const query = checkSearchQuery(ctx.query);
+    if (!query.query?.trim() && query.capability === undefined) {
+      throw invalid('Give a search query, a capability (for instance capability=tools/translate), or both');
+    }
+    const page = pageOf(query);
+    const filter = query.capability === undefined ? {} : { operations: query.capability };
+    const tokens = queryTokens(query.query ?? '');
+    if (tokens.length === 0) {
+      // Only a capability to match, or a query without a single word: nothing to rank.
+      const found = query.query?.trim() ? [] : await agents.listVisible(principal, page, filter);
+      ctx.body = found.map((agent) => agentView(agent, principal));
+      return;
+    }
+    const ranked = rank(await agents.searchCandidates(principal, tokens, filter, SEARCH_CANDIDATES), tokens);
+    // An `after` no longer among the matches ends the paging rather than starting it over.
+    const start = page.after === undefined ? 0 : ranked.findIndex((agent) => agent.id === page.after) + 1 || ranked.length;
+    ctx.body = ranked.slice(start, start + page.limit).map((agent) => agentView(agent, principal));
+  });
+
+  router.get('/agents/:agentId', async (ctx) => {
+    const { principal, agent } = await visibleAgent(ctx);
+    ctx.body = agentView(agent, principal);
+  });
+
+  router.patch('/agents/:agentId', async (ctx) => {
+    const { principal, agent } = await visibleAgent(ctx);
+    if (!canManage(principal, agent)) throw forbidden('Only the owner of an agent or an admin may change it');
+    const registration = updatedRegistration(registrationOf(agent), checkUpdate(ctx.request.body), rules);
+    const updated: Agent = { ...agent, ...registration, version: agent.version + 1, updatedAt: new Date() };
+    if (!(await agents.replace(updated, agent.version))) {
+      throw new ApiError(ErrorCode.CONFLICT, `Agent ${agent.id} was changed or deleted meanwhile; read it again and retry`);
+    }
+    ctx.body = agentView(updated, principal);
+  });
+
+  router.delete('/agents/:agentId', async (ctx) => {
+    const { principal, agent } = await visibleAgent(ctx);
+    if (!canManage(principal, agent)) throw forbidden('Only the owner of an agent or an admin may delete it');
+    // Keys first: a key must never outlive its agent, even if the delete below fails.
+    await apiKeys.revokeAllOf(agent.id);
+    await agents.delete(agent.id);
+    ctx.status = 204;
+  });
+
+  router.post('/agents/:agentId/keys/rotate', async (ctx) => {
+    const { principal, agent } = await visibleAgent(ctx);
+    const isTheAgent = principal.kind === PrincipalKind.AGENT && principal.id === agent.id;
+    if (!isTheAgent && !canManage(principal, agent)) throw forbidden("Only the agent, its owner or an admin may rotate the agent's credentials");
+    await apiKeys.revokeAllOf(agent.id);
+    const { key } = await apiKeys.issue(PrincipalKind.AGENT, agent.id);
+    const signingSecret = newSigningSecret();
+    await agents.setSigningSecret(agent.id, signingSecret);
+    ctx.body = { agentId: agent.id, apiKey: key, signingSecret };
+  });
+
+  return { router, versioned: true };
+}

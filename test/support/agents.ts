@@ -1,0 +1,45 @@
+import { randomUUID } from 'node:crypto';
+import { call, type CallOptions } from './http';
+
+/** A registration body that passes every rule: one tool with an inputSchema, endpoints on loopback. */
+export function agentRegistration(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const port = 9; // discard: nothing listens; tests that need a live agent override mcpUrl
+  return {
+    name: `Test agent ${randomUUID().slice(0, 8)}`,
+    description: 'Echoes what it is given',
+    defaultPrompt: 'Hello, what shall I echo?',
+    mcpUrl: `http://127.0.0.1:${port}/mcp`,
+    chatUrl: `http://127.0.0.1:${port}/chat`,
+    capabilities: {
+      tools: [
+        {
+          name: 'echo',
+          description: 'Returns its text',
+          inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+          annotations: { outputSchema: { type: 'object', properties: { text: { type: 'string' } } } },
+        },
+      ],
+    },
+    ...overrides,
+  };
+}
+
+export interface RegisteredAgent {
+  agentId: string;
+  id: string;
+  apiKey: string;
+  signingSecret: string;
+  [field: string]: any;
+}
+
+/** Registers an agent (as admin unless told otherwise) and returns the 201 body, secrets included; throws on any other status. */
+export function registerAgent(overrides: Record<string, unknown> = {}, apiKey = 'admin'): Promise<RegisteredAgent> {
+  return registerAgentWith({ apiKey }, overrides);
+}
+
+/** registerAgent with any credential, for instance a human's headers (test/support/humans.ts). */
+export async function registerAgentWith(credentials: Pick<CallOptions, 'apiKey' | 'headers'>, overrides: Record<string, unknown> = {}): Promise<RegisteredAgent> {
+  const reply = await call<RegisteredAgent>('POST', '/agents', { ...credentials, body: agentRegistration(overrides) });
+  if (reply.status !== 201) throw new Error(`registering an agent answered ${reply.status}: ${JSON.stringify(reply.body)}`);
+  return reply.body;
+}

@@ -1,0 +1,30 @@
+import { randomUUID } from 'node:crypto';
+import { SignJWT } from 'jose';
+import { testStack } from './test-stack';
+
+export interface HumanTokenOptions {
+  /** HS256 secret; the test stack's AUTH_JWT_SECRET unless given. */
+  secret?: string;
+  /** The session token's `sub`, when a test wants it to differ from the identity token's. */
+  sessionSubject?: string;
+  expiresIn?: string;
+}
+
+/** A session or identity token as the identity provider would sign it (HS256). */
+export function hs256Token(subject: string, options: HumanTokenOptions = {}): Promise<string> {
+  return new SignJWT({})
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(subject)
+    .setIssuedAt()
+    .setExpirationTime(options.expiresIn ?? '10m')
+    .sign(new TextEncoder().encode(options.secret ?? testStack().jwtSecret));
+}
+
+/** The headers a human sends: Authorization (session token) and X-Identity-Token, both naming `subject`. */
+export async function humanHeaders(subject: string, options: HumanTokenOptions = {}): Promise<Record<string, string>> {
+  const [session, identity] = await Promise.all([hs256Token(options.sessionSubject ?? subject, options), hs256Token(subject, options)]);
+  return { authorization: `Bearer ${session}`, 'x-identity-token': identity };
+}
+
+/** A fresh user id, so that tests sharing the service never see each other's private agents. */
+export const newUserId = (): string => `user-${randomUUID()}`;
