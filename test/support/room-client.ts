@@ -108,7 +108,11 @@ export class RoomClient {
 
 /** The HTTP status a refused handshake answered with, and its body. */
 export async function refusedHandshake(roomId: string, credential: SocketCredential, options: ConnectOptions = {}): Promise<{ status: number; body: any }> {
-  const ws = new WebSocket(await roomSocketUrl(roomId, credential, options));
+  return refusedHandshakeAt(await roomSocketUrl(roomId, credential, options));
+}
+
+export function refusedHandshakeAt(url: string): Promise<{ status: number; body: any }> {
+  const ws = new WebSocket(url);
   return new Promise((resolve, reject) => {
     ws.once('open', () => {
       ws.terminate();
