@@ -14,6 +14,13 @@ export type FrameType = (typeof FrameType)[keyof typeof FrameType];
 /** Frame types a client may send. */
 export const CLIENT_FRAME_TYPES: readonly string[] = [FrameType.MESSAGE];
 
+/** WebSocket close codes the service sends: standard ones, and 4403 from the application range (4000-4999). */
+export const CloseCode = {
+  SERVER_SHUTTING_DOWN: 1001,
+  HISTORY_UNAVAILABLE: 1011,
+  REMOVED_FROM_ROOM: 4403,
+} as const;
+
 export const SystemEvent = {
   PARTICIPANT_JOINED: 'participant_joined',
   PARTICIPANT_LEFT: 'participant_left',

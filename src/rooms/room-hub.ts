@@ -10,6 +10,7 @@ export interface RoomConnection {
   readonly participant: ParticipantRef;
   /** Takes a serialized frame; `seq` is set for stored messages, so a resuming connection can drop duplicates. */
   deliver(text: string, seq?: number): void;
+  close(code: number, reason: string): void;
 }
 
 export interface OutgoingMessage {
@@ -81,6 +82,14 @@ export class RoomHub {
       this.publish(connection.roomId, participantEventFrame(connection.roomId, SystemEvent.PARTICIPANT_LEFT, connection.participant));
     }
     this.forgetIfIdle(connection.roomId, room);
+  }
+
+  /** Closes every connection of `participant` to the room, for instance once it lost access to a private room. */
+  disconnect(roomId: string, participant: ParticipantRef, code: number, reason: string): void {
+    const key = participantKey(participant);
+    for (const connection of this.rooms.get(roomId)?.connections ?? []) {
+      if (participantKey(connection.participant) === key) connection.close(code, reason);
+    }
   }
 
   /**

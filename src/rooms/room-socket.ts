@@ -3,7 +3,7 @@ import { ApiError, ErrorCode, invalid } from '../http/errors';
 import { toApiError } from '../http/error-handler';
 import { validator } from '../http/validate';
 import type { Logger } from '../ops/logger';
-import { CLIENT_FRAME_TYPES, errorFrame, FrameType, messageFrame, type Frame } from './frames';
+import { CLIENT_FRAME_TYPES, CloseCode, errorFrame, FrameType, messageFrame, type Frame } from './frames';
 import type { SendMessage } from './schemas';
 import type { MessageStore } from './message-store';
 import type { ParticipantRef } from './room';
@@ -58,7 +58,7 @@ export class RoomSocket implements RoomConnection {
     } catch (error) {
       this.deps.logger.warn({ err: error, roomId: this.roomId }, 'resume failed');
       this.sendFrame(errorFrame(toApiError(error)));
-      this.ws.close(1011, 'Could not read the room history');
+      this.ws.close(CloseCode.HISTORY_UNAVAILABLE, 'Could not read the room history');
       return;
     }
     const held = this.held;
@@ -91,7 +91,6 @@ export class RoomSocket implements RoomConnection {
     this.ws.terminate();
   }
 
-  /** A graceful close, for shutdown. */
   close(code: number, reason: string): void {
     this.ws.close(code, reason);
   }

@@ -4,7 +4,7 @@ import { PrincipalKind, requireKind, requirePrincipal, type AuthState } from '..
 import { ApiError, ErrorCode, invalid, notFound } from '../http/errors';
 import type { RouteModule } from '../http/app';
 import { validator } from '../http/validate';
-import { messageFrame } from './frames';
+import { CloseCode, messageFrame } from './frames';
 import { messageInput } from './message-input';
 import type { MessageStore, PageCursor } from './message-store';
 import { participantOf, participantKey, ParticipantType, readAccess, RoomAccess, toRoomRecord, type Participant, type Room } from './room';
@@ -92,6 +92,9 @@ export function createRoomRoutes(deps: RoomRoutesDeps): RouteModule {
     const { change, room: updated } = await deps.rooms.removeParticipant(room.id, member);
     if (change === ParticipantChange.NO_ROOM) throw notFound('Room');
     if (change === ParticipantChange.NOT_A_PARTICIPANT) throw notFound('Participant');
+    if (updated!.private) {
+      deps.hub.disconnect(room.id, { type: member.type, id: member.participantId }, CloseCode.REMOVED_FROM_ROOM, 'Removed from this private room');
+    }
     ctx.body = toRoomRecord(updated!);
   });
 

@@ -5,6 +5,7 @@ import type { Authenticator } from '../auth/authenticate';
 import { ApiError, ErrorCode, forbidden, invalid, notFound } from '../http/errors';
 import { toApiError } from '../http/error-handler';
 import type { Logger } from '../ops/logger';
+import { CloseCode } from './frames';
 import type { MessageStore } from './message-store';
 import { messageInput } from './message-input';
 import { isParticipant, participantOf } from './room';
@@ -54,7 +55,7 @@ export class RoomWebSocketServer {
   /** Closes every connection: politely first, then cut after a short grace. */
   async close(): Promise<void> {
     clearInterval(this.heartbeat);
-    for (const socket of this.sockets) socket.close(1001, 'Server shutting down');
+    for (const socket of this.sockets) socket.close(CloseCode.SERVER_SHUTTING_DOWN, 'Server shutting down');
     const deadline = Date.now() + CLOSE_GRACE_MS;
     while (this.sockets.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     for (const socket of this.sockets) socket.terminate();

@@ -166,6 +166,20 @@ describe('room WebSocket frames', () => {
   });
 });
 
+describe('private room membership', () => {
+  it('disconnects a participant removed from a private room (4403) and refuses it afterwards', async () => {
+    const [staying, leaving] = [newUserId(), newUserId()];
+    const room = await createRoom({ private: true, participants: [human(staying), human(leaving)] });
+    const stays = await connect(room.roomId, { human: staying });
+    const removed = await connect(room.roomId, { human: leaving });
+    await stays.waitFor(isSystem('participant_joined', leaving));
+    expect((await call('DELETE', `/rooms/${room.roomId}/participants/${leaving}`, { apiKey: 'admin' })).status).toBe(200);
+    expect((await removed.closed).code).toBe(4403);
+    await stays.waitFor(isSystem('participant_left', leaving));
+    expect((await refusedHandshake(room.roomId, { human: leaving })).status).toBe(403);
+  });
+});
+
 describe('resuming with since', () => {
   it('sends every stored message after since, in order, then live ones, without gap or duplicate', async () => {
     const [alice, bob] = [newUserId(), newUserId()];
