@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IndexDescription } from 'mongodb';
 import type { Store } from '../store/mongo';
 import { ApiError, ErrorCode } from '../http/errors';
-import { isParticipant, participantKey, type Participant, type Room } from './room';
+import { isParticipant, participantKey, type NewRoom, type Participant, type Room } from './room';
 
 export const ROOMS_COLLECTION = 'rooms';
 
@@ -17,8 +17,6 @@ interface RoomDocument extends Omit<Room, 'id' | 'metadata'> {
   memberKeys: string[];
   revision: number;
 }
-
-export type NewRoom = Omit<Room, 'id' | 'createdAt' | 'updatedAt'>;
 
 export const ParticipantChange = {
   DONE: 'done',

@@ -34,6 +34,9 @@ export interface Room {
   updatedAt: Date;
 }
 
+/** A room as its creator describes it, before the service gives it an id and timestamps. */
+export type NewRoom = Omit<Room, 'id' | 'createdAt' | 'updatedAt'>;
+
 /** The room record of the HTTP answers: `roomId` and `id` carry the same value. */
 export function toRoomRecord(room: Room) {
   return {
@@ -65,7 +68,7 @@ export function isParticipant(room: Pick<Room, 'participants'>, participant: Par
 }
 
 /** Admin and service keys read every room. */
-export const readsEverything = (principal: Principal): boolean =>
+const readsEverything = (principal: Principal): boolean =>
   principal.kind === PrincipalKind.ADMIN || principal.kind === PrincipalKind.SERVICE;
 
 export const RoomAccess = {

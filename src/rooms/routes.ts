@@ -7,7 +7,7 @@ import { validator } from '../http/validate';
 import { CloseCode, messageFrame } from './frames';
 import { messageInput } from './message-input';
 import type { MessageStore, PageCursor } from './message-store';
-import { participantOf, participantKey, ParticipantType, readAccess, RoomAccess, toRoomRecord, type Participant, type Room } from './room';
+import { participantOf, participantKey, ParticipantType, readAccess, RoomAccess, toRoomRecord, type NewRoom, type Participant, type Room } from './room';
 import type { RoomHub } from './room-hub';
 import { ParticipantChange, type RoomStore } from './room-store';
 import {
@@ -17,7 +17,6 @@ import {
   MESSAGE_HISTORY_QUERY_SCHEMA,
   PARTICIPANT_SCHEMA,
   ROOM_LIST_QUERY_SCHEMA,
-  type CreateRoom,
   type MessageHistoryQuery,
   type RoomListQuery,
 } from './schemas';
@@ -31,7 +30,7 @@ export interface RoomRoutesDeps {
   agentExists(agentId: string): Promise<boolean>;
 }
 
-const readCreateRoom = validator<CreateRoom>(CREATE_ROOM_SCHEMA, 'room');
+const readCreateRoom = validator<NewRoom>(CREATE_ROOM_SCHEMA, 'room');
 const readParticipant = validator<Participant>(PARTICIPANT_SCHEMA, 'participant');
 const readRoomListQuery = validator<RoomListQuery>(ROOM_LIST_QUERY_SCHEMA, 'query');
 const readHistoryQuery = validator<MessageHistoryQuery>(MESSAGE_HISTORY_QUERY_SCHEMA, 'query');

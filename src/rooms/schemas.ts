@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_PARTICIPANTS, DEFAULT_ROOM_TYPE, ParticipantType, type Participant } from './room';
+import { DEFAULT_MAX_PARTICIPANTS, DEFAULT_ROOM_TYPE, ParticipantType } from './room';
 
 /**
  * JSON Schemas of what callers send to the rooms part, over HTTP and WebSocket. Checked once at
@@ -6,7 +6,7 @@ import { DEFAULT_MAX_PARTICIPANTS, DEFAULT_ROOM_TYPE, ParticipantType, type Part
  */
 
 /** Largest number of participants a room may declare. */
-export const MAX_ROOM_PARTICIPANTS = 10_000;
+const MAX_ROOM_PARTICIPANTS = 10_000;
 export const MAX_PAGE_SIZE = 200;
 export const DEFAULT_PAGE_SIZE = 50;
 
@@ -34,16 +34,6 @@ export const CREATE_ROOM_SCHEMA = {
     participants: { type: 'array', items: PARTICIPANT_SCHEMA, maxItems: MAX_ROOM_PARTICIPANTS, default: [] },
   },
 } as const;
-
-export interface CreateRoom {
-  name: string;
-  type: string;
-  description: string;
-  maxParticipants: number;
-  private: boolean;
-  metadata: Record<string, unknown> | null;
-  participants: Participant[];
-}
 
 /** `data` of a client MESSAGE frame, and the body of POST /rooms/{roomId}/messages. Length is checked against MAX_MESSAGE_CHARS in code. */
 export const SEND_MESSAGE_SCHEMA = {

@@ -2,11 +2,10 @@ import { MongoClient } from 'mongodb';
 import { registerAgent } from '../support/agents';
 import { call, expectError } from '../support/http';
 import { humanHeaders, newUserId } from '../support/humans';
+import { ISO_TIMESTAMP as ISO, UUID } from '../support/patterns';
 import { createRoom } from '../support/room-client';
 import { testStack } from '../support/test-stack';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 let mongo: MongoClient;
 beforeAll(async () => {
