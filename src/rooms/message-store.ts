@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { IndexDescription } from 'mongodb';
+import { MongoBulkWriteError, type IndexDescription } from 'mongodb';
 import type { Store } from '../store/mongo';
 import type { ParticipantRef } from './room';
 
@@ -44,19 +44,29 @@ export class MessageStore {
     return this.store.collection<MessageDocument>(MESSAGES_COLLECTION);
   }
 
-  /** Stores a message under the seq the caller allocated; a duplicate seq throws the driver's duplicate-key error. */
-  async insert(message: NewMessage): Promise<Message> {
-    const document: MessageDocument = {
+  /**
+   * Stores messages, in order, under the seqs the caller allocated, in one round trip. Stops at the
+   * first failure (a duplicate seq gives the driver's duplicate-key error): `stored` is what was
+   * written before it. After a failure without a write result (the network) nothing counts as stored.
+   */
+  async insertMany(messages: NewMessage[]): Promise<{ stored: Message[]; error?: unknown }> {
+    const timestamp = new Date();
+    const documents: MessageDocument[] = messages.map((message) => ({
       _id: randomUUID(),
       roomId: message.roomId,
       seq: message.seq,
       content: message.content,
       sender: message.sender,
-      timestamp: new Date(),
+      timestamp,
       ...(message.metadata === undefined ? {} : { metadata: JSON.stringify(message.metadata) }),
-    };
-    await this.messages.insertOne(document);
-    return fromDocument(document);
+    }));
+    try {
+      await this.messages.insertMany(documents, { ordered: true });
+      return { stored: documents.map(fromDocument) };
+    } catch (error) {
+      const written = error instanceof MongoBulkWriteError ? error.insertedCount : 0;
+      return { stored: documents.slice(0, written).map(fromDocument), error };
+    }
   }
 
   /** The highest seq stored in the room, 0 when it has none. */

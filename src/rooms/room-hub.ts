@@ -8,8 +8,8 @@ import { participantKey, type ParticipantRef } from './room';
 export interface RoomConnection {
   readonly roomId: string;
   readonly participant: ParticipantRef;
-  /** Takes a serialized frame; `seq` is set for stored messages, so a resuming connection can drop duplicates. */
-  deliver(text: string, seq?: number): void;
+  /** Takes an encoded frame (UTF-8 JSON); `seq` is set for stored messages, so a resuming connection can drop duplicates. */
+  deliver(data: Buffer, seq?: number): void;
   close(code: number, reason: string): void;
 }
 
@@ -20,22 +20,29 @@ export interface OutgoingMessage {
   metadata?: Record<string, unknown>;
 }
 
-/** Seq allocation retries when another process took the seq first (its insert hit the unique index). */
+/** Attempts at storing a batch when another process took its seqs first (the unique index refused them). */
 const MAX_STORE_ATTEMPTS = 3;
+/** Most messages stored in one round trip. */
+const MAX_BATCH = 100;
 
-/** What this process knows of one room: who is connected, and the queue its messages are stored through. */
+interface PendingMessage {
+  message: OutgoingMessage;
+  resolve(stored: Message): void;
+  reject(error: unknown): void;
+}
+
+/** What this process knows of one room: who is connected, and the messages waiting to be stored. */
 class LiveRoom {
   readonly connections = new Set<RoomConnection>();
   /** Connections per participant key: a participant joins with its first connection and leaves with its last. */
   readonly members = new Map<string, number>();
   /** The last seq stored from here; unknown until the first message, and after a failure. */
   lastSeq?: number;
-  /** Settles once every message submitted so far is stored and published, or failed. */
-  queue: Promise<unknown> = Promise.resolve();
-  inFlight = 0;
+  readonly waiting: PendingMessage[] = [];
+  storing = false;
 
   get idle(): boolean {
-    return this.connections.size === 0 && this.inFlight === 0;
+    return this.connections.size === 0 && this.waiting.length === 0 && !this.storing;
   }
 }
 
@@ -96,21 +103,16 @@ export class RoomHub {
    * Stores the message, then publishes it to the room. Resolves with the stored message; rejects,
    * without publishing anything, when it could not be stored.
    *
-   * A room's messages are stored one after the other in this process, so the store always holds
-   * every seq up to the newest but one in flight: a resuming connection that reads the history
-   * and then takes live messages above the last seq it read misses none. (FerretDB gains nothing
-   * from concurrent inserts anyway: SQLite has one writer.)
+   * A room's messages are stored by one loop per process, in batches (one round trip for all the
+   * messages that arrived meanwhile), each batch after the previous one. So the store always holds
+   * every seq up to the newest but those in flight, and messages are published in seq order: a
+   * resuming connection that reads the history, then takes live messages above the last seq it read,
+   * misses none.
    */
   sendMessage(message: OutgoingMessage): Promise<Message> {
     const room = this.room(message.roomId);
-    room.inFlight += 1;
-    const stored = room.queue.then(() => this.store(room, message));
-    room.queue = stored
-      .then((stored) => this.publish(message.roomId, messageFrame(stored), stored.seq), () => undefined)
-      .finally(() => {
-        room.inFlight -= 1;
-        this.forgetIfIdle(message.roomId, room);
-      });
+    const stored = new Promise<Message>((resolve, reject) => room.waiting.push({ message, resolve, reject }));
+    if (!room.storing) void this.storeWaiting(message.roomId, room);
     return stored;
   }
 
@@ -118,23 +120,46 @@ export class RoomHub {
   publish(roomId: string, frame: Frame, seq?: number): void {
     const room = this.rooms.get(roomId);
     if (!room) return;
-    const text = JSON.stringify(frame);
-    for (const connection of room.connections) connection.deliver(text, seq);
+    // Encoded once for every connection.
+    const data = Buffer.from(JSON.stringify(frame));
+    for (const connection of room.connections) connection.deliver(data, seq);
   }
 
-  private async store(room: LiveRoom, message: OutgoingMessage): Promise<Message> {
-    for (let attempt = 1; ; attempt++) {
+  private async storeWaiting(roomId: string, room: LiveRoom): Promise<void> {
+    room.storing = true;
+    try {
+      while (room.waiting.length > 0) await this.storeBatch(roomId, room, room.waiting.splice(0, MAX_BATCH));
+    } finally {
+      room.storing = false;
+      this.forgetIfIdle(roomId, room);
+    }
+  }
+
+  private async storeBatch(roomId: string, room: LiveRoom, batch: PendingMessage[]): Promise<void> {
+    let remaining = batch;
+    for (let attempt = 1; remaining.length > 0; attempt++) {
+      let outcome: { stored: Message[]; error?: unknown };
       try {
-        room.lastSeq ??= await this.messages.lastSeq(message.roomId);
-        const stored = await this.messages.insert({ ...message, seq: room.lastSeq + 1 });
-        room.lastSeq = stored.seq;
-        return stored;
+        room.lastSeq ??= await this.messages.lastSeq(roomId);
+        const first = room.lastSeq + 1;
+        outcome = await this.messages.insertMany(remaining.map((pending, index) => ({ ...pending.message, seq: first + index })));
       } catch (error) {
-        // Whatever happened, the next attempt asks the store where the room stands.
-        room.lastSeq = undefined;
-        if (!isDuplicateKey(error) || attempt >= MAX_STORE_ATTEMPTS) throw error;
-        this.logger.warn({ roomId: message.roomId }, 'seq taken by another process; catching up');
+        outcome = { stored: [], error };
       }
+      outcome.stored.forEach((message, index) => {
+        room.lastSeq = message.seq;
+        this.publish(roomId, messageFrame(message), message.seq);
+        remaining[index].resolve(message);
+      });
+      remaining = remaining.slice(outcome.stored.length);
+      if (outcome.error === undefined) return;
+      // Whatever happened, the next attempt asks the store where the room stands.
+      room.lastSeq = undefined;
+      if (!isDuplicateKey(outcome.error) || attempt >= MAX_STORE_ATTEMPTS) {
+        for (const pending of remaining) pending.reject(outcome.error);
+        return;
+      }
+      this.logger.warn({ roomId }, 'seq taken by another process; catching up');
     }
   }
 

@@ -30,7 +30,7 @@ export class RoomSocket implements RoomConnection {
   /** Highest message seq sent to this client: a message at or below it was already delivered. */
   private deliveredSeq = 0;
   /** Live frames held back while the history a resuming client missed is sent. */
-  private held?: Array<{ text: string; seq?: number }>;
+  private held?: Array<{ data: Buffer; seq?: number }>;
   private heldBytes = 0;
   private incoming: Promise<void> = Promise.resolve();
   private pendingFrames = 0;
@@ -63,13 +63,13 @@ export class RoomSocket implements RoomConnection {
     }
     const held = this.held;
     this.held = undefined;
-    for (const frame of held) this.deliver(frame.text, frame.seq);
+    for (const frame of held) this.deliver(frame.data, frame.seq);
   }
 
-  deliver(text: string, seq?: number): void {
+  deliver(data: Buffer, seq?: number): void {
     if (this.held) {
-      this.held.push({ text, seq });
-      this.heldBytes += text.length;
+      this.held.push({ data, seq });
+      this.heldBytes += data.length;
       if (this.heldBytes > this.deps.maxBufferedBytes) this.dropSlowReader();
       return;
     }
@@ -78,7 +78,7 @@ export class RoomSocket implements RoomConnection {
       this.deliveredSeq = seq;
     }
     if (this.ws.readyState !== this.ws.OPEN) return;
-    this.ws.send(text);
+    this.ws.send(data, { binary: false });
     if (this.ws.bufferedAmount > this.deps.maxBufferedBytes) this.dropSlowReader();
   }
 
