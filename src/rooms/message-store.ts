@@ -4,6 +4,8 @@ import type { Store } from '../store/mongo';
 import type { ParticipantRef } from './room';
 
 export const MESSAGES_COLLECTION = 'messages';
+/** One counter per room: `{_id: roomId, seq}` holds the last seq handed out. */
+const SEQUENCES_COLLECTION = 'room_sequences';
 
 export interface Message {
   id: string;
@@ -44,6 +46,10 @@ export class MessageStore {
     return this.store.collection<MessageDocument>(MESSAGES_COLLECTION);
   }
 
+  private get sequences() {
+    return this.store.collection<{ _id: string; seq: number }>(SEQUENCES_COLLECTION);
+  }
+
   /**
    * Stores messages, in order, under the seqs the caller allocated, in one round trip. Stops at the
    * first failure (a duplicate seq gives the driver's duplicate-key error): `stored` is what was
@@ -69,10 +75,25 @@ export class MessageStore {
     }
   }
 
-  /** The highest seq stored in the room, 0 when it has none. */
-  async lastSeq(roomId: string): Promise<number> {
+  /**
+   * Reserves `count` consecutive seqs of the room and returns the first. On MongoDB the increment is
+   * atomic; FerretDB may hand the same seqs to two concurrent callers, and the unique index
+   * {roomId, seq} then refuses the second insert, whose caller catches up and reserves again.
+   */
+  async reserveSeqs(roomId: string, count: number): Promise<number> {
+    const counter = await this.sequences.findOneAndUpdate({ _id: roomId }, { $inc: { seq: count } }, { upsert: true, returnDocument: 'after' });
+    return counter!.seq - count + 1;
+  }
+
+  /**
+   * Moves the room's counter past the highest stored seq. On FerretDB two concurrent reservations
+   * can lose an increment and leave the counter behind seqs already stored; every reservation would
+   * then collide until it caught up.
+   */
+  async catchUpSeqs(roomId: string): Promise<void> {
     const [last] = await this.messages.find({ roomId }, { projection: { seq: 1 } }).sort({ seq: -1 }).limit(1).toArray();
-    return last?.seq ?? 0;
+    if (!last) return;
+    await this.sequences.updateOne({ _id: roomId }, { $max: { seq: last.seq } }, { upsert: true });
   }
 
   async findSeq(roomId: string, messageId: string): Promise<number | undefined> {

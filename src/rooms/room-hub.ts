@@ -1,3 +1,4 @@
+import { ApiError, ErrorCode } from '../http/errors';
 import type { Logger } from '../ops/logger';
 import { isDuplicateKey } from '../store/mongo';
 import { messageFrame, participantEventFrame, SystemEvent, type Frame } from './frames';
@@ -20,8 +21,10 @@ export interface OutgoingMessage {
   metadata?: Record<string, unknown>;
 }
 
-/** Attempts at storing a batch when another process took its seqs first (the unique index refused them). */
-const MAX_STORE_ATTEMPTS = 3;
+/** Attempts at storing a batch whose seqs another process also got (FerretDB's counter is not atomic). */
+const MAX_STORE_ATTEMPTS = 10;
+/** Upper bound of the random pause before another attempt, times the attempt number. */
+const RETRY_JITTER_MS = 5;
 /** Most messages stored in one round trip. */
 const MAX_BATCH = 100;
 
@@ -36,8 +39,6 @@ class LiveRoom {
   readonly connections = new Set<RoomConnection>();
   /** Connections per participant key: a participant joins with its first connection and leaves with its last. */
   readonly members = new Map<string, number>();
-  /** The last seq stored from here; unknown until the first message, and after a failure. */
-  lastSeq?: number;
   readonly waiting: PendingMessage[] = [];
   storing = false;
 
@@ -103,9 +104,9 @@ export class RoomHub {
    * Stores the message, then publishes it to the room. Resolves with the stored message; rejects,
    * without publishing anything, when it could not be stored.
    *
-   * A room's messages are stored by one loop per process, in batches (one round trip for all the
-   * messages that arrived meanwhile), each batch after the previous one. So the store always holds
-   * every seq up to the newest but those in flight, and messages are published in seq order: a
+   * A room's messages are stored by one loop per process, in batches (one seq reservation and one
+   * insert for all the messages that arrived meanwhile), each batch after the previous one. So the
+   * store holds every message this process published, its seqs increase in publication order, and a
    * resuming connection that reads the history, then takes live messages above the last seq it read,
    * misses none.
    */
@@ -128,38 +129,41 @@ export class RoomHub {
   private async storeWaiting(roomId: string, room: LiveRoom): Promise<void> {
     room.storing = true;
     try {
-      while (room.waiting.length > 0) await this.storeBatch(roomId, room, room.waiting.splice(0, MAX_BATCH));
+      while (room.waiting.length > 0) await this.storeBatch(roomId, room.waiting.splice(0, MAX_BATCH));
     } finally {
       room.storing = false;
       this.forgetIfIdle(roomId, room);
     }
   }
 
-  private async storeBatch(roomId: string, room: LiveRoom, batch: PendingMessage[]): Promise<void> {
+  private async storeBatch(roomId: string, batch: PendingMessage[]): Promise<void> {
     let remaining = batch;
     for (let attempt = 1; remaining.length > 0; attempt++) {
       let outcome: { stored: Message[]; error?: unknown };
       try {
-        room.lastSeq ??= await this.messages.lastSeq(roomId);
-        const first = room.lastSeq + 1;
+        const first = await this.messages.reserveSeqs(roomId, remaining.length);
         outcome = await this.messages.insertMany(remaining.map((pending, index) => ({ ...pending.message, seq: first + index })));
       } catch (error) {
         outcome = { stored: [], error };
       }
       outcome.stored.forEach((message, index) => {
-        room.lastSeq = message.seq;
         this.publish(roomId, messageFrame(message), message.seq);
         remaining[index].resolve(message);
       });
       remaining = remaining.slice(outcome.stored.length);
       if (outcome.error === undefined) return;
-      // Whatever happened, the next attempt asks the store where the room stands.
-      room.lastSeq = undefined;
-      if (!isDuplicateKey(outcome.error) || attempt >= MAX_STORE_ATTEMPTS) {
+      if (!isDuplicateKey(outcome.error)) {
         for (const pending of remaining) pending.reject(outcome.error);
         return;
       }
-      this.logger.warn({ roomId }, 'seq taken by another process; catching up');
+      if (attempt >= MAX_STORE_ATTEMPTS) {
+        for (const pending of remaining) pending.reject(new ApiError(ErrorCode.CONFLICT, 'The room\'s next seq was taken repeatedly; send the message again'));
+        return;
+      }
+      this.logger.warn({ roomId, attempt }, 'seq taken by another process; reserving again');
+      // Two processes retrying in step would collide again: a random pause breaks the rhythm.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * RETRY_JITTER_MS * attempt));
+      await this.messages.catchUpSeqs(roomId).catch((error: unknown) => this.logger.warn({ err: error, roomId }, 'could not catch up the seq counter'));
     }
   }
 

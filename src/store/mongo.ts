@@ -22,7 +22,9 @@ export class Store {
   }
 
   async ensureIndexes(collection: string, indexes: IndexDescription[]): Promise<void> {
-    if (indexes.length > 0) await this.db.collection(collection).createIndexes(indexes);
+    // One at a time: FerretDB 1.24 panics (and drops the connection) when one createIndexes call
+    // names two or more indexes that already exist, which is every start after the first.
+    for (const index of indexes) await this.db.collection(collection).createIndexes([index]);
   }
 
   async ping(): Promise<void> {

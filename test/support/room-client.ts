@@ -87,7 +87,7 @@ export class RoomClient {
       };
       const timer = setTimeout(() => {
         finish();
-        reject(new Error(`waited ${timeoutMs} ms for ${count} matching frames; received ${JSON.stringify(this.frames).slice(0, 2000)}`));
+        reject(new Error(`waited ${timeoutMs} ms for ${count} matching frames; got ${this.frames.filter(predicate).length} of ${this.frames.length} received, the last: ${JSON.stringify(this.frames.slice(-5))}`));
       }, timeoutMs);
       const finish = () => {
         clearTimeout(timer);
