@@ -223,7 +223,7 @@ async function main(): Promise<void> {
       `| ${name} | ${f.acceptedPerSecond.toFixed(0)} | ${f.deliveriesPerSecond.toFixed(0)} | ${f.fixedDeliveriesPerSecond.toFixed(0)} | ${f.p50Ms.toFixed(1)} | ${f.p99Ms.toFixed(1)} | ${(f.bytesPerConnection / 1024).toFixed(1)} |`;
     process.stdout.write(
       [
-        `${os.cpus().length} × ${os.cpus()[0].model}, Node ${process.version}; ${CLIENTS} clients in one room, ${SENDERS} of them sending`,
+        `${os.cpus().length} × ${os.cpus()[0].model}, Node ${process.version}, load average ${os.loadavg().map((load) => load.toFixed(1)).join(' ')} at the end; ${CLIENTS} clients in one room, ${SENDERS} of them sending`,
         '',
         '| server | accepted msg/s (saturated) | deliveries/s (saturated) | deliveries/s at 200 msg/s | p50 ms at 200 msg/s | p99 ms at 200 msg/s | KiB RSS per connection |',
         '|---|---|---|---|---|---|---|',

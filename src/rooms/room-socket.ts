@@ -19,7 +19,7 @@ export interface RoomSocketDeps {
   logger: Logger;
 }
 
-/** Frames a client may have waiting to be handled; more is a flood and gets RATE_LIMITED. */
+/** Messages of one client waiting to be stored; more is a flood and gets RATE_LIMITED. */
 const MAX_PENDING_FRAMES = 100;
 
 const readClientFrame = validator<ClientFrame>(CLIENT_FRAME_SCHEMA, 'frame');
@@ -32,7 +32,6 @@ export class RoomSocket implements RoomConnection {
   /** Live frames held back while the history a resuming client missed is sent. */
   private held?: Array<{ data: Buffer; seq?: number }>;
   private heldBytes = 0;
-  private incoming: Promise<void> = Promise.resolve();
   private pendingFrames = 0;
 
   constructor(
@@ -127,12 +126,11 @@ export class RoomSocket implements RoomConnection {
   private receive(data: RawData, isBinary: boolean): void {
     this.markSeen();
     if (this.pendingFrames >= MAX_PENDING_FRAMES) {
-      this.sendFrame(errorFrame(new ApiError(ErrorCode.RATE_LIMITED, 'Too many frames waiting to be handled; slow down')));
+      this.sendFrame(errorFrame(new ApiError(ErrorCode.RATE_LIMITED, 'Too many messages waiting to be stored; slow down')));
       return;
     }
     this.pendingFrames += 1;
-    // One frame at a time, so a client's messages are stored and published in the order it sent them.
-    this.incoming = this.incoming.then(() => this.handle(data, isBinary)).finally(() => {
+    void this.handle(data, isBinary).finally(() => {
       this.pendingFrames -= 1;
     });
   }
@@ -143,6 +141,7 @@ export class RoomSocket implements RoomConnection {
       switch (frame.type) {
         case FrameType.MESSAGE: {
           const message = this.deps.readMessage(frame.data);
+          // Queued for storage before anything awaits: the room's queue keeps this client's order.
           await this.deps.hub.sendMessage({ roomId: this.roomId, sender: this.participant, ...message });
           return;
         }
