@@ -9,6 +9,8 @@ import { ApiError, ErrorCode } from './errors';
 const ajv = new Ajv({ allErrors: true, strict: true, useDefaults: true, coerceTypes: false });
 addFormats(ajv);
 
+const MAX_PROBLEMS = 100;
+
 export interface ValidationProblem {
   path: string;
   message: string;
@@ -28,7 +30,8 @@ export function validator<T>(schema: JSONSchemaType<T> | Schema, what: string): 
   const validate = ajv.compile(schema) as ValidateFunction<T>;
   return (value: unknown): T => {
     if (validate(value)) return value;
-    const problems = toProblems(validate.errors);
+    // Bounded: a huge array of wrong items would otherwise answer with megabytes of problems.
+    const problems = toProblems(validate.errors?.slice(0, MAX_PROBLEMS));
     const summary = problems.slice(0, 3).map((problem) => `${problem.path} ${problem.message}`).join('; ');
     throw new ApiError(ErrorCode.VALIDATION_ERROR, `Invalid ${what}: ${summary}`, problems);
   };

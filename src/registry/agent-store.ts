@@ -2,17 +2,17 @@ import type { Filter, IndexDescription } from 'mongodb';
 import { PrincipalKind, type Principal } from '../auth/principal';
 import type { Store } from '../store/mongo';
 import { canSee, type Agent, type AgentDocument } from './agent';
-import { derivedFields } from './search';
+import { derivedFields, type SearchCandidate } from './search';
 
 export const AGENTS_COLLECTION = 'agents';
 
-export function toDocument(agent: Agent, derived: Pick<AgentDocument, 'operations' | 'searchTokens'>): AgentDocument {
+export function toDocument(agent: Agent, derived: Pick<AgentDocument, 'operations' | 'searchTokens' | 'searchFields'>): AgentDocument {
   const { id, capabilities, ...rest } = agent;
   return { _id: id, capabilities: JSON.stringify(capabilities), ...rest, ...derived };
 }
 
 export function fromDocument(document: AgentDocument): Agent {
-  const { _id, capabilities, operations: _operations, searchTokens: _searchTokens, ...rest } = document;
+  const { _id, capabilities, operations: _operations, searchTokens: _searchTokens, searchFields: _searchFields, ...rest } = document;
   return { id: _id, capabilities: JSON.parse(capabilities), ...rest };
 }
 
@@ -71,16 +71,27 @@ export class AgentStore {
     return documents.map(fromDocument);
   }
 
-  /** Visible agents sharing at least one search token (the multikey index), at most `bound` of them. */
-  async searchCandidates(principal: Principal, tokens: string[], filter: Filter<AgentDocument>, bound: number): Promise<Agent[]> {
+  /** Visible agents sharing at least one search token (the multikey index), at most `bound` of them, with only what ranking needs. */
+  async searchCandidates(principal: Principal, tokens: string[], filter: Filter<AgentDocument>, bound: number): Promise<SearchCandidate[]> {
     const conditions = [visibleTo(principal), filter, { searchTokens: { $in: tokens } }];
-    const documents = await this.collection.find({ $and: conditions }).limit(bound).toArray();
-    return documents.map(fromDocument);
+    const documents = await this.collection
+      .find({ $and: conditions }, { projection: { _id: 1, name: 1, searchFields: 1 } })
+      .limit(bound)
+      .toArray();
+    return documents.map(({ _id, name, searchFields }) => ({ id: _id, name, searchFields }));
+  }
+
+  /** The agents of `agentIds` that `principal` may see, in the order of `agentIds`. */
+  async findVisibleByIds(principal: Principal, agentIds: string[]): Promise<Agent[]> {
+    const documents = await this.collection.find({ $and: [visibleTo(principal), { _id: { $in: agentIds } }] }).toArray();
+    const byId = new Map(documents.map((document) => [document._id, fromDocument(document)]));
+    return agentIds.flatMap((agentId) => byId.get(agentId) ?? []);
   }
 }
 
 /** `canSee` as a query, so that lists and searches never load agents the caller may not see. */
 function visibleTo(principal: Principal): Filter<AgentDocument> {
   if (principal.kind === PrincipalKind.ADMIN) return {};
-  return { $or: [{ visibility: 'public' }, { ownerId: principal.id }, { _id: principal.id }, { sharedWith: principal.id }] };
+  const theAgent = principal.kind === PrincipalKind.AGENT ? [{ _id: principal.id }] : [];
+  return { $or: [{ visibility: 'public' }, { ownerId: principal.id }, { sharedWith: principal.id }, ...theAgent] };
 }

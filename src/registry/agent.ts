@@ -67,14 +67,23 @@ export interface AgentDocument extends Omit<Agent, 'id' | 'capabilities'> {
   operations: string[];
   /** Normalised words of name, description and tool names and descriptions: serves search through a multikey index. */
   searchTokens: string[];
+  /** The same words by the field they come from, so that search ranks candidates without reading their capabilities. */
+  searchFields: Record<SearchField, string[]>;
 }
+
+export type SearchField = 'name' | 'toolName' | 'description' | 'toolDescription';
 
 /** Whether `principal` may see `agent`: public agents all; private ones their owner, those shared with, admins and the agent itself. */
 export function canSee(principal: Principal | undefined, agent: Pick<Agent, 'id' | 'visibility' | 'sharedWith' | 'ownerId'>): boolean {
   if (agent.visibility === 'public') return true;
   if (!principal) return false;
   if (principal.kind === PrincipalKind.ADMIN) return true;
-  return principal.id === agent.ownerId || principal.id === agent.id || agent.sharedWith.includes(principal.id);
+  return isTheAgent(principal, agent) || principal.id === agent.ownerId || agent.sharedWith.includes(principal.id);
+}
+
+/** Whether `principal` is `agent` itself: only its agent key is; a human whose `sub` equals the agentId is not. */
+export function isTheAgent(principal: Principal, agent: Pick<Agent, 'id'>): boolean {
+  return principal.kind === PrincipalKind.AGENT && principal.id === agent.id;
 }
 
 /** Whether `principal` may change or delete `agent`: its owner and admins. */

@@ -1,5 +1,5 @@
 import type { Schema } from 'ajv';
-import type { CapabilityEntry, JsonSchema, ToolDefinition, Visibility } from './agent';
+import type { Agent } from './agent';
 
 /**
  * JSON Schemas of the registry's requests, checked once at the edge (src/http/validate.ts).
@@ -119,26 +119,12 @@ export const AGENT_SEARCH_QUERY_SCHEMA: Schema = {
   },
 };
 
-export interface AgentRegistrationFields {
-  name: string;
-  description: string;
-  defaultPrompt: string;
-  imageUrl?: string;
-  backgroundImageUrl?: string;
-  websiteUrl?: string;
-  mcpUrl?: string;
-  chatUrl?: string;
+/** A body that passed AGENT_REGISTRATION_SCHEMA (the URLs are checked to be present with their aliases). */
+export interface AgentRegistrationFields
+  extends Pick<Agent, 'name' | 'description' | 'defaultPrompt' | 'imageUrl' | 'backgroundImageUrl' | 'websiteUrl' | 'callbackUrl' | 'capabilities'>,
+    Partial<Pick<Agent, 'mcpUrl' | 'chatUrl' | 'visibility' | 'sharedWith'>> {
   mcpEndpoint?: string;
   chatEndpoint?: string;
-  callbackUrl?: string;
-  capabilities: {
-    tools: Array<ToolDefinition & { outputSchema?: JsonSchema }>;
-    prompts?: CapabilityEntry[];
-    resources?: CapabilityEntry[];
-    experimental?: CapabilityEntry[];
-  };
-  visibility?: Visibility;
-  sharedWith?: string[];
 }
 
 export type AgentUpdateFields = Partial<AgentRegistrationFields>;

@@ -7,7 +7,7 @@ import { newSigningSecret } from '../auth/signing-secret';
 import type { RouteModule } from '../http/app';
 import { ApiError, ErrorCode, forbidden, invalid } from '../http/errors';
 import { validator } from '../http/validate';
-import { canManage, type Agent } from './agent';
+import { canManage, isTheAgent, type Agent } from './agent';
 import type { AgentStore } from './agent-store';
 import { agentView } from './agent-view';
 import {
@@ -99,8 +99,9 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
     }
     const ranked = rank(await agents.searchCandidates(principal, tokens, filter, SEARCH_CANDIDATES), tokens);
     // An `after` no longer among the matches ends the paging rather than starting it over.
-    const start = page.after === undefined ? 0 : ranked.findIndex((agent) => agent.id === page.after) + 1 || ranked.length;
-    ctx.body = ranked.slice(start, start + page.limit).map((agent) => agentView(agent, principal));
+    const start = page.after === undefined ? 0 : ranked.findIndex((candidate) => candidate.id === page.after) + 1 || ranked.length;
+    const found = await agents.findVisibleByIds(principal, ranked.slice(start, start + page.limit).map((candidate) => candidate.id));
+    ctx.body = found.map((agent) => agentView(agent, principal));
   });
 
   router.get('/agents/:agentId', async (ctx) => {
@@ -130,8 +131,7 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
 
   router.post('/agents/:agentId/keys/rotate', async (ctx) => {
     const { principal, agent } = await visibleAgent(ctx);
-    const isTheAgent = principal.kind === PrincipalKind.AGENT && principal.id === agent.id;
-    if (!isTheAgent && !canManage(principal, agent)) throw forbidden("Only the agent, its owner or an admin may rotate the agent's credentials");
+    if (!isTheAgent(principal, agent) && !canManage(principal, agent)) throw forbidden("Only the agent, its owner or an admin may rotate the agent's credentials");
     await apiKeys.revokeAllOf(agent.id);
     const { key } = await apiKeys.issue(PrincipalKind.AGENT, agent.id);
     const signingSecret = newSigningSecret();

@@ -18,12 +18,18 @@ describe('UserSchemaCompiler', () => {
   it.each([
     ['an unknown keyword', { type: 'object', frobnicate: true }, /unknown keyword/],
     ['a remote $ref', { $ref: 'https://example.com/schema.json' }, /can't resolve reference/],
-    ['a wrong type name', { type: 'strin' }, /type must be JSONType/],
+    ['a wrong type name', { type: 'strin' }, /type must be/],
     ['a non-object', ['type', 'string'], /JSON object/],
     ['deep nesting', JSON.parse(`${'{"not":'.repeat(40)}{}${'}'.repeat(40)}`), /nest at most/],
   ])('rejects %s', (_what, schema, message) => {
     expect(() => compiler.compile(schema as never)).toThrow(SchemaRejected);
     expect(() => compiler.compile(schema as never)).toThrow(message);
+  });
+
+  it('compiles a schema that refers to its own root', () => {
+    const validate = compiler.compile({ type: 'object', properties: { child: { $ref: '#' } } });
+    expect(validate({ child: { child: {} } })).toBe(true);
+    expect(validate({ child: { child: 1 } })).toBe(false);
   });
 
   it('checks depth without recursion on absurdly deep input', () => {

@@ -5,6 +5,8 @@ import type { JsonSchema } from './agent';
 /** Limits on schemas agents supply, so that one registration cannot make compilation slow or huge. */
 export const USER_SCHEMA_LIMITS = { maxBytes: 64 * 1024, maxDepth: 32 } as const;
 
+const PLACEHOLDER_ID = 'https://agent-schema.invalid/root.json';
+
 export class SchemaRejected extends Error {
   constructor(message: string) {
     super(message);
@@ -42,7 +44,9 @@ export class UserSchemaCompiler {
   compile(schema: JsonSchema): ValidateFunction {
     checkShape(schema);
     try {
-      return this.ajv.compile(schema);
+      // Without addUsedSchema, Ajv resolves a `$ref: "#"` (a recursive schema) only against a root
+      // that has an $id; a placeholder one costs nothing and registers nothing.
+      return this.ajv.compile('$id' in schema ? schema : { $id: PLACEHOLDER_ID, ...schema });
     } catch (error) {
       throw new SchemaRejected((error as Error).message);
     }

@@ -22,8 +22,8 @@ export class Store {
   }
 
   async ensureIndexes(collection: string, indexes: IndexDescription[]): Promise<void> {
-    // One at a time: FerretDB 1.24 panics (and drops the connection) when one createIndexes call
-    // names two or more indexes that already exist, which is every start after the first.
+    // One at a time: FerretDB 1.24 drops the connection (a panic) when one createIndexes names
+    // several indexes that already exist, which is every start after the first.
     for (const index of indexes) await this.db.collection(collection).createIndexes([index]);
   }
 

@@ -1,17 +1,12 @@
-import { MongoClient } from 'mongodb';
 import { agentRegistration, registerAgent } from '../support/agents';
+import { useTestDatabase } from '../support/database';
 import { call, expectError } from '../support/http';
-import { testStack } from '../support/test-stack';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-let mongo: MongoClient;
-beforeAll(async () => {
-  mongo = await MongoClient.connect(testStack().mongoUri);
-});
-afterAll(() => mongo.close());
-const storedAgent = (agentId: string) => mongo.db(testStack().mongoDatabase).collection('agents').findOne({ _id: agentId as never });
+const database = useTestDatabase();
+const storedAgent = (agentId: string) => database().collection('agents').findOne({ _id: agentId as never });
 
 describe('POST /agents', () => {
   it('registers an agent and answers 201 with shapes A and B, apiKey and signingSecret', async () => {

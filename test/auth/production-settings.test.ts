@@ -1,0 +1,123 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
+import { freePort } from '../../src/embedded/managed-process';
+import { agentRegistration } from '../support/agents';
+import { serviceEnv } from '../support/global-setup';
+import { call, expectError } from '../support/http';
+import { hs256Token, newUserId } from '../support/humans';
+import { ServiceProcess } from '../support/service-process';
+import { testStack } from '../support/test-stack';
+
+/**
+ * A second API process configured as in production: human tokens verified against a JWKS (served
+ * here, on loopback) with issuer and audience, and agent URLs that must be https.
+ */
+const ISSUER = 'https://idp.test';
+const AUDIENCE = 'agent-coordination';
+
+let jwks: http.Server;
+let service: ServiceProcess;
+let baseUrl: string;
+let signingKey: CryptoKey;
+let strangerKey: CryptoKey;
+
+beforeAll(async () => {
+  const pair = await generateKeyPair('ES256', { extractable: true });
+  signingKey = pair.privateKey;
+  strangerKey = (await generateKeyPair('ES256')).privateKey;
+  const publicJwk = { ...(await exportJWK(pair.publicKey)), kid: 'test-key', alg: 'ES256', use: 'sig' };
+  jwks = http.createServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ keys: [publicJwk] }));
+  });
+  await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', () => resolve()));
+
+  const stack = testStack();
+  const port = await freePort();
+  baseUrl = `http://127.0.0.1:${port}`;
+  service = ServiceProcess.spawn(
+    'server.ts',
+    serviceEnv(stack, {
+      PORT: String(port),
+      AUTH_JWKS_URL: `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/.well-known/jwks.json`,
+      AUTH_JWT_SECRET: '',
+      AUTH_ISSUER: ISSUER,
+      AUTH_AUDIENCE: AUDIENCE,
+      ALLOW_INSECURE_AGENT_URLS: 'false',
+    }),
+    path.join(stack.runDir, `production-settings-${port}.log`),
+  );
+  await service.waitReady(baseUrl);
+});
+
+afterAll(async () => {
+  await service?.stop();
+  await new Promise((resolve) => jwks?.close(resolve));
+});
+
+interface TokenOptions {
+  key?: CryptoKey;
+  issuer?: string;
+  audience?: string;
+  kid?: string;
+}
+
+const es256Token = (subject: string, options: TokenOptions = {}) =>
+  new SignJWT({})
+    .setProtectedHeader({ alg: 'ES256', kid: options.kid ?? 'test-key' })
+    .setSubject(subject)
+    .setIssuer(options.issuer ?? ISSUER)
+    .setAudience(options.audience ?? AUDIENCE)
+    .setIssuedAt()
+    .setExpirationTime('5m')
+    .sign(options.key ?? signingKey);
+
+async function headersFor(subject: string, options: TokenOptions = {}): Promise<Record<string, string>> {
+  return { authorization: `Bearer ${await es256Token(subject, options)}`, 'x-identity-token': await es256Token(subject, options) };
+}
+
+const httpsAgent = (overrides: Record<string, unknown> = {}) =>
+  agentRegistration({ mcpUrl: 'https://agent.example.com/mcp', chatUrl: 'https://agent.example.com/chat', ...overrides });
+
+describe('human tokens verified against a JWKS', () => {
+  it('accepts tokens signed by a key of the JWKS with the right issuer and audience', async () => {
+    const user = newUserId();
+    const reply = await call('POST', '/agents', { baseUrl, headers: await headersFor(user), body: httpsAgent() });
+    expect(reply.status).toBe(201);
+    expect(reply.body.ownerId).toBe(user);
+  });
+
+  // Options as functions: the stranger's key only exists once beforeAll ran.
+  it.each([
+    ['a key not in the JWKS', (): TokenOptions => ({ key: strangerKey })],
+    ['an unknown kid', (): TokenOptions => ({ kid: 'other-key' })],
+    ['another issuer', (): TokenOptions => ({ issuer: 'https://evil.test' })],
+    ['another audience', (): TokenOptions => ({ audience: 'someone-else' })],
+  ])('answers 401 to tokens with %s', async (_what, options) => {
+    expectError(await call('GET', '/agents', { baseUrl, headers: await headersFor('u1', options()) }), 401, 'UNAUTHENTICATED');
+  });
+
+  it('answers 401 to HS256 tokens: no shared secret is configured', async () => {
+    const token = await hs256Token('u1');
+    expectError(await call('GET', '/agents', { baseUrl, headers: { authorization: `Bearer ${token}`, 'x-identity-token': token } }), 401, 'UNAUTHENTICATED');
+  });
+});
+
+describe('https agent URLs (ALLOW_INSECURE_AGENT_URLS=false)', () => {
+  it.each([['mcpUrl'], ['mcpEndpoint'], ['callbackUrl']])('answers 400 to an http %s', async (field) => {
+    const body = httpsAgent({ [field]: 'http://agent.example.com/x' });
+    if (field === 'mcpEndpoint') delete body.mcpUrl;
+    const error = expectError(await call('POST', '/agents', { baseUrl, apiKey: 'admin', body }), 400, 'VALIDATION_ERROR');
+    expect(error.message).toMatch(/https/);
+  });
+
+  it('answers 400 to an http mcpUrl in a PATCH, and accepts https', async () => {
+    const created = await call('POST', '/agents', { baseUrl, apiKey: 'admin', body: httpsAgent({ chatUrl: 'http://agent.example.com/chat' }) });
+    expect(created.status).toBe(201);
+    const path = `/agents/${created.body.agentId}`;
+    expectError(await call('PATCH', path, { baseUrl, apiKey: 'admin', body: { mcpUrl: 'http://agent.example.com/mcp' } }), 400, 'VALIDATION_ERROR');
+    expect((await call('PATCH', path, { baseUrl, apiKey: 'admin', body: { mcpUrl: 'https://agent.example.com/v2' } })).status).toBe(200);
+  });
+});

@@ -1,0 +1,132 @@
+import { agentRegistration, registerAgent } from '../support/agents';
+import { call, type Reply } from '../support/http';
+
+/**
+ * Input meant to hurt: every case gets a 4xx with the contract's error body, quickly, and the
+ * service stays up. Nothing here may produce a 500 or a hang.
+ */
+const LONG = 'x'.repeat(100_000);
+const tool = (extra: Record<string, unknown>) => ({ name: 'hostile', description: 'd', inputSchema: { type: 'object' }, ...extra });
+const withTools = (...tools: unknown[]) => agentRegistration({ capabilities: { tools } });
+const nestedText = (depth: number) => `${'{"not":'.repeat(depth)}{}${'}'.repeat(depth)}`;
+/** A registration whose one tool has `member` nested `depth` deep, as raw JSON: too deep for JSON.stringify here. */
+const deeplyNested = (member: 'inputSchema' | 'annotations', depth: number) => {
+  const marker = '"__DEEP__"';
+  const value = member === 'inputSchema' ? nestedText(depth) : `{"outputSchema":${nestedText(depth)}}`;
+  return JSON.stringify(withTools(tool({ [member]: '__DEEP__' }))).replace(marker, value);
+};
+
+async function timed(request: () => Promise<Reply>): Promise<Reply & { ms: number }> {
+  const started = Date.now();
+  const reply = await request();
+  return { ...reply, ms: Date.now() - started };
+}
+
+function expectRefused(reply: Reply & { ms: number }, status: number): void {
+  expect({ status: reply.status, code: typeof reply.body?.error?.code }).toEqual({ status, code: 'string' });
+  expect(reply.ms).toBeLessThan(5_000);
+}
+
+describe('hostile registrations', () => {
+  it.each([
+    ['a 100k-character name', agentRegistration({ name: LONG })],
+    ['a 100k-character description', agentRegistration({ description: LONG })],
+    ['a 100k-character defaultPrompt', agentRegistration({ defaultPrompt: LONG })],
+    ['a 100k-character URL', agentRegistration({ mcpUrl: `http://127.0.0.1/${LONG}` })],
+    ['a 100k-character tool name', withTools(tool({ name: LONG }))],
+    ['a 100k-character tool description', withTools(tool({ description: LONG }))],
+    ['a 100k-character sharedWith id', agentRegistration({ sharedWith: [LONG] })],
+    ['capabilities as a string', agentRegistration({ capabilities: 'tools' })],
+    ['tools as null', agentRegistration({ capabilities: { tools: null } })],
+    ['a tool that is a number', withTools(7)],
+    ['sharedWith of numbers', agentRegistration({ sharedWith: [1, 2] })],
+    ['an operator object for a name', agentRegistration({ name: { $gt: '' } })],
+    ['a boolean visibility', agentRegistration({ visibility: true })],
+    ['a body that is a string', 'agent'],
+    ['a body that is null', null],
+    ['300 tools', withTools(...Array.from({ length: 300 }, (_, index) => tool({ name: `t${index}` })))],
+    ['20 000 tools that are numbers', withTools(...Array.from({ length: 20_000 }, (_, index) => index))],
+    ['100 000 sharedWith ids', agentRegistration({ sharedWith: Array.from({ length: 100_000 }, (_, index) => `u${index}`) })],
+    ['a schema with a remote $ref', withTools(tool({ inputSchema: { $ref: 'http://169.254.169.254/latest/meta-data' } }))],
+    ['a schema with a file $ref', withTools(tool({ inputSchema: { type: 'object', properties: { a: { $ref: 'file:///etc/passwd' } } } }))],
+    ['a schema with $id and a relative remote $ref', withTools(tool({ inputSchema: { $id: 'https://example.com/a.json', $ref: 'b.json' } }))],
+    ['a schema nested 40 deep', withTools(tool({ inputSchema: JSON.parse(nestedText(40)) }))],
+    ['a schema over 64 KiB', withTools(tool({ inputSchema: { type: 'object', description: 'y'.repeat(70_000) } }))],
+    ['a schema with an invalid regular expression', withTools(tool({ inputSchema: { type: 'string', pattern: '(' } }))],
+    ['a schema with an unknown format', withTools(tool({ inputSchema: { type: 'string', format: 'shoe-size' } }))],
+    ['a schema whose type is an object', withTools(tool({ inputSchema: { type: { $gt: '' } } }))],
+    ['a schema that is not draft 7', withTools(tool({ inputSchema: { $schema: 'https://example.com/my-meta', type: 'object' } }))],
+  ])('answers 400 to %s', async (_what, body) => {
+    expectRefused(await timed(() => call('POST', '/agents', { apiKey: 'admin', body })), 400);
+  });
+
+  it.each([
+    ['an inputSchema', 'inputSchema' as const],
+    ['an outputSchema', 'annotations' as const],
+  ])('answers 400 to %s nested 50 000 deep', async (_what, member) => {
+    const rawBody = deeplyNested(member, 50_000);
+    expectRefused(await timed(() => call('POST', '/agents', { apiKey: 'admin', rawBody, headers: { 'content-type': 'application/json' } })), 400);
+  });
+
+  it('answers 413 to a body over 1 MiB', async () => {
+    const body = agentRegistration({ description: 'z'.repeat(1_100_000) });
+    expectRefused(await timed(() => call('POST', '/agents', { apiKey: 'admin', body })), 413);
+  });
+
+  it('keeps the answer to a huge invalid array small and quick', async () => {
+    const reply = await timed(() => call('POST', '/agents', { apiKey: 'admin', body: withTools(...Array.from({ length: 100_000 }, () => 0)) }));
+    expectRefused(reply, 400);
+    expect(reply.body.error.details.length).toBeLessThanOrEqual(100);
+  });
+
+  it('accepts and stores a schema with __proto__, constructor and a self reference as data', async () => {
+    const inputSchema = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"},"constructor":{"type":"number"},"self":{"$ref":"#"}}}');
+    const agent = await registerAgent({ capabilities: { tools: [{ name: '__proto__', description: 'odd', inputSchema }] } });
+    const reply = await call('GET', `/agents/${agent.agentId}`, { apiKey: 'admin' });
+    expect(reply.body.capabilities.tools[0].name).toBe('__proto__');
+    expect(Object.keys(reply.body.capabilities.tools[0].inputSchema.properties)).toEqual(['__proto__', 'constructor', 'self']);
+  });
+});
+
+describe('hostile queries and paths', () => {
+  it.each([
+    ['limit in exponent notation', '/agents?limit=1e2'],
+    ['a NUL limit', '/agents?limit=%00'],
+    ['a path for after', '/agents?after=../../etc'],
+    ['a 100k-character query', `/agents/search?query=${'x'.repeat(100_000)}`],
+    ['a repeated query', '/agents/search?query=a&query=b'],
+    ['a repeated capability', '/agents/search?capability=tools/a&capability=tools/b'],
+  ])('answers 400 to %s', async (_what, path) => {
+    const reply = await timed(() => call('GET', path, { apiKey: 'admin' }));
+    // A URL this long may be refused by Node itself with 414 or 431; never a 500.
+    if (reply.status === 414 || reply.status === 431) return;
+    expectRefused(reply, 400);
+  });
+
+  it('ignores bracketed operator parameters: the query string has no nesting', async () => {
+    const reply = await call('GET', '/agents?after[$gt]=&limit=1', { apiKey: 'admin' });
+    expect(reply.status).toBe(200);
+    expect(reply.body.length).toBeLessThanOrEqual(1);
+  });
+
+  it('treats a query of many words and regular-expression characters as plain words', async () => {
+    const words = Array.from({ length: 150 }, (_, index) => `w${index}`).join(' ');
+    expect((await call('GET', `/agents/search?query=${encodeURIComponent(`${words} .* (a+)+$ \\`)}`, { apiKey: 'admin' })).status).toBe(200);
+    expect((await call('GET', `/agents/search?query=${encodeURIComponent('.*')}`, { apiKey: 'admin' })).body).toEqual([]);
+    await registerAgent({ description: 'Waits... then -- answers' });
+    expect((await call('GET', `/agents/search?query=${encodeURIComponent('... --')}`, { apiKey: 'admin' })).body).toEqual([]);
+  });
+
+  it.each([
+    ['a NUL id', '/agents/%00'],
+    ['a 5000-character id', `/agents/${'a'.repeat(5_000)}`],
+    ['an operator id', '/agents/%24where'],
+    ['an encoded path id', '/agents/..%2F..%2Fkeys'],
+  ])('answers 404 to %s', async (_what, path) => {
+    expectRefused(await timed(() => call('GET', path, { apiKey: 'admin' })), 404);
+  });
+
+  it('is still healthy afterwards', async () => {
+    expect((await call('GET', '/readyz')).status).toBe(200);
+  });
+});
