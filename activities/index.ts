@@ -1,6 +1,13 @@
 import type { Config } from '../src/config/config';
 import type { Logger } from '../src/ops/logger';
+import { AgentStore } from '../src/registry/agent-store';
+import { UserSchemaCompiler } from '../src/registry/user-schemas';
+import { outboundDispatcher } from '../src/router/outbound-guard';
+import { TaskIndex } from '../src/router/task-index';
 import type { Store } from '../src/store/mongo';
+import { callAgentActivity } from './call-agent';
+import { recordTaskActivity } from './record-task';
+import { validateParamsActivity } from './validate-params';
 
 /** What activities need from the process that hosts the worker. */
 export interface ActivityDeps {
@@ -10,6 +17,15 @@ export interface ActivityDeps {
 }
 
 /** Every activity the task worker registers; each lives in its own file beside this one. */
-export function createActivities(_deps: ActivityDeps) {
-  return {};
+export function createActivities(deps: ActivityDeps) {
+  const agents = new AgentStore(deps.store);
+  const index = new TaskIndex(deps.store);
+  const dispatcher = outboundDispatcher({ allowPrivate: deps.config.allowPrivateAgentUrls, connectTimeoutMs: deps.config.agentCallTimeoutMs });
+  return {
+    callAgent: callAgentActivity(agents, index, dispatcher, { callTimeoutMs: deps.config.agentCallTimeoutMs, maxReplyBytes: deps.config.maxBodyBytes }),
+    validateParams: validateParamsActivity(agents, new UserSchemaCompiler()),
+    recordTask: recordTaskActivity(index),
+  };
 }
+
+export type Activities = ReturnType<typeof createActivities>;

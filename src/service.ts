@@ -13,6 +13,9 @@ import { createRegistryRoutes } from './registry/routes';
 import { UserSchemaCompiler } from './registry/user-schemas';
 import type { Logger } from './ops/logger';
 import { createMetrics } from './ops/metrics';
+import { createRouterRoutes } from './router/routes';
+import { TASKS_COLLECTION, TaskIndex } from './router/task-index';
+import { TaskLauncher } from './router/task-launcher';
 import { startTaskWorker, type RunningWorker } from './router/task-worker';
 import { connectTemporal, type TemporalHandle } from './router/temporal-client';
 import { createRooms, ensureRoomIndexes } from './rooms/rooms';
@@ -42,6 +45,7 @@ export async function startService(config: Config, endpoints: Endpoints, logger:
     stops.push(() => store.close());
     await store.ensureIndexes(API_KEYS_COLLECTION, ApiKeyStore.indexes());
     await store.ensureIndexes(AGENTS_COLLECTION, AgentStore.indexes());
+    await store.ensureIndexes(TASKS_COLLECTION, TaskIndex.taskIndexes());
     await ensureRoomIndexes(store);
 
     const temporal = await connectTemporal({ ...config, temporalAddress: endpoints.temporalAddress });
@@ -82,6 +86,7 @@ async function serveApi(config: Config, store: Store, temporal: TemporalHandle, 
       rules: { allowInsecureAgentUrls: config.allowInsecureAgentUrls, compiler: new UserSchemaCompiler() },
     }),
     createKeyRoutes(apiKeys),
+    routerRoutes(config, store, temporal),
     rooms.routes,
   ];
   const app = createApp({
@@ -107,6 +112,12 @@ async function serveApi(config: Config, store: Store, temporal: TemporalHandle, 
     server.listen(config.port, config.host, () => resolve());
   });
   return { server, closeRooms: () => rooms.close() };
+}
+
+function routerRoutes(config: Config, store: Store, temporal: TemporalHandle): RouteModule {
+  const index = new TaskIndex(store);
+  const launcher = new TaskLauncher({ agents: new AgentStore(store), index, temporal, schemas: new UserSchemaCompiler(), config });
+  return createRouterRoutes({ launcher, index, temporal, maxCompositionSize: config.maxCompositionSize });
 }
 
 function closeServer(server: http.Server): Promise<void> {

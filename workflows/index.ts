@@ -1,2 +1,2 @@
 // Workflows the task worker runs. Deterministic code only: no Node modules, no I/O (see activities/).
-export {};
+export { compositionWorkflow } from './composition';

@@ -1,0 +1,30 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { AgentStore } from '../src/registry/agent-store';
+import type { UserSchemaCompiler } from '../src/registry/user-schemas';
+import { findOperation, paramsProblems } from '../src/router/operations';
+import { TaskErrorCode } from '../src/router/task-types';
+
+export interface ValidateParamsInput {
+  agentId: string;
+  operation: string;
+  params: Record<string, unknown>;
+}
+
+/**
+ * Checks params after pending arguments were substituted, against the tool's inputSchema (Ajv is
+ * not workflow-safe, hence an activity). Returns them with the schema's defaults filled in.
+ */
+export function validateParamsActivity(agents: AgentStore, schemas: UserSchemaCompiler) {
+  return async function validateParams({ agentId, operation, params }: ValidateParamsInput): Promise<Record<string, unknown>> {
+    const agent = await agents.findById(agentId);
+    if (!agent) throw ApplicationFailure.nonRetryable(`Agent ${agentId} no longer exists`, TaskErrorCode.AGENT_NOT_FOUND);
+    const lookup = findOperation(agent, operation);
+    if (!lookup.found) throw ApplicationFailure.nonRetryable(lookup.message, TaskErrorCode.VALIDATION_ERROR);
+    const problems = paramsProblems(schemas, agent, operation, lookup.entry, params);
+    if (problems.length > 0) {
+      const summary = problems.map((problem) => `${problem.path} ${problem.message}`).join('; ');
+      throw ApplicationFailure.nonRetryable(`Params after substitution fail the inputSchema of ${operation}: ${summary}`, TaskErrorCode.VALIDATION_ERROR, problems);
+    }
+    return params;
+  };
+}

@@ -1,0 +1,244 @@
+// bench/tasks: what the router adds over a bare Temporal workflow and over calling the agent directly.
+// Starts its own stack (Temporal dev server with WAL + synchronous=normal, FerretDB, the service as
+// `npm start` runs it) on free loopback ports. Run: npx tsx bench/tasks/run.ts [--write]
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { loadConfig } from '../../src/config/config';
+import { startFerretDb, mongoUriFor } from '../../src/embedded/ferretdb';
+import { freePort } from '../../src/embedded/managed-process';
+import { ensureBinaries } from '../../src/embedded/provision';
+import { startTemporalDevServer, temporalAddress } from '../../src/embedded/temporal-dev-server';
+import { serviceEnv } from '../../test/support/global-setup';
+import { ServiceProcess } from '../../test/support/service-process';
+import { directCaller, startTrivialAgent } from './agent-call';
+import type { bareTaskWorkflow } from './bare-workflow';
+
+const CONCURRENCY = [1, 10, 50];
+const TASKS_AT = (concurrency: number) => Math.max(40, concurrency * 8);
+/** Polling interval of (c): 10 ms per client, spaced out with concurrency so that polls stay near 500/s in all. */
+const pollMs = (concurrency: number) => Math.max(10, concurrency * 2);
+const DAG_POLL_MS = 100;
+const DAG_LEVELS = 10;
+const DAG_WIDTH = 10;
+const BARE_QUEUE = 'bench-bare';
+
+interface Measurement {
+  throughput: number;
+  p50: number;
+  p99: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs `total` jobs, `concurrency` at a time; latencies in ms and jobs per second over the wall time. */
+async function measure(total: number, concurrency: number, job: (n: number) => Promise<unknown>): Promise<Measurement> {
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) {
+        const n = next++;
+        const begun = performance.now();
+        await job(n);
+        latencies.push(performance.now() - begun);
+      }
+    }),
+  );
+  const wallSeconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const at = (share: number) => latencies[Math.min(latencies.length - 1, Math.floor(share * latencies.length))];
+  return { throughput: total / wallSeconds, p50: at(0.5), p99: at(0.99) };
+}
+
+async function api(baseUrl: string, adminKey: string, method: string, route: string, body?: unknown): Promise<any> {
+  const response = await fetch(`${baseUrl}${route}`, {
+    method,
+    headers: { 'x-api-key': adminKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const parsed = await response.json();
+  if (response.status >= 300) throw new Error(`${method} ${route} answered ${response.status}: ${JSON.stringify(parsed)}`);
+  return parsed;
+}
+
+async function main(): Promise<void> {
+  const write = process.argv.includes('--write');
+  const binaries = ensureBinaries(loadConfig().cacheDir);
+  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'acs-bench-'));
+  const [temporalPort, mongoPort, apiPort] = [await freePort(), await freePort(), await freePort()];
+  const servers = await Promise.all([
+    startTemporalDevServer({ binary: binaries.temporal, dataDir: runDir, port: temporalPort, namespace: 'default' }),
+    startFerretDb({ binary: binaries.ferretdb, dataDir: runDir, port: mongoPort }),
+  ]);
+  const stack = {
+    baseUrl: `http://127.0.0.1:${apiPort}`,
+    wsUrl: `ws://127.0.0.1:${apiPort}`,
+    adminKey: `acs_admin_bench_${randomUUID()}`,
+    jwtSecret: randomUUID() + randomUUID(),
+    callbackSigningSecret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`,
+    temporalAddress: temporalAddress(temporalPort),
+    temporalNamespace: 'default',
+    taskQueue: 'agent-tasks',
+    mongoUri: mongoUriFor(mongoPort),
+    mongoDatabase: 'acs_bench',
+    runDir,
+    binaries,
+  };
+  const service = ServiceProcess.spawn('start.ts', serviceEnv(stack, { PORT: String(apiPort), LOG_LEVEL: 'warn' }), path.join(runDir, 'service.log'));
+  const agentServer = await startTrivialAgent();
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const connection = await Connection.connect({ address: stack.temporalAddress });
+  const workerConnection = await NativeConnection.connect({ address: stack.temporalAddress });
+  try {
+    await service.waitReady(stack.baseUrl);
+    const { baseUrl, adminKey } = stack;
+    const agent = await api(baseUrl, adminKey, 'POST', '/agents', {
+      name: 'Bench agent',
+      description: 'Answers at once',
+      defaultPrompt: 'Hi',
+      mcpUrl: agentServer.url,
+      chatUrl: agentServer.url,
+      capabilities: { tools: [{ name: 'echo', description: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }] },
+    });
+    const direct = directCaller(agentServer.url, agent.signingSecret);
+    const client = new Client({ connection });
+    const worker = await Worker.create({
+      connection: workerConnection,
+      taskQueue: BARE_QUEUE,
+      workflowsPath: require.resolve('./bare-workflow'),
+      activities: { callAgentOnce: direct },
+    });
+
+    // Where the time of one task goes, summed over the runs at concurrency 1 (ms since POST /tasks was sent).
+    const profile = { accepted: 0, agentCalled: 0, indexedCompleted: 0, observed: 0, runs: 0 };
+    let profiling = false;
+    const viaRouter = (concurrency: number) => async () => {
+      const sent = Date.now();
+      const { taskId } = await api(baseUrl, adminKey, 'POST', '/tasks', { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'bench' } });
+      const accepted = Date.now();
+      for (;;) {
+        const task = await api(baseUrl, adminKey, 'GET', `/tasks/${taskId}`);
+        if (task.status === 'completed') {
+          if (profiling) {
+            profile.accepted += accepted - sent;
+            profile.agentCalled += agentServer.receivedAt.get(taskId)! - sent;
+            profile.indexedCompleted += Date.parse(task.updatedAt) - sent;
+            profile.observed += Date.now() - sent;
+            profile.runs += 1;
+          }
+          return;
+        }
+        if (task.status !== 'pending') throw new Error(`task ${taskId} ended ${task.status}: ${JSON.stringify(task.error)}`);
+        await sleep(pollMs(concurrency));
+      }
+    };
+    const bare = (taskId: string) =>
+      client.workflow.execute<typeof bareTaskWorkflow>('bareTaskWorkflow', { taskQueue: BARE_QUEUE, workflowId: `bare-${randomUUID()}`, args: [taskId] });
+
+    const rows: string[] = [];
+    const bareProfile = { agentCalled: 0, observed: 0, runs: 0 };
+    let dagLine = '';
+    await worker.runUntil(async () => {
+      // Warm up connections, the workflow bundle's caches and the schema cache.
+      await measure(10, 2, (n) => direct(`warm-${n}`));
+      await measure(10, 2, (n) => bare(`warm-bare-${n}`));
+      await measure(10, 2, viaRouter(2));
+      for (const concurrency of CONCURRENCY) {
+        const total = TASKS_AT(concurrency);
+        const a = await measure(total, concurrency, (n) => direct(`direct-${concurrency}-${n}`));
+        const b = await measure(total, concurrency, async (n) => {
+          const sent = Date.now();
+          const taskId = `bare-${concurrency}-${n}`;
+          await bare(taskId);
+          if (concurrency === 1) {
+            bareProfile.agentCalled += agentServer.receivedAt.get(taskId)! - sent;
+            bareProfile.observed += Date.now() - sent;
+            bareProfile.runs += 1;
+          }
+        });
+        profiling = concurrency === 1;
+        const c = await measure(total, concurrency, viaRouter(concurrency));
+        profiling = false;
+        const format = (m: Measurement) => `${m.throughput.toFixed(1)} | ${m.p50.toFixed(1)} | ${m.p99.toFixed(1)}`;
+        rows.push(`| ${concurrency} | ${total} | ${format(a)} | ${format(b)} | ${format(c)} | ${((100 * c.throughput) / b.throughput).toFixed(0)} % | ${(c.p50 - b.p50).toFixed(1)} |`);
+        process.stdout.write(`${rows[rows.length - 1]}\n`);
+      }
+
+      const composition = Array.from({ length: DAG_LEVELS * DAG_WIDTH }, (_, position) => {
+        const level = Math.floor(position / DAG_WIDTH);
+        const parents = level === 0 ? [] : Array.from({ length: DAG_WIDTH }, (_unused, column) => String((level - 1) * DAG_WIDTH + column));
+        return { agentId: agent.agentId, operation: 'tools/echo', params: { text: `dag-${position}` }, parents };
+      });
+      const started = performance.now();
+      const [{ compositionId }] = await api(baseUrl, adminKey, 'POST', '/tasks/compose', composition);
+      let status = 'pending';
+      while (status === 'pending') {
+        await sleep(DAG_POLL_MS);
+        status = (await api(baseUrl, adminKey, 'GET', `/compositions/${compositionId}`)).status;
+      }
+      const dagMs = performance.now() - started;
+      dagLine = `${DAG_LEVELS * DAG_WIDTH} tasks in ${DAG_LEVELS} levels of ${DAG_WIDTH} (each task waits for the whole previous level): ${status} in ${dagMs.toFixed(0)} ms, ${(dagMs / DAG_LEVELS).toFixed(0)} ms per level of the critical path`;
+      process.stdout.write(`${dagLine}\n`);
+    });
+
+    const mean = (sum: number) => (sum / profile.runs).toFixed(1);
+    const report = [
+      '## Tasks',
+      '',
+      `Measured by \`npx tsx bench/tasks/run.ts\` on ${new Date().toISOString().slice(0, 10)}: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}, the embedded`,
+      'Temporal dev server (SQLite, WAL, synchronous=normal) and FerretDB, the service as `npm start` runs it',
+      '(API and worker in one process), and a trivial agent on loopback that answers `completed` at once.',
+      '(a) calls the agent directly with the same signed POST; (b) starts a bare workflow with one activity',
+      'making that call, with the Temporal client, and waits for its result; (c) `POST /tasks`, then',
+      `\`GET /tasks/{taskId}\` every ${pollMs(1)} ms (${pollMs(50)} ms at 50) until \`completed\`. Throughput in tasks/s, latencies in ms.`,
+      '',
+      '| concurrency | tasks | (a) tasks/s | (a) p50 | (a) p99 | (b) tasks/s | (b) p50 | (b) p99 | (c) tasks/s | (c) p50 | (c) p99 | (c)/(b) throughput | (c)−(b) p50 |',
+      '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+      ...rows,
+      '',
+      `DAG: ${dagLine}.`,
+      '',
+      'Where the time of one task goes at concurrency 1 (mean ms after the request was sent):',
+      '',
+      '| | accepted (202) | agent called | completed in the index | completion observed |',
+      '|---|---|---|---|---|',
+      `| (b) bare workflow | | ${(bareProfile.agentCalled / bareProfile.runs).toFixed(1)} | | ${(bareProfile.observed / bareProfile.runs).toFixed(1)} |`,
+      `| (c) POST /tasks | ${mean(profile.accepted)} | ${mean(profile.agentCalled)} | ${mean(profile.indexedCompleted)} | ${mean(profile.observed)} |`,
+      '',
+    ].join('\n');
+    process.stdout.write(`\n${report}\n`);
+    if (write) writeSection(path.resolve(__dirname, '../../docs/benchmarks.md'), report);
+    fs.rmSync(runDir, { recursive: true, force: true });
+  } catch (error) {
+    process.stderr.write(`servers' logs kept in ${runDir}\n`);
+    throw error;
+  } finally {
+    await workerConnection.close();
+    await connection.close();
+    await agentServer.close();
+    await service.stop();
+    await Promise.all(servers.map((server) => server.stop()));
+  }
+}
+
+/** Replaces the "## Tasks" section of the benchmarks document (or appends it), leaving other sections alone. */
+function writeSection(file: string, section: string): void {
+  const existing = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmarks\n\n';
+  const start = existing.indexOf('## Tasks\n');
+  if (start < 0) {
+    fs.writeFileSync(file, `${existing.trimEnd()}\n\n${section}`);
+    return;
+  }
+  const end = existing.indexOf('\n## ', start + 1);
+  fs.writeFileSync(file, existing.slice(0, start) + section + (end < 0 ? '' : existing.slice(end + 1)));
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

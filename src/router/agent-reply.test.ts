@@ -1,0 +1,36 @@
+import { interpretAgentReply } from './agent-reply';
+
+const json = (value: unknown) => JSON.stringify(value);
+
+describe('interpretAgentReply', () => {
+  it.each([
+    [200, json({ status: 'completed', result: { a: 1 } }), { kind: 'completed', result: { a: 1 } }],
+    [201, json({ status: 'completed', result: 'text' }), { kind: 'completed', result: { 0: 'text' } }],
+    [200, json({ status: 'completed', result: [1, 2] }), { kind: 'completed', result: { 0: [1, 2] } }],
+    [200, json({ status: 'failed', error: { code: 'X', message: 'm' } }), { kind: 'failed', error: { code: 'X', message: 'm' } }],
+    [400, json({ status: 'failed', error: { code: 'VALIDATION_ERROR', message: 'bad' } }), { kind: 'failed', error: { code: 'VALIDATION_ERROR', message: 'bad' } }],
+    [202, json({ status: 'received' }), { kind: 'accepted' }],
+    [202, json({ status: 'executing', message: 'on it' }), { kind: 'accepted' }],
+  ])('HTTP %i %s', (status, body, verdict) => {
+    expect(interpretAgentReply(status, body)).toEqual(verdict);
+  });
+
+  it.each([408, 429, 500, 503])('retries HTTP %i, even with a failed body', (status) => {
+    expect(interpretAgentReply(status, json({ status: 'failed', error: { message: 'busy' } })).kind).toBe('retry');
+  });
+
+  it.each([400, 404, 422])('refuses HTTP %i without an error body as AGENT_REJECTED', (status) => {
+    expect(interpretAgentReply(status, 'nope')).toMatchObject({ kind: 'refused', error: { code: 'AGENT_REJECTED' } });
+  });
+
+  it.each([
+    [200, 'not json'],
+    [200, json({ status: 'completed' })],
+    [202, json({ status: 'done' })],
+    [204, ''],
+    [302, ''],
+    [200, json([1])],
+  ])('calls HTTP %i %s a protocol error', (status, body) => {
+    expect(interpretAgentReply(status, body)).toMatchObject({ kind: 'refused', error: { code: 'AGENT_PROTOCOL_ERROR' } });
+  });
+});

@@ -1,0 +1,46 @@
+import { normaliseResult, TaskErrorCode, type TaskError, type TaskResult } from './task-types';
+
+/** What one HTTP reply of an agent means for its task (CONTRACT.md, "Tasks": call to the agent). */
+export type AgentReplyVerdict =
+  | { kind: 'completed'; result: TaskResult }
+  | { kind: 'failed'; error: TaskError }
+  | { kind: 'accepted' }
+  /** Worth another attempt: 408, 429, 5xx. */
+  | { kind: 'retry'; reason: string }
+  /** Final without the agent's own error body: 400/404/422, or a reply outside the protocol. */
+  | { kind: 'refused'; error: { code: string; message: string; details?: unknown } };
+
+const RETRIED_STATUSES = new Set([408, 429]);
+const REJECTED_STATUSES = new Set([400, 404, 422]);
+const ACCEPTED_STATUSES = new Set(['pending', 'executing', 'received']);
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+export function interpretAgentReply(status: number, bodyText: string): AgentReplyVerdict {
+  if (RETRIED_STATUSES.has(status) || status >= 500) return { kind: 'retry', reason: `agent answered HTTP ${status}` };
+  const body = parseJson(bodyText) as Record<string, unknown> | undefined;
+  const reported = typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {};
+  const is2xx = status >= 200 && status < 300;
+
+  if (reported.status === 'failed' && reported.error !== undefined && (is2xx || (status >= 400 && status < 500))) {
+    const error = reported.error;
+    return { kind: 'failed', error: typeof error === 'object' && error !== null && !Array.isArray(error) ? (error as TaskError) : { message: String(error) } };
+  }
+  if ((status === 200 || status === 201) && reported.status === 'completed' && 'result' in reported) {
+    return { kind: 'completed', result: normaliseResult(reported.result) };
+  }
+  if (status === 202 && typeof reported.status === 'string' && ACCEPTED_STATUSES.has(reported.status)) return { kind: 'accepted' };
+  if (REJECTED_STATUSES.has(status)) {
+    return { kind: 'refused', error: { code: TaskErrorCode.AGENT_REJECTED, message: `Agent answered HTTP ${status}`, details: body ?? bodyText.slice(0, 1024) } };
+  }
+  return {
+    kind: 'refused',
+    error: { code: TaskErrorCode.AGENT_PROTOCOL_ERROR, message: `Agent answered HTTP ${status} with a body outside the task protocol`, details: body ?? bodyText.slice(0, 1024) },
+  };
+}

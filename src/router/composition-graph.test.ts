@@ -1,0 +1,38 @@
+import { ApiError } from '../http/errors';
+import { checkCompositionGraph } from './composition-graph';
+import type { TaskRequest } from './task-types';
+
+const task = (parents: string[] = [], params: Record<string, unknown> = {}): TaskRequest => ({ agentId: 'a', operation: 'tools/x', params, parents });
+const from = (taskId: string, field = '0') => ({ source: { taskId, field }, type: 'string' });
+
+function rejection(requests: TaskRequest[]): { code: string; message: string } {
+  try {
+    checkCompositionGraph(requests);
+  } catch (error) {
+    if (error instanceof ApiError) return { code: error.code, message: error.message };
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('checkCompositionGraph', () => {
+  it('returns parents as indices for a diamond', () => {
+    expect(checkCompositionGraph([task(), task(['0']), task(['0']), task(['1', '2', '1'], { a: from('1'), b: from('2') })])).toEqual([[], [0], [0], [1, 2]]);
+  });
+
+  it.each([
+    ['an index out of range', [task(), task(['2'])], /Task 1: parent "2" is not an index/],
+    ['a non-numeric index', [task(['x'])], /Task 0: parent "x"/],
+    ['a padded index', [task(), task(['01'])], /Task 1: parent "01"/],
+    ['a self-reference', [task(), task(['1'])], /Task 1: lists itself/],
+    ['a cycle', [task(), task(['3']), task(['1']), task(['2'])], /Task 1: .*cycle/],
+    ['a pending argument off the parents', [task(), task(), task(['0'], { a: from('1') })], /Task 2: param "a" takes its value from task "1"/],
+  ])('refuses %s with INVALID_COMPOSITION', (_what, requests, message) => {
+    const { code, message: text } = rejection(requests);
+    expect(code).toBe('INVALID_COMPOSITION');
+    expect(text).toMatch(message);
+  });
+
+  it('refuses an unknown pending-argument type with VALIDATION_ERROR', () => {
+    expect(rejection([task(), task(['0'], { a: { source: { taskId: '0', field: '0' }, type: 'date' } })])).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/Task 1: param "a"/) });
+  });
+});

@@ -1,0 +1,39 @@
+import type { ValidateFunction } from 'ajv';
+import { toProblems, type ValidationProblem } from '../http/validate';
+import { CAPABILITY_CATEGORIES, type Agent, type CapabilityCategory, type CapabilityEntry, type ToolDefinition } from '../registry/agent';
+import { SchemaRejected, type UserSchemaCompiler } from '../registry/user-schemas';
+import { TaskErrorCode } from './task-types';
+
+export type OperationLookup =
+  | { found: true; entry: ToolDefinition | CapabilityEntry }
+  | { found: false; code: typeof TaskErrorCode.VALIDATION_ERROR | 'OPERATION_NOT_SUPPORTED'; message: string };
+
+/** The capability entry `operation` (`capability/method`) names on `agent`, or why there is none. */
+export function findOperation(agent: Agent, operation: string): OperationLookup {
+  const slash = operation.indexOf('/');
+  const category = operation.slice(0, slash) as CapabilityCategory;
+  const method = operation.slice(slash + 1);
+  if (slash < 0 || method === '' || !CAPABILITY_CATEGORIES.includes(category)) {
+    return { found: false, code: TaskErrorCode.VALIDATION_ERROR, message: `Operation "${operation}" must be capability/method with a capability among ${CAPABILITY_CATEGORIES.join(', ')}` };
+  }
+  const entry = (agent.capabilities[category] ?? []).find((candidate) => candidate.name === method);
+  if (!entry) return { found: false, code: 'OPERATION_NOT_SUPPORTED', message: `Agent ${agent.id} registered no ${operation}` };
+  return { found: true, entry };
+}
+
+/**
+ * Problems of `params` against the entry's inputSchema (none when it has no schema). Compiled once
+ * per agent version and operation; defaults of the schema are filled into `params`.
+ */
+export function paramsProblems(schemas: UserSchemaCompiler, agent: Agent, operation: string, entry: ToolDefinition | CapabilityEntry, params: Record<string, unknown>): ValidationProblem[] {
+  if (!entry.inputSchema) return [];
+  let validate: ValidateFunction;
+  try {
+    validate = schemas.cached(`${agent.id}@${agent.version}:${operation}`, entry.inputSchema);
+  } catch (error) {
+    // Registration compiles every schema, so this means stored data older than today's rules.
+    if (!(error instanceof SchemaRejected)) throw error;
+    return [{ path: '/', message: `the inputSchema of ${operation} cannot be used: ${error.message}` }];
+  }
+  return validate(params) ? [] : toProblems(validate.errors);
+}

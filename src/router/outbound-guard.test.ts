@@ -1,0 +1,44 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
+import { isPublicAddress, outboundDispatcher } from './outbound-guard';
+
+describe('outbound guard', () => {
+  it.each([
+    ['127.0.0.1', false],
+    ['10.1.2.3', false],
+    ['192.168.0.1', false],
+    ['169.254.169.254', false],
+    ['::1', false],
+    ['fe80::1', false],
+    ['::ffff:127.0.0.1', false],
+    ['0.0.0.0', false],
+    ['93.184.215.14', true],
+    ['2606:4700::1111', true],
+  ])('%s is public: %s', (address, expected) => {
+    expect(isPublicAddress(address)).toBe(expected);
+  });
+
+  describe('against a loopback server', () => {
+    let server: http.Server;
+    let port: number;
+    beforeAll(async () => {
+      server = http.createServer((_request, response) => response.end('ok'));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      port = (server.address() as AddressInfo).port;
+    });
+    afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+    it('refuses loopback by IP literal and by a name that resolves to it', async () => {
+      const dispatcher = outboundDispatcher({ allowPrivate: false, connectTimeoutMs: 1_000 });
+      await expect(request(`http://127.0.0.1:${port}/`, { dispatcher })).rejects.toThrow(/Refused to connect to 127\.0\.0\.1/);
+      await expect(request(`http://localhost:${port}/`, { dispatcher })).rejects.toThrow(/Refused to connect/);
+    });
+
+    it('connects when private destinations are allowed', async () => {
+      const dispatcher = outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 1_000 });
+      const reply = await request(`http://127.0.0.1:${port}/`, { dispatcher });
+      expect(await reply.body.text()).toBe('ok');
+    });
+  });
+});

@@ -1,0 +1,40 @@
+import dns from 'node:dns/promises';
+import net from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
+
+export class DestinationRefused extends Error {
+  constructor(readonly address: string) {
+    super(`Refused to connect to ${address}: loopback, private and link-local addresses are not allowed`);
+    this.name = 'DestinationRefused';
+  }
+}
+
+/** True only for globally routable unicast addresses (an IPv4-mapped IPv6 address counts as its IPv4). */
+export function isPublicAddress(address: string): boolean {
+  return ipaddr.isValid(address) && ipaddr.process(address).range() === 'unicast';
+}
+
+/**
+ * An undici dispatcher for calls to URLs that callers supply (agents' mcpUrl, callback URLs). Unless
+ * `allowPrivate`, it resolves the host itself and connects to the address it checked, so a name that
+ * resolves to 127.0.0.1 or 169.254.169.254 (or changes between check and use) cannot slip through.
+ */
+export function outboundDispatcher(options: { allowPrivate: boolean; connectTimeoutMs: number }): Dispatcher {
+  const connect = buildConnector({ timeout: options.connectTimeoutMs });
+  if (options.allowPrivate) return new Agent({ connect });
+  return new Agent({
+    connect(connectOptions, callback) {
+      const host = connectOptions.hostname.replace(/^\[|\]$/g, '');
+      const resolved = net.isIP(host) ? Promise.resolve(host) : dns.lookup(host).then((answer) => answer.address);
+      resolved.then(
+        (address) => {
+          if (!isPublicAddress(address)) return callback(new DestinationRefused(address), null);
+          const servername = connectOptions.servername ?? (net.isIP(host) ? undefined : host);
+          connect({ ...connectOptions, hostname: address, servername }, callback);
+        },
+        (error: Error) => callback(error, null),
+      );
+    },
+  });
+}

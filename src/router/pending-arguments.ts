@@ -1,0 +1,66 @@
+// Recognises and resolves pending arguments. Pure functions used by the API (checks before a start)
+// and by the composition workflow (substitution at run time): no Node modules here.
+import { TaskErrorCode, type PendingArgument, type PendingArgumentType, type TaskError, type TaskResult } from './task-types';
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A top-level param value shaped `{source: {taskId: string, field: string}, type?}`. */
+export function isPendingArgument(value: unknown): value is PendingArgument {
+  if (!isPlainObject(value) || !isPlainObject(value.source)) return false;
+  return typeof value.source.taskId === 'string' && typeof value.source.field === 'string';
+}
+
+export function pendingArgumentsOf(params: Record<string, unknown>): Array<[string, PendingArgument]> {
+  return Object.entries(params).filter((entry): entry is [string, PendingArgument] => isPendingArgument(entry[1]));
+}
+
+export function hasType(value: unknown, type: PendingArgumentType): boolean {
+  switch (type) {
+    case 'array':
+      return Array.isArray(value);
+    case 'object':
+      return isPlainObject(value);
+    case 'integer':
+      return Number.isInteger(value);
+    default:
+      return typeof value === type;
+  }
+}
+
+export type Substitution = { params: Record<string, unknown> } | { error: TaskError };
+
+/**
+ * Params with every pending argument replaced by its parent's result field. `results[index]` is
+ * undefined for a parent that did not complete: its arguments resolve to null (executeOnParentFailure).
+ */
+export function substitute(params: Record<string, unknown>, results: ReadonlyArray<TaskResult | undefined>): Substitution {
+  const resolved: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(params)) {
+    if (!isPendingArgument(value)) {
+      resolved[name] = value;
+      continue;
+    }
+    const { taskId, field } = value.source;
+    const parentResult = results[Number(taskId)];
+    if (parentResult === undefined) {
+      resolved[name] = null;
+      continue;
+    }
+    if (!Object.prototype.hasOwnProperty.call(parentResult, field)) {
+      return { error: { code: TaskErrorCode.MISSING_FIELD, message: `Param "${name}": the result of task ${taskId} has no field "${field}"` } };
+    }
+    const substituted = parentResult[field];
+    if (value.type !== undefined && !hasType(substituted, value.type)) {
+      return {
+        error: {
+          code: TaskErrorCode.TYPE_MISMATCH,
+          message: `Param "${name}": field "${field}" of task ${taskId} is not of type ${value.type}`,
+          details: { expected: value.type, actual: Array.isArray(substituted) ? 'array' : substituted === null ? 'null' : typeof substituted },
+        },
+      };
+    }
+    resolved[name] = substituted;
+  }
+  return { params: resolved };
+}

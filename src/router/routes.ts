@@ -1,0 +1,71 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { requirePrincipal } from '../auth/principal';
+import type { RouteModule } from '../http/app';
+import { ApiError, ErrorCode, forbidden, notFound } from '../http/errors';
+import { validator } from '../http/validate';
+import { canRead, canReadComposition, toCompositionView, toTaskView, type TaskIndex } from './task-index';
+import type { TaskLauncher } from './task-launcher';
+import { AGENT_REPORT_SCHEMA, COMPOSITION_REQUEST_SCHEMA, TASK_REQUEST_SCHEMA } from './task-request-schema';
+import type { TemporalHandle } from './temporal-client';
+import { deliverReport, type AgentReportBody } from './task-reports';
+import { TaskStatus, type TaskRequest } from './task-types';
+
+export interface RouterRoutesDeps {
+  launcher: TaskLauncher;
+  index: TaskIndex;
+  temporal: TemporalHandle;
+  maxCompositionSize: number;
+}
+
+const checkTask = validator<TaskRequest>(TASK_REQUEST_SCHEMA, 'task request');
+const checkComposition = validator<TaskRequest[]>(COMPOSITION_REQUEST_SCHEMA, 'composition');
+const checkReport = validator<AgentReportBody>(AGENT_REPORT_SCHEMA, 'task report');
+
+/** /tasks and /compositions: creation, composition and lookup of tasks. Served bare and under /v1. */
+export function createRouterRoutes({ launcher, index, temporal, maxCompositionSize }: RouterRoutesDeps): RouteModule {
+  const router = new Router();
+
+  router.post('/tasks', async (ctx: Context) => {
+    const principal = requirePrincipal(ctx);
+    const taskId = await launcher.launchTask(principal, checkTask(ctx.request.body));
+    ctx.status = 202;
+    ctx.set('Location', `/tasks/${taskId}`);
+    ctx.body = { taskId, status: TaskStatus.PENDING };
+  });
+
+  router.post('/tasks/compose', async (ctx: Context) => {
+    const principal = requirePrincipal(ctx);
+    const body = ctx.request.body;
+    if (Array.isArray(body) && body.length > maxCompositionSize) {
+      throw new ApiError(ErrorCode.PAYLOAD_TOO_LARGE, `A composition holds at most ${maxCompositionSize} tasks, got ${body.length}`);
+    }
+    const { compositionId, taskIds } = await launcher.launchComposition(principal, checkComposition(body));
+    ctx.status = 202;
+    ctx.set('Location', `/compositions/${compositionId}`);
+    ctx.body = taskIds.map((taskId) => ({ taskId, status: TaskStatus.PENDING, compositionId }));
+  });
+
+  router.get('/tasks/:taskId', async (ctx: Context) => {
+    const principal = requirePrincipal(ctx);
+    const task = await index.find(ctx.params.taskId);
+    if (!task) throw notFound(`Task ${ctx.params.taskId}`);
+    if (!canRead(principal, task)) throw forbidden('Only the task creator, its agent and admins may read this task');
+    ctx.body = toTaskView(task);
+  });
+
+  router.post('/tasks/:taskId/result', async (ctx: Context) => {
+    const principal = requirePrincipal(ctx);
+    ctx.body = await deliverReport(index, temporal, principal, ctx.params.taskId, checkReport(ctx.request.body));
+  });
+
+  router.get('/compositions/:compositionId', async (ctx: Context) => {
+    const principal = requirePrincipal(ctx);
+    const composition = await index.findComposition(ctx.params.compositionId);
+    if (!composition) throw notFound(`Composition ${ctx.params.compositionId}`);
+    if (!canReadComposition(principal, composition)) throw forbidden('Only the composition creator, its agents and admins may read this composition');
+    ctx.body = toCompositionView(composition);
+  });
+
+  return { router, versioned: true };
+}

@@ -1,0 +1,214 @@
+import { MongoBulkWriteError } from 'mongodb';
+import { PrincipalKind, type Principal } from '../auth/principal';
+import { isDuplicateKey, type Store } from '../store/mongo';
+import { TaskStatus, type TaskError, type TaskPhase, type TaskResult } from './task-types';
+
+export const TASKS_COLLECTION = 'tasks';
+export const COMPOSITIONS_COLLECTION = 'compositions';
+
+/**
+ * A task as MongoDB keeps it for lookups. params, result and error are JSON text: they are the
+ * callers' and agents' data, whose keys may contain '.' or start with '$' (refused by FerretDB).
+ */
+export interface TaskDocument {
+  _id: string;
+  compositionId?: string;
+  index?: number;
+  agentId: string;
+  operation: string;
+  params: string;
+  status: TaskStatus;
+  phase?: TaskPhase;
+  result?: string;
+  error?: string;
+  attempts?: number;
+  /** The agent's last progress report. */
+  progress?: number;
+  message?: string;
+  createdBy: Principal;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface CompositionDocument {
+  _id: string;
+  taskIds: string[];
+  createdBy: Principal;
+  createdAt: Date;
+}
+
+export interface StoredComposition {
+  compositionId: string;
+  createdBy: Principal;
+  createdAt: Date;
+  tasks: TaskDocument[];
+}
+
+export type NewTask = Pick<TaskDocument, '_id' | 'agentId' | 'operation' | 'compositionId' | 'index'> & { params: Record<string, unknown>; phase: TaskPhase };
+
+/** A status change recorded by the workflow's activities. */
+export interface TaskChange {
+  status?: TaskStatus;
+  phase?: TaskPhase;
+  result?: TaskResult;
+  error?: TaskError;
+  attempts?: number;
+  progress?: number;
+  message?: string;
+}
+
+/** `GET /tasks/{taskId}` (CONTRACT.md, "Tasks"). */
+export interface TaskView {
+  taskId: string;
+  status: TaskStatus;
+  phase?: TaskPhase;
+  result?: TaskResult;
+  error?: TaskError;
+  agentId: string;
+  operation: string;
+  compositionId?: string;
+  attempts?: number;
+  progress?: number;
+  message?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CompositionView {
+  compositionId: string;
+  status: TaskStatus;
+  tasks: TaskView[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Tasks and compositions in MongoDB: written when they are created, updated on every status change. */
+export class TaskIndex {
+  constructor(private readonly store: Store) {}
+
+  static taskIndexes() {
+    return [{ key: { compositionId: 1 }, name: 'by_composition' }];
+  }
+
+  private get tasks() {
+    return this.store.collection<TaskDocument>(TASKS_COLLECTION);
+  }
+
+  private get compositions() {
+    return this.store.collection<CompositionDocument>(COMPOSITIONS_COLLECTION);
+  }
+
+  async create(createdBy: Principal, tasks: NewTask[], compositionId?: string): Promise<void> {
+    const now = new Date();
+    const documents = tasks.map(({ params, ...task }) => ({ ...task, params: JSON.stringify(params), status: TaskStatus.PENDING, createdBy, createdAt: now, updatedAt: now }));
+    await whileLocked(() => this.tasks.insertMany(documents, { ordered: false }));
+    if (compositionId !== undefined) {
+      const composition = { _id: compositionId, taskIds: tasks.map((task) => task._id), createdBy, createdAt: now };
+      await whileLocked(() => this.compositions.insertOne(composition));
+    }
+  }
+
+  /** Undoes `create` when the workflow could not be started. */
+  async remove(taskIds: string[], compositionId?: string): Promise<void> {
+    await this.tasks.deleteMany({ _id: { $in: taskIds } });
+    if (compositionId !== undefined) await this.compositions.deleteOne({ _id: compositionId });
+  }
+
+  /** Applies `change` to a task still pending; an ended task keeps its outcome. */
+  async update(taskId: string, change: TaskChange): Promise<void> {
+    const set: Partial<TaskDocument> = { updatedAt: new Date() };
+    if (change.status !== undefined) set.status = change.status;
+    if (change.phase !== undefined) set.phase = change.phase;
+    if (change.result !== undefined) set.result = JSON.stringify(change.result);
+    if (change.error !== undefined) set.error = JSON.stringify(change.error);
+    if (change.attempts !== undefined) set.attempts = change.attempts;
+    if (change.progress !== undefined) set.progress = change.progress;
+    if (change.message !== undefined) set.message = change.message;
+    const ends = change.status !== undefined && change.status !== TaskStatus.PENDING;
+    await this.tasks.updateOne({ _id: taskId, status: TaskStatus.PENDING }, ends ? { $set: set, $unset: { phase: '' } } : { $set: set });
+  }
+
+  async find(taskId: string): Promise<TaskDocument | null> {
+    return this.tasks.findOne({ _id: taskId });
+  }
+
+  async findComposition(compositionId: string): Promise<StoredComposition | null> {
+    const composition = await this.compositions.findOne({ _id: compositionId });
+    if (!composition) return null;
+    const tasks = await this.tasks.find({ compositionId }).toArray();
+    tasks.sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
+    return { compositionId, createdBy: composition.createdBy, createdAt: composition.createdAt, tasks };
+  }
+}
+
+const LOCKED_RETRIES = 5;
+
+/**
+ * FerretDB on SQLite answers concurrent writers "database is locked (SQLITE_BUSY)" instead of
+ * waiting; a few short retries turn that into a slower answer rather than a failed request. A
+ * partly written (unordered) insert is completed by the retry, whose only complaint is then the
+ * documents the first try wrote.
+ */
+async function whileLocked<T>(write: () => Promise<T>): Promise<T | void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await write();
+    } catch (error) {
+      if (attempt > 1 && onlyDuplicateKeys(error)) return;
+      if (attempt >= LOCKED_RETRIES || !String((error as Error).message).includes('SQLITE_BUSY')) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt));
+    }
+  }
+}
+
+function onlyDuplicateKeys(error: unknown): boolean {
+  if (error instanceof MongoBulkWriteError) {
+    const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+    return writeErrors.length > 0 && writeErrors.every((writeError) => writeError.code === 11000);
+  }
+  return isDuplicateKey(error);
+}
+
+const isSamePrincipal = (a: Principal, b: Principal): boolean => a.kind === b.kind && a.id === b.id;
+
+/** The creator, the executing agent and admins may read a task. */
+export function canRead(principal: Principal, task: Pick<TaskDocument, 'createdBy' | 'agentId'>): boolean {
+  return principal.kind === PrincipalKind.ADMIN || isSamePrincipal(principal, task.createdBy) || (principal.kind === PrincipalKind.AGENT && principal.id === task.agentId);
+}
+
+/** The creator, admins, and the agent of any of its tasks may read a composition. */
+export function canReadComposition(principal: Principal, composition: StoredComposition): boolean {
+  return isSamePrincipal(principal, composition.createdBy) || composition.tasks.some((task) => canRead(principal, task));
+}
+
+export function toTaskView(task: TaskDocument): TaskView {
+  return {
+    taskId: task._id,
+    status: task.status,
+    ...(task.phase === undefined ? {} : { phase: task.phase }),
+    ...(task.result === undefined ? {} : { result: JSON.parse(task.result) }),
+    ...(task.error === undefined ? {} : { error: JSON.parse(task.error) }),
+    agentId: task.agentId,
+    operation: task.operation,
+    ...(task.compositionId === undefined ? {} : { compositionId: task.compositionId }),
+    ...(task.attempts === undefined ? {} : { attempts: task.attempts }),
+    ...(task.progress === undefined ? {} : { progress: task.progress }),
+    ...(task.message === undefined ? {} : { message: task.message }),
+    createdAt: task.createdAt.toISOString(),
+    updatedAt: task.updatedAt.toISOString(),
+  };
+}
+
+/** pending while any task is; else completed when all completed; else failed (or cancelled when nothing failed). */
+export function toCompositionView({ compositionId, createdAt, tasks }: StoredComposition): CompositionView {
+  const statuses = new Set(tasks.map((task) => task.status));
+  const status = statuses.has(TaskStatus.PENDING)
+    ? TaskStatus.PENDING
+    : statuses.has(TaskStatus.FAILED)
+      ? TaskStatus.FAILED
+      : statuses.has(TaskStatus.CANCELLED)
+        ? TaskStatus.CANCELLED
+        : TaskStatus.COMPLETED;
+  const updatedAt = new Date(Math.max(createdAt.getTime(), ...tasks.map((task) => task.updatedAt.getTime())));
+  return { compositionId, status, tasks: tasks.map(toTaskView), createdAt: createdAt.toISOString(), updatedAt: updatedAt.toISOString() };
+}

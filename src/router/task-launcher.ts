@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../auth/principal';
+import type { Config } from '../config/config';
+import { ApiError, ErrorCode } from '../http/errors';
+import type { Agent } from '../registry/agent';
+import type { AgentStore } from '../registry/agent-store';
+import type { UserSchemaCompiler } from '../registry/user-schemas';
+import type { compositionWorkflow } from '../../workflows/composition';
+import { checkCompositionGraph } from './composition-graph';
+import { findOperation, paramsProblems } from './operations';
+import { pendingArgumentsOf } from './pending-arguments';
+import { AGENT_ID_ATTRIBUTE, OPERATION_ATTRIBUTE } from './search-attributes';
+import type { TaskIndex } from './task-index';
+import { TaskPhase, DEFAULT_RETRY, workflowIdOfComposition, workflowIdOfTask, type CompositionInput, type PlannedTask, type TaskRequest } from './task-types';
+import type { TemporalHandle } from './temporal-client';
+
+export interface TaskLauncherDeps {
+  agents: AgentStore;
+  index: TaskIndex;
+  temporal: TemporalHandle;
+  schemas: UserSchemaCompiler;
+  config: Pick<Config, 'taskQueue' | 'defaultTaskTimeoutMs' | 'maxTaskTimeoutMs' | 'agentCallTimeoutMs'>;
+}
+
+/** Longest staticSummary shown in the Temporal Web UI's list. */
+const SUMMARY_CHARS = 200;
+
+/**
+ * Checks task requests completely, records them in the task index and starts their workflow. Nothing
+ * starts unless every element passed: a 4xx leaves no trace.
+ */
+export class TaskLauncher {
+  constructor(private readonly deps: TaskLauncherDeps) {}
+
+  async launchTask(principal: Principal, request: TaskRequest): Promise<string> {
+    const [pending] = pendingArgumentsOf(request.params);
+    if (pending) {
+      throw new ApiError(ErrorCode.VALIDATION_ERROR, `Param "${pending[0]}" is a pending argument: those need a parent in POST /tasks/compose`);
+    }
+    const task = await this.plan(principal, request, [], new Map());
+    await this.start(principal, { tasks: [task], agentCallTimeoutMs: this.deps.config.agentCallTimeoutMs }, workflowIdOfTask(task.taskId));
+    return task.taskId;
+  }
+
+  async launchComposition(principal: Principal, requests: TaskRequest[]): Promise<{ compositionId: string; taskIds: string[] }> {
+    const parentsOf = checkCompositionGraph(requests);
+    const agentsById = new Map<string, Agent | null>();
+    const tasks: PlannedTask[] = [];
+    for (const [position, request] of requests.entries()) {
+      tasks.push(await this.plan(principal, request, parentsOf[position], agentsById, position));
+    }
+    const compositionId = randomUUID();
+    await this.start(principal, { compositionId, tasks, agentCallTimeoutMs: this.deps.config.agentCallTimeoutMs }, workflowIdOfComposition(compositionId));
+    return { compositionId, taskIds: tasks.map((task) => task.taskId) };
+  }
+
+  /** One checked task; `position` is its index in a composition, named in every error. */
+  private async plan(principal: Principal, request: TaskRequest, parents: number[], agentsById: Map<string, Agent | null>, position?: number): Promise<PlannedTask> {
+    const where = position === undefined ? '' : `Task ${position}: `;
+    if (!agentsById.has(request.agentId)) agentsById.set(request.agentId, await this.deps.agents.findVisible(principal, request.agentId));
+    const agent = agentsById.get(request.agentId);
+    if (!agent) throw new ApiError(ErrorCode.AGENT_NOT_FOUND, `${where}Agent ${request.agentId} not found`);
+
+    const lookup = findOperation(agent, request.operation);
+    if (!lookup.found) throw new ApiError(lookup.code, `${where}${lookup.message}`);
+    // Params holding pending arguments are checked after substitution, at run time.
+    if (pendingArgumentsOf(request.params).length === 0) {
+      const problems = paramsProblems(this.deps.schemas, agent, request.operation, lookup.entry, request.params);
+      if (problems.length > 0) {
+        const summary = problems.map((problem) => `${problem.path} ${problem.message}`).join('; ');
+        throw new ApiError(ErrorCode.VALIDATION_ERROR, `${where}params do not match the inputSchema of ${request.operation}: ${summary}`, problems);
+      }
+    }
+    const { maxTaskTimeoutMs, defaultTaskTimeoutMs } = this.deps.config;
+    if (request.timeoutMs !== undefined && request.timeoutMs > maxTaskTimeoutMs) {
+      throw new ApiError(ErrorCode.VALIDATION_ERROR, `${where}timeoutMs must be at most ${maxTaskTimeoutMs}`);
+    }
+    const retry = { ...DEFAULT_RETRY, ...request.retry };
+    if (retry.maxIntervalMs < retry.initialIntervalMs) {
+      // Temporal refuses such a policy when the workflow schedules the call: catch it while the caller is here.
+      throw new ApiError(ErrorCode.VALIDATION_ERROR, `${where}retry.maxIntervalMs (${retry.maxIntervalMs}${request.retry?.maxIntervalMs === undefined ? ', the default' : ''}) must be at least retry.initialIntervalMs (${retry.initialIntervalMs})`);
+    }
+    return {
+      taskId: randomUUID(),
+      agentId: agent.id,
+      agentName: agent.name,
+      operation: request.operation,
+      params: request.params,
+      parents,
+      executeOnParentFailure: request.executeOnParentFailure ?? false,
+      timeoutMs: request.timeoutMs ?? defaultTaskTimeoutMs,
+      retry,
+    };
+  }
+
+  /**
+   * Index first, then the workflow: its activities update documents that must already exist. If
+   * Temporal refuses the start, the documents go again and the caller gets the error (503).
+   */
+  private async start(principal: Principal, input: CompositionInput, workflowId: string): Promise<void> {
+    const { index, temporal, config } = this.deps;
+    const [first] = input.tasks;
+    await index.create(
+      principal,
+      input.tasks.map((task, position) => ({
+        _id: task.taskId,
+        agentId: task.agentId,
+        operation: task.operation,
+        params: task.params,
+        phase: task.parents.length > 0 ? TaskPhase.WAITING_FOR_PARENTS : TaskPhase.CALLING_AGENT,
+        ...(input.compositionId === undefined ? {} : { compositionId: input.compositionId, index: position }),
+      })),
+      input.compositionId,
+    );
+    try {
+      await temporal.client.workflow.start<typeof compositionWorkflow>('compositionWorkflow', {
+        workflowId,
+        taskQueue: config.taskQueue,
+        args: [input],
+        // A composition is listed under its first task's agent and operation; staticDetails names them all.
+        typedSearchAttributes: [
+          { key: AGENT_ID_ATTRIBUTE, value: first.agentId },
+          { key: OPERATION_ATTRIBUTE, value: first.operation },
+        ],
+        staticSummary: summaryOf(input),
+        staticDetails: detailsOf(input),
+      });
+    } catch (error) {
+      await index.remove(input.tasks.map((task) => task.taskId), input.compositionId).catch(() => undefined);
+      throw error;
+    }
+  }
+}
+
+function summaryOf({ compositionId, tasks }: CompositionInput): string {
+  const named = tasks.map((task) => `${task.agentName}: ${task.operation}`);
+  const summary = compositionId === undefined ? named[0] : `Composition of ${tasks.length}: ${named.join(', ')}`;
+  return summary.length > SUMMARY_CHARS ? `${summary.slice(0, SUMMARY_CHARS - 1)}…` : summary;
+}
+
+function detailsOf({ tasks }: CompositionInput): string {
+  return tasks
+    .map((task, position) => {
+      const after = task.parents.length > 0 ? `, after ${task.parents.join(', ')}` : '';
+      return `- ${position}. ${task.agentName} (agent ${task.agentId}): ${task.operation}, task ${task.taskId}${after}`;
+    })
+    .join('\n');
+}

@@ -1,0 +1,65 @@
+import { WorkflowNotFoundError } from '@temporalio/common';
+import { PrincipalKind, type Principal } from '../auth/principal';
+import { ApiError, ErrorCode, forbidden, notFound } from '../http/errors';
+import type { TaskDocument, TaskIndex } from './task-index';
+import type { TemporalHandle } from './temporal-client';
+import { agentReportSignal, normaliseResult, TaskStatus, workflowIdOfComposition, workflowIdOfTask, type AgentReport, type TaskError } from './task-types';
+
+/** The body of `POST /tasks/{taskId}/result`, as AGENT_REPORT_SCHEMA admits it. */
+export interface AgentReportBody {
+  taskId?: string;
+  status: 'completed' | 'failed' | 'pending';
+  result?: unknown;
+  error?: Record<string, unknown> | string;
+  message?: string;
+  progress?: number;
+}
+
+const conflict = (taskId: string) => new ApiError(ErrorCode.CONFLICT, `Task ${taskId} already ended with a different outcome`);
+
+/**
+ * An agent's report on its task: progress goes to the index, an outcome to the workflow as the
+ * agentReport signal. Repeating the outcome a task ended with answers 200; a different one 409.
+ */
+export async function deliverReport(index: TaskIndex, temporal: TemporalHandle, principal: Principal, taskId: string, body: AgentReportBody): Promise<{ taskId: string; status: string }> {
+  const task = await index.find(taskId);
+  if (!task) throw notFound(`Task ${taskId}`);
+  const isItsAgent = principal.kind === PrincipalKind.AGENT && principal.id === task.agentId;
+  if (!isItsAgent && principal.kind !== PrincipalKind.ADMIN) throw forbidden('Only the agent executing this task, or an admin, may report on it');
+
+  if (body.status === TaskStatus.PENDING) {
+    if (task.status !== TaskStatus.PENDING) throw conflict(taskId);
+    await index.update(taskId, { progress: body.progress, message: body.message });
+    return { taskId, status: TaskStatus.PENDING };
+  }
+  const report = reportOf(taskId, body);
+  if (task.status !== TaskStatus.PENDING) {
+    if (!endedWith(task, report)) throw conflict(taskId);
+    return { taskId, status: report.status };
+  }
+  const workflowId = task.compositionId === undefined ? workflowIdOfTask(taskId) : workflowIdOfComposition(task.compositionId);
+  try {
+    await temporal.client.workflow.getHandle(workflowId).signal(agentReportSignal, report);
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+    // The run ended between our read and the signal: judge the report against how it ended.
+    const ended = await index.find(taskId);
+    if (!ended || !endedWith(ended, report)) throw conflict(taskId);
+  }
+  return { taskId, status: report.status };
+}
+
+function reportOf(taskId: string, body: AgentReportBody): AgentReport {
+  if (body.status === TaskStatus.COMPLETED) {
+    if (!('result' in body)) throw new ApiError(ErrorCode.VALIDATION_ERROR, 'A completed report needs a result');
+    return { taskId, status: TaskStatus.COMPLETED, result: normaliseResult(body.result) };
+  }
+  if (body.error === undefined) throw new ApiError(ErrorCode.VALIDATION_ERROR, 'A failed report needs an error');
+  const error: TaskError = typeof body.error === 'string' ? { message: body.error } : body.error;
+  return { taskId, status: TaskStatus.FAILED, error };
+}
+
+function endedWith(task: TaskDocument, report: AgentReport): boolean {
+  if (task.status !== report.status) return false;
+  return report.status === TaskStatus.COMPLETED ? task.result === JSON.stringify(report.result) : task.error === JSON.stringify(report.error);
+}

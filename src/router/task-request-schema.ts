@@ -1,0 +1,67 @@
+/**
+ * JSON Schemas of the router's requests, checked once at the edge (src/http/validate.ts). Exported by
+ * name so the OpenAPI document can be built from them. Limits that depend on configuration
+ * (composition size, timeoutMs ceiling) are checked in code.
+ */
+
+const MAX_RETRY_INTERVAL_MS = 24 * 3_600_000;
+
+export const RETRY_POLICY_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    maxAttempts: { type: 'integer', minimum: 1, maximum: 100 },
+    initialIntervalMs: { type: 'integer', minimum: 1, maximum: MAX_RETRY_INTERVAL_MS },
+    backoffCoefficient: { type: 'number', minimum: 1, maximum: 10 },
+    maxIntervalMs: { type: 'integer', minimum: 1, maximum: MAX_RETRY_INTERVAL_MS },
+  },
+} as const;
+
+const TASK_FIELDS = {
+  agentId: { type: 'string', minLength: 1, maxLength: 256 },
+  operation: { type: 'string', minLength: 1, maxLength: 300 },
+  params: { type: 'object' },
+  callbackUrl: { type: 'string', maxLength: 2_048, format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' },
+  timeoutMs: { type: 'integer', minimum: 1_000 },
+  retry: RETRY_POLICY_SCHEMA,
+} as const;
+
+/** `POST /tasks`. */
+export const TASK_REQUEST_SCHEMA = {
+  type: 'object',
+  required: ['agentId', 'operation', 'params'],
+  additionalProperties: false,
+  properties: TASK_FIELDS,
+} as const;
+
+/** An element of `POST /tasks/compose`: a task request plus its place in the graph. */
+export const COMPOSED_TASK_SCHEMA = {
+  ...TASK_REQUEST_SCHEMA,
+  properties: {
+    ...TASK_FIELDS,
+    parents: { type: 'array', maxItems: 10_000, items: { type: 'string', maxLength: 16 } },
+    executeOnParentFailure: { type: 'boolean' },
+  },
+} as const;
+
+/** `POST /tasks/compose`; at most MAX_COMPOSITION_SIZE elements (413 above). */
+export const COMPOSITION_REQUEST_SCHEMA = {
+  type: 'array',
+  minItems: 1,
+  items: COMPOSED_TASK_SCHEMA,
+} as const;
+
+/** `POST /tasks/{taskId}/result`: an agent's report on a task it answered 202 to. */
+export const AGENT_REPORT_SCHEMA = {
+  type: 'object',
+  required: ['status'],
+  additionalProperties: false,
+  properties: {
+    taskId: { type: 'string' },
+    status: { enum: ['completed', 'failed', 'pending'] },
+    result: {},
+    error: { anyOf: [{ type: 'object' }, { type: 'string' }] },
+    message: { type: 'string', maxLength: 10_000 },
+    progress: { type: 'number', minimum: 0, maximum: 1 },
+  },
+} as const;

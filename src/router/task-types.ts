@@ -1,0 +1,127 @@
+// Types and constants shared by the API, the activities and the composition workflow. Imported by
+// workflow code, so it must stay free of Node modules and of anything that does I/O.
+import { defineSignal } from '@temporalio/workflow';
+
+export const TaskStatus = {
+  PENDING: 'pending',
+  COMPLETED: 'completed',
+  FAILED: 'failed',
+  CANCELLED: 'cancelled',
+} as const;
+export type TaskStatus = (typeof TaskStatus)[keyof typeof TaskStatus];
+
+export const TERMINAL_STATUSES: readonly TaskStatus[] = [TaskStatus.COMPLETED, TaskStatus.FAILED, TaskStatus.CANCELLED];
+
+/** Detail of a `pending` task (CONTRACT.md, "Tasks"). */
+export const TaskPhase = {
+  WAITING_FOR_PARENTS: 'waiting_for_parents',
+  CALLING_AGENT: 'calling_agent',
+  RETRYING: 'retrying',
+  AWAITING_AGENT_REPORT: 'awaiting_agent_report',
+} as const;
+export type TaskPhase = (typeof TaskPhase)[keyof typeof TaskPhase];
+
+/** Codes of the errors the router itself puts on a failed task (an agent's own errors are kept as sent). */
+export const TaskErrorCode = {
+  DEPENDENCY_FAILED: 'DEPENDENCY_FAILED',
+  MISSING_FIELD: 'MISSING_FIELD',
+  TYPE_MISMATCH: 'TYPE_MISMATCH',
+  VALIDATION_ERROR: 'VALIDATION_ERROR',
+  AGENT_NOT_FOUND: 'AGENT_NOT_FOUND',
+  /** The agent answered 400, 404 or 422 without a `failed` body of its own. */
+  AGENT_REJECTED: 'AGENT_REJECTED',
+  AGENT_UNREACHABLE: 'AGENT_UNREACHABLE',
+  AGENT_TIMEOUT: 'AGENT_TIMEOUT',
+  AGENT_PROTOCOL_ERROR: 'AGENT_PROTOCOL_ERROR',
+} as const;
+export type TaskErrorCode = (typeof TaskErrorCode)[keyof typeof TaskErrorCode];
+
+/** A task's error: the router's `{code, message, details?}`, or whatever the agent sent. */
+export type TaskError = { code: string; message: string; details?: unknown } | Record<string, unknown>;
+
+/** A result as stored: a JSON object, or `{"0": value}` for anything else (CONTRACT.md, "Tasks"). */
+export type TaskResult = Record<string, unknown>;
+
+export interface RetryRequest {
+  maxAttempts?: number;
+  initialIntervalMs?: number;
+  backoffCoefficient?: number;
+  maxIntervalMs?: number;
+}
+
+export type RetrySettings = Required<RetryRequest>;
+
+export const DEFAULT_RETRY: RetrySettings = { maxAttempts: 5, initialIntervalMs: 1_000, backoffCoefficient: 2, maxIntervalMs: 30_000 };
+
+/** The body of `POST /tasks`, and an element of `POST /tasks/compose`. */
+export interface TaskRequest {
+  agentId: string;
+  operation: string;
+  params: Record<string, unknown>;
+  callbackUrl?: string;
+  timeoutMs?: number;
+  retry?: RetryRequest;
+  /** Composition only: indices (as strings) of the tasks that must end first. */
+  parents?: string[];
+  /** Composition only: run once all parents ended, even if one failed. */
+  executeOnParentFailure?: boolean;
+}
+
+export const PENDING_ARGUMENT_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array'] as const;
+export type PendingArgumentType = (typeof PENDING_ARGUMENT_TYPES)[number];
+
+/** A param value filled in from a parent's result: `{source: {taskId: "<index>", field}, type?}`. */
+export interface PendingArgument {
+  source: { taskId: string; field: string };
+  type?: PendingArgumentType;
+}
+
+/** One task as the workflow runs it: everything checked and resolved by the API before the start. */
+export interface PlannedTask {
+  taskId: string;
+  agentId: string;
+  /** For summaries in the Temporal Web UI only. */
+  agentName: string;
+  operation: string;
+  /** Literal values and pending arguments. */
+  params: Record<string, unknown>;
+  /** Indices into the composition. */
+  parents: number[];
+  executeOnParentFailure: boolean;
+  timeoutMs: number;
+  retry: RetrySettings;
+}
+
+/** The input of the composition workflow; a single task is a composition of one without an id. */
+export interface CompositionInput {
+  compositionId?: string;
+  tasks: PlannedTask[];
+  /** Timeout of one HTTP call to an agent. */
+  agentCallTimeoutMs: number;
+}
+
+export interface TaskOutcome {
+  status: TaskStatus;
+  result?: TaskResult;
+  error?: TaskError;
+  /** Calls made to the agent, when it was called. */
+  attempts?: number;
+}
+
+/** An agent's asynchronous report for a task that answered 202 (delivered by `POST /tasks/{taskId}/result`). */
+export interface AgentReport {
+  taskId: string;
+  status: typeof TaskStatus.COMPLETED | typeof TaskStatus.FAILED;
+  result?: unknown;
+  error?: TaskError;
+}
+
+export const agentReportSignal = defineSignal<[AgentReport]>('agentReport');
+
+export const workflowIdOfTask = (taskId: string): string => `task-${taskId}`;
+export const workflowIdOfComposition = (compositionId: string): string => `composition-${compositionId}`;
+
+/** `{"0": value}` for anything but a JSON object. */
+export function normaliseResult(value: unknown): TaskResult {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as TaskResult) : { 0: value };
+}

@@ -1,0 +1,135 @@
+import { createHmac } from 'node:crypto';
+import { AgentServer, completes, type AgentBehaviour } from '../support/agent-server';
+import { registerAgent, type RegisteredAgent } from '../support/agents';
+import { call, expectError } from '../support/http';
+import { waitForTask } from '../support/tasks';
+
+/** Fast retries so the retry paths end within a test. */
+const QUICK_RETRY = { maxAttempts: 3, initialIntervalMs: 100, backoffCoefficient: 1, maxIntervalMs: 100 };
+
+describe('calls to an agent and what its replies make of the task', () => {
+  let server: AgentServer;
+  beforeAll(async () => {
+    server = await AgentServer.start();
+  });
+  afterAll(() => server.close());
+
+  async function runTask(route: string, behaviour: AgentBehaviour, extra: Record<string, unknown> = {}): Promise<{ agent: RegisteredAgent; taskId: string }> {
+    const agent = await registerAgent({ mcpUrl: server.route(route, behaviour) });
+    const reply = await call('POST', '/tasks', { apiKey: 'admin', body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: route }, ...extra } });
+    expect(reply.status).toBe(202);
+    return { agent, taskId: reply.body.taskId };
+  }
+
+  it('sends {taskId, operation, params} signed with the agent secret, and stores an object result as it is', async () => {
+    const { agent, taskId } = await runTask('signed', completes({ text: 'done', 'a.b': 1, $c: 2 }));
+    expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: { text: 'done', 'a.b': 1, $c: 2 }, attempts: 1 });
+
+    const [received] = server.callsTo('signed');
+    expect(received.body).toEqual({ taskId, operation: 'tools/echo', params: { text: 'signed' } });
+    const id = received.headers['webhook-id'] as string;
+    const timestamp = received.headers['webhook-timestamp'] as string;
+    expect(id).toBe(`${taskId}-1`);
+    expect(Math.abs(Number(timestamp) - Date.now() / 1000)).toBeLessThan(300);
+    const key = Buffer.from(agent.signingSecret.slice('whsec_'.length), 'base64');
+    const expected = createHmac('sha256', key).update(`${id}.${timestamp}.${received.rawBody}`).digest('base64');
+    expect(received.headers['webhook-signature']).toBe(`v1,${expected}`);
+  });
+
+  it.each([
+    ['a string', 'plain text'],
+    ['an array', [1, 2]],
+    ['null', null],
+  ])('stores %s result as {"0": value}', async (_what, result) => {
+    const { taskId } = await runTask(`scalar-${_what.replace(/\W/g, '')}`, completes(result));
+    expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: { 0: result } });
+  });
+
+  it.each([
+    [200, 'failed-200'],
+    [400, 'failed-400'],
+  ])('keeps the error of a failed reply (HTTP %i) as sent, without retrying', async (status, route) => {
+    const error = { code: 'EXECUTION_ERROR', message: 'it broke', details: { where: 'here' } };
+    const { taskId } = await runTask(route, () => ({ status, body: { status: 'failed', error } }), { retry: QUICK_RETRY });
+    expect(await waitForTask(taskId)).toMatchObject({ status: 'failed', error });
+    expect(server.callsTo(route)).toHaveLength(1);
+  });
+
+  it.each([400, 404, 422])('fails on HTTP %i without a failed body, not retried', async (status) => {
+    const route = `rejects-${status}`;
+    const { taskId } = await runTask(route, () => ({ status, body: 'no' }), { retry: QUICK_RETRY });
+    const task = await waitForTask(taskId);
+    expect(task).toMatchObject({ status: 'failed', error: { code: 'AGENT_REJECTED' } });
+    expect(server.callsTo(route)).toHaveLength(1);
+  });
+
+  it('retries 503 and 429 and completes when the agent recovers', async () => {
+    let calls = 0;
+    const { taskId } = await runTask('flaky', () => {
+      calls += 1;
+      if (calls === 1) return { status: 503, body: 'busy' };
+      if (calls === 2) return { status: 429, body: 'slow down' };
+      return { status: 200, body: { status: 'completed', result: { ok: true } } };
+    }, { retry: QUICK_RETRY });
+    expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: { ok: true }, attempts: 3 });
+    expect(server.callsTo('flaky').map((received) => received.headers['webhook-id'])).toEqual([`${taskId}-1`, `${taskId}-2`, `${taskId}-3`]);
+  });
+
+  it('fails with AGENT_UNREACHABLE once the retries are used up', async () => {
+    const { taskId } = await runTask('down', () => ({ status: 500, body: 'down' }), { retry: { ...QUICK_RETRY, maxAttempts: 2 } });
+    expect(await waitForTask(taskId)).toMatchObject({ status: 'failed', error: { code: 'AGENT_UNREACHABLE' }, attempts: 2 });
+    expect(server.callsTo('down')).toHaveLength(2);
+  });
+
+  it('fails with AGENT_UNREACHABLE when nothing listens', async () => {
+    const agent = await registerAgent({ mcpUrl: 'http://127.0.0.1:9/mcp' });
+    const reply = await call('POST', '/tasks', { apiKey: 'admin', body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' }, retry: { ...QUICK_RETRY, maxAttempts: 2 } } });
+    expect(await waitForTask(reply.body.taskId)).toMatchObject({ status: 'failed', error: { code: 'AGENT_UNREACHABLE', message: expect.stringContaining('127.0.0.1:9') } });
+  });
+
+  it.each([
+    ['not JSON', 200, 'garbage'],
+    ['completed without result', 200, { status: 'completed' }],
+    ['202 with an unknown status', 202, { status: 'thinking' }],
+    ['a redirect', 302, ''],
+  ])('fails with AGENT_PROTOCOL_ERROR on %s', async (what, status, body) => {
+    const route = `protocol-${what.replace(/\W/g, '')}`;
+    const { taskId } = await runTask(route, () => ({ status, body }), { retry: QUICK_RETRY });
+    expect(await waitForTask(taskId)).toMatchObject({ status: 'failed', error: { code: 'AGENT_PROTOCOL_ERROR' } });
+    expect(server.callsTo(route)).toHaveLength(1);
+  });
+
+  it('waits for the report of an agent that answered 202, then fails with AGENT_TIMEOUT', async () => {
+    const { taskId } = await runTask('silent', () => ({ status: 202, body: { status: 'received' } }), { timeoutMs: 2_000 });
+    const waiting = await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' || task.status !== 'pending' });
+    expect(waiting).toMatchObject({ status: 'pending', phase: 'awaiting_agent_report' });
+    expect(await waitForTask(taskId)).toMatchObject({ status: 'failed', error: { code: 'AGENT_TIMEOUT' } });
+  });
+
+  it('completes a task that answered 202 with the agent\'s report; shows progress; a repeat is 200, a different outcome 409', async () => {
+    const { agent, taskId } = await runTask('reports-later', () => ({ status: 202, body: { status: 'pending', message: 'working' } }));
+    await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' || task.status !== 'pending' });
+    const report = (body: unknown, apiKey = agent.apiKey) => call('POST', `/tasks/${taskId}/result`, { apiKey, body });
+
+    expect(await report({ status: 'pending', message: 'half way', progress: 0.5 })).toMatchObject({ status: 200, body: { taskId, status: 'pending' } });
+    expect(await waitForTask(taskId, { until: (task) => task.progress === 0.5 })).toMatchObject({ status: 'pending', progress: 0.5, message: 'half way' });
+    expectError(await report({ status: 'completed', result: 1 }, (await registerAgent()).apiKey), 403, 'FORBIDDEN');
+    expectError(await report({ status: 'completed' }), 400, 'VALIDATION_ERROR');
+    expectError(await report({ status: 'done' }), 400, 'VALIDATION_ERROR');
+    expectError(await call('POST', '/tasks/no-such-task/result', { apiKey: 'admin', body: { status: 'completed', result: 1 } }), 404, 'NOT_FOUND');
+
+    expect(await report({ status: 'completed', result: 42 })).toMatchObject({ status: 200, body: { taskId, status: 'completed' } });
+    expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: { 0: 42 } });
+    expect((await report({ status: 'completed', result: 42 })).status).toBe(200);
+    expectError(await report({ status: 'completed', result: 43 }), 409, 'CONFLICT');
+    expectError(await report({ status: 'failed', error: 'no' }), 409, 'CONFLICT');
+  });
+
+  it('takes a failed report with an error as sent, also from an admin', async () => {
+    const { taskId } = await runTask('reports-failure', () => ({ status: 202, body: { status: 'executing' } }));
+    await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' || task.status !== 'pending' });
+    const error = { code: 'OPERATION_FAILED', message: 'gave up' };
+    expect((await call('POST', `/v1/tasks/${taskId}/result`, { apiKey: 'admin', body: { status: 'failed', error } })).status).toBe(200);
+    expect(await waitForTask(taskId)).toMatchObject({ status: 'failed', error });
+  });
+});

@@ -1,0 +1,143 @@
+import { Client, Connection } from '@temporalio/client';
+import { AgentServer, type AgentBehaviour } from '../support/agent-server';
+import { registerAgent, type RegisteredAgent } from '../support/agents';
+import { call } from '../support/http';
+import { tool, waitForTask } from '../support/tasks';
+import { testStack } from '../support/test-stack';
+import { AGENT_ID_ATTRIBUTE, OPERATION_ATTRIBUTE } from '../../src/router/search-attributes';
+
+const PRODUCED = { text: 'hello', count: 3, big: 99, meta: { lang: 'en' }, items: [1, 2] };
+
+/** Answers with its params as result, or as `params.reply` says (fail / slow). */
+const relay: AgentBehaviour = (received) => {
+  const params = received.body.params;
+  if (params.reply === 'fail') return { status: 200, body: { status: 'failed', error: { code: 'EXECUTION_ERROR', message: 'asked to fail' } } };
+  if (params.reply === 'produce') return { status: 200, body: { status: 'completed', result: PRODUCED } };
+  return { status: 200, body: { status: 'completed', result: params }, delayMs: params.reply === 'slow' ? 1_000 : 0 };
+};
+
+const from = (taskId: string, field: string, type?: string) => ({ source: { taskId, field }, ...(type ? { type } : {}) });
+
+describe('compositions', () => {
+  let server: AgentServer;
+  let agent: RegisteredAgent;
+  let connection: Connection;
+
+  beforeAll(async () => {
+    server = await AgentServer.start();
+    connection = await Connection.connect({ address: testStack().temporalAddress });
+    agent = await registerAgent({
+      mcpUrl: server.route('relay', relay),
+      capabilities: { tools: [{ ...tool('relay'), inputSchema: { type: 'object' } }, tool('strict', { n: { type: 'number', maximum: 10 } })] },
+    });
+  });
+  afterAll(async () => {
+    await server.close();
+    await connection.close();
+  });
+
+  const relayTask = (params: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ agentId: agent.agentId, operation: 'tools/relay', params, ...extra });
+  const callsTagged = (tag: string) => server.callsTo('relay').filter((received) => received.body.params.tag === tag);
+
+  async function compose(body: unknown[]): Promise<{ compositionId: string; taskIds: string[] }> {
+    const reply = await call('POST', '/tasks/compose', { apiKey: 'admin', body });
+    expect(reply.status).toBe(202);
+    expect(reply.body).toHaveLength(body.length);
+    const { compositionId } = reply.body[0];
+    for (const element of reply.body) expect(element).toEqual({ taskId: expect.any(String), status: 'pending', compositionId });
+    return { compositionId, taskIds: reply.body.map((element: { taskId: string }) => element.taskId) };
+  }
+
+  const waitAll = (taskIds: string[]) => Promise.all(taskIds.map((taskId) => waitForTask(taskId)));
+
+  it('runs a diamond, substituting pending arguments of each type from parents\' results', async () => {
+    const { compositionId, taskIds } = await compose([
+      relayTask({ tag: 'diamond', reply: 'produce' }),
+      relayTask({ tag: 'diamond', text: from('0', 'text', 'string'), count: from('0', 'count', 'number') }, { parents: ['0'] }),
+      relayTask({ tag: 'diamond', meta: from('0', 'meta', 'object'), items: from('0', 'items', 'array') }, { parents: ['0'] }),
+      relayTask({ tag: 'diamond', text: from('1', 'text', 'string'), items: from('2', 'items'), lang: from('2', 'meta', 'object') }, { parents: ['1', '2'] }),
+    ]);
+    const tasks = await waitAll(taskIds);
+    expect(tasks.map((task) => task.status)).toEqual(['completed', 'completed', 'completed', 'completed']);
+    expect(tasks[1].result).toEqual({ tag: 'diamond', text: 'hello', count: 3 });
+    expect(tasks[2].result).toEqual({ tag: 'diamond', meta: { lang: 'en' }, items: [1, 2] });
+    expect(tasks[3].result).toEqual({ tag: 'diamond', text: 'hello', items: [1, 2], lang: { lang: 'en' } });
+    for (const task of tasks) expect(task.compositionId).toBe(compositionId);
+
+    const calls = callsTagged('diamond');
+    expect(calls).toHaveLength(4);
+    const callOf = (taskId: string) => calls.find((received) => received.body.taskId === taskId)!;
+    expect(callOf(taskIds[3]).receivedAt).toBeGreaterThanOrEqual(Math.max(callOf(taskIds[1]).receivedAt, callOf(taskIds[2]).receivedAt));
+
+    const composition = await call('GET', `/compositions/${compositionId}`, { apiKey: 'admin' });
+    expect(composition.status).toBe(200);
+    expect(composition.body).toMatchObject({ compositionId, status: 'completed' });
+    expect(composition.body.tasks.map((task: { taskId: string }) => task.taskId)).toEqual(taskIds);
+    expect((await call('GET', `/v1/compositions/${compositionId}`, { apiKey: agent.apiKey })).status).toBe(200);
+    expect((await call('GET', `/compositions/${compositionId}`, { apiKey: (await registerAgent()).apiKey })).status).toBe(403);
+    expect((await call('GET', '/compositions/unknown', { apiKey: 'admin' })).status).toBe(404);
+  });
+
+  it('runs tasks without mutual parents at the same time', async () => {
+    const { compositionId, taskIds } = await compose([relayTask({ tag: 'parallel', reply: 'slow' }), relayTask({ tag: 'parallel', reply: 'slow' })]);
+    await waitAll(taskIds);
+    const composition = (await call('GET', `/compositions/${compositionId}`, { apiKey: 'admin' })).body;
+    expect(composition.status).toBe('completed');
+    const elapsedMs = Date.parse(composition.updatedAt) - Date.parse(composition.createdAt);
+    process.stdout.write(`two independent 1-second tasks: ${elapsedMs} ms from creation to the last completion\n`);
+    expect(elapsedMs).toBeLessThan(1_800);
+  });
+
+  it('fails descendants of a failed task with DEPENDENCY_FAILED without calling them, while other branches go on', async () => {
+    const { compositionId, taskIds } = await compose([
+      relayTask({ tag: 'failing', reply: 'fail' }),
+      relayTask({ tag: 'failing', step: 'child' }, { parents: ['0'] }),
+      relayTask({ tag: 'failing', step: 'grandchild' }, { parents: ['1'] }),
+      relayTask({ tag: 'failing', step: 'independent' }),
+      relayTask({ tag: 'failing', step: 'regardless', text: from('0', 'text', 'string') }, { parents: ['0', '3'], executeOnParentFailure: true }),
+    ]);
+    const tasks = await waitAll(taskIds);
+    expect(tasks[0]).toMatchObject({ status: 'failed', error: { code: 'EXECUTION_ERROR', message: 'asked to fail' } });
+    expect(tasks[1]).toMatchObject({ status: 'failed', error: { code: 'DEPENDENCY_FAILED' } });
+    expect(tasks[2]).toMatchObject({ status: 'failed', error: { code: 'DEPENDENCY_FAILED' } });
+    expect(tasks[3]).toMatchObject({ status: 'completed' });
+    expect(tasks[4]).toMatchObject({ status: 'completed', result: { tag: 'failing', step: 'regardless', text: null } });
+    expect(callsTagged('failing').map((received) => received.body.params.step ?? 'root').sort()).toEqual(['independent', 'regardless', 'root']);
+    expect((await call('GET', `/compositions/${compositionId}`, { apiKey: 'admin' })).body.status).toBe('failed');
+  });
+
+  it('fails a task whose substituted params are wrong: MISSING_FIELD, TYPE_MISMATCH, VALIDATION_ERROR', async () => {
+    const { taskIds } = await compose([
+      relayTask({ tag: 'substitution', reply: 'produce' }),
+      relayTask({ tag: 'substitution', text: from('0', 'absent') }, { parents: ['0'] }),
+      relayTask({ tag: 'substitution', text: from('0', 'text', 'number') }, { parents: ['0'] }),
+      { agentId: agent.agentId, operation: 'tools/strict', params: { n: from('0', 'big', 'number') }, parents: ['0'] },
+      { agentId: agent.agentId, operation: 'tools/strict', params: { n: from('0', 'count', 'integer') }, parents: ['0'] },
+    ]);
+    const tasks = await waitAll(taskIds);
+    expect(tasks[1]).toMatchObject({ status: 'failed', error: { code: 'MISSING_FIELD' } });
+    expect(tasks[2]).toMatchObject({ status: 'failed', error: { code: 'TYPE_MISMATCH', details: { expected: 'number', actual: 'string' } } });
+    expect(tasks[3]).toMatchObject({ status: 'failed', error: { code: 'VALIDATION_ERROR', details: [{ path: '/n', message: 'must be <= 10' }] } });
+    expect(tasks[4]).toMatchObject({ status: 'completed', result: { n: 3 } });
+    expect(callsTagged('substitution')).toHaveLength(1);
+  });
+
+  it('lets an operator find a task workflow by its search attributes', async () => {
+    const reply = await call('POST', '/tasks', { apiKey: 'admin', body: relayTask({ tag: 'operator' }) });
+    const { taskId } = reply.body;
+    await waitForTask(taskId);
+    const client = new Client({ connection, namespace: testStack().temporalNamespace });
+    const query = `AgentId = "${agent.agentId}" AND Operation = "tools/relay" AND WorkflowId = "task-${taskId}"`;
+    let found: Array<{ workflowId: string; agentId?: string; operation?: string }> = [];
+    // Visibility is eventually consistent: look a bounded number of times.
+    for (let attempt = 0; attempt < 50 && found.length === 0; attempt += 1) {
+      for await (const workflow of client.workflow.list({ query })) {
+        found.push({ workflowId: workflow.workflowId, agentId: workflow.typedSearchAttributes.get(AGENT_ID_ATTRIBUTE), operation: workflow.typedSearchAttributes.get(OPERATION_ATTRIBUTE) });
+      }
+      if (found.length === 0) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(found).toEqual([{ workflowId: `task-${taskId}`, agentId: agent.agentId, operation: 'tools/relay' }]);
+    const description = await client.workflow.getHandle(`task-${taskId}`).describe();
+    expect(await description.staticSummary()).toBe(`${agent.name}: tools/relay`);
+  });
+});

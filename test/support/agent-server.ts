@@ -1,0 +1,81 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A call the router made to a test agent. */
+export interface ReceivedCall {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  rawBody: string;
+  body: any;
+  receivedAt: number;
+}
+
+export interface AgentReply {
+  status: number;
+  /** Sent as JSON unless it is a string. */
+  body?: unknown;
+  /** Wait this long before answering. */
+  delayMs?: number;
+}
+
+export type AgentBehaviour = (call: ReceivedCall) => AgentReply;
+
+/**
+ * A tiny agent on 127.0.0.1: each path behaves as the test registers it, and every call is kept so
+ * tests can assert what the router sent.
+ */
+export class AgentServer {
+  readonly calls: ReceivedCall[] = [];
+  private readonly behaviours = new Map<string, AgentBehaviour>();
+
+  private constructor(private readonly server: http.Server) {}
+
+  static async start(): Promise<AgentServer> {
+    const server = http.createServer();
+    const agent = new AgentServer(server);
+    server.on('request', (request, response) => agent.handle(request, response));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return agent;
+  }
+
+  /** The URL of a new path that answers with `behaviour`. */
+  route(name: string, behaviour: AgentBehaviour): string {
+    this.behaviours.set(`/${name}`, behaviour);
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/${name}`;
+  }
+
+  callsTo(name: string): ReceivedCall[] {
+    return this.calls.filter((call) => call.path === `/${name}`);
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  private handle(request: http.IncomingMessage, response: http.ServerResponse): void {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const rawBody = Buffer.concat(chunks).toString('utf8');
+      let body: unknown;
+      try {
+        body = JSON.parse(rawBody);
+      } catch {
+        body = undefined;
+      }
+      const call: ReceivedCall = { path: request.url ?? '/', headers: request.headers, rawBody, body, receivedAt: Date.now() };
+      this.calls.push(call);
+      const behaviour = this.behaviours.get(call.path);
+      const reply = behaviour ? behaviour(call) : { status: 404, body: 'no such test route' };
+      setTimeout(() => {
+        const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? null);
+        response.writeHead(reply.status, { 'content-type': typeof reply.body === 'string' ? 'text/plain' : 'application/json' });
+        response.end(text);
+      }, reply.delayMs ?? 0);
+    });
+  }
+}
+
+/** Completed with `result`. */
+export const completes = (result: unknown): AgentBehaviour => () => ({ status: 200, body: { status: 'completed', result } });
