@@ -4,11 +4,10 @@ import { toApiError } from '../http/error-handler';
 import { validator } from '../http/validate';
 import type { Logger } from '../ops/logger';
 import { CLIENT_FRAME_TYPES, CloseCode, errorFrame, FrameType, messageFrame, type Frame } from './frames';
-import type { SendMessage } from './schemas';
 import type { MessageStore } from './message-store';
 import type { ParticipantRef } from './room';
 import type { RoomConnection, RoomHub } from './room-hub';
-import { CLIENT_FRAME_SCHEMA, MAX_PAGE_SIZE, type ClientFrame } from './schemas';
+import { CLIENT_FRAME_SCHEMA, MAX_PAGE_SIZE, type ClientFrame, type SendMessage } from './schemas';
 
 export interface RoomSocketDeps {
   hub: RoomHub;
