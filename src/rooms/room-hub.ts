@@ -113,7 +113,9 @@ export class RoomHub {
   sendMessage(message: OutgoingMessage): Promise<Message> {
     const room = this.room(message.roomId);
     const stored = new Promise<Message>((resolve, reject) => room.waiting.push({ message, resolve, reject }));
-    if (!room.storing) void this.storeWaiting(message.roomId, room);
+    if (!room.storing) {
+      this.storeWaiting(message.roomId, room).catch((error: unknown) => this.logger.error({ err: error, roomId: message.roomId }, 'message store loop failed'));
+    }
     return stored;
   }
 
