@@ -1,6 +1,6 @@
 import { ApiError, ErrorCode } from '../http/errors';
 import type { Logger } from '../ops/logger';
-import { isDuplicateKey } from '../store/mongo';
+import { isDuplicateKey, isStoreBusy } from '../store/mongo';
 import { messageFrame, participantEventFrame, SystemEvent, type Frame } from './frames';
 import type { Message, MessageStore } from './message-store';
 import { participantKey, type ParticipantRef } from './room';
@@ -154,7 +154,7 @@ export class RoomHub {
       });
       remaining = remaining.slice(outcome.stored.length);
       if (outcome.error === undefined) return;
-      if (!isDuplicateKey(outcome.error)) {
+      if (!isDuplicateKey(outcome.error) && !isStoreBusy(outcome.error)) {
         for (const pending of remaining) pending.reject(outcome.error);
         return;
       }
@@ -162,7 +162,7 @@ export class RoomHub {
         for (const pending of remaining) pending.reject(new ApiError(ErrorCode.CONFLICT, 'The room\'s next seq was taken repeatedly; send the message again'));
         return;
       }
-      this.logger.warn({ roomId, attempt }, 'seq taken by another process; reserving again');
+      this.logger.warn({ roomId, attempt, reason: isStoreBusy(outcome.error) ? 'store busy' : 'seq taken by another process' }, 'storing messages again');
       // Two processes retrying in step would collide again: a random pause breaks the rhythm.
       await new Promise((resolve) => setTimeout(resolve, Math.random() * RETRY_JITTER_MS * attempt));
       await this.messages.catchUpSeqs(roomId).catch((error: unknown) => this.logger.warn({ err: error, roomId }, 'could not catch up the seq counter'));
