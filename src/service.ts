@@ -19,6 +19,7 @@ import { TaskLauncher } from './router/task-launcher';
 import { IdempotencyKeys } from './router/idempotency-keys';
 import { startTaskWorker, type RunningWorker } from './router/task-worker';
 import { connectTemporal, type TemporalHandle } from './router/temporal-client';
+import { createRooms, ensureRoomIndexes } from './rooms/rooms';
 import { Store } from './store/mongo';
 
 export interface ServiceOptions {
@@ -46,6 +47,7 @@ export async function startService(config: Config, endpoints: Endpoints, logger:
     await store.ensureIndexes(API_KEYS_COLLECTION, ApiKeyStore.indexes());
     await store.ensureIndexes(AGENTS_COLLECTION, AgentStore.indexes());
     await store.ensureIndexes(TASKS_COLLECTION, TaskIndex.taskIndexes());
+    await ensureRoomIndexes(store);
 
     const temporal = await connectTemporal({ ...config, temporalAddress: endpoints.temporalAddress });
     stops.push(() => temporal.close());
@@ -58,8 +60,10 @@ export async function startService(config: Config, endpoints: Endpoints, logger:
 
     let url: string | undefined;
     if (options.api) {
-      const server = await serveApi(config, store, temporal, logger);
+      const { server, closeRooms } = await serveApi(config, store, temporal, logger);
       stops.push(() => closeServer(server));
+      // Runs before closeServer: WebSocket connections are not the HTTP server's to close.
+      stops.push(closeRooms);
       const { port } = server.address() as AddressInfo;
       url = `http://${config.host}:${port}`;
       logger.info({ url }, 'API listening');
@@ -71,10 +75,11 @@ export async function startService(config: Config, endpoints: Endpoints, logger:
   }
 }
 
-async function serveApi(config: Config, store: Store, temporal: TemporalHandle, logger: Logger): Promise<http.Server> {
+async function serveApi(config: Config, store: Store, temporal: TemporalHandle, logger: Logger): Promise<{ server: http.Server; closeRooms: () => Promise<void> }> {
   const metrics = createMetrics();
   const apiKeys = new ApiKeyStore(store, config.adminApiKey);
   const authenticator = new Authenticator(apiKeys, new HumanTokenVerifier(config));
+  const rooms = createRooms(config, store, authenticator, logger.child({ component: 'rooms' }));
   const modules: RouteModule[] = [
     createRegistryRoutes({
       agents: new AgentStore(store),
@@ -83,6 +88,7 @@ async function serveApi(config: Config, store: Store, temporal: TemporalHandle, 
     }),
     createKeyRoutes(apiKeys),
     routerRoutes(config, store, temporal),
+    rooms.routes,
   ];
   const app = createApp({
     logger: logger.child({ component: 'http' }),
@@ -101,11 +107,12 @@ async function serveApi(config: Config, store: Store, temporal: TemporalHandle, 
   const server = http.createServer(app.callback());
   // Agents hold connections open between calls; keep them a little longer than common client pools do.
   server.keepAliveTimeout = 65_000;
+  rooms.attach(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   });
-  return server;
+  return { server, closeRooms: () => rooms.close() };
 }
 
 function routerRoutes(config: Config, store: Store, temporal: TemporalHandle): RouteModule {

@@ -36,6 +36,10 @@ export interface Config {
   maxBodyBytes: number;
   maxCompositionSize: number;
   maxMessageChars: number;
+  /** WebSocket ping interval; a connection silent for two intervals is closed. */
+  wsHeartbeatMs: number;
+  /** Bytes queued for one WebSocket reader before it is disconnected as too slow. */
+  wsMaxBufferedBytes: number;
   defaultTaskTimeoutMs: number;
   maxTaskTimeoutMs: number;
   agentCallTimeoutMs: number;
@@ -147,6 +151,8 @@ export function loadConfig(env: Env = process.env): Config {
     maxBodyBytes: read.integer('MAX_BODY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     maxCompositionSize: read.integer('MAX_COMPOSITION_SIZE', 100, 1, 10_000),
     maxMessageChars: read.integer('MAX_MESSAGE_CHARS', 16_384, 1, 1024 * 1024),
+    wsHeartbeatMs: read.integer('WS_HEARTBEAT_MS', 30_000, 50, 10 * 60_000),
+    wsMaxBufferedBytes: read.integer('WS_MAX_BUFFERED_BYTES', 4 * 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
     defaultTaskTimeoutMs: read.integer('DEFAULT_TASK_TIMEOUT_MS', 24 * HOUR_MS, 1_000, 365 * 24 * HOUR_MS),
     maxTaskTimeoutMs: read.integer('MAX_TASK_TIMEOUT_MS', 7 * 24 * HOUR_MS, 1_000, 365 * 24 * HOUR_MS),
     agentCallTimeoutMs: read.integer('AGENT_CALL_TIMEOUT_MS', 30_000, 100, 10 * 60_000),

@@ -1,6 +1,6 @@
 import type { Context, Next } from 'koa';
 import type { Logger } from '../ops/logger';
-import { isStoreUnavailable } from '../store/mongo';
+import { isStoreBusy, isStoreUnavailable } from '../store/mongo';
 import { ApiError, ErrorCode } from './errors';
 import { isTemporalUnavailable } from '../router/temporal-client';
 
@@ -30,6 +30,7 @@ export function errorHandler(logger: Logger) {
 export function toApiError(thrown: unknown): ApiError {
   if (thrown instanceof ApiError) return thrown;
   if (isStoreUnavailable(thrown)) return new ApiError(ErrorCode.UNAVAILABLE, 'MongoDB is unreachable');
+  if (isStoreBusy(thrown)) return new ApiError(ErrorCode.UNAVAILABLE, 'The database is busy; try again', undefined, { 'Retry-After': '1' });
   if (isTemporalUnavailable(thrown)) return new ApiError(ErrorCode.UNAVAILABLE, 'Temporal is unreachable');
   const status = (thrown as { status?: number }).status;
   // Errors raised by Koa itself (for instance ctx.throw or @koa/router's 405) carry a status.

@@ -1,6 +1,6 @@
 import { MongoBulkWriteError, type IndexDescription } from 'mongodb';
 import { PrincipalKind, type Principal } from '../auth/principal';
-import { isDuplicateKey, type Store } from '../store/mongo';
+import { isDuplicateKey, isStoreBusy, type Store } from '../store/mongo';
 import { TaskStatus, workflowIdOfComposition, workflowIdOfTask, type TaskError, type TaskPhase, type TaskResult } from './task-types';
 
 export const TASKS_COLLECTION = 'tasks';
@@ -178,9 +178,8 @@ export class TaskIndex {
 const LOCKED_RETRIES = 5;
 
 /**
- * FerretDB on SQLite answers concurrent writers "database is locked (SQLITE_BUSY)" instead of
- * waiting; a few short retries turn that into a slower answer rather than a failed request. A
- * partly written (unordered) insert is completed by the retry, whose only complaint is then the
+ * A few short retries while the store is busy (isStoreBusy) turn a refused concurrent write into a
+ * slower answer rather than a failed request. A partly written (unordered) insert is completed by the retry, whose only complaint is then the
  * documents the first try wrote: with `duplicatesOnRetryAreOurs` that complaint is success.
  */
 export async function whileLocked<T>(write: () => Promise<T>, { duplicatesOnRetryAreOurs }: { duplicatesOnRetryAreOurs: boolean }): Promise<T | void> {
@@ -189,7 +188,7 @@ export async function whileLocked<T>(write: () => Promise<T>, { duplicatesOnRetr
       return await write();
     } catch (error) {
       if (duplicatesOnRetryAreOurs && attempt > 1 && onlyDuplicateKeys(error)) return;
-      if (attempt >= LOCKED_RETRIES || !String((error as Error).message).includes('SQLITE_BUSY')) throw error;
+      if (attempt >= LOCKED_RETRIES || !isStoreBusy(error)) throw error;
       await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt));
     }
   }

@@ -42,6 +42,14 @@ export function isStoreUnavailable(error: unknown): boolean {
   return ['MongoServerSelectionError', 'MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoTopologyClosedError', 'MongoNotConnectedError'].includes(error.name);
 }
 
+/**
+ * FerretDB on SQLite sometimes refuses a concurrent writer with "database is locked (SQLITE_BUSY)"
+ * rather than waiting (a write upgrade its busy timeout cannot resolve). The write may be retried.
+ */
+export function isStoreBusy(error: unknown): boolean {
+  return error instanceof MongoError && error.message.includes('SQLITE_BUSY');
+}
+
 /** Duplicate key on a unique index. */
 export function isDuplicateKey(error: unknown): boolean {
   return error instanceof MongoError && error.code === 11000;

@@ -1,0 +1,184 @@
+import { ApiError, ErrorCode } from '../http/errors';
+import type { Logger } from '../ops/logger';
+import { isDuplicateKey, isStoreBusy } from '../store/mongo';
+import { messageFrame, participantEventFrame, SystemEvent, type Frame } from './frames';
+import type { Message, MessageStore } from './message-store';
+import { participantKey, type ParticipantRef } from './room';
+
+/** One live connection to a room, whatever carries it. */
+export interface RoomConnection {
+  readonly roomId: string;
+  readonly participant: ParticipantRef;
+  /** Takes an encoded frame (UTF-8 JSON); `seq` is set for stored messages, so a resuming connection can drop duplicates. */
+  deliver(data: Buffer, seq?: number): void;
+  close(code: number, reason: string): void;
+}
+
+export interface OutgoingMessage {
+  roomId: string;
+  sender: ParticipantRef;
+  content: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** Attempts at storing a batch whose seqs another process also got (FerretDB's counter is not atomic). */
+const MAX_STORE_ATTEMPTS = 10;
+/** Upper bound of the random pause before another attempt, times the attempt number. */
+const RETRY_JITTER_MS = 5;
+/** Most messages stored in one round trip. */
+const MAX_BATCH = 100;
+
+interface PendingMessage {
+  message: OutgoingMessage;
+  resolve(stored: Message): void;
+  reject(error: unknown): void;
+}
+
+/** What this process knows of one room: who is connected, and the messages waiting to be stored. */
+class LiveRoom {
+  readonly connections = new Set<RoomConnection>();
+  /** Connections per participant key: a participant joins with its first connection and leaves with its last. */
+  readonly members = new Map<string, number>();
+  readonly waiting: PendingMessage[] = [];
+  storing = false;
+
+  get idle(): boolean {
+    return this.connections.size === 0 && this.waiting.length === 0 && !this.storing;
+  }
+}
+
+/**
+ * The rooms' live state in this process and the one way a message enters a room: stored first,
+ * then published, so no one receives a message that the history lacks. `publish` is the single
+ * fan-out point, where a multi-process deployment hooks in.
+ */
+export class RoomHub {
+  private readonly rooms = new Map<string, LiveRoom>();
+
+  constructor(
+    private readonly messages: MessageStore,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Distinct participants connected to the room in this process. */
+  connectedParticipants(roomId: string): number {
+    return this.rooms.get(roomId)?.members.size ?? 0;
+  }
+
+  isConnected(roomId: string, participant: ParticipantRef): boolean {
+    return this.rooms.get(roomId)?.members.has(participantKey(participant)) ?? false;
+  }
+
+  join(connection: RoomConnection): void {
+    const room = this.room(connection.roomId);
+    room.connections.add(connection);
+    const key = participantKey(connection.participant);
+    const count = room.members.get(key) ?? 0;
+    room.members.set(key, count + 1);
+    if (count === 0) this.publish(connection.roomId, participantEventFrame(connection.roomId, SystemEvent.PARTICIPANT_JOINED, connection.participant));
+  }
+
+  leave(connection: RoomConnection): void {
+    const room = this.rooms.get(connection.roomId);
+    if (!room?.connections.delete(connection)) return;
+    const key = participantKey(connection.participant);
+    const count = room.members.get(key) ?? 1;
+    if (count > 1) {
+      room.members.set(key, count - 1);
+    } else {
+      room.members.delete(key);
+      this.publish(connection.roomId, participantEventFrame(connection.roomId, SystemEvent.PARTICIPANT_LEFT, connection.participant));
+    }
+    this.forgetIfIdle(connection.roomId, room);
+  }
+
+  /** Closes every connection of `participant` to the room, for instance once it lost access to a private room. */
+  disconnect(roomId: string, participant: ParticipantRef, code: number, reason: string): void {
+    const key = participantKey(participant);
+    for (const connection of this.rooms.get(roomId)?.connections ?? []) {
+      if (participantKey(connection.participant) === key) connection.close(code, reason);
+    }
+  }
+
+  /**
+   * Stores the message, then publishes it to the room. Resolves with the stored message; rejects,
+   * without publishing anything, when it could not be stored.
+   *
+   * A room's messages are stored by one loop per process, in batches (one seq reservation and one
+   * insert for all the messages that arrived meanwhile), each batch after the previous one. So the
+   * store holds every message this process published, its seqs increase in publication order, and a
+   * resuming connection that reads the history, then takes live messages above the last seq it read,
+   * misses none.
+   */
+  sendMessage(message: OutgoingMessage): Promise<Message> {
+    const room = this.room(message.roomId);
+    const stored = new Promise<Message>((resolve, reject) => room.waiting.push({ message, resolve, reject }));
+    if (!room.storing) {
+      this.storeWaiting(message.roomId, room).catch((error: unknown) => this.logger.error({ err: error, roomId: message.roomId }, 'message store loop failed'));
+    }
+    return stored;
+  }
+
+  /** Sends a frame to every connection of the room in this process. */
+  publish(roomId: string, frame: Frame, seq?: number): void {
+    const room = this.rooms.get(roomId);
+    if (!room) return;
+    // Encoded once for every connection.
+    const data = Buffer.from(JSON.stringify(frame));
+    for (const connection of room.connections) connection.deliver(data, seq);
+  }
+
+  private async storeWaiting(roomId: string, room: LiveRoom): Promise<void> {
+    room.storing = true;
+    try {
+      while (room.waiting.length > 0) await this.storeBatch(roomId, room.waiting.splice(0, MAX_BATCH));
+    } finally {
+      room.storing = false;
+      this.forgetIfIdle(roomId, room);
+    }
+  }
+
+  private async storeBatch(roomId: string, batch: PendingMessage[]): Promise<void> {
+    let remaining = batch;
+    for (let attempt = 1; remaining.length > 0; attempt++) {
+      let outcome: { stored: Message[]; error?: unknown };
+      try {
+        const first = await this.messages.reserveSeqs(roomId, remaining.length);
+        outcome = await this.messages.insertMany(remaining.map((pending, index) => ({ ...pending.message, seq: first + index })));
+      } catch (error) {
+        outcome = { stored: [], error };
+      }
+      outcome.stored.forEach((message, index) => {
+        this.publish(roomId, messageFrame(message), message.seq);
+        remaining[index].resolve(message);
+      });
+      remaining = remaining.slice(outcome.stored.length);
+      if (outcome.error === undefined) return;
+      if (!isDuplicateKey(outcome.error) && !isStoreBusy(outcome.error)) {
+        for (const pending of remaining) pending.reject(outcome.error);
+        return;
+      }
+      if (attempt >= MAX_STORE_ATTEMPTS) {
+        for (const pending of remaining) pending.reject(new ApiError(ErrorCode.CONFLICT, 'The room\'s next seq was taken repeatedly; send the message again'));
+        return;
+      }
+      this.logger.warn({ roomId, attempt, reason: isStoreBusy(outcome.error) ? 'store busy' : 'seq taken by another process' }, 'storing messages again');
+      // Two processes retrying in step would collide again: a random pause breaks the rhythm.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * RETRY_JITTER_MS * attempt));
+      await this.messages.catchUpSeqs(roomId).catch((error: unknown) => this.logger.warn({ err: error, roomId }, 'could not catch up the seq counter'));
+    }
+  }
+
+  private room(roomId: string): LiveRoom {
+    let room = this.rooms.get(roomId);
+    if (!room) {
+      room = new LiveRoom();
+      this.rooms.set(roomId, room);
+    }
+    return room;
+  }
+
+  private forgetIfIdle(roomId: string, room: LiveRoom): void {
+    if (room.idle && this.rooms.get(roomId) === room) this.rooms.delete(roomId);
+  }
+}

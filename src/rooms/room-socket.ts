@@ -1,0 +1,166 @@
+import type { RawData, WebSocket } from 'ws';
+import { ApiError, ErrorCode, invalid } from '../http/errors';
+import { toApiError } from '../http/error-handler';
+import { validator } from '../http/validate';
+import type { Logger } from '../ops/logger';
+import { CLIENT_FRAME_TYPES, CloseCode, errorFrame, FrameType, messageFrame, type Frame } from './frames';
+import type { MessageStore } from './message-store';
+import type { ParticipantRef } from './room';
+import type { RoomConnection, RoomHub } from './room-hub';
+import { CLIENT_FRAME_SCHEMA, MAX_PAGE_SIZE, type ClientFrame, type SendMessage } from './schemas';
+
+export interface RoomSocketDeps {
+  hub: RoomHub;
+  messages: MessageStore;
+  readMessage: (value: unknown) => SendMessage;
+  /** A reader slower than this many queued bytes is disconnected rather than buffered without end. */
+  maxBufferedBytes: number;
+  logger: Logger;
+}
+
+/** Messages of one client waiting to be stored; more is a flood and gets RATE_LIMITED. */
+const MAX_PENDING_FRAMES = 100;
+
+const readClientFrame = validator<ClientFrame>(CLIENT_FRAME_SCHEMA, 'frame');
+
+/** One participant's WebSocket in a room: what it sends, and what the room delivers to it. */
+export class RoomSocket implements RoomConnection {
+  lastSeen = Date.now();
+  /** Highest message seq sent to this client: a message at or below it was already delivered. */
+  private deliveredSeq = 0;
+  /** Live frames held back while the history a resuming client missed is sent. */
+  private held?: Array<{ data: Buffer; seq?: number }>;
+  private heldBytes = 0;
+  private pendingFrames = 0;
+
+  constructor(
+    private readonly ws: WebSocket,
+    readonly roomId: string,
+    readonly participant: ParticipantRef,
+    private readonly deps: RoomSocketDeps,
+  ) {}
+
+  /** Joins the room; with `since`, first sends every stored message after that seq, then the live ones. */
+  async start(since: number | undefined): Promise<void> {
+    this.ws.on('pong', () => this.markSeen());
+    this.ws.on('message', (data, isBinary) => this.receive(data, isBinary));
+    this.ws.once('close', () => this.deps.hub.leave(this));
+    if (since === undefined) {
+      this.deps.hub.join(this);
+      return;
+    }
+    this.held = [];
+    this.deps.hub.join(this);
+    try {
+      await this.replay(since);
+    } catch (error) {
+      this.deps.logger.warn({ err: error, roomId: this.roomId }, 'resume failed');
+      this.sendFrame(errorFrame(toApiError(error)));
+      this.ws.close(CloseCode.HISTORY_UNAVAILABLE, 'Could not read the room history');
+      return;
+    }
+    const held = this.held;
+    this.held = undefined;
+    for (const frame of held) this.deliver(frame.data, frame.seq);
+  }
+
+  deliver(data: Buffer, seq?: number): void {
+    if (this.held) {
+      this.held.push({ data, seq });
+      this.heldBytes += data.length;
+      if (this.heldBytes > this.deps.maxBufferedBytes) this.dropSlowReader();
+      return;
+    }
+    if (seq !== undefined) {
+      if (seq <= this.deliveredSeq) return;
+      this.deliveredSeq = seq;
+    }
+    if (this.ws.readyState !== this.ws.OPEN) return;
+    this.ws.send(data, { binary: false });
+    if (this.ws.bufferedAmount > this.deps.maxBufferedBytes) this.dropSlowReader();
+  }
+
+  ping(): void {
+    this.ws.ping();
+  }
+
+  /** Closes the socket without a goodbye, for peers that stopped answering. */
+  terminate(): void {
+    this.ws.terminate();
+  }
+
+  close(code: number, reason: string): void {
+    this.ws.close(code, reason);
+  }
+
+  private sendFrame(frame: Frame): void {
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(frame));
+  }
+
+  private dropSlowReader(): void {
+    this.deps.logger.warn({ roomId: this.roomId, participant: this.participant }, 'slow reader disconnected');
+    this.ws.terminate();
+  }
+
+  /** Sends the stored messages after `since`, page by page. */
+  private async replay(since: number): Promise<void> {
+    let after = since;
+    for (;;) {
+      const page = await this.deps.messages.page(this.roomId, { kind: 'after', seq: after }, MAX_PAGE_SIZE);
+      if (page.length === 0 || this.ws.readyState !== this.ws.OPEN) return;
+      // Straight to the socket, while live frames are held; the next page is read once this one left.
+      await new Promise<void>((resolve) => {
+        page.forEach((message, index) => this.ws.send(JSON.stringify(messageFrame(message)), index === page.length - 1 ? () => resolve() : undefined));
+      });
+      after = page[page.length - 1].seq;
+      this.deliveredSeq = after;
+      if (page.length < MAX_PAGE_SIZE) return;
+    }
+  }
+
+  private markSeen(): void {
+    this.lastSeen = Date.now();
+  }
+
+  private receive(data: RawData, isBinary: boolean): void {
+    this.markSeen();
+    if (this.pendingFrames >= MAX_PENDING_FRAMES) {
+      this.sendFrame(errorFrame(new ApiError(ErrorCode.RATE_LIMITED, 'Too many messages waiting to be stored; slow down')));
+      return;
+    }
+    this.pendingFrames += 1;
+    void this.handle(data, isBinary).finally(() => {
+      this.pendingFrames -= 1;
+    });
+  }
+
+  private async handle(data: RawData, isBinary: boolean): Promise<void> {
+    try {
+      const frame = readClientFrame(parseFrame(data, isBinary));
+      switch (frame.type) {
+        case FrameType.MESSAGE: {
+          const message = this.deps.readMessage(frame.data);
+          // Queued for storage before anything awaits: the room's queue keeps this client's order.
+          await this.deps.hub.sendMessage({ roomId: this.roomId, sender: this.participant, ...message });
+          return;
+        }
+        default:
+          throw invalid(`Unknown frame type "${frame.type}"; clients send ${CLIENT_FRAME_TYPES.join(', ')}`);
+      }
+    } catch (error) {
+      const apiError = toApiError(error);
+      if (apiError.status >= 500) this.deps.logger.error({ err: error, roomId: this.roomId }, 'frame failed');
+      this.sendFrame(errorFrame(apiError));
+    }
+  }
+}
+
+function parseFrame(data: RawData, isBinary: boolean): unknown {
+  if (isBinary) throw invalid('Frames must be JSON text, not binary');
+  const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as Buffer).toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw invalid('Malformed JSON frame');
+  }
+}

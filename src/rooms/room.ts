@@ -1,0 +1,88 @@
+import { PrincipalKind, type Principal } from '../auth/principal';
+
+export const ParticipantType = {
+  AGENT: 'AGENT',
+  HUMAN: 'HUMAN',
+} as const;
+export type ParticipantType = (typeof ParticipantType)[keyof typeof ParticipantType];
+
+export const DEFAULT_ROOM_TYPE = 'CHAT';
+export const DEFAULT_MAX_PARTICIPANTS = 100;
+
+/** A room member as the room record lists it (the spec's creation body shape). */
+export interface Participant {
+  type: ParticipantType;
+  participantId: string;
+}
+
+/** Who sent a message or joined a room, as frames name it. */
+export interface ParticipantRef {
+  type: ParticipantType;
+  id: string;
+}
+
+export interface Room {
+  id: string;
+  name: string;
+  type: string;
+  description: string;
+  maxParticipants: number;
+  private: boolean;
+  metadata: Record<string, unknown> | null;
+  participants: Participant[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A room as its creator describes it, before the service gives it an id and timestamps. */
+export type NewRoom = Omit<Room, 'id' | 'createdAt' | 'updatedAt'>;
+
+/** The room record of the HTTP answers: `roomId` and `id` carry the same value. */
+export function toRoomRecord(room: Room) {
+  return {
+    roomId: room.id,
+    id: room.id,
+    name: room.name,
+    type: room.type,
+    description: room.description,
+    maxParticipants: room.maxParticipants,
+    private: room.private,
+    metadata: room.metadata,
+    participants: room.participants,
+    createdAt: room.createdAt.toISOString(),
+    updatedAt: room.updatedAt.toISOString(),
+  };
+}
+
+/** The participant a principal acts as in rooms: humans and agents only; admin and service keys are no one's voice. */
+export function participantOf(principal: Principal): ParticipantRef | undefined {
+  if (principal.kind === PrincipalKind.HUMAN) return { type: ParticipantType.HUMAN, id: principal.id };
+  if (principal.kind === PrincipalKind.AGENT) return { type: ParticipantType.AGENT, id: principal.id };
+  return undefined;
+}
+
+export const participantKey = (participant: ParticipantRef): string => `${participant.type}:${participant.id}`;
+
+export function isParticipant(room: Pick<Room, 'participants'>, participant: ParticipantRef): boolean {
+  return room.participants.some((member) => member.type === participant.type && member.participantId === participant.id);
+}
+
+/** Admin and service keys read every room. */
+const readsEverything = (principal: Principal): boolean =>
+  principal.kind === PrincipalKind.ADMIN || principal.kind === PrincipalKind.SERVICE;
+
+export const RoomAccess = {
+  ALLOWED: 'allowed',
+  NEEDS_CREDENTIAL: 'needs_credential',
+  FORBIDDEN: 'forbidden',
+} as const;
+export type RoomAccess = (typeof RoomAccess)[keyof typeof RoomAccess];
+
+/** Who may read a room and its messages: a public room anyone; a private one its participants, admin and service keys. */
+export function readAccess(room: Pick<Room, 'private' | 'participants'>, principal: Principal | undefined): RoomAccess {
+  if (!room.private) return RoomAccess.ALLOWED;
+  if (!principal) return RoomAccess.NEEDS_CREDENTIAL;
+  if (readsEverything(principal)) return RoomAccess.ALLOWED;
+  const participant = participantOf(principal);
+  return participant && isParticipant(room, participant) ? RoomAccess.ALLOWED : RoomAccess.FORBIDDEN;
+}

@@ -1,0 +1,50 @@
+import type http from 'node:http';
+import type { Authenticator } from '../auth/authenticate';
+import type { Config } from '../config/config';
+import type { RouteModule } from '../http/app';
+import type { Logger } from '../ops/logger';
+import { AgentStore } from '../registry/agent-store';
+import type { Store } from '../store/mongo';
+import { MESSAGES_COLLECTION, MessageStore } from './message-store';
+import { RoomHub } from './room-hub';
+import { ROOMS_COLLECTION, RoomStore } from './room-store';
+import { createRoomRoutes } from './routes';
+import { RoomWebSocketServer } from './websocket-server';
+
+/** The Conversation Manager as the composition root sees it: HTTP routes, the WebSocket endpoint, and its shutdown. */
+export interface Rooms {
+  routes: RouteModule;
+  /** Serves the room WebSocket on the API's HTTP server. */
+  attach(server: http.Server): void;
+  close(): Promise<void>;
+}
+
+export async function ensureRoomIndexes(store: Store): Promise<void> {
+  await store.ensureIndexes(ROOMS_COLLECTION, RoomStore.indexes());
+  await store.ensureIndexes(MESSAGES_COLLECTION, MessageStore.indexes());
+}
+
+export function createRooms(config: Config, store: Store, authenticator: Authenticator, logger: Logger): Rooms {
+  const rooms = new RoomStore(store);
+  const messages = new MessageStore(store);
+  const hub = new RoomHub(messages, logger);
+  const agents = new AgentStore(store);
+  const routes = createRoomRoutes({
+    rooms,
+    messages,
+    hub,
+    maxMessageChars: config.maxMessageChars,
+    agentExists: async (agentId) => (await agents.findById(agentId)) !== null,
+  });
+  const webSocket = new RoomWebSocketServer({
+    authenticator,
+    rooms,
+    messages,
+    hub,
+    logger,
+    maxMessageChars: config.maxMessageChars,
+    heartbeatMs: config.wsHeartbeatMs,
+    maxBufferedBytes: config.wsMaxBufferedBytes,
+  });
+  return { routes, attach: (server) => webSocket.attach(server), close: () => webSocket.close() };
+}

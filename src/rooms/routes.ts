@@ -1,0 +1,149 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { PrincipalKind, requireKind, requirePrincipal, type AuthState } from '../auth/principal';
+import { ApiError, ErrorCode, invalid, notFound } from '../http/errors';
+import type { RouteModule } from '../http/app';
+import { validator } from '../http/validate';
+import { CloseCode, messageFrame } from './frames';
+import { messageInput } from './message-input';
+import type { MessageStore, PageCursor } from './message-store';
+import { participantOf, participantKey, ParticipantType, readAccess, RoomAccess, toRoomRecord, type NewRoom, type Participant, type Room } from './room';
+import type { RoomHub } from './room-hub';
+import { ParticipantChange, type RoomStore } from './room-store';
+import {
+  CREATE_ROOM_SCHEMA,
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_SIZE,
+  MESSAGE_HISTORY_QUERY_SCHEMA,
+  PARTICIPANT_SCHEMA,
+  ROOM_LIST_QUERY_SCHEMA,
+  type MessageHistoryQuery,
+  type RoomListQuery,
+} from './schemas';
+
+export interface RoomRoutesDeps {
+  rooms: RoomStore;
+  messages: MessageStore;
+  hub: RoomHub;
+  maxMessageChars: number;
+  /** Whether an agent with this id is registered: rooms only list agents that exist. */
+  agentExists(agentId: string): Promise<boolean>;
+}
+
+const readCreateRoom = validator<NewRoom>(CREATE_ROOM_SCHEMA, 'room');
+const readParticipant = validator<Participant>(PARTICIPANT_SCHEMA, 'participant');
+const readRoomListQuery = validator<RoomListQuery>(ROOM_LIST_QUERY_SCHEMA, 'query');
+const readHistoryQuery = validator<MessageHistoryQuery>(MESSAGE_HISTORY_QUERY_SCHEMA, 'query');
+
+/** Rooms and messages over HTTP (CONTRACT.md, "Rooms and messages"). Room paths are bare. */
+export function createRoomRoutes(deps: RoomRoutesDeps): RouteModule {
+  const router = new Router();
+  const readMessage = messageInput(deps.maxMessageChars);
+
+  router.post('/rooms', async (ctx) => {
+    requireKind(ctx, PrincipalKind.ADMIN, PrincipalKind.SERVICE);
+    const body = readCreateRoom(ctx.request.body);
+    if (body.participants.length > body.maxParticipants) {
+      throw invalid(`participants lists ${body.participants.length}, more than maxParticipants (${body.maxParticipants})`);
+    }
+    const keys = body.participants.map((member) => participantKey({ type: member.type, id: member.participantId }));
+    const repeated = keys.find((key, index) => keys.indexOf(key) !== index);
+    if (repeated) throw invalid(`participants lists ${repeated} more than once`);
+    for (const participant of body.participants) await requireRegisteredAgent(deps, participant);
+    ctx.status = 201;
+    ctx.body = toRoomRecord(await deps.rooms.create(body));
+  });
+
+  router.get('/rooms', async (ctx) => {
+    const query = readRoomListQuery(ctx.query);
+    ctx.body = (await deps.rooms.listPublic(pageSize(query.limit), query.after)).map(toRoomRecord);
+  });
+
+  router.get('/user/rooms', async (ctx) => {
+    const principal = requireKind(ctx, PrincipalKind.HUMAN, PrincipalKind.AGENT);
+    const query = readRoomListQuery(ctx.query);
+    const key = participantKey(participantOf(principal)!);
+    ctx.body = (await deps.rooms.listForParticipant(key, pageSize(query.limit), query.after)).map(toRoomRecord);
+  });
+
+  router.get('/rooms/:roomId', async (ctx) => {
+    ctx.body = toRoomRecord(await readableRoom(ctx, deps, ctx.params.roomId));
+  });
+
+  router.post('/rooms/:roomId/participants', async (ctx) => {
+    requireKind(ctx, PrincipalKind.ADMIN, PrincipalKind.SERVICE);
+    const participant = readParticipant(ctx.request.body);
+    if (!(await deps.rooms.findById(ctx.params.roomId))) throw notFound('Room');
+    await requireRegisteredAgent(deps, participant);
+    const { change, room } = await deps.rooms.addParticipant(ctx.params.roomId, participant);
+    if (change === ParticipantChange.NO_ROOM) throw notFound('Room');
+    if (change === ParticipantChange.ROOM_FULL) throw new ApiError(ErrorCode.CONFLICT, `The room already lists maxParticipants (${room!.maxParticipants}) participants`);
+    ctx.status = change === ParticipantChange.DONE ? 201 : 200;
+    ctx.body = toRoomRecord(room!);
+  });
+
+  router.delete('/rooms/:roomId/participants/:participantId', async (ctx) => {
+    requireKind(ctx, PrincipalKind.ADMIN, PrincipalKind.SERVICE);
+    const room = await deps.rooms.findById(ctx.params.roomId);
+    if (!room) throw notFound('Room');
+    const member = room.participants.find((participant) => participant.participantId === ctx.params.participantId);
+    if (!member) throw notFound('Participant');
+    const { change, room: updated } = await deps.rooms.removeParticipant(room.id, member);
+    if (change === ParticipantChange.NO_ROOM) throw notFound('Room');
+    if (change === ParticipantChange.NOT_A_PARTICIPANT) throw notFound('Participant');
+    if (updated!.private) {
+      deps.hub.disconnect(room.id, { type: member.type, id: member.participantId }, CloseCode.REMOVED_FROM_ROOM, 'Removed from this private room');
+    }
+    ctx.body = toRoomRecord(updated!);
+  });
+
+  router.get('/rooms/:roomId/messages', async (ctx) => {
+    const query = readHistoryQuery(ctx.query);
+    const room = await readableRoom(ctx, deps, ctx.params.roomId);
+    const cursor = await pageCursor(deps.messages, room.id, query);
+    ctx.body = (await deps.messages.page(room.id, cursor, pageSize(query.limit))).map(messageFrame);
+  });
+
+  router.post('/rooms/:roomId/messages', async (ctx) => {
+    const principal = requireKind(ctx, PrincipalKind.HUMAN, PrincipalKind.AGENT);
+    const room = await readableRoom(ctx, deps, ctx.params.roomId);
+    const body = readMessage(ctx.request.body);
+    const message = await deps.hub.sendMessage({ roomId: room.id, sender: participantOf(principal)!, ...body });
+    ctx.status = 201;
+    ctx.body = messageFrame(message);
+  });
+
+  return { router, versioned: false };
+}
+
+/** The room when the caller may read it: 404 unknown, 401 private without credential, 403 private and not a participant. */
+async function readableRoom(ctx: Context, deps: RoomRoutesDeps, roomId: string): Promise<Room> {
+  const room = await deps.rooms.findById(roomId);
+  if (!room) throw notFound('Room');
+  const access = readAccess(room, (ctx.state as AuthState).principal);
+  if (access === RoomAccess.NEEDS_CREDENTIAL) requirePrincipal(ctx);
+  if (access === RoomAccess.FORBIDDEN) throw new ApiError(ErrorCode.FORBIDDEN, 'This room is private to its participants');
+  return room;
+}
+
+async function requireRegisteredAgent(deps: RoomRoutesDeps, participant: Participant): Promise<void> {
+  if (participant.type === ParticipantType.AGENT && !(await deps.agentExists(participant.participantId))) {
+    throw new ApiError(ErrorCode.AGENT_NOT_FOUND, `No agent ${participant.participantId} is registered`);
+  }
+}
+
+function pageSize(limit: string | undefined): number {
+  if (limit === undefined) return DEFAULT_PAGE_SIZE;
+  const size = Number(limit);
+  if (size < 1 || size > MAX_PAGE_SIZE) throw invalid(`limit must be from 1 to ${MAX_PAGE_SIZE}`);
+  return size;
+}
+
+async function pageCursor(messages: MessageStore, roomId: string, query: MessageHistoryQuery): Promise<PageCursor> {
+  if (query.before !== undefined && query.after !== undefined) throw invalid('Give at most one of before and after');
+  if (query.after !== undefined) return { kind: 'after', seq: Number(query.after) };
+  if (query.before === undefined) return { kind: 'latest' };
+  const seq = await messages.findSeq(roomId, query.before);
+  if (seq === undefined) throw invalid(`before names no message of this room: ${query.before}`);
+  return { kind: 'before', seq };
+}
