@@ -37,10 +37,11 @@ export const OPERATIONS: Operation[] = [
   { method: 'delete', path: '/agents/{agentId}', summary: 'Delete an agent and revoke its keys (owner or admin)', credential: 'any', versioned: true, success: [204, 'Deleted'] },
   { method: 'post', path: '/agents/{agentId}/keys/rotate', summary: 'Issue a new agent key and signing secret; the old key stops working', credential: 'any', versioned: true, success: [200, 'The new apiKey and signingSecret'] },
 
-  { method: 'post', path: '/tasks', summary: 'Create a task; checks run before anything starts', credential: 'any', versioned: true, body: TASK_REQUEST_SCHEMA, success: [202, '{taskId, status: "pending"} with Location'] },
+  { method: 'post', path: '/tasks', summary: 'Create a task; checks run before anything starts; Idempotency-Key makes a repeat answer the same task', credential: 'any', versioned: true, body: TASK_REQUEST_SCHEMA, success: [202, '{taskId, status: "pending"} with Location'] },
   { method: 'post', path: '/tasks/compose', summary: 'Create a composition of tasks with parents and pending arguments', credential: 'any', versioned: true, body: COMPOSITION_REQUEST_SCHEMA, success: [202, 'Array of {taskId, status, compositionId} in input order'] },
   { method: 'get', path: '/tasks/{taskId}', summary: 'A task: status, phase, result or error (creator, executing agent, admin)', credential: 'any', versioned: true, success: [200, 'The task'] },
   { method: 'post', path: '/tasks/{taskId}/result', summary: "The executing agent's report on a task it answered 202 to", credential: 'any', versioned: true, body: AGENT_REPORT_SCHEMA, success: [200, '{taskId, status}'] },
+  { method: 'post', path: '/tasks/{taskId}/cancel', summary: 'Cancel a pending task (creator or admin); dependants fail, delegated tasks are cancelled; 409 once ended', credential: 'any', versioned: true, success: [200, '{taskId, status: "cancelled"}'] },
   { method: 'get', path: '/compositions/{compositionId}', summary: 'A composition and its tasks', credential: 'any', versioned: true, success: [200, 'The composition'] },
 
   { method: 'post', path: '/rooms', summary: 'Create a room', credential: 'adminOrService', body: CREATE_ROOM_SCHEMA, success: [201, 'The room record'] },
