@@ -114,6 +114,20 @@ describe('durability across process crashes', () => {
     for (const taskId of [awaiting.taskId, recovering, inFlight]) await expectEndedOnce(taskId);
   }, 120_000);
 
+  it('answers 503 to a cancellation while no worker runs, and cancels once one does', async () => {
+    const { taskId } = await awaitingTask('cancel-without-worker');
+    await worker.stop('SIGKILL');
+    const startedAt = Date.now();
+    const refused = await call('POST', `/tasks/${taskId}/cancel`, { baseUrl, apiKey: 'admin' });
+    process.stdout.write(`[durability] cancel without a worker: ${refused.status} after ${Date.now() - startedAt} ms\n`);
+    expect(refused.status).toBe(503);
+    await startWorker();
+    const retried = await call('POST', `/tasks/${taskId}/cancel`, { baseUrl, apiKey: 'admin' });
+    // 409 when the first attempt's update was applied after all once the worker came back.
+    expect([200, 409]).toContain(retried.status);
+    expect(await waitForTask(taskId, { timeoutMs: 20_000 })).toMatchObject({ status: 'cancelled' });
+  }, 90_000);
+
   it('takes the report through a restarted API server', async () => {
     const { agent, taskId } = await awaitingTask('api-restart');
     await api.stop('SIGKILL');

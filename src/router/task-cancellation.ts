@@ -1,10 +1,16 @@
 import { WorkflowNotFoundError } from '@temporalio/common';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { PrincipalKind, type Principal } from '../auth/principal';
 import { ApiError, ErrorCode, forbidden, notFound } from '../http/errors';
 import { workflowIdOf, type TaskDocument, type TaskIndex } from './task-index';
 import type { TemporalHandle } from './temporal-client';
 import { cancelTaskUpdate, TaskStatus } from './task-types';
+
+/**
+ * How long the API waits for the workflow to record a cancellation. Without a worker nothing records
+ * it, and the caller gets 503 instead of a request that hangs.
+ */
+const CANCEL_WAIT_MS = 10_000;
 
 /** Deepest delegation chain followed when cancelling a tree: a guard against a cycle in stored data. */
 const MAX_DELEGATION_DEPTH = 100;
@@ -32,8 +38,12 @@ export async function cancelTask(index: TaskIndex, temporal: TemporalHandle, pri
 /** The status the task has after the workflow handled the cancellation. */
 async function cancelInWorkflow(index: TaskIndex, temporal: TemporalHandle, task: TaskDocument): Promise<string> {
   try {
-    return await temporal.client.workflow.getHandle(workflowIdOf(task)).executeUpdate(cancelTaskUpdate, { args: [task._id] });
+    const handle = temporal.client.workflow.getHandle(workflowIdOf(task));
+    return await temporal.client.withDeadline(Date.now() + CANCEL_WAIT_MS, () => handle.executeUpdate(cancelTaskUpdate, { args: [task._id] }));
   } catch (error) {
+    if (error instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
+      throw new ApiError(ErrorCode.UNAVAILABLE, `No worker recorded the cancellation within ${CANCEL_WAIT_MS} ms; send it again`);
+    }
     if (!(error instanceof WorkflowNotFoundError) && !(error instanceof WorkflowUpdateFailedError)) throw error;
     // The run ended between our read and the update: the index says how.
     return (await index.find(task._id))?.status ?? TaskStatus.CANCELLED;
