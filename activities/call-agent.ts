@@ -1,10 +1,10 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { AgentStore } from '../src/registry/agent-store';
 import { interpretAgentReply } from '../src/router/agent-reply';
 import type { TaskIndex } from '../src/router/task-index';
 import { TaskErrorCode, TaskPhase, type TaskError, type TaskResult } from '../src/router/task-types';
-import { signWebhook } from '../src/router/webhook-signature';
+import { describeError, postSigned } from './signed-post';
 
 export interface CallAgentInput {
   taskId: string;
@@ -38,22 +38,20 @@ export function callAgentActivity(agents: AgentStore, index: TaskIndex, dispatch
     // The first attempt's phase is written by the API or the workflow; later ones show the retries.
     if (attempt > 1) await index.update(taskId, { phase: TaskPhase.CALLING_AGENT, attempts: attempt });
 
-    const body = JSON.stringify({ taskId, operation, params });
     let status: number;
     let text: string;
     try {
-      const reply = await request(agent.mcpUrl, {
-        method: 'POST',
-        dispatcher,
-        headers: { 'content-type': 'application/json', ...signWebhook(agent.signingSecret, `${taskId}-${attempt}`, body) },
-        body,
-        signal: AbortSignal.timeout(settings.callTimeoutMs),
-      });
-      status = reply.statusCode;
-      text = await readLimited(reply.body, settings.maxReplyBytes);
+      ({ status, text } = await postSigned(dispatcher, {
+        url: agent.mcpUrl,
+        secret: agent.signingSecret,
+        messageId: `${taskId}-${attempt}`,
+        payload: { taskId, operation, params },
+        timeoutMs: settings.callTimeoutMs,
+        maxReplyBytes: settings.maxReplyBytes,
+      }));
     } catch (error) {
       await index.update(taskId, { phase: TaskPhase.RETRYING });
-      throw ApplicationFailure.retryable(`Calling ${agent.mcpUrl} failed: ${describe(error)}`, TaskErrorCode.AGENT_UNREACHABLE);
+      throw ApplicationFailure.retryable(`Calling ${agent.mcpUrl} failed: ${describeError(error)}`, TaskErrorCode.AGENT_UNREACHABLE);
     }
 
     const verdict = interpretAgentReply(status, text);
@@ -70,23 +68,4 @@ export function callAgentActivity(agents: AgentStore, index: TaskIndex, dispatch
         return { ...verdict, attempt };
     }
   };
-}
-
-async function readLimited(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of body) {
-    total += (chunk as Buffer).length;
-    if (total > maxBytes) {
-      body.destroy();
-      throw new Error(`reply body exceeds ${maxBytes} bytes`);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function describe(error: unknown): string {
-  const cause = (error as { cause?: Error }).cause;
-  return [(error as Error).message, cause?.message].filter(Boolean).join(': ');
 }

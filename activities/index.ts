@@ -6,6 +6,7 @@ import { outboundDispatcher } from '../src/router/outbound-guard';
 import { TaskIndex } from '../src/router/task-index';
 import type { Store } from '../src/store/mongo';
 import { callAgentActivity } from './call-agent';
+import { notifyCancellationActivity } from './notify-cancellation';
 import { recordTaskActivity } from './record-task';
 import { validateParamsActivity } from './validate-params';
 
@@ -23,6 +24,7 @@ export function createActivities(deps: ActivityDeps) {
   const dispatcher = outboundDispatcher({ allowPrivate: deps.config.allowPrivateAgentUrls, connectTimeoutMs: deps.config.agentCallTimeoutMs });
   return {
     callAgent: callAgentActivity(agents, index, dispatcher, { callTimeoutMs: deps.config.agentCallTimeoutMs, maxReplyBytes: deps.config.maxBodyBytes }),
+    notifyCancellation: notifyCancellationActivity(agents, dispatcher, { callTimeoutMs: deps.config.agentCallTimeoutMs }),
     validateParams: validateParamsActivity(agents, new UserSchemaCompiler()),
     recordTask: recordTaskActivity(index),
   };

@@ -16,6 +16,7 @@ import { createMetrics } from './ops/metrics';
 import { createRouterRoutes } from './router/routes';
 import { TASKS_COLLECTION, TaskIndex } from './router/task-index';
 import { TaskLauncher } from './router/task-launcher';
+import { IdempotencyKeys } from './router/idempotency-keys';
 import { startTaskWorker, type RunningWorker } from './router/task-worker';
 import { connectTemporal, type TemporalHandle } from './router/temporal-client';
 import { createRooms, ensureRoomIndexes } from './rooms/rooms';
@@ -117,7 +118,7 @@ async function serveApi(config: Config, store: Store, temporal: TemporalHandle, 
 function routerRoutes(config: Config, store: Store, temporal: TemporalHandle): RouteModule {
   const index = new TaskIndex(store);
   const launcher = new TaskLauncher({ agents: new AgentStore(store), index, temporal, schemas: new UserSchemaCompiler(), config });
-  return createRouterRoutes({ launcher, index, temporal, maxCompositionSize: config.maxCompositionSize });
+  return createRouterRoutes({ launcher, index, idempotencyKeys: new IdempotencyKeys(store), temporal, maxCompositionSize: config.maxCompositionSize });
 }
 
 function closeServer(server: http.Server): Promise<void> {

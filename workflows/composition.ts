@@ -1,10 +1,20 @@
 // One workflow per composition; a single task is a composition of one. Tasks form a DAG through
 // `parents`: each starts the moment its parents ended, independent ones run concurrently.
-import { ActivityFailure, ApplicationFailure, condition, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  isCancellation,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { pendingArgumentsOf, substitute } from '../src/router/pending-arguments';
 import {
   agentReportSignal,
+  cancelTaskUpdate,
   normaliseResult,
   TaskErrorCode,
   TaskPhase,
@@ -30,6 +40,13 @@ const bookkeeping = proxyLocalActivities<Activities>(bookkeepingOptions);
 /** The agent call: a regular activity (it may take the whole call timeout and many retries); options per task at the call site. */
 const agentCalls = proxyActivities<Activities>(bookkeepingOptions);
 
+/** Telling an agent of a cancellation: a few quick tries, then the task is cancelled all the same. */
+const notificationOptions = {
+  startToCloseTimeout: '1 minute',
+  retry: { maximumAttempts: 3, initialInterval: '1 second', backoffCoefficient: 2 },
+} as const;
+const notifications = proxyActivities<Activities>(notificationOptions);
+
 /** Margin of the activity's own timeout over the HTTP call's, for loading the agent and recording. */
 const CALL_ACTIVITY_MARGIN_MS = 10_000;
 
@@ -45,20 +62,61 @@ export async function compositionWorkflow(input: CompositionInput): Promise<Comp
   });
 
   const outcomes: Array<TaskOutcome | undefined> = input.tasks.map(() => undefined);
+  const recorded = input.tasks.map(() => false);
+  // Each task runs in a scope of its own, so cancelling one leaves its siblings running.
+  const scopes = input.tasks.map(() => new CancellationScope());
+  const cancelRequested = new Set<number>();
+  const awaitingReport = new Set<string>();
 
-  async function runTask(task: PlannedTask, position: number): Promise<void> {
+  setHandler(
+    cancelTaskUpdate,
+    async (taskId) => {
+      const position = input.tasks.findIndex((task) => task.taskId === taskId);
+      if (outcomes[position] === undefined) {
+        cancelRequested.add(position);
+        scopes[position].cancel();
+      }
+      await condition(() => recorded[position]);
+      return outcomes[position]!.status;
+    },
+    {
+      validator: (taskId) => {
+        if (!input.tasks.some((task) => task.taskId === taskId)) throw new Error(`Task ${taskId} is not part of this workflow`);
+      },
+    },
+  );
+
+  async function settle(task: PlannedTask): Promise<TaskOutcome> {
     if (task.parents.length > 0) await condition(() => task.parents.every((parent) => outcomes[parent] !== undefined));
     const failedParent = task.parents.find((parent) => outcomes[parent]!.status !== TaskStatus.COMPLETED);
-    const outcome =
-      failedParent !== undefined && !task.executeOnParentFailure
-        ? failure({ code: TaskErrorCode.DEPENDENCY_FAILED, message: `Parent task ${failedParent} (${input.tasks[failedParent].taskId}) ${outcomes[failedParent]!.status}` })
-        : await execute(task, input.agentCallTimeoutMs, outcomes, reports);
+    return failedParent !== undefined && !task.executeOnParentFailure
+      ? failure({ code: TaskErrorCode.DEPENDENCY_FAILED, message: `Parent task ${failedParent} (${input.tasks[failedParent].taskId}) ${outcomes[failedParent]!.status}` })
+      : await execute(task, input.agentCallTimeoutMs, outcomes, reports, awaitingReport);
+  }
+
+  async function runTask(task: PlannedTask, position: number): Promise<void> {
+    let outcome: TaskOutcome | undefined;
+    try {
+      outcome = await scopes[position].run(() => settle(task));
+    } catch (error) {
+      if (!isCancellation(error)) throw error;
+    }
+    // A cancellation wins even over an outcome its scope's activity produced while being cancelled.
+    if (cancelRequested.has(position) || outcome === undefined) {
+      outcome = { status: TaskStatus.CANCELLED };
+      if (awaitingReport.has(task.taskId)) {
+        await notifications.notifyCancellation
+          .executeWithOptions({ ...notificationOptions, summary: `tell of cancellation: ${describeTask(task)}` }, [{ taskId: task.taskId, agentId: task.agentId }])
+          .catch(() => undefined);
+      }
+    }
     // Children may start before the index is written: they only read the outcome held here.
     outcomes[position] = outcome;
     await bookkeeping.recordTask.executeWithOptions(
       { ...bookkeepingOptions, summary: `record ${outcome.status}: ${describeTask(task)}` },
       [task.taskId, outcome],
     );
+    recorded[position] = true;
   }
 
   await Promise.all(input.tasks.map(runTask));
@@ -69,7 +127,13 @@ const describeTask = (task: PlannedTask): string => `${task.agentName}: ${task.o
 
 const failure = (error: TaskError, attempts?: number): TaskOutcome => ({ status: TaskStatus.FAILED, error, ...(attempts === undefined ? {} : { attempts }) });
 
-async function execute(task: PlannedTask, agentCallTimeoutMs: number, outcomes: Array<TaskOutcome | undefined>, reports: Map<string, AgentReport>): Promise<TaskOutcome> {
+async function execute(
+  task: PlannedTask,
+  agentCallTimeoutMs: number,
+  outcomes: Array<TaskOutcome | undefined>,
+  reports: Map<string, AgentReport>,
+  awaitingReport: Set<string>,
+): Promise<TaskOutcome> {
   const startedAt = Date.now();
   let params = task.params;
   if (pendingArgumentsOf(params).length > 0) {
@@ -111,6 +175,7 @@ async function execute(task: PlannedTask, agentCallTimeoutMs: number, outcomes: 
   if (reply.kind === 'completed') return { status: TaskStatus.COMPLETED, result: reply.result, attempts: reply.attempt };
   if (reply.kind === 'failed') return failure(reply.error, reply.attempt);
 
+  awaitingReport.add(task.taskId);
   const remainingMs = task.timeoutMs - (Date.now() - startedAt);
   const reported = remainingMs > 0 && (await condition(() => reports.has(task.taskId), remainingMs));
   if (!reported) {

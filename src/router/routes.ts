@@ -5,15 +5,18 @@ import type { RouteModule } from '../http/app';
 import { ApiError, ErrorCode, forbidden, notFound } from '../http/errors';
 import { validator } from '../http/validate';
 import { canRead, canReadComposition, toCompositionView, toTaskView, type TaskIndex } from './task-index';
+import { IDEMPOTENCY_KEY_HEADER, type IdempotencyKeys } from './idempotency-keys';
 import type { TaskLauncher } from './task-launcher';
 import { AGENT_REPORT_SCHEMA, COMPOSITION_REQUEST_SCHEMA, TASK_REQUEST_SCHEMA } from './task-request-schema';
 import type { TemporalHandle } from './temporal-client';
+import { cancelTask } from './task-cancellation';
 import { deliverReport, type AgentReportBody } from './task-reports';
 import { TaskStatus, type TaskRequest } from './task-types';
 
 export interface RouterRoutesDeps {
   launcher: TaskLauncher;
   index: TaskIndex;
+  idempotencyKeys: IdempotencyKeys;
   temporal: TemporalHandle;
   maxCompositionSize: number;
 }
@@ -23,12 +26,14 @@ const checkComposition = validator<TaskRequest[]>(COMPOSITION_REQUEST_SCHEMA, 'c
 const checkReport = validator<AgentReportBody>(AGENT_REPORT_SCHEMA, 'task report');
 
 /** /tasks and /compositions: creation, composition and lookup of tasks. Served bare and under /v1. */
-export function createRouterRoutes({ launcher, index, temporal, maxCompositionSize }: RouterRoutesDeps): RouteModule {
+export function createRouterRoutes({ launcher, index, idempotencyKeys, temporal, maxCompositionSize }: RouterRoutesDeps): RouteModule {
   const router = new Router();
+  const idempotencyOf = (ctx: Context, route: string, body: unknown) => idempotencyKeys.forRequest(requirePrincipal(ctx), ctx.get(IDEMPOTENCY_KEY_HEADER) || undefined, route, body);
 
   router.post('/tasks', async (ctx: Context) => {
     const principal = requirePrincipal(ctx);
-    const taskId = await launcher.launchTask(principal, checkTask(ctx.request.body));
+    const request = checkTask(ctx.request.body);
+    const taskId = await launcher.launchTask(principal, request, { idempotency: idempotencyOf(ctx, 'task', request) });
     ctx.status = 202;
     ctx.set('Location', `/tasks/${taskId}`);
     ctx.body = { taskId, status: TaskStatus.PENDING };
@@ -40,7 +45,8 @@ export function createRouterRoutes({ launcher, index, temporal, maxCompositionSi
     if (Array.isArray(body) && body.length > maxCompositionSize) {
       throw new ApiError(ErrorCode.PAYLOAD_TOO_LARGE, `A composition holds at most ${maxCompositionSize} tasks, got ${body.length}`);
     }
-    const { compositionId, taskIds } = await launcher.launchComposition(principal, checkComposition(body));
+    const requests = checkComposition(body);
+    const { compositionId, taskIds } = await launcher.launchComposition(principal, requests, idempotencyOf(ctx, 'composition', requests));
     ctx.status = 202;
     ctx.set('Location', `/compositions/${compositionId}`);
     ctx.body = taskIds.map((taskId) => ({ taskId, status: TaskStatus.PENDING, compositionId }));
@@ -57,6 +63,11 @@ export function createRouterRoutes({ launcher, index, temporal, maxCompositionSi
   router.post('/tasks/:taskId/result', async (ctx: Context) => {
     const principal = requirePrincipal(ctx);
     ctx.body = await deliverReport(index, temporal, principal, ctx.params.taskId, checkReport(ctx.request.body));
+  });
+
+  router.post('/tasks/:taskId/cancel', async (ctx: Context) => {
+    const principal = requirePrincipal(ctx);
+    ctx.body = await cancelTask(index, temporal, principal, ctx.params.taskId);
   });
 
   router.get('/compositions/:compositionId', async (ctx: Context) => {

@@ -1,7 +1,7 @@
-import { MongoBulkWriteError } from 'mongodb';
+import { MongoBulkWriteError, type IndexDescription } from 'mongodb';
 import { PrincipalKind, type Principal } from '../auth/principal';
 import { isDuplicateKey, isStoreBusy, type Store } from '../store/mongo';
-import { TaskStatus, type TaskError, type TaskPhase, type TaskResult } from './task-types';
+import { TaskStatus, workflowIdOfComposition, workflowIdOfTask, type TaskError, type TaskPhase, type TaskResult } from './task-types';
 
 export const TASKS_COLLECTION = 'tasks';
 export const COMPOSITIONS_COLLECTION = 'compositions';
@@ -14,6 +14,8 @@ export interface TaskDocument {
   _id: string;
   compositionId?: string;
   index?: number;
+  /** The task this one was delegated from (TaskOrigin). */
+  parentTaskId?: string;
   agentId: string;
   operation: string;
   params: string;
@@ -44,7 +46,7 @@ export interface StoredComposition {
   tasks: TaskDocument[];
 }
 
-export type NewTask = Pick<TaskDocument, '_id' | 'agentId' | 'operation' | 'compositionId' | 'index'> & { params: Record<string, unknown>; phase: TaskPhase };
+export type NewTask = Pick<TaskDocument, '_id' | 'agentId' | 'operation' | 'compositionId' | 'index' | 'parentTaskId'> & { params: Record<string, unknown>; phase: TaskPhase };
 
 /** A status change recorded by the workflow's activities. */
 export interface TaskChange {
@@ -67,6 +69,7 @@ export interface TaskView {
   agentId: string;
   operation: string;
   compositionId?: string;
+  parentTaskId?: string;
   attempts?: number;
   progress?: number;
   message?: string;
@@ -86,8 +89,11 @@ export interface CompositionView {
 export class TaskIndex {
   constructor(private readonly store: Store) {}
 
-  static taskIndexes() {
-    return [{ key: { compositionId: 1 }, name: 'by_composition' }];
+  static taskIndexes(): IndexDescription[] {
+    return [
+      { key: { compositionId: 1 }, name: 'by_composition' },
+      { key: { parentTaskId: 1 }, name: 'by_parent_task' },
+    ];
   }
 
   private get tasks() {
@@ -101,10 +107,10 @@ export class TaskIndex {
   async create(createdBy: Principal, tasks: NewTask[], compositionId?: string): Promise<void> {
     const now = new Date();
     const documents = tasks.map(({ params, ...task }) => ({ ...task, params: JSON.stringify(params), status: TaskStatus.PENDING, createdBy, createdAt: now, updatedAt: now }));
-    await whileLocked(() => this.tasks.insertMany(documents, { ordered: false }));
+    await whileLocked(() => this.tasks.insertMany(documents, { ordered: false }), { duplicatesOnRetryAreOurs: true });
     if (compositionId !== undefined) {
       const composition = { _id: compositionId, taskIds: tasks.map((task) => task._id), createdBy, createdAt: now };
-      await whileLocked(() => this.compositions.insertOne(composition));
+      await whileLocked(() => this.compositions.insertOne(composition), { duplicatesOnRetryAreOurs: true });
     }
   }
 
@@ -132,6 +138,11 @@ export class TaskIndex {
     return this.tasks.findOne({ _id: taskId });
   }
 
+  /** The tasks delegated from any of `parentTaskIds`. */
+  async findDelegated(parentTaskIds: string[]): Promise<TaskDocument[]> {
+    return this.tasks.find({ parentTaskId: { $in: parentTaskIds } }).toArray();
+  }
+
   async findComposition(compositionId: string): Promise<StoredComposition | null> {
     const composition = await this.compositions.findOne({ _id: compositionId });
     if (!composition) return null;
@@ -147,14 +158,14 @@ const LOCKED_RETRIES = 5;
  * A few short retries while the store is busy (isStoreBusy) turn a refused concurrent write into a
  * slower answer rather than a failed request. A
  * partly written (unordered) insert is completed by the retry, whose only complaint is then the
- * documents the first try wrote.
+ * documents the first try wrote: with `duplicatesOnRetryAreOurs` that complaint is success.
  */
-async function whileLocked<T>(write: () => Promise<T>): Promise<T | void> {
+export async function whileLocked<T>(write: () => Promise<T>, { duplicatesOnRetryAreOurs }: { duplicatesOnRetryAreOurs: boolean }): Promise<T | void> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await write();
     } catch (error) {
-      if (attempt > 1 && onlyDuplicateKeys(error)) return;
+      if (duplicatesOnRetryAreOurs && attempt > 1 && onlyDuplicateKeys(error)) return;
       if (attempt >= LOCKED_RETRIES || !isStoreBusy(error)) throw error;
       await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt));
     }
@@ -181,6 +192,11 @@ export function canReadComposition(principal: Principal, composition: StoredComp
   return isSamePrincipal(principal, composition.createdBy) || composition.tasks.some((task) => canRead(principal, task));
 }
 
+/** The workflow that runs the task: its own, or its composition's. */
+export function workflowIdOf(task: Pick<TaskDocument, '_id' | 'compositionId'>): string {
+  return task.compositionId === undefined ? workflowIdOfTask(task._id) : workflowIdOfComposition(task.compositionId);
+}
+
 export function toTaskView(task: TaskDocument): TaskView {
   return {
     taskId: task._id,
@@ -191,6 +207,7 @@ export function toTaskView(task: TaskDocument): TaskView {
     agentId: task.agentId,
     operation: task.operation,
     ...(task.compositionId === undefined ? {} : { compositionId: task.compositionId }),
+    ...(task.parentTaskId === undefined ? {} : { parentTaskId: task.parentTaskId }),
     ...(task.attempts === undefined ? {} : { attempts: task.attempts }),
     ...(task.progress === undefined ? {} : { progress: task.progress }),
     ...(task.message === undefined ? {} : { message: task.message }),

@@ -7,11 +7,12 @@ import type { AgentStore } from '../registry/agent-store';
 import type { UserSchemaCompiler } from '../registry/user-schemas';
 import type { compositionWorkflow } from '../../workflows/composition';
 import { checkCompositionGraph } from './composition-graph';
+import type { IdempotencyClaim, LaunchedIds } from './idempotency-keys';
 import { findOperation, paramsProblems } from './operations';
 import { pendingArgumentsOf } from './pending-arguments';
 import { AGENT_ID_ATTRIBUTE, OPERATION_ATTRIBUTE } from './search-attributes';
 import type { TaskIndex } from './task-index';
-import { TaskPhase, DEFAULT_RETRY, workflowIdOfComposition, workflowIdOfTask, type CompositionInput, type PlannedTask, type TaskRequest } from './task-types';
+import { TaskPhase, DEFAULT_RETRY, workflowIdOfComposition, workflowIdOfTask, type CompositionInput, type PlannedTask, type TaskOrigin, type TaskRequest } from './task-types';
 import type { TemporalHandle } from './temporal-client';
 
 export interface TaskLauncherDeps {
@@ -32,17 +33,18 @@ const SUMMARY_CHARS = 200;
 export class TaskLauncher {
   constructor(private readonly deps: TaskLauncherDeps) {}
 
-  async launchTask(principal: Principal, request: TaskRequest): Promise<string> {
+  /** With an idempotency claim, a repeat returns the first launch's id and starts nothing. */
+  async launchTask(principal: Principal, request: TaskRequest, { idempotency, origin = {} }: { idempotency?: IdempotencyClaim; origin?: TaskOrigin } = {}): Promise<string> {
     const [pending] = pendingArgumentsOf(request.params);
     if (pending) {
       throw new ApiError(ErrorCode.VALIDATION_ERROR, `Param "${pending[0]}" is a pending argument: those need a parent in POST /tasks/compose`);
     }
     const task = await this.plan(principal, request, [], new Map());
-    await this.start(principal, { tasks: [task], agentCallTimeoutMs: this.deps.config.agentCallTimeoutMs }, workflowIdOfTask(task.taskId));
-    return task.taskId;
+    const launched = await this.start(principal, { tasks: [task], agentCallTimeoutMs: this.deps.config.agentCallTimeoutMs }, workflowIdOfTask(task.taskId), idempotency, origin);
+    return launched.taskIds[0];
   }
 
-  async launchComposition(principal: Principal, requests: TaskRequest[]): Promise<{ compositionId: string; taskIds: string[] }> {
+  async launchComposition(principal: Principal, requests: TaskRequest[], idempotency?: IdempotencyClaim): Promise<Required<LaunchedIds>> {
     const parentsOf = checkCompositionGraph(requests);
     const agentsById = new Map<string, Agent | null>();
     const tasks: PlannedTask[] = [];
@@ -50,8 +52,8 @@ export class TaskLauncher {
       tasks.push(await this.plan(principal, request, parentsOf[position], agentsById, position));
     }
     const compositionId = randomUUID();
-    await this.start(principal, { compositionId, tasks, agentCallTimeoutMs: this.deps.config.agentCallTimeoutMs }, workflowIdOfComposition(compositionId));
-    return { compositionId, taskIds: tasks.map((task) => task.taskId) };
+    const launched = await this.start(principal, { compositionId, tasks, agentCallTimeoutMs: this.deps.config.agentCallTimeoutMs }, workflowIdOfComposition(compositionId), idempotency);
+    return { compositionId: launched.compositionId ?? compositionId, taskIds: launched.taskIds };
   }
 
   /** One checked task; `position` is its index in a composition, named in every error. */
@@ -94,12 +96,16 @@ export class TaskLauncher {
   }
 
   /**
-   * Index first, then the workflow: its activities update documents that must already exist. If
-   * Temporal refuses the start, the documents go again and the caller gets the error (503).
+   * Idempotency claim first: a repeat ends there with the first launch's ids. Then the index, then
+   * the workflow: its activities update documents that must already exist. If Temporal refuses the
+   * start, the documents and the claim go again and the caller gets the error (503).
    */
-  private async start(principal: Principal, input: CompositionInput, workflowId: string): Promise<void> {
+  private async start(principal: Principal, input: CompositionInput, workflowId: string, idempotency?: IdempotencyClaim, origin: TaskOrigin = {}): Promise<LaunchedIds> {
     const { index, temporal, config } = this.deps;
     const [first] = input.tasks;
+    const ids: LaunchedIds = { taskIds: input.tasks.map((task) => task.taskId), ...(input.compositionId === undefined ? {} : { compositionId: input.compositionId }) };
+    const earlier = await idempotency?.claim(ids);
+    if (earlier) return earlier;
     await index.create(
       principal,
       input.tasks.map((task, position) => ({
@@ -108,6 +114,7 @@ export class TaskLauncher {
         operation: task.operation,
         params: task.params,
         phase: task.parents.length > 0 ? TaskPhase.WAITING_FOR_PARENTS : TaskPhase.CALLING_AGENT,
+        ...origin,
         ...(input.compositionId === undefined ? {} : { compositionId: input.compositionId, index: position }),
       })),
       input.compositionId,
@@ -126,9 +133,11 @@ export class TaskLauncher {
         staticDetails: detailsOf(input),
       });
     } catch (error) {
-      await index.remove(input.tasks.map((task) => task.taskId), input.compositionId).catch(() => undefined);
+      await index.remove(ids.taskIds, input.compositionId).catch(() => undefined);
+      await idempotency?.release().catch(() => undefined);
       throw error;
     }
+    return ids;
   }
 }
 

@@ -1,9 +1,9 @@
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { PrincipalKind, type Principal } from '../auth/principal';
 import { ApiError, ErrorCode, forbidden, notFound } from '../http/errors';
-import type { TaskDocument, TaskIndex } from './task-index';
+import { workflowIdOf, type TaskDocument, type TaskIndex } from './task-index';
 import type { TemporalHandle } from './temporal-client';
-import { agentReportSignal, normaliseResult, TaskStatus, workflowIdOfComposition, workflowIdOfTask, type AgentReport, type TaskError } from './task-types';
+import { agentReportSignal, normaliseResult, TaskStatus, type AgentReport, type TaskError } from './task-types';
 
 /** The body of `POST /tasks/{taskId}/result`, as AGENT_REPORT_SCHEMA admits it. */
 export interface AgentReportBody {
@@ -37,9 +37,8 @@ export async function deliverReport(index: TaskIndex, temporal: TemporalHandle, 
     if (!endedWith(task, report)) throw conflict(taskId);
     return { taskId, status: report.status };
   }
-  const workflowId = task.compositionId === undefined ? workflowIdOfTask(taskId) : workflowIdOfComposition(task.compositionId);
   try {
-    await temporal.client.workflow.getHandle(workflowId).signal(agentReportSignal, report);
+    await temporal.client.workflow.getHandle(workflowIdOf(task)).signal(agentReportSignal, report);
   } catch (error) {
     if (!(error instanceof WorkflowNotFoundError)) throw error;
     // The run ended between our read and the signal: judge the report against how it ended.

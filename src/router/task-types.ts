@@ -1,6 +1,6 @@
 // Types and constants shared by the API, the activities and the composition workflow. Imported by
 // workflow code, so it must stay free of Node modules and of anything that does I/O.
-import { defineSignal } from '@temporalio/workflow';
+import { defineSignal, defineUpdate } from '@temporalio/workflow';
 
 export const TaskStatus = {
   PENDING: 'pending',
@@ -67,6 +67,12 @@ export interface TaskRequest {
   executeOnParentFailure?: boolean;
 }
 
+/** Where a task came from, beyond its request: set by the service, never by the caller's body. */
+export interface TaskOrigin {
+  /** The task this one was delegated from: cancelling that one cancels this one too. */
+  parentTaskId?: string;
+}
+
 export const PENDING_ARGUMENT_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array'] as const;
 export type PendingArgumentType = (typeof PENDING_ARGUMENT_TYPES)[number];
 
@@ -117,6 +123,12 @@ export interface AgentReport {
 }
 
 export const agentReportSignal = defineSignal<[AgentReport]>('agentReport');
+
+/**
+ * Cancels one task of the workflow (`POST /tasks/{taskId}/cancel`). Answers once the outcome is
+ * recorded: `cancelled`, or the status the task had already ended with.
+ */
+export const cancelTaskUpdate = defineUpdate<TaskStatus, [string]>('cancelTask');
 
 export const workflowIdOfTask = (taskId: string): string => `task-${taskId}`;
 export const workflowIdOfComposition = (compositionId: string): string => `composition-${compositionId}`;

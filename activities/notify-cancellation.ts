@@ -1,0 +1,33 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { Dispatcher } from 'undici';
+import type { AgentStore } from '../src/registry/agent-store';
+import { describeError, postSigned } from './signed-post';
+
+export interface NotifyCancellationSettings {
+  callTimeoutMs: number;
+}
+
+/**
+ * Tells the agent of a cancelled task that was awaiting its report to stop: a signed `POST mcpUrl`
+ * with `{taskId, cancel: true}`. Best effort: the workflow retries it a few times and then lets go.
+ */
+export function notifyCancellationActivity(agents: AgentStore, dispatcher: Dispatcher, settings: NotifyCancellationSettings) {
+  return async function notifyCancellation({ taskId, agentId }: { taskId: string; agentId: string }): Promise<void> {
+    const agent = await agents.findById(agentId);
+    if (!agent) return;
+    let status: number;
+    try {
+      ({ status } = await postSigned(dispatcher, {
+        url: agent.mcpUrl,
+        secret: agent.signingSecret,
+        messageId: `${taskId}-cancel`,
+        payload: { taskId, cancel: true },
+        timeoutMs: settings.callTimeoutMs,
+        maxReplyBytes: 64 * 1024,
+      }));
+    } catch (error) {
+      throw ApplicationFailure.retryable(`Telling ${agent.mcpUrl} of the cancellation failed: ${describeError(error)}`);
+    }
+    if (status >= 500 || status === 408 || status === 429) throw ApplicationFailure.retryable(`${agent.mcpUrl} answered ${status} to the cancellation`);
+  };
+}

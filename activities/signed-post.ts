@@ -1,0 +1,47 @@
+import { request, type Dispatcher } from 'undici';
+import { signWebhook } from '../src/router/webhook-signature';
+
+export interface SignedPost {
+  url: string;
+  /** The receiver's `whsec_` secret. */
+  secret: string;
+  /** `webhook-id`: the same for every redelivery of one message. */
+  messageId: string;
+  payload: unknown;
+  timeoutMs: number;
+  /** Largest reply body read. */
+  maxReplyBytes: number;
+}
+
+/** One `POST url` with a JSON body and Standard Webhooks headers, through the outbound guard's dispatcher. Network trouble throws. */
+export async function postSigned(dispatcher: Dispatcher, { url, secret, messageId, payload, timeoutMs, maxReplyBytes }: SignedPost): Promise<{ status: number; text: string }> {
+  const body = JSON.stringify(payload);
+  const reply = await request(url, {
+    method: 'POST',
+    dispatcher,
+    headers: { 'content-type': 'application/json', ...signWebhook(secret, messageId, body) },
+    body,
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  return { status: reply.statusCode, text: await readLimited(reply.body, maxReplyBytes) };
+}
+
+async function readLimited(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of body) {
+    total += (chunk as Buffer).length;
+    if (total > maxBytes) {
+      body.destroy();
+      throw new Error(`reply body exceeds ${maxBytes} bytes`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The error's message with its cause's, for task errors and logs. */
+export function describeError(error: unknown): string {
+  const cause = (error as { cause?: Error }).cause;
+  return [(error as Error).message, cause?.message].filter(Boolean).join(': ');
+}

@@ -1,0 +1,104 @@
+import { MongoClient } from 'mongodb';
+import { AgentServer, completes } from '../support/agent-server';
+import { registerAgent, type RegisteredAgent } from '../support/agents';
+import { call, expectError } from '../support/http';
+import { waitForTask } from '../support/tasks';
+import { testStack } from '../support/test-stack';
+import { webhookSignature } from '../../src/router/webhook-signature';
+
+/** POST /tasks/{taskId}/cancel: the task, its composed dependants and its delegated tree. */
+describe('task cancellation', () => {
+  let server: AgentServer;
+  let patient: RegisteredAgent;
+  let mongo: MongoClient;
+
+  beforeAll(async () => {
+    server = await AgentServer.start();
+    mongo = await MongoClient.connect(testStack().mongoUri);
+    // Answers 202 to a task and 200 to the cancellation notice.
+    patient = await registerAgent({ mcpUrl: server.route('patient', (received) => (received.body?.cancel ? { status: 200, body: {} } : { status: 202, body: { status: 'received' } })) });
+  });
+  afterAll(async () => {
+    await server.close();
+    await mongo.close();
+  });
+
+  const awaiting = (task: any) => task.phase === 'awaiting_agent_report' || task.status !== 'pending';
+  async function awaitingTask(apiKey = 'admin'): Promise<string> {
+    const reply = await call('POST', '/tasks', { apiKey, body: { agentId: patient.agentId, operation: 'tools/echo', params: { text: 'wait' } } });
+    expect(reply.status).toBe(202);
+    expect(await waitForTask(reply.body.taskId, { until: awaiting })).toMatchObject({ phase: 'awaiting_agent_report' });
+    return reply.body.taskId;
+  }
+  const cancel = (taskId: string, apiKey = 'admin') => call('POST', `/tasks/${taskId}/cancel`, { apiKey });
+
+  it('cancels a task awaiting its report and tells the agent with a signed POST; a second cancel is 409', async () => {
+    const taskId = await awaitingTask();
+    expect(await cancel(taskId)).toMatchObject({ status: 200, body: { taskId, status: 'cancelled' } });
+    expect((await call('GET', `/tasks/${taskId}`, { apiKey: 'admin' })).body).toMatchObject({ status: 'cancelled' });
+
+    const notice = await until(() => server.callsTo('patient').find((received) => received.body?.taskId === taskId && received.body?.cancel));
+    expect(notice.body).toEqual({ taskId, cancel: true });
+    const id = notice.headers['webhook-id'] as string;
+    expect(notice.headers['webhook-signature']).toBe(webhookSignature(patient.signingSecret, id, Number(notice.headers['webhook-timestamp']), notice.rawBody));
+
+    expectError(await cancel(taskId), 409, 'CONFLICT');
+    expectError(await call('POST', `/tasks/${taskId}/result`, { apiKey: patient.apiKey, body: { status: 'completed', result: {} } }), 409, 'CONFLICT');
+  });
+
+  it('cancels a task whose agent call is being retried', async () => {
+    const agent = await registerAgent({ mcpUrl: server.route('busy', () => ({ status: 503, body: 'busy' })) });
+    const reply = await call('POST', '/tasks', { apiKey: 'admin', body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' }, retry: { maxAttempts: 10, initialIntervalMs: 10_000, maxIntervalMs: 10_000 } } });
+    await waitForTask(reply.body.taskId, { until: (task) => task.phase === 'retrying' });
+    expect(await cancel(reply.body.taskId)).toMatchObject({ status: 200, body: { status: 'cancelled' } });
+    expect(await waitForTask(reply.body.taskId, { timeoutMs: 5_000 })).toMatchObject({ status: 'cancelled' });
+  });
+
+  it('fails composed dependants with DEPENDENCY_FAILED and lets independent tasks finish', async () => {
+    const fast = await registerAgent({ mcpUrl: server.route('fast', completes({ text: 'ok' })) });
+    const task = (agentId: string, extra: Record<string, unknown> = {}) => ({ agentId, operation: 'tools/echo', params: { text: 'c' }, ...extra });
+    const reply = await call('POST', '/tasks/compose', { apiKey: 'admin', body: [task(patient.agentId), task(fast.agentId, { parents: ['0'] }), task(fast.agentId)] });
+    expect(reply.status).toBe(202);
+    const [first, dependant, independent] = reply.body.map((entry: any) => entry.taskId);
+    await waitForTask(first, { until: awaiting });
+    expect((await cancel(first)).status).toBe(200);
+    expect(await waitForTask(dependant)).toMatchObject({ status: 'failed', error: { code: 'DEPENDENCY_FAILED' } });
+    expect(await waitForTask(independent)).toMatchObject({ status: 'completed' });
+    expect((await call('GET', `/compositions/${reply.body[0].compositionId}`, { apiKey: 'admin' })).body.status).toBe('failed');
+  });
+
+  it('cancels the tasks delegated from it, down the whole tree', async () => {
+    const [root, child, grandchild, unrelated] = [await awaitingTask(), await awaitingTask(), await awaitingTask(), await awaitingTask()];
+    const tasks = mongo.db(testStack().mongoDatabase).collection('tasks');
+    await tasks.updateOne({ _id: child as any }, { $set: { parentTaskId: root } });
+    await tasks.updateOne({ _id: grandchild as any }, { $set: { parentTaskId: child } });
+
+    expect((await cancel(root)).status).toBe(200);
+    expect((await call('GET', `/tasks/${child}`, { apiKey: 'admin' })).body).toMatchObject({ status: 'cancelled', parentTaskId: root });
+    expect((await call('GET', `/tasks/${grandchild}`, { apiKey: 'admin' })).body).toMatchObject({ status: 'cancelled', parentTaskId: child });
+    expect((await call('GET', `/tasks/${unrelated}`, { apiKey: 'admin' })).body).toMatchObject({ status: 'pending' });
+    expect((await cancel(unrelated)).status).toBe(200);
+  });
+
+  it('answers 409 for an ended task, 403 to others than creator and admin, 404 for an unknown task', async () => {
+    const creator = await registerAgent();
+    const taskId = await awaitingTask(creator.apiKey);
+    expectError(await cancel(taskId, (await registerAgent()).apiKey), 403, 'FORBIDDEN');
+    expectError(await cancel(taskId, patient.apiKey), 403, 'FORBIDDEN');
+    expectError(await cancel('no-such-task'), 404, 'NOT_FOUND');
+    expect((await call('POST', `/tasks/${taskId}/result`, { apiKey: patient.apiKey, body: { status: 'completed', result: { done: true } } })).status).toBe(200);
+    await waitForTask(taskId);
+    expectError(await cancel(taskId, creator.apiKey), 409, 'CONFLICT');
+  });
+});
+
+/** The first truthy value of `probe` within 10 s. */
+async function until<T>(probe: () => T | undefined): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('condition not met within 10 s');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

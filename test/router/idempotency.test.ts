@@ -1,0 +1,75 @@
+import { AgentServer, completes } from '../support/agent-server';
+import { registerAgent, type RegisteredAgent } from '../support/agents';
+import { call, expectError } from '../support/http';
+import { waitForTask } from '../support/tasks';
+
+/** Idempotency-Key on POST /tasks and POST /tasks/compose: a repeat never runs anything twice. */
+describe('Idempotency-Key', () => {
+  let server: AgentServer;
+  let agent: RegisteredAgent;
+  let key = 0;
+  const freshKey = () => `key-${Date.now()}-${(key += 1)}`;
+
+  beforeAll(async () => {
+    server = await AgentServer.start();
+    agent = await registerAgent({ mcpUrl: server.route('echo', completes({ text: 'ok' })) });
+  });
+  afterAll(() => server.close());
+
+  const task = (text: string) => ({ agentId: agent.agentId, operation: 'tools/echo', params: { text } });
+  const post = (path: string, body: unknown, idempotencyKey: string, apiKey = 'admin') => call('POST', path, { apiKey, body, headers: { 'idempotency-key': idempotencyKey } });
+
+  it('answers a repeat of POST /tasks with the same task, run once', async () => {
+    const idempotencyKey = freshKey();
+    const first = await post('/tasks', task('once'), idempotencyKey);
+    expect(first.status).toBe(202);
+    await waitForTask(first.body.taskId);
+    const repeat = await post('/tasks', task('once'), idempotencyKey);
+    expect({ status: repeat.status, body: repeat.body, location: repeat.headers.get('location') }).toEqual({ status: 202, body: first.body, location: `/tasks/${first.body.taskId}` });
+    expect(server.calls.filter((received) => received.body?.params?.text === 'once')).toHaveLength(1);
+  });
+
+  it('starts one task for concurrent identical requests', async () => {
+    const idempotencyKey = freshKey();
+    const replies = await Promise.all(Array.from({ length: 5 }, () => post('/tasks', task('concurrent'), idempotencyKey)));
+    expect(replies.map((reply) => reply.status)).toEqual([202, 202, 202, 202, 202]);
+    expect(new Set(replies.map((reply) => reply.body.taskId)).size).toBe(1);
+    expect(await waitForTask(replies[0].body.taskId)).toMatchObject({ status: 'completed' });
+    expect(server.calls.filter((received) => received.body?.params?.text === 'concurrent')).toHaveLength(1);
+  });
+
+  it('answers 409 CONFLICT to the same key with a different body', async () => {
+    const idempotencyKey = freshKey();
+    expect((await post('/tasks', task('a'), idempotencyKey)).status).toBe(202);
+    expectError(await post('/tasks', task('b'), idempotencyKey), 409, 'CONFLICT');
+    expectError(await post('/tasks/compose', [task('a')], idempotencyKey), 409, 'CONFLICT');
+  });
+
+  it('scopes keys to the caller', async () => {
+    const idempotencyKey = freshKey();
+    const caller = await registerAgent();
+    const mine = await post('/tasks', task('scoped'), idempotencyKey);
+    const theirs = await post('/tasks', task('scoped'), idempotencyKey, caller.apiKey);
+    expect(theirs.status).toBe(202);
+    expect(theirs.body.taskId).not.toBe(mine.body.taskId);
+  });
+
+  it('answers a repeat of POST /tasks/compose with the same composition', async () => {
+    const idempotencyKey = freshKey();
+    const body = [task('composed'), { ...task('composed'), parents: ['0'] }];
+    const first = await post('/tasks/compose', body, idempotencyKey);
+    expect(first.status).toBe(202);
+    const repeat = await post('/tasks/compose', body, idempotencyKey);
+    expect({ status: repeat.status, body: repeat.body, location: repeat.headers.get('location') }).toEqual({ status: 202, body: first.body, location: first.headers.get('location') });
+    await waitForTask(first.body[1].taskId);
+    expect(server.calls.filter((received) => received.body?.params?.text === 'composed')).toHaveLength(2);
+  });
+
+  it('forgets a key whose request was refused, and refuses a malformed key', async () => {
+    const idempotencyKey = freshKey();
+    expectError(await post('/tasks', { ...task('x'), agentId: 'no-such-agent' }, idempotencyKey), 404, 'AGENT_NOT_FOUND');
+    expect((await post('/tasks', task('after-refusal'), idempotencyKey)).status).toBe(202);
+    expectError(await post('/tasks', task('x'), 'has space'), 400, 'VALIDATION_ERROR');
+    expectError(await post('/tasks', task('x'), 'k'.repeat(256)), 400, 'VALIDATION_ERROR');
+  });
+});
