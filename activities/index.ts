@@ -5,7 +5,9 @@ import { UserSchemaCompiler } from '../src/registry/user-schemas';
 import { outboundDispatcher } from '../src/router/outbound-guard';
 import { TaskIndex } from '../src/router/task-index';
 import type { Store } from '../src/store/mongo';
+import { PresenceLookup } from '../src/room-tasks/socket-presence';
 import { callAgentActivity } from './call-agent';
+import { findRoomSocketsActivities } from './find-room-sockets';
 import { notifyCancellationActivity } from './notify-cancellation';
 import { recordTaskActivity } from './record-task';
 import { validateParamsActivity } from './validate-params';
@@ -27,6 +29,7 @@ export function createActivities(deps: ActivityDeps) {
     notifyCancellation: notifyCancellationActivity(agents, dispatcher, { callTimeoutMs: deps.config.agentCallTimeoutMs }),
     validateParams: validateParamsActivity(agents, new UserSchemaCompiler()),
     recordTask: recordTaskActivity(index),
+    ...findRoomSocketsActivities(new PresenceLookup(deps.store)),
   };
 }
 

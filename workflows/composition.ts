@@ -11,6 +11,8 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import type { CallAgentResult } from '../activities/call-agent';
+import type { RoomDeliveryActivities } from '../src/room-tasks/delivery-activities';
 import { pendingArgumentsOf, substitute } from '../src/router/pending-arguments';
 import {
   agentReportSignal,
@@ -22,6 +24,7 @@ import {
   type AgentReport,
   type CompositionInput,
   type PlannedTask,
+  type RoomOfTask,
   type TaskError,
   type TaskOutcome,
   type TaskResult,
@@ -46,6 +49,16 @@ const notificationOptions = {
   retry: { maximumAttempts: 3, initialInterval: '1 second', backoffCoefficient: 2 },
 } as const;
 const notifications = proxyActivities<Activities>(notificationOptions);
+
+/**
+ * Work on the room sockets of one API process, on that process's own queue. A process that died
+ * leaves its queue unpolled: the schedule-to-close bound ends the wait and HTTP takes over.
+ */
+const roomDeliveryOptions = {
+  scheduleToCloseTimeout: '5 seconds',
+  retry: { maximumAttempts: 2, initialInterval: '200 milliseconds' },
+} as const;
+const roomDeliveryAt = (taskQueue: string) => proxyActivities<RoomDeliveryActivities>({ ...roomDeliveryOptions, taskQueue });
 
 /** Margin of the activity's own timeout over the HTTP call's, for loading the agent and recording. */
 const CALL_ACTIVITY_MARGIN_MS = 10_000;
@@ -117,6 +130,7 @@ export async function compositionWorkflow(input: CompositionInput): Promise<Comp
       [task.taskId, outcome],
     );
     recorded[position] = true;
+    if (task.room) await announceInRoom(task, task.room, outcome);
   }
 
   await Promise.all(input.tasks.map(runTask));
@@ -124,6 +138,36 @@ export async function compositionWorkflow(input: CompositionInput): Promise<Comp
 }
 
 const describeTask = (task: PlannedTask): string => `${task.agentName}: ${task.operation}`;
+
+/** The TASK frame over the agent's socket to the room, when some API process holds one; false otherwise. */
+async function deliverInRoom(task: PlannedTask, room: RoomOfTask, params: Record<string, unknown>): Promise<boolean> {
+  const queue = await bookkeeping.findAgentSocket({ roomId: room.roomId, agentId: task.agentId });
+  if (queue === null) return false;
+  try {
+    return await roomDeliveryAt(queue).deliverTaskFrame.executeWithOptions(
+      { ...roomDeliveryOptions, taskQueue: queue, summary: `TASK frame: ${describeTask(task)}` },
+      [{ taskId: task.taskId, agentId: task.agentId, operation: task.operation, params, roomId: room.roomId, requestedBy: room.requestedBy }],
+    );
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    return false;
+  }
+}
+
+/** The task_update SYSTEM frame, to every API process with sockets to the room; a process gone misses it. */
+async function announceInRoom(task: PlannedTask, room: RoomOfTask, outcome: TaskOutcome): Promise<void> {
+  const queues = await bookkeeping.findRoomSockets(room.roomId);
+  await Promise.all(
+    queues.map((queue) =>
+      roomDeliveryAt(queue)
+        .publishTaskUpdate.executeWithOptions(
+          { ...roomDeliveryOptions, taskQueue: queue, summary: `task_update: ${describeTask(task)}` },
+          [{ roomId: room.roomId, taskId: task.taskId, agentId: task.agentId, outcome }],
+        )
+        .catch(() => undefined),
+    ),
+  );
+}
 
 const failure = (error: TaskError, attempts?: number): TaskOutcome => ({ status: TaskStatus.FAILED, error, ...(attempts === undefined ? {} : { attempts }) });
 
@@ -152,24 +196,28 @@ async function execute(
   if (task.parents.length > 0) {
     await bookkeeping.recordTask.executeWithOptions({ ...bookkeepingOptions, summary: `calling: ${describeTask(task)}` }, [task.taskId, { phase: TaskPhase.CALLING_AGENT }]);
   }
-  let reply;
-  try {
-    reply = await agentCalls.callAgent.executeWithOptions(
-      {
-        summary: describeTask(task),
-        startToCloseTimeout: agentCallTimeoutMs + CALL_ACTIVITY_MARGIN_MS,
-        retry: {
-          maximumAttempts: task.retry.maxAttempts,
-          initialInterval: task.retry.initialIntervalMs,
-          backoffCoefficient: task.retry.backoffCoefficient,
-          maximumInterval: task.retry.maxIntervalMs,
+  let reply: CallAgentResult;
+  if (task.room && (await deliverInRoom(task, task.room, params))) {
+    reply = { kind: 'accepted', attempt: 1 };
+  } else {
+    try {
+      reply = await agentCalls.callAgent.executeWithOptions(
+        {
+          summary: describeTask(task),
+          startToCloseTimeout: agentCallTimeoutMs + CALL_ACTIVITY_MARGIN_MS,
+          retry: {
+            maximumAttempts: task.retry.maxAttempts,
+            initialInterval: task.retry.initialIntervalMs,
+            backoffCoefficient: task.retry.backoffCoefficient,
+            maximumInterval: task.retry.maxIntervalMs,
+          },
         },
-      },
-      [{ taskId: task.taskId, agentId: task.agentId, operation: task.operation, params }],
-    );
-  } catch (error) {
-    // The activity recorded its attempts in the index itself.
-    return failure(activityError(error));
+        [{ taskId: task.taskId, agentId: task.agentId, operation: task.operation, params }],
+      );
+    } catch (error) {
+      // The activity recorded its attempts in the index itself.
+      return failure(activityError(error));
+    }
   }
 
   if (reply.kind === 'completed') return { status: TaskStatus.COMPLETED, result: reply.result, attempts: reply.attempt };

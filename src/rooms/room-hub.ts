@@ -21,6 +21,12 @@ export interface OutgoingMessage {
   metadata?: Record<string, unknown>;
 }
 
+/** Told when a participant's first connection to a room opens and its last one closes, in that order. */
+export interface PresenceListener {
+  arrived(roomId: string, participant: ParticipantRef): void;
+  departed(roomId: string, participant: ParticipantRef): void;
+}
+
 /** Attempts at storing a batch whose seqs another process also got (FerretDB's counter is not atomic). */
 const MAX_STORE_ATTEMPTS = 10;
 /** Upper bound of the random pause before another attempt, times the attempt number. */
@@ -54,6 +60,8 @@ class LiveRoom {
  */
 export class RoomHub {
   private readonly rooms = new Map<string, LiveRoom>();
+  /** Where presence goes beyond this process (room tasks); unset, rooms work on their own. */
+  presence?: PresenceListener;
 
   constructor(
     private readonly messages: MessageStore,
@@ -75,7 +83,10 @@ export class RoomHub {
     const key = participantKey(connection.participant);
     const count = room.members.get(key) ?? 0;
     room.members.set(key, count + 1);
-    if (count === 0) this.publish(connection.roomId, participantEventFrame(connection.roomId, SystemEvent.PARTICIPANT_JOINED, connection.participant));
+    if (count === 0) {
+      this.presence?.arrived(connection.roomId, connection.participant);
+      this.publish(connection.roomId, participantEventFrame(connection.roomId, SystemEvent.PARTICIPANT_JOINED, connection.participant));
+    }
   }
 
   leave(connection: RoomConnection): void {
@@ -87,6 +98,7 @@ export class RoomHub {
       room.members.set(key, count - 1);
     } else {
       room.members.delete(key);
+      this.presence?.departed(connection.roomId, connection.participant);
       this.publish(connection.roomId, participantEventFrame(connection.roomId, SystemEvent.PARTICIPANT_LEFT, connection.participant));
     }
     this.forgetIfIdle(connection.roomId, room);
@@ -126,6 +138,15 @@ export class RoomHub {
     // Encoded once for every connection.
     const data = Buffer.from(JSON.stringify(frame));
     for (const connection of room.connections) connection.deliver(data, seq);
+  }
+
+  /** Sends a frame to the participant's connections to the room in this process; false when it has none. */
+  sendTo(roomId: string, participant: ParticipantRef, frame: Frame): boolean {
+    const key = participantKey(participant);
+    const connections = [...(this.rooms.get(roomId)?.connections ?? [])].filter((connection) => participantKey(connection.participant) === key);
+    const data = Buffer.from(JSON.stringify(frame));
+    for (const connection of connections) connection.deliver(data);
+    return connections.length > 0;
   }
 
   private async storeWaiting(roomId: string, room: LiveRoom): Promise<void> {

@@ -9,13 +9,27 @@ import type { ParticipantRef } from './room';
 import type { RoomConnection, RoomHub } from './room-hub';
 import { CLIENT_FRAME_SCHEMA, MAX_PAGE_SIZE, type ClientFrame, type SendMessage } from './schemas';
 
+/** The task frames of a room (src/room-tasks), when the service runs tasks in rooms. */
+export interface RoomTaskFrames {
+  /** Answers the asker's TASK_CREATED. */
+  request(hub: RoomHub, roomId: string, asker: ParticipantRef, data: unknown): Promise<Frame>;
+  result(reporter: ParticipantRef, data: unknown): Promise<void>;
+}
+
 export interface RoomSocketDeps {
   hub: RoomHub;
+  tasks?: RoomTaskFrames;
   messages: MessageStore;
   readMessage: (value: unknown) => SendMessage;
   /** A reader slower than this many queued bytes is disconnected rather than buffered without end. */
   maxBufferedBytes: number;
   logger: Logger;
+}
+
+/** The requestId of a TASK_REQUEST, for its ERROR frame, when the data has one. */
+function requestIdOf(data: unknown): string | undefined {
+  const requestId = (data as { requestId?: unknown } | null | undefined)?.requestId;
+  return typeof requestId === 'string' ? requestId : undefined;
 }
 
 /** Messages of one client waiting to be stored; more is a flood and gets RATE_LIMITED. */
@@ -135,6 +149,8 @@ export class RoomSocket implements RoomConnection {
   }
 
   private async handle(data: RawData, isBinary: boolean): Promise<void> {
+    // Echoed in the ERROR frame that answers a TASK_REQUEST.
+    let requestId: string | undefined;
     try {
       const frame = readClientFrame(parseFrame(data, isBinary));
       switch (frame.type) {
@@ -144,13 +160,21 @@ export class RoomSocket implements RoomConnection {
           await this.deps.hub.sendMessage({ roomId: this.roomId, sender: this.participant, ...message });
           return;
         }
-        default:
-          throw invalid(`Unknown frame type "${frame.type}"; clients send ${CLIENT_FRAME_TYPES.join(', ')}`);
+        case FrameType.TASK_REQUEST:
+          if (!this.deps.tasks) break;
+          requestId = requestIdOf(frame.data);
+          this.sendFrame(await this.deps.tasks.request(this.deps.hub, this.roomId, this.participant, frame.data));
+          return;
+        case FrameType.TASK_RESULT:
+          if (!this.deps.tasks) break;
+          await this.deps.tasks.result(this.participant, frame.data);
+          return;
       }
+      throw invalid(`Unknown frame type "${frame.type}"; clients send ${CLIENT_FRAME_TYPES.join(', ')}`);
     } catch (error) {
       const apiError = toApiError(error);
       if (apiError.status >= 500) this.deps.logger.error({ err: error, roomId: this.roomId }, 'frame failed');
-      this.sendFrame(errorFrame(apiError));
+      this.sendFrame(errorFrame(apiError, requestId));
     }
   }
 }

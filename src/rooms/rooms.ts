@@ -7,6 +7,7 @@ import { AgentStore } from '../registry/agent-store';
 import type { Store } from '../store/mongo';
 import { MESSAGES_COLLECTION, MessageStore } from './message-store';
 import { RoomHub } from './room-hub';
+import type { RoomTaskFrames } from './room-socket';
 import { ROOMS_COLLECTION, RoomStore } from './room-store';
 import { createRoomRoutes } from './routes';
 import { RoomWebSocketServer } from './websocket-server';
@@ -16,6 +17,8 @@ export interface Rooms {
   routes: RouteModule;
   /** Serves the room WebSocket on the API's HTTP server. */
   attach(server: http.Server): void;
+  /** This process's live rooms. */
+  hub: RoomHub;
   close(): Promise<void>;
 }
 
@@ -24,7 +27,8 @@ export async function ensureRoomIndexes(store: Store): Promise<void> {
   await store.ensureIndexes(MESSAGES_COLLECTION, MessageStore.indexes());
 }
 
-export function createRooms(config: Config, store: Store, authenticator: Authenticator, logger: Logger): Rooms {
+/** `tasks` adds the task frames to the room WebSocket. */
+export function createRooms(config: Config, store: Store, authenticator: Authenticator, logger: Logger, tasks?: RoomTaskFrames): Rooms {
   const rooms = new RoomStore(store);
   const messages = new MessageStore(store);
   const hub = new RoomHub(messages, logger);
@@ -38,6 +42,7 @@ export function createRooms(config: Config, store: Store, authenticator: Authent
   });
   const webSocket = new RoomWebSocketServer({
     authenticator,
+    tasks,
     rooms,
     messages,
     hub,
@@ -46,5 +51,5 @@ export function createRooms(config: Config, store: Store, authenticator: Authent
     heartbeatMs: config.wsHeartbeatMs,
     maxBufferedBytes: config.wsMaxBufferedBytes,
   });
-  return { routes, attach: (server) => webSocket.attach(server), close: () => webSocket.close() };
+  return { routes, hub, attach: (server) => webSocket.attach(server), close: () => webSocket.close() };
 }

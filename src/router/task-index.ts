@@ -1,7 +1,7 @@
 import { MongoBulkWriteError, type IndexDescription } from 'mongodb';
 import { PrincipalKind, type Principal } from '../auth/principal';
 import { isDuplicateKey, isStoreBusy, type Store } from '../store/mongo';
-import { TaskStatus, workflowIdOfComposition, workflowIdOfTask, type TaskError, type TaskPhase, type TaskResult } from './task-types';
+import { TaskStatus, workflowIdOfComposition, workflowIdOfTask, type Requester, type TaskError, type TaskPhase, type TaskResult } from './task-types';
 
 export const TASKS_COLLECTION = 'tasks';
 export const COMPOSITIONS_COLLECTION = 'compositions';
@@ -16,6 +16,9 @@ export interface TaskDocument {
   index?: number;
   /** The task this one was delegated from (TaskOrigin). */
   parentTaskId?: string;
+  /** The room the task was requested in, and by whom (TaskOrigin). */
+  roomId?: string;
+  requestedBy?: Requester;
   agentId: string;
   operation: string;
   params: string;
@@ -46,7 +49,7 @@ export interface StoredComposition {
   tasks: TaskDocument[];
 }
 
-export type NewTask = Pick<TaskDocument, '_id' | 'agentId' | 'operation' | 'compositionId' | 'index' | 'parentTaskId'> & { params: Record<string, unknown>; phase: TaskPhase };
+export type NewTask = Pick<TaskDocument, '_id' | 'agentId' | 'operation' | 'compositionId' | 'index' | 'parentTaskId' | 'roomId' | 'requestedBy'> & { params: Record<string, unknown>; phase: TaskPhase };
 
 /** A status change recorded by the workflow's activities. */
 export interface TaskChange {
@@ -70,6 +73,8 @@ export interface TaskView {
   operation: string;
   compositionId?: string;
   parentTaskId?: string;
+  roomId?: string;
+  requestedBy?: Requester;
   attempts?: number;
   progress?: number;
   message?: string;
@@ -208,6 +213,7 @@ export function toTaskView(task: TaskDocument): TaskView {
     operation: task.operation,
     ...(task.compositionId === undefined ? {} : { compositionId: task.compositionId }),
     ...(task.parentTaskId === undefined ? {} : { parentTaskId: task.parentTaskId }),
+    ...(task.roomId === undefined ? {} : { roomId: task.roomId, requestedBy: task.requestedBy }),
     ...(task.attempts === undefined ? {} : { attempts: task.attempts }),
     ...(task.progress === undefined ? {} : { progress: task.progress }),
     ...(task.message === undefined ? {} : { message: task.message }),
