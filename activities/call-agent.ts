@@ -38,6 +38,13 @@ export function callAgentActivity(agents: AgentStore, index: TaskIndex, dispatch
     // The first attempt's phase is written by the API or the workflow; later ones show the retries.
     if (attempt > 1) await index.update(taskId, { phase: TaskPhase.CALLING_AGENT, attempts: attempt });
 
+    /** Shows the failed attempt on the task (attempts, attemptErrors, phase) and returns the failure to throw. */
+    async function failedAttempt(failure: ApplicationFailure): Promise<ApplicationFailure> {
+      const attemptError = { attempt, code: failure.type ?? TaskErrorCode.AGENT_UNREACHABLE, message: failure.message, at: new Date().toISOString() };
+      await index.update(taskId, { attempts: attempt, attemptError, ...(failure.nonRetryable ? {} : { phase: TaskPhase.RETRYING }) });
+      return failure;
+    }
+
     let status: number;
     let text: string;
     try {
@@ -50,17 +57,15 @@ export function callAgentActivity(agents: AgentStore, index: TaskIndex, dispatch
         maxReplyBytes: settings.maxReplyBytes,
       }));
     } catch (error) {
-      await index.update(taskId, { phase: TaskPhase.RETRYING });
-      throw ApplicationFailure.retryable(`Calling ${agent.mcpUrl} failed: ${describeError(error)}`, TaskErrorCode.AGENT_UNREACHABLE);
+      throw await failedAttempt(ApplicationFailure.retryable(`Calling ${agent.mcpUrl} failed: ${describeError(error)}`, TaskErrorCode.AGENT_UNREACHABLE));
     }
 
     const verdict = interpretAgentReply(status, text);
     switch (verdict.kind) {
       case 'retry':
-        await index.update(taskId, { phase: TaskPhase.RETRYING });
-        throw ApplicationFailure.retryable(`Calling ${agent.mcpUrl}: ${verdict.reason}`, TaskErrorCode.AGENT_UNREACHABLE);
+        throw await failedAttempt(ApplicationFailure.retryable(`Calling ${agent.mcpUrl}: ${verdict.reason}`, TaskErrorCode.AGENT_UNREACHABLE));
       case 'refused':
-        throw ApplicationFailure.nonRetryable(verdict.error.message, verdict.error.code, verdict.error.details);
+        throw await failedAttempt(ApplicationFailure.nonRetryable(verdict.error.message, verdict.error.code, verdict.error.details));
       case 'accepted':
         await index.update(taskId, { phase: TaskPhase.AWAITING_AGENT_REPORT });
         return { kind: 'accepted', attempt };

@@ -8,6 +8,7 @@ import type { Store } from '../src/store/mongo';
 import { PresenceLookup } from '../src/room-tasks/socket-presence';
 import { callAgentActivity } from './call-agent';
 import { findRoomSocketsActivities } from './find-room-sockets';
+import { deliverCallbackActivity } from './deliver-callback';
 import { notifyCancellationActivity } from './notify-cancellation';
 import { recordTaskActivity } from './record-task';
 import { validateParamsActivity } from './validate-params';
@@ -27,6 +28,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     callAgent: callAgentActivity(agents, index, dispatcher, { callTimeoutMs: deps.config.agentCallTimeoutMs, maxReplyBytes: deps.config.maxBodyBytes }),
     notifyCancellation: notifyCancellationActivity(agents, dispatcher, { callTimeoutMs: deps.config.agentCallTimeoutMs }),
+    deliverCallback: deliverCallbackActivity(agents, dispatcher, { callbackSigningSecret: deps.config.callbackSigningSecret, callTimeoutMs: deps.config.agentCallTimeoutMs }),
     validateParams: validateParamsActivity(agents, new UserSchemaCompiler()),
     recordTask: recordTaskActivity(index),
     ...findRoomSocketsActivities(new PresenceLookup(deps.store)),

@@ -13,6 +13,7 @@ import {
 import type { Activities } from '../activities';
 import type { CallAgentResult } from '../activities/call-agent';
 import type { RoomDeliveryActivities } from '../src/room-tasks/delivery-activities';
+import type { CallbackTarget } from '../activities/deliver-callback';
 import { pendingArgumentsOf, substitute } from '../src/router/pending-arguments';
 import {
   agentReportSignal,
@@ -24,6 +25,7 @@ import {
   type AgentReport,
   type CompositionInput,
   type PlannedTask,
+  type TaskCallback,
   type RoomOfTask,
   type TaskError,
   type TaskOutcome,
@@ -60,6 +62,13 @@ const roomDeliveryOptions = {
 } as const;
 const roomDeliveryAt = (taskQueue: string) => proxyActivities<RoomDeliveryActivities>({ ...roomDeliveryOptions, taskQueue });
 
+/** Completion callbacks: retried with backoff for about ten minutes, then given up (the task's outcome stands). */
+const callbackOptions = {
+  startToCloseTimeout: '1 minute',
+  retry: { maximumAttempts: 12, initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '2 minutes' },
+} as const;
+const callbacks = proxyActivities<Activities>(callbackOptions);
+
 /** Margin of the activity's own timeout over the HTTP call's, for loading the agent and recording. */
 const CALL_ACTIVITY_MARGIN_MS = 10_000;
 
@@ -80,6 +89,7 @@ export async function compositionWorkflow(input: CompositionInput): Promise<Comp
   const scopes = input.tasks.map(() => new CancellationScope());
   const cancelRequested = new Set<number>();
   const awaitingReport = new Set<string>();
+  const deliveries: Array<Promise<void>> = [];
 
   setHandler(
     cancelTaskUpdate,
@@ -130,11 +140,33 @@ export async function compositionWorkflow(input: CompositionInput): Promise<Comp
       [task.taskId, outcome],
     );
     recorded[position] = true;
+    deliveries.push(...deliverCallbacks(task, outcome));
     if (task.room) await announceInRoom(task, task.room, outcome);
   }
 
   await Promise.all(input.tasks.map(runTask));
+  await Promise.all(deliveries);
   return { tasks: input.tasks.map((task, position) => ({ taskId: task.taskId, status: outcomes[position]!.status })) };
+}
+
+/** The task's and its agent's completion callbacks, each settled whether delivered or given up. */
+function deliverCallbacks(task: PlannedTask, outcome: TaskOutcome): Array<Promise<void>> {
+  const callback: TaskCallback = {
+    taskId: task.taskId,
+    status: outcome.status,
+    ...(outcome.result === undefined ? {} : { result: outcome.result }),
+    ...(outcome.error === undefined ? {} : { error: outcome.error }),
+    agentId: task.agentId,
+    operation: task.operation,
+    completedAt: new Date().toISOString(),
+  };
+  const targets: CallbackTarget[] = [
+    ...(task.callbackUrl === undefined ? [] : [{ kind: 'task' as const, url: task.callbackUrl }]),
+    ...(task.notifyAgent ? [{ kind: 'agent' as const, agentId: task.agentId }] : []),
+  ];
+  return targets.map((target) =>
+    callbacks.deliverCallback.executeWithOptions({ ...callbackOptions, summary: `callback to ${target.kind}: ${describeTask(task)}` }, [target, callback]).catch(() => undefined),
+  );
 }
 
 const describeTask = (task: PlannedTask): string => `${task.agentName}: ${task.operation}`;
@@ -196,43 +228,59 @@ async function execute(
   if (task.parents.length > 0) {
     await bookkeeping.recordTask.executeWithOptions({ ...bookkeepingOptions, summary: `calling: ${describeTask(task)}` }, [task.taskId, { phase: TaskPhase.CALLING_AGENT }]);
   }
-  let reply: CallAgentResult;
-  if (task.room && (await deliverInRoom(task, task.room, params))) {
-    reply = { kind: 'accepted', attempt: 1 };
-  } else {
-    try {
-      reply = await agentCalls.callAgent.executeWithOptions(
-        {
-          summary: describeTask(task),
-          startToCloseTimeout: agentCallTimeoutMs + CALL_ACTIVITY_MARGIN_MS,
-          retry: {
-            maximumAttempts: task.retry.maxAttempts,
-            initialInterval: task.retry.initialIntervalMs,
-            backoffCoefficient: task.retry.backoffCoefficient,
-            maximumInterval: task.retry.maxIntervalMs,
+  // The call runs in a scope of its own: an agent may report (POST /tasks/{taskId}/result) while the
+  // call is still being retried, say after a reply lost on the way back; that report ends the task.
+  const callScope = new CancellationScope();
+  const overSocket = task.room !== undefined && (await deliverInRoom(task, task.room, params));
+  const reply: Promise<CallAgentResult> = overSocket
+    ? Promise.resolve({ kind: 'accepted', attempt: 1 })
+    : callScope.run(() =>
+        agentCalls.callAgent.executeWithOptions(
+          {
+            summary: describeTask(task),
+            startToCloseTimeout: agentCallTimeoutMs + CALL_ACTIVITY_MARGIN_MS,
+            retry: {
+              maximumAttempts: task.retry.maxAttempts,
+              initialInterval: task.retry.initialIntervalMs,
+              backoffCoefficient: task.retry.backoffCoefficient,
+              maximumInterval: task.retry.maxIntervalMs,
+            },
           },
-        },
-        [{ taskId: task.taskId, agentId: task.agentId, operation: task.operation, params }],
+          [{ taskId: task.taskId, agentId: task.agentId, operation: task.operation, params }],
+        ),
       );
-    } catch (error) {
-      // The activity recorded its attempts in the index itself.
-      return failure(activityError(error));
-    }
+  const first = await Promise.race([
+    reply.then(
+      (value) => ({ replied: value }),
+      (error: unknown) => ({ error }),
+    ),
+    condition(() => reports.has(task.taskId)).then(() => ({ reported: true as const })),
+  ]);
+  if ('reported' in first) {
+    callScope.cancel();
+    // The attempts so far are in the index, written by the activity.
+    return outcomeOfReport(reports.get(task.taskId)!);
   }
+  // The activity recorded its attempts in the index itself.
+  if ('error' in first) return failure(activityError(first.error));
+  const { replied } = first;
 
-  if (reply.kind === 'completed') return { status: TaskStatus.COMPLETED, result: reply.result, attempts: reply.attempt };
-  if (reply.kind === 'failed') return failure(reply.error, reply.attempt);
+  if (replied.kind === 'completed') return { status: TaskStatus.COMPLETED, result: replied.result, attempts: replied.attempt };
+  if (replied.kind === 'failed') return failure(replied.error, replied.attempt);
 
   awaitingReport.add(task.taskId);
   const remainingMs = task.timeoutMs - (Date.now() - startedAt);
   const reported = remainingMs > 0 && (await condition(() => reports.has(task.taskId), remainingMs));
   if (!reported) {
-    return failure({ code: TaskErrorCode.AGENT_TIMEOUT, message: `Agent accepted the task but reported no outcome within ${task.timeoutMs} ms` }, reply.attempt);
+    return failure({ code: TaskErrorCode.AGENT_TIMEOUT, message: `Agent accepted the task but reported no outcome within ${task.timeoutMs} ms` }, replied.attempt);
   }
-  const report = reports.get(task.taskId)!;
+  return outcomeOfReport(reports.get(task.taskId)!, replied.attempt);
+}
+
+function outcomeOfReport(report: AgentReport, attempts?: number): TaskOutcome {
   return report.status === TaskStatus.COMPLETED
-    ? { status: TaskStatus.COMPLETED, result: normaliseResult(report.result), attempts: reply.attempt }
-    : failure(report.error ?? { message: 'Agent reported failure' }, reply.attempt);
+    ? { status: TaskStatus.COMPLETED, result: normaliseResult(report.result), ...(attempts === undefined ? {} : { attempts }) }
+    : failure(report.error ?? { message: 'Agent reported failure' }, attempts);
 }
 
 /**

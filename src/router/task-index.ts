@@ -19,6 +19,8 @@ export interface TaskDocument {
   /** The room the task was requested in, and by whom (TaskOrigin). */
   roomId?: string;
   requestedBy?: Requester;
+  /** Where the completion callback goes. */
+  callbackUrl?: string;
   agentId: string;
   operation: string;
   params: string;
@@ -27,12 +29,23 @@ export interface TaskDocument {
   result?: string;
   error?: string;
   attempts?: number;
+  /** Why each failed call to the agent failed, in order. */
+  attemptErrors?: AttemptError[];
   /** The agent's last progress report. */
   progress?: number;
   message?: string;
   createdBy: Principal;
   createdAt: Date;
   updatedAt: Date;
+}
+
+/** One failed call to the agent, as `GET /tasks/{taskId}` shows it. */
+export interface AttemptError {
+  attempt: number;
+  code: string;
+  message: string;
+  /** ISO time of the failure. */
+  at: string;
 }
 
 interface CompositionDocument {
@@ -49,7 +62,7 @@ export interface StoredComposition {
   tasks: TaskDocument[];
 }
 
-export type NewTask = Pick<TaskDocument, '_id' | 'agentId' | 'operation' | 'compositionId' | 'index' | 'parentTaskId' | 'roomId' | 'requestedBy'> & { params: Record<string, unknown>; phase: TaskPhase };
+export type NewTask = Pick<TaskDocument, '_id' | 'agentId' | 'operation' | 'compositionId' | 'index' | 'parentTaskId' | 'callbackUrl' | 'roomId' | 'requestedBy'> & { params: Record<string, unknown>; phase: TaskPhase };
 
 /** A status change recorded by the workflow's activities. */
 export interface TaskChange {
@@ -58,6 +71,8 @@ export interface TaskChange {
   result?: TaskResult;
   error?: TaskError;
   attempts?: number;
+  /** Appended to the task's attemptErrors. */
+  attemptError?: AttemptError;
   progress?: number;
   message?: string;
 }
@@ -76,6 +91,7 @@ export interface TaskView {
   roomId?: string;
   requestedBy?: Requester;
   attempts?: number;
+  attemptErrors?: AttemptError[];
   progress?: number;
   message?: string;
   createdAt: string;
@@ -136,7 +152,14 @@ export class TaskIndex {
     if (change.progress !== undefined) set.progress = change.progress;
     if (change.message !== undefined) set.message = change.message;
     const ends = change.status !== undefined && change.status !== TaskStatus.PENDING;
-    await this.tasks.updateOne({ _id: taskId, status: TaskStatus.PENDING }, ends ? { $set: set, $unset: { phase: '' } } : { $set: set });
+    await this.tasks.updateOne(
+      { _id: taskId, status: TaskStatus.PENDING },
+      {
+        $set: set,
+        ...(ends ? { $unset: { phase: '' } } : {}),
+        ...(change.attemptError === undefined ? {} : { $push: { attemptErrors: change.attemptError } }),
+      },
+    );
   }
 
   async find(taskId: string): Promise<TaskDocument | null> {
@@ -215,6 +238,7 @@ export function toTaskView(task: TaskDocument): TaskView {
     ...(task.parentTaskId === undefined ? {} : { parentTaskId: task.parentTaskId }),
     ...(task.roomId === undefined ? {} : { roomId: task.roomId, requestedBy: task.requestedBy }),
     ...(task.attempts === undefined ? {} : { attempts: task.attempts }),
+    ...(task.attemptErrors === undefined ? {} : { attemptErrors: task.attemptErrors }),
     ...(task.progress === undefined ? {} : { progress: task.progress }),
     ...(task.message === undefined ? {} : { message: task.message }),
     createdAt: task.createdAt.toISOString(),

@@ -93,6 +93,8 @@ export class TaskLauncher {
       executeOnParentFailure: request.executeOnParentFailure ?? false,
       timeoutMs: request.timeoutMs ?? defaultTaskTimeoutMs,
       retry,
+      ...(request.callbackUrl === undefined ? {} : { callbackUrl: request.callbackUrl }),
+      notifyAgent: agent.callbackUrl !== undefined,
     };
   }
 
@@ -114,6 +116,7 @@ export class TaskLauncher {
         agentId: task.agentId,
         operation: task.operation,
         params: task.params,
+        ...(task.callbackUrl === undefined ? {} : { callbackUrl: task.callbackUrl }),
         phase: task.parents.length > 0 ? TaskPhase.WAITING_FOR_PARENTS : TaskPhase.CALLING_AGENT,
         ...origin,
         ...(input.compositionId === undefined ? {} : { compositionId: input.compositionId, index: position }),

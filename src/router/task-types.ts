@@ -114,6 +114,10 @@ export interface PlannedTask {
   retry: RetrySettings;
   /** Set for a task requested in a room. */
   room?: RoomOfTask;
+  /** The task's own completion callback. */
+  callbackUrl?: string;
+  /** The agent had a callbackUrl when the task was planned: worth an activity that looks it up again. */
+  notifyAgent: boolean;
 }
 
 /** The input of the composition workflow; a single task is a composition of one without an id. */
@@ -130,6 +134,17 @@ export interface TaskOutcome {
   error?: TaskError;
   /** Calls made to the agent, when it was called. */
   attempts?: number;
+}
+
+/** The body of a completion callback (CONTRACT.md, "Tasks"). */
+export interface TaskCallback {
+  taskId: string;
+  status: TaskStatus;
+  result?: TaskResult;
+  error?: TaskError;
+  agentId: string;
+  operation: string;
+  completedAt: string;
 }
 
 /** An agent's asynchronous report for a task that answered 202 (delivered by `POST /tasks/{taskId}/result`). */

@@ -75,6 +75,26 @@ describe('calls to an agent and what its replies make of the task', () => {
     expect(server.callsTo('flaky').map((received) => received.headers['webhook-id'])).toEqual([`${taskId}-1`, `${taskId}-2`, `${taskId}-3`]);
   });
 
+  it('shows the error of each failed attempt', async () => {
+    let calls = 0;
+    const { taskId } = await runTask('twice-down', () => ((calls += 1) <= 2 ? { status: calls === 1 ? 503 : 429, body: 'busy' } : { status: 200, body: { status: 'completed', result: {} } }), { retry: QUICK_RETRY });
+    const task = await waitForTask(taskId);
+    expect(task).toMatchObject({ status: 'completed', attempts: 3 });
+    expect(task.attemptErrors).toEqual([
+      { attempt: 1, code: 'AGENT_UNREACHABLE', message: expect.stringContaining('503'), at: expect.any(String) },
+      { attempt: 2, code: 'AGENT_UNREACHABLE', message: expect.stringContaining('429'), at: expect.any(String) },
+    ]);
+    expect(Date.parse(task.attemptErrors[1].at)).toBeGreaterThanOrEqual(Date.parse(task.attemptErrors[0].at));
+  });
+
+  it('ends the task with a report that arrives while the call is still being retried', async () => {
+    const { agent, taskId } = await runTask('reply-lost', () => ({ status: 503, body: 'reply lost' }), { retry: { maxAttempts: 5, initialIntervalMs: 20_000, maxIntervalMs: 20_000 } });
+    await waitForTask(taskId, { until: (task) => task.phase === 'retrying' });
+    expect((await call('POST', `/tasks/${taskId}/result`, { apiKey: agent.apiKey, body: { status: 'completed', result: { late: true } } })).status).toBe(200);
+    expect(await waitForTask(taskId, { timeoutMs: 10_000 })).toMatchObject({ status: 'completed', result: { late: true }, attempts: 1 });
+    expect(server.callsTo('reply-lost')).toHaveLength(1);
+  });
+
   it('fails with AGENT_UNREACHABLE once the retries are used up', async () => {
     const { taskId } = await runTask('down', () => ({ status: 500, body: 'down' }), { retry: { ...QUICK_RETRY, maxAttempts: 2 } });
     expect(await waitForTask(taskId)).toMatchObject({ status: 'failed', error: { code: 'AGENT_UNREACHABLE' }, attempts: 2 });

@@ -1,0 +1,54 @@
+import { ApplicationFailure, log } from '@temporalio/activity';
+import type { Dispatcher } from 'undici';
+import type { AgentStore } from '../src/registry/agent-store';
+import type { TaskCallback } from '../src/router/task-types';
+import { describeError, postSigned } from './signed-post';
+
+/** Who receives a completion callback, which decides the URL and the secret that signs it. */
+export type CallbackTarget = { kind: 'task'; url: string } | { kind: 'agent'; agentId: string };
+
+export interface DeliverCallbackSettings {
+  /** CALLBACK_SIGNING_SECRET: signs callbacks to a task's own callbackUrl. */
+  callbackSigningSecret?: string;
+  callTimeoutMs: number;
+}
+
+/**
+ * One delivery attempt of a completion callback, signed with CALLBACK_SIGNING_SECRET for a task's
+ * callbackUrl and with the agent's signingSecret for its registered one. Network trouble, 408, 429
+ * and 5xx are retried by the workflow's policy; other refusals are final.
+ */
+export function deliverCallbackActivity(agents: AgentStore, dispatcher: Dispatcher, settings: DeliverCallbackSettings) {
+  return async function deliverCallback(target: CallbackTarget, callback: TaskCallback): Promise<void> {
+    const destination = await destinationOf(target);
+    if (!destination) return;
+    let status: number;
+    try {
+      ({ status } = await postSigned(dispatcher, {
+        ...destination,
+        messageId: `${callback.taskId}-callback-${target.kind}`,
+        payload: callback,
+        timeoutMs: settings.callTimeoutMs,
+        maxReplyBytes: 64 * 1024,
+      }));
+    } catch (error) {
+      throw ApplicationFailure.retryable(`Callback to ${destination.url} failed: ${describeError(error)}`);
+    }
+    if (status >= 200 && status < 300) return;
+    const message = `Callback to ${destination.url} answered ${status}`;
+    if (status >= 500 || status === 408 || status === 429) throw ApplicationFailure.retryable(message);
+    throw ApplicationFailure.nonRetryable(message);
+  };
+
+  async function destinationOf(target: CallbackTarget): Promise<{ url: string; secret: string } | undefined> {
+    if (target.kind === 'agent') {
+      const agent = await agents.findById(target.agentId);
+      return agent?.callbackUrl ? { url: agent.callbackUrl, secret: agent.signingSecret } : undefined;
+    }
+    if (!settings.callbackSigningSecret) {
+      log.warn('CALLBACK_SIGNING_SECRET is not set: a task callback is not sent', { url: target.url });
+      return undefined;
+    }
+    return { url: target.url, secret: settings.callbackSigningSecret };
+  }
+}
