@@ -94,7 +94,7 @@ async function serveApi(
   const schemas = new UserSchemaCompiler();
   const launcher = new TaskLauncher({ agents, index, temporal, schemas, config });
   const roomTasks = new RoomTaskRequests({ launcher, index, temporal, agents, schemas, rooms: new RoomStore(store) });
-  const rooms = createRooms(config, store, authenticator, logger.child({ component: 'rooms' }), roomTasks);
+  const rooms = await createRooms(config, store, authenticator, logger.child({ component: 'rooms' }), roomTasks);
   const delivery = await startRoomDelivery({ ...config, temporalAddress }, { store, hub: rooms.hub, index, logger: logger.child({ component: 'room-delivery' }) });
   stops.push(() => delivery.stop());
   const modules: RouteModule[] = [

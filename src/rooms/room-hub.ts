@@ -31,6 +31,8 @@ export interface PresenceListener {
 const MAX_STORE_ATTEMPTS = 10;
 /** Upper bound of the random pause before another attempt, times the attempt number. */
 const RETRY_JITTER_MS = 5;
+/** How many published seqs a room remembers; the tail never looks back further than its page. */
+const REMEMBERED_SEQS = 1_000;
 /** Most messages stored in one round trip. */
 const MAX_BATCH = 100;
 
@@ -47,6 +49,8 @@ class LiveRoom {
   readonly members = new Map<string, number>();
   readonly waiting: PendingMessage[] = [];
   storing = false;
+  /** The latest seqs published here: a message stored by this process and also found by the tail goes out once. */
+  readonly publishedSeqs = new Set<number>();
 
   get idle(): boolean {
     return this.connections.size === 0 && this.waiting.length === 0 && !this.storing;
@@ -140,6 +144,20 @@ export class RoomHub {
     for (const connection of room.connections) connection.deliver(data, seq);
   }
 
+  /** Rooms with connections in this process: those whose messages from other processes matter here. */
+  connectedRoomIds(): string[] {
+    return [...this.rooms].filter(([, room]) => room.connections.size > 0).map(([roomId]) => roomId);
+  }
+
+  /** Publishes a stored message, from this process or another (message-fanout.ts), once. */
+  publishStored(message: Message): void {
+    const room = this.rooms.get(message.roomId);
+    if (!room || room.publishedSeqs.has(message.seq)) return;
+    room.publishedSeqs.add(message.seq);
+    if (room.publishedSeqs.size > REMEMBERED_SEQS) room.publishedSeqs.delete(room.publishedSeqs.values().next().value!);
+    this.publish(message.roomId, messageFrame(message), message.seq);
+  }
+
   /** Sends a frame to the participant's connections to the room in this process; false when it has none. */
   sendTo(roomId: string, participant: ParticipantRef, frame: Frame): boolean {
     const key = participantKey(participant);
@@ -170,7 +188,7 @@ export class RoomHub {
         outcome = { stored: [], error };
       }
       outcome.stored.forEach((message, index) => {
-        this.publish(roomId, messageFrame(message), message.seq);
+        this.publishStored(message);
         remaining[index].resolve(message);
       });
       remaining = remaining.slice(outcome.stored.length);

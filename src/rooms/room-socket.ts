@@ -40,8 +40,12 @@ const readClientFrame = validator<ClientFrame>(CLIENT_FRAME_SCHEMA, 'frame');
 /** One participant's WebSocket in a room: what it sends, and what the room delivers to it. */
 export class RoomSocket implements RoomConnection {
   lastSeen = Date.now();
-  /** Highest message seq sent to this client: a message at or below it was already delivered. */
-  private deliveredSeq = 0;
+  /**
+   * Highest seq the history replay sent: a live message at or below it was already delivered. Live
+   * messages above it come once each (RoomHub.publishStored), in seq order from one process; with
+   * several processes one from another may arrive after a higher seq.
+   */
+  private replayedSeq = 0;
   /** Live frames held back while the history a resuming client missed is sent. */
   private held?: Array<{ data: Buffer; seq?: number }>;
   private heldBytes = 0;
@@ -85,10 +89,7 @@ export class RoomSocket implements RoomConnection {
       if (this.heldBytes > this.deps.maxBufferedBytes) this.dropSlowReader();
       return;
     }
-    if (seq !== undefined) {
-      if (seq <= this.deliveredSeq) return;
-      this.deliveredSeq = seq;
-    }
+    if (seq !== undefined && seq <= this.replayedSeq) return;
     if (this.ws.readyState !== this.ws.OPEN) return;
     this.ws.send(data, { binary: false });
     if (this.ws.bufferedAmount > this.deps.maxBufferedBytes) this.dropSlowReader();
@@ -127,7 +128,7 @@ export class RoomSocket implements RoomConnection {
         page.forEach((message, index) => this.ws.send(JSON.stringify(messageFrame(message)), index === page.length - 1 ? () => resolve() : undefined));
       });
       after = page[page.length - 1].seq;
-      this.deliveredSeq = after;
+      this.replayedSeq = after;
       if (page.length < MAX_PAGE_SIZE) return;
     }
   }
