@@ -49,6 +49,17 @@ async function created(client: RoomClient, requestId: string): Promise<{ taskId:
   return frame.data;
 }
 
+/** A human's task for an agent connected to the room, delivered as a TASK frame. */
+async function taskOverSocket(request: Record<string, unknown> = {}) {
+  const agent = await registerLiveAgent();
+  const room = await roomWith(agent);
+  const asker = await connect(room.roomId, { human: newUserId() });
+  const agentSocket = await connect(room.roomId, { apiKey: agent.apiKey });
+  const { taskId } = await created(asker, requestTask(asker, { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' }, ...request }));
+  await agentSocket.waitFor(isFrame('TASK', taskId), FRAME_WAIT_MS);
+  return { agent, asker, agentSocket, taskId };
+}
+
 describe('a human asks for a task in a room', () => {
   it('reaches the connected agent as a TASK frame; its TASK_RESULT ends the task and the room hears task_update', async () => {
     const agent = await registerLiveAgent();
@@ -87,12 +98,7 @@ describe('a human asks for a task in a room', () => {
   });
 
   it('lets only the task\'s agent answer it', async () => {
-    const agent = await registerLiveAgent();
-    const room = await roomWith(agent);
-    const asker = await connect(room.roomId, { human: newUserId() });
-    const agentSocket = await connect(room.roomId, { apiKey: agent.apiKey });
-    const { taskId } = await created(asker, requestTask(asker, { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' } }));
-    await agentSocket.waitFor(isFrame('TASK', taskId), FRAME_WAIT_MS);
+    const { asker, agentSocket, taskId } = await taskOverSocket();
 
     asker.send({ type: 'TASK_RESULT', data: { taskId, status: 'completed', result: { forged: true } } });
     const refusal = await asker.waitFor(isError, FRAME_WAIT_MS);
@@ -192,12 +198,7 @@ describe('delegation', () => {
 
 describe('an agent that disconnects before answering', () => {
   it('can still report over HTTP', async () => {
-    const agent = await registerLiveAgent();
-    const room = await roomWith(agent);
-    const asker = await connect(room.roomId, { human: newUserId() });
-    const agentSocket = await connect(room.roomId, { apiKey: agent.apiKey });
-    const { taskId } = await created(asker, requestTask(asker, { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' } }));
-    await agentSocket.waitFor(isFrame('TASK', taskId), FRAME_WAIT_MS);
+    const { agent, asker, agentSocket, taskId } = await taskOverSocket();
     await agentSocket.close();
 
     const report = await call('POST', `/tasks/${taskId}/result`, { apiKey: agent.apiKey, body: { status: 'completed', result: { late: true } } });
@@ -206,12 +207,7 @@ describe('an agent that disconnects before answering', () => {
   });
 
   it('ends the task at its timeout instead of waiting for ever', async () => {
-    const agent = await registerLiveAgent();
-    const room = await roomWith(agent);
-    const asker = await connect(room.roomId, { human: newUserId() });
-    const agentSocket = await connect(room.roomId, { apiKey: agent.apiKey });
-    const { taskId } = await created(asker, requestTask(asker, { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' }, timeoutMs: 2_000 }));
-    await agentSocket.waitFor(isFrame('TASK', taskId), FRAME_WAIT_MS);
+    const { asker, agentSocket, taskId } = await taskOverSocket({ timeoutMs: 2_000 });
     await agentSocket.close();
 
     const update = await asker.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS);
