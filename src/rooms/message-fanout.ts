@@ -17,7 +17,7 @@ const POLL_PAGE = 200;
  * How long the poll waits for a missing seq below newer ones: another process may have reserved it
  * and not stored it yet. A seq whose store failed stays missing; the poll then moves on.
  */
-const GAP_WAIT_MS = 2_000;
+export const GAP_WAIT_MS = 2_000;
 
 export interface MessageFanout {
   mode: FanoutMode;
@@ -62,7 +62,8 @@ async function isReplicaSet(store: Store): Promise<boolean> {
   return typeof hello.setName === 'string' || hello.msg === 'isdbgrid';
 }
 
-class MessagePoll {
+/** One round reads, for each room with sockets here, the messages after the seq up to which it has read all. */
+export class MessagePoll {
   /** Per room: the seq up to which every message was read, and since when a gap above it waits. */
   private readonly cursors = new Map<string, { seq: number; gapSince?: number }>();
 
