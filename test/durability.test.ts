@@ -58,8 +58,13 @@ describe('durability across process crashes', () => {
     return reply.body.taskId;
   }
   const callsAbout = (route: string, taskId: string) => server.callsTo(route).filter((received) => received.body?.taskId === taskId);
-  /** Completion callbacks for the task: exactly one means it ended exactly once. */
-  const completions = (taskId: string) => callsAbout('completions', taskId);
+  /** Exactly one completion callback (and no second one half a second later): the task ended exactly once. */
+  async function expectEndedOnce(taskId: string): Promise<void> {
+    const completions = () => callsAbout('completions', taskId);
+    await until(() => completions().length > 0, 'completion callback');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(completions()).toHaveLength(1);
+  }
   async function until(probe: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!probe()) {
@@ -68,6 +73,13 @@ describe('durability across process crashes', () => {
     }
   }
   const register = (route: string, behaviour: AgentBehaviour) => registerAgent({ mcpUrl: server.route(route, behaviour) });
+  /** A task whose agent answered 202 and that now awaits the report. */
+  async function awaitingTask(route: string): Promise<{ agent: RegisteredAgent; taskId: string }> {
+    const agent = await register(route, () => ({ status: 202, body: { status: 'received' } }));
+    const taskId = await launch(agent);
+    await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' });
+    return { agent, taskId };
+  }
 
   it('completes exactly once when the worker is killed while the agent call is in flight', async () => {
     let calls = 0;
@@ -82,16 +94,12 @@ describe('durability across process crashes', () => {
     const task = await waitForTask(taskId, { timeoutMs: 60_000 });
     expect(task).toMatchObject({ status: 'completed', result: { from: 'retry' }, attempts: 2 });
     expect(callsAbout('in-flight', taskId).map((received) => received.headers['webhook-id'])).toEqual([`${taskId}-1`, `${taskId}-2`]);
-    await until(() => completions(taskId).length > 0, 'completion callback');
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(completions(taskId)).toHaveLength(1);
+    await expectEndedOnce(taskId);
     process.stdout.write(`[durability] in-flight call: completed ${Date.now() - killedAt} ms after the worker was killed\n`);
   }, 90_000);
 
   it('completes exactly once when the worker is killed while the task awaits its report', async () => {
-    const agent = await register('awaits', () => ({ status: 202, body: { status: 'received' } }));
-    const taskId = await launch(agent);
-    await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' });
+    const { agent, taskId } = await awaitingTask('awaits');
     await worker.stop('SIGKILL');
 
     // Reported while no worker runs: the signal waits in Temporal.
@@ -99,15 +107,11 @@ describe('durability across process crashes', () => {
     await startWorker();
     expect(await waitForTask(taskId, { timeoutMs: 30_000 })).toMatchObject({ status: 'completed', result: { answer: 42 }, attempts: 1 });
     expect(callsAbout('awaits', taskId)).toHaveLength(1);
-    await until(() => completions(taskId).length > 0, 'completion callback');
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(completions(taskId)).toHaveLength(1);
+    await expectEndedOnce(taskId);
   }, 90_000);
 
   it('takes the report through a restarted API server', async () => {
-    const agent = await register('api-restart', () => ({ status: 202, body: { status: 'executing' } }));
-    const taskId = await launch(agent);
-    await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' });
+    const { agent, taskId } = await awaitingTask('api-restart');
     await api.stop('SIGKILL');
     await startApi();
     expect((await call('POST', `/tasks/${taskId}/result`, { baseUrl, apiKey: agent.apiKey, body: { status: 'completed', result: { after: 'restart' } } })).status).toBe(200);

@@ -258,8 +258,13 @@ async function execute(
   ]);
   if ('reported' in first) {
     callScope.cancel();
-    // The attempts so far are in the index, written by the activity.
-    return outcomeOfReport(reports.get(task.taskId)!);
+    // A call that had returned too (both came in one activation, say after a worker restart) still
+    // counts its attempts; a cancelled one rejects at once and leaves those the activity recorded.
+    const attempts = await reply.then(
+      (value) => value.attempt,
+      () => undefined,
+    );
+    return outcomeOfReport(reports.get(task.taskId)!, attempts);
   }
   // The activity recorded its attempts in the index itself.
   if ('error' in first) return failure(activityError(first.error));

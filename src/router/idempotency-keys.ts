@@ -7,6 +7,9 @@ import { whileLocked } from './task-index';
 export const IDEMPOTENCY_KEYS_COLLECTION = 'idempotency_keys';
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 const MAX_KEY_CHARS = 255;
+/** How long a repeat waits for a concurrent first request to start its tasks; never long enough to start them twice. */
+const REPEAT_WAIT_MS = 10_000;
+const REPEAT_POLL_MS = 100;
 
 /** What a launch handed out: a repeat with the same key answers with the same ids. */
 export interface LaunchedIds {
@@ -20,12 +23,16 @@ interface IdempotencyDocument extends LaunchedIds {
   /** sha256 of the route and the request body: the same key with another request is a 409. */
   requestHash: string;
   createdAt: Date;
+  /** Set once the workflow started: until then a concurrent repeat waits. */
+  startedAt?: Date;
 }
 
 /** One caller's claim on an `Idempotency-Key`, as the launcher uses it. */
 export interface IdempotencyClaim {
   /** The ids the first request with this key handed out; null when this request is that first one. */
   claim(ids: LaunchedIds): Promise<LaunchedIds | null>;
+  /** Marks the launch as started, which lets waiting repeats answer. */
+  confirm(): Promise<void>;
   /** Frees the key again when the launch that claimed it failed. */
   release(): Promise<void>;
 }
@@ -46,23 +53,35 @@ export class IdempotencyKeys {
     }
     const _id = sha256(JSON.stringify([principal.kind, principal.id, key]));
     const requestHash = sha256(JSON.stringify([route, body]));
+    const insert = async (ids: LaunchedIds): Promise<boolean> => {
+      try {
+        await whileLocked(() => this.keys.insertOne({ _id, requestHash, ...ids, createdAt: new Date() }), { duplicatesOnRetryAreOurs: false });
+        return true;
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+        return false;
+      }
+    };
     return {
       claim: async (ids) => {
-        try {
-          await whileLocked(() => this.keys.insertOne({ _id, requestHash, ...ids, createdAt: new Date() }), { duplicatesOnRetryAreOurs: false });
-          return null;
-        } catch (error) {
-          if (!isDuplicateKey(error)) throw error;
+        const deadline = Date.now() + REPEAT_WAIT_MS;
+        for (;;) {
+          if (await insert(ids)) return null;
+          const first = await this.keys.findOne({ _id });
+          // Released between our insert and this read: the launch that held it failed, so this one may try.
+          if (!first) continue;
+          // A write FerretDB reported busy may have landed after all: then the claim is ours.
+          if (first.taskIds[0] === ids.taskIds[0]) return null;
+          if (first.requestHash !== requestHash) throw new ApiError(ErrorCode.CONFLICT, 'This Idempotency-Key was already used with a different request');
+          // A concurrent first request is still starting: answer once its tasks exist, or (bounded) with its ids.
+          if (first.startedAt !== undefined || Date.now() > deadline) {
+            return { taskIds: first.taskIds, ...(first.compositionId === undefined ? {} : { compositionId: first.compositionId }) };
+          }
+          await new Promise((resolve) => setTimeout(resolve, REPEAT_POLL_MS));
         }
-        const first = await this.keys.findOne({ _id });
-        // A write FerretDB reported busy may have landed after all: then the claim is ours.
-        if (first?.taskIds[0] === ids.taskIds[0]) return null;
-        // Released between our insert and this read: the launch that held it failed, so may this one.
-        if (!first) throw new ApiError(ErrorCode.CONFLICT, 'A request with this Idempotency-Key is being retried; send it again');
-        if (first.requestHash !== requestHash) {
-          throw new ApiError(ErrorCode.CONFLICT, 'This Idempotency-Key was already used with a different request');
-        }
-        return { taskIds: first.taskIds, ...(first.compositionId === undefined ? {} : { compositionId: first.compositionId }) };
+      },
+      confirm: async () => {
+        await whileLocked(() => this.keys.updateOne({ _id }, { $set: { startedAt: new Date() } }), { duplicatesOnRetryAreOurs: false });
       },
       release: async () => {
         await this.keys.deleteOne({ _id });

@@ -141,6 +141,8 @@ export class TaskLauncher {
       await idempotency?.release().catch(() => undefined);
       throw error;
     }
+    // The tasks run whatever happens here: a failed confirmation only makes repeats wait their bound.
+    await idempotency?.confirm().catch(() => undefined);
     return ids;
   }
 }

@@ -67,6 +67,18 @@ describe('task cancellation', () => {
     expect((await call('GET', `/compositions/${reply.body[0].compositionId}`, { apiKey: 'admin' })).body.status).toBe('failed');
   });
 
+  it('cancels a composed task still waiting for its parents, leaving the parent running', async () => {
+    const task = { agentId: patient.agentId, operation: 'tools/echo', params: { text: 'p' } };
+    const reply = await call('POST', '/tasks/compose', { apiKey: 'admin', body: [task, { ...task, parents: ['0'] }] });
+    const [parent, child] = reply.body.map((entry: any) => entry.taskId);
+    expect(await waitForTask(child, { until: (view) => view.phase === 'waiting_for_parents' })).toMatchObject({ phase: 'waiting_for_parents' });
+    expect((await cancel(child)).status).toBe(200);
+    expect((await call('GET', `/tasks/${parent}`, { apiKey: 'admin' })).body).toMatchObject({ status: 'pending' });
+    expect((await call('POST', `/tasks/${parent}/result`, { apiKey: patient.apiKey, body: { status: 'completed', result: { done: 1 } } })).status).toBe(200);
+    expect(await waitForTask(parent)).toMatchObject({ status: 'completed' });
+    expect(server.callsTo('patient').filter((received) => received.body?.taskId === child)).toHaveLength(0);
+  });
+
   it('cancels the tasks delegated from it, down the whole tree', async () => {
     const [root, child, grandchild, unrelated] = [await awaitingTask(), await awaitingTask(), await awaitingTask(), await awaitingTask()];
     const tasks = mongo.db(testStack().mongoDatabase).collection('tasks');

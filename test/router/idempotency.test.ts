@@ -34,6 +34,8 @@ describe('Idempotency-Key', () => {
     const replies = await Promise.all(Array.from({ length: 5 }, () => post('/tasks', task('concurrent'), idempotencyKey)));
     expect(replies.map((reply) => reply.status)).toEqual([202, 202, 202, 202, 202]);
     expect(new Set(replies.map((reply) => reply.body.taskId)).size).toBe(1);
+    // Every answer names a task that exists already: repeats wait for the first request's start.
+    expect((await call('GET', `/tasks/${replies[4].body.taskId}`, { apiKey: 'admin' })).status).toBe(200);
     expect(await waitForTask(replies[0].body.taskId)).toMatchObject({ status: 'completed' });
     expect(server.calls.filter((received) => received.body?.params?.text === 'concurrent')).toHaveLength(1);
   });
