@@ -95,7 +95,7 @@ async function serveApi(
   const launcher = new TaskLauncher({ agents, index, temporal, schemas, config });
   const roomTasks = new RoomTaskRequests({ launcher, index, temporal, agents, schemas, rooms: new RoomStore(store) });
   const rooms = await createRooms(config, store, authenticator, logger.child({ component: 'rooms' }), roomTasks);
-  const delivery = await startRoomDelivery({ ...config, temporalAddress }, { store, hub: rooms.hub, index, logger: logger.child({ component: 'room-delivery' }) });
+  const delivery = await startRoomDelivery({ ...config, temporalAddress }, { store, hub: rooms.hub, index, temporal, logger: logger.child({ component: 'room-delivery' }) });
   stops.push(() => delivery.stop());
   const modules: RouteModule[] = [
     createRegistryRoutes({

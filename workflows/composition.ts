@@ -9,14 +9,15 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { CallAgentResult } from '../activities/call-agent';
 import type { RoomDeliveryActivities } from '../src/room-tasks/delivery-activities';
 import type { CallbackTarget } from '../activities/deliver-callback';
 import { pendingArgumentsOf, substitute } from '../src/router/pending-arguments';
 import {
   agentReportSignal,
+  agentSocketLostSignal,
   cancelTaskUpdate,
   normaliseResult,
   TaskErrorCode,
@@ -82,6 +83,8 @@ export async function compositionWorkflow(input: CompositionInput): Promise<Comp
   setHandler(agentReportSignal, (report) => {
     if (!reports.has(report.taskId)) reports.set(report.taskId, report);
   });
+  const socketsLost = new Set<string>();
+  setHandler(agentSocketLostSignal, (taskId) => void socketsLost.add(taskId));
 
   const outcomes: Array<TaskOutcome | undefined> = input.tasks.map(() => undefined);
   const recorded = input.tasks.map(() => false);
@@ -114,7 +117,7 @@ export async function compositionWorkflow(input: CompositionInput): Promise<Comp
     const failedParent = task.parents.find((parent) => outcomes[parent]!.status !== TaskStatus.COMPLETED);
     return failedParent !== undefined && !task.executeOnParentFailure
       ? failure({ code: TaskErrorCode.DEPENDENCY_FAILED, message: `Parent task ${failedParent} (${input.tasks[failedParent].taskId}) ${outcomes[failedParent]!.status}` })
-      : await execute(task, input.agentCallTimeoutMs, outcomes, reports, awaitingReport);
+      : await execute(task, input.agentCallTimeoutMs, outcomes, { reports, socketsLost }, awaitingReport);
   }
 
   async function runTask(task: PlannedTask, position: number): Promise<void> {
@@ -178,7 +181,7 @@ async function deliverInRoom(task: PlannedTask, room: RoomOfTask, params: Record
   try {
     return await roomDeliveryAt(queue).deliverTaskFrame.executeWithOptions(
       { ...roomDeliveryOptions, taskQueue: queue, summary: `TASK frame: ${describeTask(task)}` },
-      [{ taskId: task.taskId, agentId: task.agentId, operation: task.operation, params, roomId: room.roomId, requestedBy: room.requestedBy }],
+      [{ taskId: task.taskId, agentId: task.agentId, operation: task.operation, params, roomId: room.roomId, requestedBy: room.requestedBy, workflowId: workflowInfo().workflowId }],
     );
   } catch (error) {
     if (isCancellation(error)) throw error;
@@ -207,7 +210,7 @@ async function execute(
   task: PlannedTask,
   agentCallTimeoutMs: number,
   outcomes: Array<TaskOutcome | undefined>,
-  reports: Map<string, AgentReport>,
+  { reports, socketsLost }: { reports: Map<string, AgentReport>; socketsLost: Set<string> },
   awaitingReport: Set<string>,
 ): Promise<TaskOutcome> {
   const startedAt = Date.now();
@@ -228,27 +231,32 @@ async function execute(
   if (task.parents.length > 0) {
     await bookkeeping.recordTask.executeWithOptions({ ...bookkeepingOptions, summary: `calling: ${describeTask(task)}` }, [task.taskId, { phase: TaskPhase.CALLING_AGENT }]);
   }
+  if (task.room && (await deliverInRoom(task, task.room, params))) {
+    awaitingReport.add(task.taskId);
+    const remainingMs = task.timeoutMs - (Date.now() - startedAt);
+    const ended = remainingMs > 0 && (await condition(() => reports.has(task.taskId) || socketsLost.has(task.taskId), remainingMs));
+    if (reports.has(task.taskId)) return outcomeOfReport(reports.get(task.taskId)!, 1);
+    if (!ended) return failure({ code: TaskErrorCode.AGENT_TIMEOUT, message: `Agent got the task over its room socket but answered nothing within ${task.timeoutMs} ms` });
+    awaitingReport.delete(task.taskId);
+  }
   // The call runs in a scope of its own: an agent may report (POST /tasks/{taskId}/result) while the
   // call is still being retried, say after a reply lost on the way back; that report ends the task.
   const callScope = new CancellationScope();
-  const overSocket = task.room !== undefined && (await deliverInRoom(task, task.room, params));
-  const reply: Promise<CallAgentResult> = overSocket
-    ? Promise.resolve({ kind: 'accepted', attempt: 1 })
-    : callScope.run(() =>
-        agentCalls.callAgent.executeWithOptions(
-          {
-            summary: describeTask(task),
-            startToCloseTimeout: agentCallTimeoutMs + CALL_ACTIVITY_MARGIN_MS,
-            retry: {
-              maximumAttempts: task.retry.maxAttempts,
-              initialInterval: task.retry.initialIntervalMs,
-              backoffCoefficient: task.retry.backoffCoefficient,
-              maximumInterval: task.retry.maxIntervalMs,
-            },
-          },
-          [{ taskId: task.taskId, agentId: task.agentId, operation: task.operation, params }],
-        ),
-      );
+  const reply = callScope.run(() =>
+    agentCalls.callAgent.executeWithOptions(
+      {
+        summary: describeTask(task),
+        startToCloseTimeout: agentCallTimeoutMs + CALL_ACTIVITY_MARGIN_MS,
+        retry: {
+          maximumAttempts: task.retry.maxAttempts,
+          initialInterval: task.retry.initialIntervalMs,
+          backoffCoefficient: task.retry.backoffCoefficient,
+          maximumInterval: task.retry.maxIntervalMs,
+        },
+      },
+      [{ taskId: task.taskId, agentId: task.agentId, operation: task.operation, params }],
+    ),
+  );
   const first = await Promise.race([
     reply.then(
       (value) => ({ replied: value }),

@@ -4,6 +4,7 @@ import { TaskPhase, type Requester, type TaskOutcome } from '../router/task-type
 import { FrameType, SystemEvent } from '../rooms/frames';
 import { ParticipantType, type ParticipantRef } from '../rooms/room';
 import type { RoomHub } from '../rooms/room-hub';
+import type { DeliveredTasks } from './delivered-tasks';
 
 export interface TaskFrameInput {
   taskId: string;
@@ -12,6 +13,8 @@ export interface TaskFrameInput {
   params: Record<string, unknown>;
   roomId: string;
   requestedBy: Requester;
+  /** Told if the agent's socket closes before it answers. */
+  workflowId: string;
 }
 
 export interface TaskUpdateInput {
@@ -25,14 +28,15 @@ export interface TaskUpdateInput {
  * Activities of an API process's own delivery queue (SocketPresence.queue): the workflow routes
  * them to the process that holds the sockets, so they act on its RoomHub.
  */
-export function roomDeliveryActivities(hub: RoomHub, index: TaskIndex) {
+export function roomDeliveryActivities(hub: RoomHub, index: TaskIndex, deliveredTasks: DeliveredTasks) {
   return {
     /** False when the agent's socket is gone: the workflow then calls it over HTTP. */
-    async deliverTaskFrame({ taskId, agentId, operation, params, roomId, requestedBy }: TaskFrameInput): Promise<boolean> {
+    async deliverTaskFrame({ taskId, agentId, operation, params, roomId, requestedBy, workflowId }: TaskFrameInput): Promise<boolean> {
       const agent: ParticipantRef = { type: ParticipantType.AGENT, id: agentId };
       if (!hub.isConnected(roomId, agent)) return false;
       // Before the frame: a fast TASK_RESULT must find the task awaiting it, not be overwritten.
       await index.update(taskId, { phase: TaskPhase.AWAITING_AGENT_REPORT });
+      deliveredTasks.delivered(roomId, agentId, taskId, workflowId);
       return hub.sendTo(roomId, agent, { type: FrameType.TASK, data: { taskId, operation, params, roomId, requestedBy } });
     },
 
@@ -41,6 +45,7 @@ export function roomDeliveryActivities(hub: RoomHub, index: TaskIndex) {
      * task itself stays readable at GET /tasks/{taskId}.
      */
     async publishTaskUpdate({ roomId, taskId, agentId, outcome }: TaskUpdateInput): Promise<void> {
+      deliveredTasks.ended(roomId, agentId, taskId);
       hub.publish(roomId, {
         type: FrameType.SYSTEM,
         data: {

@@ -157,6 +157,9 @@ export interface AgentReport {
 
 export const agentReportSignal = defineSignal<[AgentReport]>('agentReport');
 
+/** The agent's socket that got the task's TASK frame closed before it answered (taskId): call it over HTTP instead. */
+export const agentSocketLostSignal = defineSignal<[string]>('agentSocketLost');
+
 /**
  * Cancels one task of the workflow (`POST /tasks/{taskId}/cancel`). Answers once the outcome is
  * recorded: `cancelled`, or the status the task had already ended with.

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AgentServer, completes } from '../support/agent-server';
+import { AgentServer, completes, type AgentBehaviour } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call } from '../support/http';
 import { newUserId } from '../support/humans';
@@ -26,10 +26,12 @@ async function connect(roomId: string, credential: Parameters<typeof RoomClient.
 }
 
 /** An agent whose mcpUrl is a route of the loopback agent server that completes with `{via: "http"}`. */
-function registerLiveAgent(tools = [tool('echo', { text: { type: 'string' } })]): Promise<RegisteredAgent> {
+function registerLiveAgent(tools = [tool('echo', { text: { type: 'string' } })], overHttp: AgentBehaviour = completes({ via: 'http' })): Promise<RegisteredAgent> {
   const route = `agent-${randomUUID()}`;
-  return registerAgent({ mcpUrl: agentServer.route(route, completes({ via: 'http' })), capabilities: { tools } }).then((agent) => ({ ...agent, route }));
+  return registerAgent({ mcpUrl: agentServer.route(route, overHttp), capabilities: { tools } }).then((agent) => ({ ...agent, route }));
 }
+
+const accepts: AgentBehaviour = () => ({ status: 202, body: { status: 'received' } });
 
 const roomWith = (...agents: RegisteredAgent[]) => createRoom({ participants: agents.map((agent) => ({ type: 'AGENT', participantId: agent.agentId })) });
 
@@ -50,8 +52,8 @@ async function created(client: RoomClient, requestId: string): Promise<{ taskId:
 }
 
 /** A human's task for an agent connected to the room, delivered as a TASK frame. */
-async function taskOverSocket(request: Record<string, unknown> = {}) {
-  const agent = await registerLiveAgent();
+async function taskOverSocket({ request = {}, overHttp }: { request?: Record<string, unknown>; overHttp?: AgentBehaviour } = {}) {
+  const agent = await registerLiveAgent(undefined, overHttp);
   const room = await roomWith(agent);
   const asker = await connect(room.roomId, { human: newUserId() });
   const agentSocket = await connect(room.roomId, { apiKey: agent.apiKey });
@@ -196,21 +198,30 @@ describe('delegation', () => {
   });
 });
 
-describe('an agent that disconnects before answering', () => {
-  it('can still report over HTTP', async () => {
+describe('an agent that does not answer its TASK frame', () => {
+  it('is called over HTTP once its socket to the room closed', async () => {
     const { agent, asker, agentSocket, taskId } = await taskOverSocket();
     await agentSocket.close();
+
+    expect((await asker.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS)).data).toMatchObject({ status: 'completed', result: { via: 'http' } });
+    expect(agentServer.callsTo(agent.route).map((received) => received.body.taskId)).toEqual([taskId]);
+  });
+
+  it('may report over HTTP after the fallback call accepted the task', async () => {
+    const { agent, asker, agentSocket, taskId } = await taskOverSocket({ overHttp: accepts });
+    await agentSocket.close();
+    await waitForTask(taskId, { until: () => agentServer.callsTo(agent.route).length > 0, timeoutMs: FRAME_WAIT_MS });
 
     const report = await call('POST', `/tasks/${taskId}/result`, { apiKey: agent.apiKey, body: { status: 'completed', result: { late: true } } });
     expect(report.status).toBe(200);
     expect((await asker.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS)).data).toMatchObject({ status: 'completed', result: { late: true } });
   });
 
-  it('ends the task at its timeout instead of waiting for ever', async () => {
-    const { asker, agentSocket, taskId } = await taskOverSocket({ timeoutMs: 2_000 });
-    await agentSocket.close();
+  it('fails at its timeout while the agent stays connected and silent, instead of waiting for ever', async () => {
+    const { agent, asker, taskId } = await taskOverSocket({ request: { timeoutMs: 2_000 } });
 
     const update = await asker.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS);
     expect(update.data).toMatchObject({ status: 'failed', error: { code: 'AGENT_TIMEOUT' } });
+    expect(agentServer.callsTo(agent.route)).toHaveLength(0);
   });
 });
