@@ -1,15 +1,11 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { freePort } from '../../src/embedded/managed-process';
 import { AgentServer, completes } from '../support/agent-server';
 import { registerAgent } from '../support/agents';
-import { serviceEnv } from '../support/global-setup';
 import { newUserId } from '../support/humans';
 import { createRoom, isMessage, RoomClient } from '../support/room-client';
-import { ServiceProcess } from '../support/service-process';
+import { startSecondApi } from '../support/second-api';
+import type { ServiceProcess } from '../support/service-process';
 import { tool } from '../support/tasks';
-import { testStack } from '../support/test-stack';
 
 /** A second API process (no worker of the task queue) on the same Temporal and MongoDB. */
 let second: ServiceProcess;
@@ -19,12 +15,7 @@ const clients: RoomClient[] = [];
 const FRAME_WAIT_MS = 10_000;
 
 beforeAll(async () => {
-  const stack = testStack();
-  const port = await freePort();
-  const dataDir = fs.mkdtempSync(path.join(stack.runDir, 'room-tasks-second-'));
-  second = ServiceProcess.spawn('server.ts', serviceEnv(stack, { PORT: String(port), DATA_DIR: dataDir }), path.join(dataDir, 'service.log'));
-  await second.waitReady(`http://127.0.0.1:${port}`);
-  secondWsUrl = `ws://127.0.0.1:${port}`;
+  ({ process: second, wsUrl: secondWsUrl } = await startSecondApi('room-tasks-second'));
   agentServer = await AgentServer.start();
 });
 
