@@ -126,8 +126,19 @@ describe('a human asks for a task in a room', () => {
       const requestId = requestTask(asker, data);
       expect((await asker.waitFor(isErrorFor(requestId), FRAME_WAIT_MS)).data.code).toBe(code);
     }
-    asker.send({ type: 'TASK_RESULT', data: { status: 'completed' } });
-    await asker.waitForCount(isError, cases.length + 1, FRAME_WAIT_MS);
+    const hostile: Array<[unknown, string]> = [
+      [{ type: 'TASK_RESULT', data: { status: 'completed' } }, 'VALIDATION_ERROR'],
+      [{ type: 'TASK_RESULT', data: { taskId: randomUUID(), status: 'completed', result: 1 } }, 'NOT_FOUND'],
+      [{ type: 'TASK_REQUEST', data: null }, 'VALIDATION_ERROR'],
+      [{ type: 'TASK_REQUEST', data: [1, 2] }, 'VALIDATION_ERROR'],
+      [{ type: 'TASK_REQUEST' }, 'VALIDATION_ERROR'],
+    ];
+    for (const [frame, code] of hostile) {
+      const before = asker.frames.filter(isError).length;
+      asker.send(frame);
+      const errors = await asker.waitForCount(isError, before + 1, FRAME_WAIT_MS);
+      expect(errors[before].data.code).toBe(code);
+    }
     expect(asker.ws.readyState).toBe(asker.ws.OPEN);
   });
 });
