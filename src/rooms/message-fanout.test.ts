@@ -14,14 +14,15 @@ function setUp(initial: number[]) {
     page: async (_roomId: string, cursor: PageCursor) => stored.filter((stored) => cursor.kind === 'after' && stored.seq > cursor.seq).sort((a, b) => a.seq - b.seq),
   } as unknown as MessageStore;
   const seen = new Set<number>();
+  const life = { generation: 1 };
   const hub = {
-    connectedRoomIds: () => [ROOM],
+    connectedRooms: () => [{ roomId: ROOM, generation: life.generation }],
     publishStored: (stored: Message) => {
       if (!seen.has(stored.seq)) published.push(stored.seq);
       seen.add(stored.seq);
     },
   } as unknown as RoomHub;
-  return { poll: new MessagePoll(messages, hub), store: (...seqs: number[]) => stored.push(...seqs.map(message)), published };
+  return { poll: new MessagePoll(messages, hub), store: (...seqs: number[]) => stored.push(...seqs.map(message)), published, life };
 }
 
 describe('the message poll', () => {
@@ -33,6 +34,17 @@ describe('the message poll', () => {
     store(3, 4);
     await poll.once();
     expect(published).toEqual([3, 4]);
+  });
+
+  it('starts again at the present when the room was left by all and joined again between two rounds', async () => {
+    const { poll, store, published, life } = setUp([1]);
+    await poll.once();
+    store(2);
+    life.generation = 2;
+    await poll.once();
+    store(3);
+    await poll.once();
+    expect(published).toEqual([3]);
   });
 
   it('waits for a missing seq stored late by another process, and gives it up after GAP_WAIT_MS', async () => {

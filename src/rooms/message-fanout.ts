@@ -62,10 +62,17 @@ async function isReplicaSet(store: Store): Promise<boolean> {
   return typeof hello.setName === 'string' || hello.msg === 'isdbgrid';
 }
 
+interface Cursor {
+  /** RoomHub's generation of the room the cursor was started for. */
+  generation: number;
+  seq: number;
+  gapSince?: number;
+}
+
 /** One round reads, for each room with sockets here, the messages after the seq up to which it has read all. */
 export class MessagePoll {
   /** Per room: the seq up to which every message was read, and since when a gap above it waits. */
-  private readonly cursors = new Map<string, { seq: number; gapSince?: number }>();
+  private readonly cursors = new Map<string, Cursor>();
 
   constructor(
     private readonly messages: MessageStore,
@@ -73,17 +80,17 @@ export class MessagePoll {
   ) {}
 
   async once(): Promise<void> {
-    const roomIds = this.hub.connectedRoomIds();
-    for (const roomId of this.cursors.keys()) if (!roomIds.includes(roomId)) this.cursors.delete(roomId);
-    for (const roomId of roomIds) {
+    const rooms = this.hub.connectedRooms();
+    for (const roomId of this.cursors.keys()) if (!rooms.some((room) => room.roomId === roomId)) this.cursors.delete(roomId);
+    for (const { roomId, generation } of rooms) {
       const cursor = this.cursors.get(roomId);
       // A room newly connected here starts at the present: its history is the sockets' `since` business.
-      if (!cursor) this.cursors.set(roomId, { seq: await this.messages.lastSeq(roomId) });
+      if (cursor?.generation !== generation) this.cursors.set(roomId, { generation, seq: await this.messages.lastSeq(roomId) });
       else await this.read(roomId, cursor);
     }
   }
 
-  private async read(roomId: string, cursor: { seq: number; gapSince?: number }): Promise<void> {
+  private async read(roomId: string, cursor: Cursor): Promise<void> {
     const page = await this.messages.page(roomId, { kind: 'after', seq: cursor.seq }, POLL_PAGE);
     let contiguous = cursor.seq;
     for (const message of page) {

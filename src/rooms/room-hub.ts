@@ -44,6 +44,9 @@ interface PendingMessage {
 
 /** What this process knows of one room: who is connected, and the messages waiting to be stored. */
 class LiveRoom {
+  private static created = 0;
+  /** Tells this life of the room from an earlier one in the same process (message-fanout.ts). */
+  readonly generation = ++LiveRoom.created;
   readonly connections = new Set<RoomConnection>();
   /** Connections per participant key: a participant joins with its first connection and leaves with its last. */
   readonly members = new Map<string, number>();
@@ -144,9 +147,12 @@ export class RoomHub {
     for (const connection of room.connections) connection.deliver(data, seq);
   }
 
-  /** Rooms with connections in this process: those whose messages from other processes matter here. */
-  connectedRoomIds(): string[] {
-    return [...this.rooms].filter(([, room]) => room.connections.size > 0).map(([roomId]) => roomId);
+  /**
+   * Rooms with connections in this process: those whose messages from other processes matter here.
+   * A room left by all and joined again has a new generation: what was stored meanwhile is history.
+   */
+  connectedRooms(): Array<{ roomId: string; generation: number }> {
+    return [...this.rooms].filter(([, room]) => room.connections.size > 0).map(([roomId, room]) => ({ roomId, generation: room.generation }));
   }
 
   /** Publishes a stored message, from this process or another (message-fanout.ts), once. */
