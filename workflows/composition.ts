@@ -128,14 +128,7 @@ export async function compositionWorkflow(input: CompositionInput): Promise<Comp
       if (!isCancellation(error)) throw error;
     }
     // A cancellation wins even over an outcome its scope's activity produced while being cancelled.
-    if (cancelRequested.has(position) || outcome === undefined) {
-      outcome = { status: TaskStatus.CANCELLED };
-      if (awaitingReport.has(task.taskId)) {
-        await notifications.notifyCancellation
-          .executeWithOptions({ ...notificationOptions, summary: `tell of cancellation: ${describeTask(task)}` }, [{ taskId: task.taskId, agentId: task.agentId }])
-          .catch(() => undefined);
-      }
-    }
+    if (cancelRequested.has(position) || outcome === undefined) outcome = { status: TaskStatus.CANCELLED };
     // Children may start before the index is written: they only read the outcome held here.
     outcomes[position] = outcome;
     await bookkeeping.recordTask.executeWithOptions(
@@ -143,6 +136,14 @@ export async function compositionWorkflow(input: CompositionInput): Promise<Comp
       [task.taskId, outcome],
     );
     recorded[position] = true;
+    // After the record: neither an unreachable agent nor a slow callback receiver delays the outcome.
+    if (outcome.status === TaskStatus.CANCELLED && awaitingReport.has(task.taskId)) {
+      deliveries.push(
+        notifications.notifyCancellation
+          .executeWithOptions({ ...notificationOptions, summary: `tell of cancellation: ${describeTask(task)}` }, [{ taskId: task.taskId, agentId: task.agentId }])
+          .catch(() => undefined),
+      );
+    }
     deliveries.push(...deliverCallbacks(task, outcome));
     if (task.room) await announceInRoom(task, task.room, outcome);
   }

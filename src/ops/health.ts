@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { openApiDocument } from '../http/openapi';
 import type { Metrics } from './metrics';
 import { ApiError, ErrorCode } from '../http/errors';
 
@@ -10,7 +11,7 @@ export interface ReadinessCheck {
 
 const CHECK_TIMEOUT_MS = 2_000;
 
-/** GET /healthz (the process answers), GET /readyz (every dependency answers), GET /metrics. */
+/** GET /healthz (the process answers), GET /readyz (every dependency answers), GET /metrics, GET /openapi.json. */
 export function createOpsRoutes(checks: ReadinessCheck[], metrics: Metrics): Router {
   const router = new Router();
   router.get('/healthz', (ctx) => {
@@ -27,6 +28,10 @@ export function createOpsRoutes(checks: ReadinessCheck[], metrics: Metrics): Rou
       );
     }
     ctx.body = { status: 'ready', checks: Object.fromEntries(results.map((result) => [result.name, 'ok'])) };
+  });
+  const document = openApiDocument();
+  router.get('/openapi.json', (ctx) => {
+    ctx.body = document;
   });
   router.get('/metrics', async (ctx) => {
     ctx.type = metrics.registry.contentType;

@@ -46,6 +46,16 @@ describe('task cancellation', () => {
     expectError(await call('POST', `/tasks/${taskId}/result`, { apiKey: patient.apiKey, body: { status: 'completed', result: {} } }), 409, 'CONFLICT');
   });
 
+  it('answers a cancellation at once even when the agent refuses the notice; the notice is retried', async () => {
+    const agent = await registerAgent({ mcpUrl: server.route('refuses-notice', (received) => (received.body?.cancel ? { status: 503, body: 'busy' } : { status: 202, body: { status: 'received' } })) });
+    const reply = await call('POST', '/tasks', { apiKey: 'admin', body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' } } });
+    await waitForTask(reply.body.taskId, { until: awaiting });
+    const startedAt = Date.now();
+    expect((await cancel(reply.body.taskId)).status).toBe(200);
+    expect(Date.now() - startedAt).toBeLessThan(1_000);
+    await until(() => server.callsTo('refuses-notice').filter((received) => received.body?.cancel).length >= 2 || undefined);
+  });
+
   it('cancels a task whose agent call is being retried', async () => {
     const agent = await registerAgent({ mcpUrl: server.route('busy', () => ({ status: 503, body: 'busy' })) });
     const reply = await call('POST', '/tasks', { apiKey: 'admin', body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' }, retry: { maxAttempts: 10, initialIntervalMs: 10_000, maxIntervalMs: 10_000 } } });

@@ -1,0 +1,123 @@
+import type { Schema } from 'ajv';
+import { KEY_CREATION_SCHEMA } from '../auth/key-routes';
+import { AGENT_LIST_QUERY_SCHEMA, AGENT_REGISTRATION_SCHEMA, AGENT_SEARCH_QUERY_SCHEMA, AGENT_UPDATE_SCHEMA } from '../registry/registration-schema';
+import { CREATE_ROOM_SCHEMA, MESSAGE_HISTORY_QUERY_SCHEMA, PARTICIPANT_SCHEMA, ROOM_LIST_QUERY_SCHEMA, SEND_MESSAGE_SCHEMA } from '../rooms/schemas';
+import { AGENT_REPORT_SCHEMA, COMPOSITION_REQUEST_SCHEMA, TASK_REQUEST_SCHEMA } from '../router/task-request-schema';
+
+type Credential = 'none' | 'any' | 'adminOrService';
+
+/** One HTTP operation of the service, described once; the OpenAPI document is generated from this list. */
+interface Operation {
+  method: 'get' | 'post' | 'patch' | 'delete';
+  path: string;
+  summary: string;
+  credential: Credential;
+  /** Served under /v1 too (agent and task routes). */
+  versioned?: boolean;
+  body?: Schema;
+  query?: Schema;
+  /** The success status and what it returns. */
+  success: [number, string];
+}
+
+export const OPERATIONS: Operation[] = [
+  { method: 'get', path: '/healthz', summary: 'The process answers', credential: 'none', success: [200, 'Alive'] },
+  { method: 'get', path: '/readyz', summary: 'MongoDB and Temporal answer (503 naming what is down)', credential: 'none', success: [200, 'Ready'] },
+  { method: 'get', path: '/metrics', summary: 'Prometheus metrics', credential: 'none', success: [200, 'Metrics in the Prometheus text format'] },
+  { method: 'get', path: '/openapi.json', summary: 'This document', credential: 'none', success: [200, 'OpenAPI 3.1 document'] },
+
+  { method: 'post', path: '/keys', summary: 'Create a service API key (shown once)', credential: 'adminOrService', body: KEY_CREATION_SCHEMA, success: [201, 'The key'] },
+  { method: 'delete', path: '/keys/{keyId}', summary: 'Revoke an API key', credential: 'adminOrService', success: [204, 'Revoked'] },
+
+  { method: 'post', path: '/agents', summary: 'Register an agent; apiKey and signingSecret are shown only here', credential: 'any', versioned: true, body: AGENT_REGISTRATION_SCHEMA, success: [201, 'The agent record'] },
+  { method: 'get', path: '/agents', summary: 'Agents visible to the caller, paged by limit and after', credential: 'any', versioned: true, query: AGENT_LIST_QUERY_SCHEMA, success: [200, 'Array of agent records'] },
+  { method: 'get', path: '/agents/search', summary: 'Ranked search over names, descriptions and tools', credential: 'any', versioned: true, query: AGENT_SEARCH_QUERY_SCHEMA, success: [200, 'Array of agent records, best match first'] },
+  { method: 'get', path: '/agents/{agentId}', summary: 'One agent', credential: 'any', versioned: true, success: [200, 'The agent record'] },
+  { method: 'patch', path: '/agents/{agentId}', summary: 'Change an agent (owner or admin); checked like a registration', credential: 'any', versioned: true, body: AGENT_UPDATE_SCHEMA, success: [200, 'The agent record'] },
+  { method: 'delete', path: '/agents/{agentId}', summary: 'Delete an agent and revoke its keys (owner or admin)', credential: 'any', versioned: true, success: [204, 'Deleted'] },
+  { method: 'post', path: '/agents/{agentId}/keys/rotate', summary: 'Issue a new agent key and signing secret; the old key stops working', credential: 'any', versioned: true, success: [200, 'The new apiKey and signingSecret'] },
+
+  { method: 'post', path: '/tasks', summary: 'Create a task; checks run before anything starts; Idempotency-Key makes a repeat answer the same task', credential: 'any', versioned: true, body: TASK_REQUEST_SCHEMA, success: [202, '{taskId, status: "pending"} with Location'] },
+  { method: 'post', path: '/tasks/compose', summary: 'Create a composition of tasks with parents and pending arguments', credential: 'any', versioned: true, body: COMPOSITION_REQUEST_SCHEMA, success: [202, 'Array of {taskId, status, compositionId} in input order'] },
+  { method: 'get', path: '/tasks/{taskId}', summary: 'A task: status, phase, result or error (creator, executing agent, admin)', credential: 'any', versioned: true, success: [200, 'The task'] },
+  { method: 'post', path: '/tasks/{taskId}/result', summary: "The executing agent's report on a task it answered 202 to", credential: 'any', versioned: true, body: AGENT_REPORT_SCHEMA, success: [200, '{taskId, status}'] },
+  { method: 'post', path: '/tasks/{taskId}/cancel', summary: 'Cancel a pending task (creator or admin); dependants fail, delegated tasks are cancelled; 409 once ended', credential: 'any', versioned: true, success: [200, '{taskId, status: "cancelled"}'] },
+  { method: 'get', path: '/compositions/{compositionId}', summary: 'A composition and its tasks', credential: 'any', versioned: true, success: [200, 'The composition'] },
+
+  { method: 'post', path: '/rooms', summary: 'Create a room', credential: 'adminOrService', body: CREATE_ROOM_SCHEMA, success: [201, 'The room record'] },
+  { method: 'get', path: '/rooms', summary: 'Public rooms', credential: 'none', query: ROOM_LIST_QUERY_SCHEMA, success: [200, 'Array of room records'] },
+  { method: 'get', path: '/user/rooms', summary: 'Rooms the caller participates in', credential: 'any', query: ROOM_LIST_QUERY_SCHEMA, success: [200, 'Array of room records'] },
+  { method: 'get', path: '/rooms/{roomId}', summary: 'One room', credential: 'none', success: [200, 'The room record'] },
+  { method: 'post', path: '/rooms/{roomId}/participants', summary: 'Add a participant', credential: 'adminOrService', body: PARTICIPANT_SCHEMA, success: [201, 'The room record'] },
+  { method: 'delete', path: '/rooms/{roomId}/participants/{participantId}', summary: 'Remove a participant', credential: 'adminOrService', success: [200, 'The room record'] },
+  { method: 'get', path: '/rooms/{roomId}/messages', summary: 'History: the newest limit messages before a message, or those after a seq', credential: 'none', query: MESSAGE_HISTORY_QUERY_SCHEMA, success: [200, 'Array of messages, oldest first'] },
+  { method: 'post', path: '/rooms/{roomId}/messages', summary: 'Send a message as the caller', credential: 'any', body: SEND_MESSAGE_SCHEMA, success: [201, 'The stored message'] },
+];
+
+const ERROR_STATUSES: Record<string, string> = {
+  '400': 'VALIDATION_ERROR, OPERATION_NOT_SUPPORTED or INVALID_COMPOSITION',
+  '401': 'UNAUTHENTICATED',
+  '403': 'FORBIDDEN',
+  '404': 'NOT_FOUND or AGENT_NOT_FOUND',
+  '409': 'CONFLICT',
+  '413': 'PAYLOAD_TOO_LARGE',
+  '503': 'UNAVAILABLE',
+};
+
+const SECURITY: Record<Credential, Array<Record<string, string[]>>> = {
+  none: [{}, { apiKey: [] }, { session: [], identity: [] }],
+  any: [{ apiKey: [] }, { session: [], identity: [] }],
+  adminOrService: [{ apiKey: [] }],
+};
+
+/** The OpenAPI 3.1 document of the HTTP API (the WebSocket protocol is described in docs/rooms.md). */
+export function openApiDocument(): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const operation of OPERATIONS) {
+    for (const path of operation.versioned ? [operation.path, `/v1${operation.path}`] : [operation.path]) {
+      (paths[path] ??= {})[operation.method] = describe(operation);
+    }
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Agent coordination service',
+      version: '1.0.0',
+      description: 'Agent registry, durable task router and chat rooms. Every non-2xx answer has the body {"error": {"code", "message", "details"?}}.',
+    },
+    paths,
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'Admin, service or agent key' },
+        session: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Human session token' },
+        identity: { type: 'apiKey', in: 'header', name: 'X-Identity-Token', description: "Human identity token; its sub is the user's id" },
+      },
+      schemas: {
+        Error: {
+          type: 'object',
+          required: ['error'],
+          properties: { error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' }, details: {} } } },
+        },
+      },
+    },
+  };
+}
+
+function describe(operation: Operation): Record<string, unknown> {
+  const [status, description] = operation.success;
+  const pathParameters = [...operation.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+  const queryProperties = (operation.query as { properties?: Record<string, Schema> } | undefined)?.properties ?? {};
+  const queryParameters = Object.entries(queryProperties).map(([name, schema]) => ({ name, in: 'query', required: false, schema }));
+  return {
+    summary: operation.summary,
+    security: SECURITY[operation.credential],
+    ...(pathParameters.length + queryParameters.length > 0 ? { parameters: [...pathParameters, ...queryParameters] } : {}),
+    ...(operation.body ? { requestBody: { required: true, content: { 'application/json': { schema: operation.body } } } } : {}),
+    responses: {
+      [String(status)]: { description },
+      ...Object.fromEntries(
+        Object.entries(ERROR_STATUSES).map(([code, meaning]) => [code, { description: meaning, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }]),
+      ),
+    },
+  };
+}
