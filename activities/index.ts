@@ -5,7 +5,9 @@ import { UserSchemaCompiler } from '../src/registry/user-schemas';
 import { outboundDispatcher } from '../src/router/outbound-guard';
 import { TaskIndex } from '../src/router/task-index';
 import type { Store } from '../src/store/mongo';
+import { PresenceLookup } from '../src/room-tasks/socket-presence';
 import { callAgentActivity } from './call-agent';
+import { findRoomSocketsActivities } from './find-room-sockets';
 import { deliverCallbackActivity } from './deliver-callback';
 import { notifyCancellationActivity } from './notify-cancellation';
 import { recordTaskActivity } from './record-task';
@@ -29,6 +31,7 @@ export function createActivities(deps: ActivityDeps) {
     deliverCallback: deliverCallbackActivity(agents, dispatcher, { callbackSigningSecret: deps.config.callbackSigningSecret, callTimeoutMs: deps.config.agentCallTimeoutMs }),
     validateParams: validateParamsActivity(agents, new UserSchemaCompiler()),
     recordTask: recordTaskActivity(index),
+    ...findRoomSocketsActivities(new PresenceLookup(deps.store)),
   };
 }
 

@@ -20,6 +20,9 @@ import { IdempotencyKeys } from './router/idempotency-keys';
 import { startTaskWorker, type RunningWorker } from './router/task-worker';
 import { connectTemporal, type TemporalHandle } from './router/temporal-client';
 import { createRooms, ensureRoomIndexes } from './rooms/rooms';
+import { RoomStore } from './rooms/room-store';
+import { startRoomDelivery } from './room-tasks/room-delivery';
+import { RoomTaskRequests } from './room-tasks/room-task-requests';
 import { Store } from './store/mongo';
 
 export interface ServiceOptions {
@@ -60,7 +63,7 @@ export async function startService(config: Config, endpoints: Endpoints, logger:
 
     let url: string | undefined;
     if (options.api) {
-      const { server, closeRooms } = await serveApi(config, store, temporal, logger);
+      const { server, closeRooms } = await serveApi(config, store, temporal, logger, endpoints.temporalAddress, stops);
       stops.push(() => closeServer(server));
       // Runs before closeServer: WebSocket connections are not the HTTP server's to close.
       stops.push(closeRooms);
@@ -75,11 +78,25 @@ export async function startService(config: Config, endpoints: Endpoints, logger:
   }
 }
 
-async function serveApi(config: Config, store: Store, temporal: TemporalHandle, logger: Logger): Promise<{ server: http.Server; closeRooms: () => Promise<void> }> {
+async function serveApi(
+  config: Config,
+  store: Store,
+  temporal: TemporalHandle,
+  logger: Logger,
+  temporalAddress: string,
+  stops: Array<() => Promise<void>>,
+): Promise<{ server: http.Server; closeRooms: () => Promise<void> }> {
   const metrics = createMetrics();
   const apiKeys = new ApiKeyStore(store, config.adminApiKey);
   const authenticator = new Authenticator(apiKeys, new HumanTokenVerifier(config));
-  const rooms = createRooms(config, store, authenticator, logger.child({ component: 'rooms' }));
+  const index = new TaskIndex(store);
+  const agents = new AgentStore(store);
+  const schemas = new UserSchemaCompiler();
+  const launcher = new TaskLauncher({ agents, index, temporal, schemas, config });
+  const roomTasks = new RoomTaskRequests({ launcher, index, temporal, agents, schemas, rooms: new RoomStore(store) });
+  const rooms = await createRooms(config, store, authenticator, logger.child({ component: 'rooms' }), roomTasks);
+  const delivery = await startRoomDelivery({ ...config, temporalAddress }, { store, hub: rooms.hub, index, temporal, logger: logger.child({ component: 'room-delivery' }) });
+  stops.push(() => delivery.stop());
   const modules: RouteModule[] = [
     createRegistryRoutes({
       agents: new AgentStore(store),
@@ -87,7 +104,7 @@ async function serveApi(config: Config, store: Store, temporal: TemporalHandle, 
       rules: { allowInsecureAgentUrls: config.allowInsecureAgentUrls, compiler: new UserSchemaCompiler() },
     }),
     createKeyRoutes(apiKeys),
-    routerRoutes(config, store, temporal),
+    createRouterRoutes({ launcher, index, idempotencyKeys: new IdempotencyKeys(store), temporal, maxCompositionSize: config.maxCompositionSize }),
     rooms.routes,
   ];
   const app = createApp({
@@ -113,12 +130,6 @@ async function serveApi(config: Config, store: Store, temporal: TemporalHandle, 
     server.listen(config.port, config.host, () => resolve());
   });
   return { server, closeRooms: () => rooms.close() };
-}
-
-function routerRoutes(config: Config, store: Store, temporal: TemporalHandle): RouteModule {
-  const index = new TaskIndex(store);
-  const launcher = new TaskLauncher({ agents: new AgentStore(store), index, temporal, schemas: new UserSchemaCompiler(), config });
-  return createRouterRoutes({ launcher, index, idempotencyKeys: new IdempotencyKeys(store), temporal, maxCompositionSize: config.maxCompositionSize });
 }
 
 function closeServer(server: http.Server): Promise<void> {

@@ -9,12 +9,15 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import type { RoomDeliveryActivities } from '../src/room-tasks/delivery-activities';
 import type { CallbackTarget } from '../activities/deliver-callback';
 import { pendingArgumentsOf, substitute } from '../src/router/pending-arguments';
 import {
   agentReportSignal,
+  agentSocketLostSignal,
   cancelTaskUpdate,
   normaliseResult,
   TaskErrorCode,
@@ -24,6 +27,7 @@ import {
   type CompositionInput,
   type PlannedTask,
   type TaskCallback,
+  type RoomOfTask,
   type TaskError,
   type TaskOutcome,
   type TaskResult,
@@ -49,6 +53,16 @@ const notificationOptions = {
 } as const;
 const notifications = proxyActivities<Activities>(notificationOptions);
 
+/**
+ * Work on the room sockets of one API process, on that process's own queue. A process that died
+ * leaves its queue unpolled: the schedule-to-close bound ends the wait and HTTP takes over.
+ */
+const roomDeliveryOptions = {
+  scheduleToCloseTimeout: '5 seconds',
+  retry: { maximumAttempts: 2, initialInterval: '200 milliseconds' },
+} as const;
+const roomDeliveryAt = (taskQueue: string) => proxyActivities<RoomDeliveryActivities>({ ...roomDeliveryOptions, taskQueue });
+
 /** Completion callbacks: retried with backoff for about ten minutes, then given up (the task's outcome stands). */
 const callbackOptions = {
   startToCloseTimeout: '1 minute',
@@ -69,6 +83,8 @@ export async function compositionWorkflow(input: CompositionInput): Promise<Comp
   setHandler(agentReportSignal, (report) => {
     if (!reports.has(report.taskId)) reports.set(report.taskId, report);
   });
+  const socketsLost = new Set<string>();
+  setHandler(agentSocketLostSignal, (taskId) => void socketsLost.add(taskId));
 
   const outcomes: Array<TaskOutcome | undefined> = input.tasks.map(() => undefined);
   const recorded = input.tasks.map(() => false);
@@ -101,7 +117,7 @@ export async function compositionWorkflow(input: CompositionInput): Promise<Comp
     const failedParent = task.parents.find((parent) => outcomes[parent]!.status !== TaskStatus.COMPLETED);
     return failedParent !== undefined && !task.executeOnParentFailure
       ? failure({ code: TaskErrorCode.DEPENDENCY_FAILED, message: `Parent task ${failedParent} (${input.tasks[failedParent].taskId}) ${outcomes[failedParent]!.status}` })
-      : await execute(task, input.agentCallTimeoutMs, outcomes, reports, awaitingReport);
+      : await execute(task, input.agentCallTimeoutMs, outcomes, { reports, socketsLost }, awaitingReport);
   }
 
   async function runTask(task: PlannedTask, position: number): Promise<void> {
@@ -129,6 +145,7 @@ export async function compositionWorkflow(input: CompositionInput): Promise<Comp
       );
     }
     deliveries.push(...deliverCallbacks(task, outcome));
+    if (task.room) await announceInRoom(task, task.room, outcome);
   }
 
   await Promise.all(input.tasks.map(runTask));
@@ -158,13 +175,43 @@ function deliverCallbacks(task: PlannedTask, outcome: TaskOutcome): Array<Promis
 
 const describeTask = (task: PlannedTask): string => `${task.agentName}: ${task.operation}`;
 
+/** The TASK frame over the agent's socket to the room, when some API process holds one; false otherwise. */
+async function deliverInRoom(task: PlannedTask, room: RoomOfTask, params: Record<string, unknown>): Promise<boolean> {
+  const queue = await bookkeeping.findAgentSocket({ roomId: room.roomId, agentId: task.agentId });
+  if (queue === null) return false;
+  try {
+    return await roomDeliveryAt(queue).deliverTaskFrame.executeWithOptions(
+      { ...roomDeliveryOptions, taskQueue: queue, summary: `TASK frame: ${describeTask(task)}` },
+      [{ taskId: task.taskId, agentId: task.agentId, operation: task.operation, params, roomId: room.roomId, requestedBy: room.requestedBy, workflowId: workflowInfo().workflowId }],
+    );
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    return false;
+  }
+}
+
+/** The task_update SYSTEM frame, to every API process with sockets to the room; a process gone misses it. */
+async function announceInRoom(task: PlannedTask, room: RoomOfTask, outcome: TaskOutcome): Promise<void> {
+  const queues = await bookkeeping.findRoomSockets(room.roomId);
+  await Promise.all(
+    queues.map((queue) =>
+      roomDeliveryAt(queue)
+        .publishTaskUpdate.executeWithOptions(
+          { ...roomDeliveryOptions, taskQueue: queue, summary: `task_update: ${describeTask(task)}` },
+          [{ roomId: room.roomId, taskId: task.taskId, agentId: task.agentId, outcome }],
+        )
+        .catch(() => undefined),
+    ),
+  );
+}
+
 const failure = (error: TaskError, attempts?: number): TaskOutcome => ({ status: TaskStatus.FAILED, error, ...(attempts === undefined ? {} : { attempts }) });
 
 async function execute(
   task: PlannedTask,
   agentCallTimeoutMs: number,
   outcomes: Array<TaskOutcome | undefined>,
-  reports: Map<string, AgentReport>,
+  { reports, socketsLost }: { reports: Map<string, AgentReport>; socketsLost: Set<string> },
   awaitingReport: Set<string>,
 ): Promise<TaskOutcome> {
   const startedAt = Date.now();
@@ -184,6 +231,14 @@ async function execute(
 
   if (task.parents.length > 0) {
     await bookkeeping.recordTask.executeWithOptions({ ...bookkeepingOptions, summary: `calling: ${describeTask(task)}` }, [task.taskId, { phase: TaskPhase.CALLING_AGENT }]);
+  }
+  if (task.room && (await deliverInRoom(task, task.room, params))) {
+    awaitingReport.add(task.taskId);
+    const remainingMs = task.timeoutMs - (Date.now() - startedAt);
+    const ended = remainingMs > 0 && (await condition(() => reports.has(task.taskId) || socketsLost.has(task.taskId), remainingMs));
+    if (reports.has(task.taskId)) return outcomeOfReport(reports.get(task.taskId)!, 1);
+    if (!ended) return failure({ code: TaskErrorCode.AGENT_TIMEOUT, message: `Agent got the task over its room socket but answered nothing within ${task.timeoutMs} ms` });
+    awaitingReport.delete(task.taskId);
   }
   // The call runs in a scope of its own: an agent may report (POST /tasks/{taskId}/result) while the
   // call is still being retried, say after a reply lost on the way back; that report ends the task.

@@ -8,11 +8,19 @@ export const FrameType = {
   MESSAGE: 'MESSAGE',
   SYSTEM: 'SYSTEM',
   ERROR: 'ERROR',
+  /** To an agent: a task of the room for it. */
+  TASK: 'TASK',
+  /** From an agent: the outcome of its TASK. */
+  TASK_RESULT: 'TASK_RESULT',
+  /** From a participant: start a task in the room. */
+  TASK_REQUEST: 'TASK_REQUEST',
+  /** To the asker: the task its TASK_REQUEST started. */
+  TASK_CREATED: 'TASK_CREATED',
 } as const;
 export type FrameType = (typeof FrameType)[keyof typeof FrameType];
 
 /** Frame types a client may send. */
-export const CLIENT_FRAME_TYPES: readonly string[] = [FrameType.MESSAGE];
+export const CLIENT_FRAME_TYPES: readonly string[] = [FrameType.MESSAGE, FrameType.TASK_REQUEST, FrameType.TASK_RESULT];
 
 /** WebSocket close codes the service sends: standard ones, and 4403 from the application range (4000-4999). */
 export const CloseCode = {
@@ -24,6 +32,7 @@ export const CloseCode = {
 export const SystemEvent = {
   PARTICIPANT_JOINED: 'participant_joined',
   PARTICIPANT_LEFT: 'participant_left',
+  TASK_UPDATE: 'task_update',
 } as const;
 export type SystemEvent = (typeof SystemEvent)[keyof typeof SystemEvent];
 
@@ -55,6 +64,7 @@ export function participantEventFrame(roomId: string, event: SystemEvent, partic
   };
 }
 
-export function errorFrame(error: ApiError): Frame {
-  return { type: FrameType.ERROR, data: { code: error.code, message: error.message } };
+/** `requestId` ties the error to the TASK_REQUEST it answers. */
+export function errorFrame(error: ApiError, requestId?: string): Frame {
+  return { type: FrameType.ERROR, data: { code: error.code, message: error.message, ...(requestId === undefined ? {} : { requestId }) } };
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { MongoBulkWriteError, type IndexDescription } from 'mongodb';
+import { MongoBulkWriteError, type ChangeStreamInsertDocument, type IndexDescription } from 'mongodb';
 import type { Store } from '../store/mongo';
 import type { ParticipantRef } from './room';
 
@@ -91,9 +91,23 @@ export class MessageStore {
    * then collide until it caught up.
    */
   async catchUpSeqs(roomId: string): Promise<void> {
+    const last = await this.lastSeq(roomId);
+    if (last === 0) return;
+    await this.sequences.updateOne({ _id: roomId }, { $max: { seq: last } }, { upsert: true });
+  }
+
+  /** The highest stored seq of the room; 0 without messages. */
+  async lastSeq(roomId: string): Promise<number> {
     const [last] = await this.messages.find({ roomId }, { projection: { seq: 1 } }).sort({ seq: -1 }).limit(1).toArray();
-    if (!last) return;
-    await this.sequences.updateOne({ _id: roomId }, { $max: { seq: last.seq } }, { upsert: true });
+    return last?.seq ?? 0;
+  }
+
+  /** Every message stored from now on, by any process, through a change stream (replica sets only). */
+  watchInserts(listener: (message: Message) => void, onError: (error: unknown) => void): () => Promise<void> {
+    const stream = this.messages.watch<MessageDocument, ChangeStreamInsertDocument<MessageDocument>>([{ $match: { operationType: 'insert' } }]);
+    stream.on('change', (change) => listener(fromDocument(change.fullDocument)));
+    stream.on('error', onError);
+    return () => stream.close();
   }
 
   async findSeq(roomId: string, messageId: string): Promise<number | undefined> {

@@ -21,10 +21,18 @@ export interface OutgoingMessage {
   metadata?: Record<string, unknown>;
 }
 
+/** Told when a participant's first connection to a room opens and its last one closes, in that order. */
+export interface PresenceListener {
+  arrived(roomId: string, participant: ParticipantRef): void;
+  departed(roomId: string, participant: ParticipantRef): void;
+}
+
 /** Attempts at storing a batch whose seqs another process also got (FerretDB's counter is not atomic). */
 const MAX_STORE_ATTEMPTS = 10;
 /** Upper bound of the random pause before another attempt, times the attempt number. */
 const RETRY_JITTER_MS = 5;
+/** How many published seqs a room remembers; the tail never looks back further than its page. */
+const REMEMBERED_SEQS = 1_000;
 /** Most messages stored in one round trip. */
 const MAX_BATCH = 100;
 
@@ -36,11 +44,16 @@ interface PendingMessage {
 
 /** What this process knows of one room: who is connected, and the messages waiting to be stored. */
 class LiveRoom {
+  private static created = 0;
+  /** Tells this life of the room from an earlier one in the same process (message-fanout.ts). */
+  readonly generation = ++LiveRoom.created;
   readonly connections = new Set<RoomConnection>();
   /** Connections per participant key: a participant joins with its first connection and leaves with its last. */
   readonly members = new Map<string, number>();
   readonly waiting: PendingMessage[] = [];
   storing = false;
+  /** The latest seqs published here: a message stored by this process and also found by the tail goes out once. */
+  readonly publishedSeqs = new Set<number>();
 
   get idle(): boolean {
     return this.connections.size === 0 && this.waiting.length === 0 && !this.storing;
@@ -54,6 +67,8 @@ class LiveRoom {
  */
 export class RoomHub {
   private readonly rooms = new Map<string, LiveRoom>();
+  /** Where presence goes beyond this process (room tasks); unset, rooms work on their own. */
+  presence?: PresenceListener;
 
   constructor(
     private readonly messages: MessageStore,
@@ -75,7 +90,10 @@ export class RoomHub {
     const key = participantKey(connection.participant);
     const count = room.members.get(key) ?? 0;
     room.members.set(key, count + 1);
-    if (count === 0) this.publish(connection.roomId, participantEventFrame(connection.roomId, SystemEvent.PARTICIPANT_JOINED, connection.participant));
+    if (count === 0) {
+      this.presence?.arrived(connection.roomId, connection.participant);
+      this.publish(connection.roomId, participantEventFrame(connection.roomId, SystemEvent.PARTICIPANT_JOINED, connection.participant));
+    }
   }
 
   leave(connection: RoomConnection): void {
@@ -87,6 +105,7 @@ export class RoomHub {
       room.members.set(key, count - 1);
     } else {
       room.members.delete(key);
+      this.presence?.departed(connection.roomId, connection.participant);
       this.publish(connection.roomId, participantEventFrame(connection.roomId, SystemEvent.PARTICIPANT_LEFT, connection.participant));
     }
     this.forgetIfIdle(connection.roomId, room);
@@ -128,6 +147,32 @@ export class RoomHub {
     for (const connection of room.connections) connection.deliver(data, seq);
   }
 
+  /**
+   * Rooms with connections in this process: those whose messages from other processes matter here.
+   * A room left by all and joined again has a new generation: what was stored meanwhile is history.
+   */
+  connectedRooms(): Array<{ roomId: string; generation: number }> {
+    return [...this.rooms].filter(([, room]) => room.connections.size > 0).map(([roomId, room]) => ({ roomId, generation: room.generation }));
+  }
+
+  /** Publishes a stored message, from this process or another (message-fanout.ts), once. */
+  publishStored(message: Message): void {
+    const room = this.rooms.get(message.roomId);
+    if (!room || room.publishedSeqs.has(message.seq)) return;
+    room.publishedSeqs.add(message.seq);
+    if (room.publishedSeqs.size > REMEMBERED_SEQS) room.publishedSeqs.delete(room.publishedSeqs.values().next().value!);
+    this.publish(message.roomId, messageFrame(message), message.seq);
+  }
+
+  /** Sends a frame to the participant's connections to the room in this process; false when it has none. */
+  sendTo(roomId: string, participant: ParticipantRef, frame: Frame): boolean {
+    const key = participantKey(participant);
+    const connections = [...(this.rooms.get(roomId)?.connections ?? [])].filter((connection) => participantKey(connection.participant) === key);
+    const data = Buffer.from(JSON.stringify(frame));
+    for (const connection of connections) connection.deliver(data);
+    return connections.length > 0;
+  }
+
   private async storeWaiting(roomId: string, room: LiveRoom): Promise<void> {
     room.storing = true;
     try {
@@ -149,7 +194,7 @@ export class RoomHub {
         outcome = { stored: [], error };
       }
       outcome.stored.forEach((message, index) => {
-        this.publish(roomId, messageFrame(message), message.seq);
+        this.publishStored(message);
         remaining[index].resolve(message);
       });
       remaining = remaining.slice(outcome.stored.length);

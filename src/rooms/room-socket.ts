@@ -9,13 +9,27 @@ import type { ParticipantRef } from './room';
 import type { RoomConnection, RoomHub } from './room-hub';
 import { CLIENT_FRAME_SCHEMA, MAX_PAGE_SIZE, type ClientFrame, type SendMessage } from './schemas';
 
+/** The task frames of a room (src/room-tasks), when the service runs tasks in rooms. */
+export interface RoomTaskFrames {
+  /** Answers the asker's TASK_CREATED. */
+  request(hub: RoomHub, roomId: string, asker: ParticipantRef, data: unknown): Promise<Frame>;
+  result(reporter: ParticipantRef, data: unknown): Promise<void>;
+}
+
 export interface RoomSocketDeps {
   hub: RoomHub;
+  tasks?: RoomTaskFrames;
   messages: MessageStore;
   readMessage: (value: unknown) => SendMessage;
   /** A reader slower than this many queued bytes is disconnected rather than buffered without end. */
   maxBufferedBytes: number;
   logger: Logger;
+}
+
+/** The requestId of a TASK_REQUEST, for its ERROR frame, when the data has one. */
+function requestIdOf(data: unknown): string | undefined {
+  const requestId = (data as { requestId?: unknown } | null | undefined)?.requestId;
+  return typeof requestId === 'string' ? requestId : undefined;
 }
 
 /** Messages of one client waiting to be stored; more is a flood and gets RATE_LIMITED. */
@@ -26,8 +40,12 @@ const readClientFrame = validator<ClientFrame>(CLIENT_FRAME_SCHEMA, 'frame');
 /** One participant's WebSocket in a room: what it sends, and what the room delivers to it. */
 export class RoomSocket implements RoomConnection {
   lastSeen = Date.now();
-  /** Highest message seq sent to this client: a message at or below it was already delivered. */
-  private deliveredSeq = 0;
+  /**
+   * Highest seq the history replay sent: a live message at or below it was already delivered. Live
+   * messages above it come once each (RoomHub.publishStored), in seq order from one process; with
+   * several processes one from another may arrive after a higher seq.
+   */
+  private replayedSeq = 0;
   /** Live frames held back while the history a resuming client missed is sent. */
   private held?: Array<{ data: Buffer; seq?: number }>;
   private heldBytes = 0;
@@ -71,10 +89,7 @@ export class RoomSocket implements RoomConnection {
       if (this.heldBytes > this.deps.maxBufferedBytes) this.dropSlowReader();
       return;
     }
-    if (seq !== undefined) {
-      if (seq <= this.deliveredSeq) return;
-      this.deliveredSeq = seq;
-    }
+    if (seq !== undefined && seq <= this.replayedSeq) return;
     if (this.ws.readyState !== this.ws.OPEN) return;
     this.ws.send(data, { binary: false });
     if (this.ws.bufferedAmount > this.deps.maxBufferedBytes) this.dropSlowReader();
@@ -113,7 +128,7 @@ export class RoomSocket implements RoomConnection {
         page.forEach((message, index) => this.ws.send(JSON.stringify(messageFrame(message)), index === page.length - 1 ? () => resolve() : undefined));
       });
       after = page[page.length - 1].seq;
-      this.deliveredSeq = after;
+      this.replayedSeq = after;
       if (page.length < MAX_PAGE_SIZE) return;
     }
   }
@@ -135,6 +150,8 @@ export class RoomSocket implements RoomConnection {
   }
 
   private async handle(data: RawData, isBinary: boolean): Promise<void> {
+    // Echoed in the ERROR frame that answers a TASK_REQUEST.
+    let requestId: string | undefined;
     try {
       const frame = readClientFrame(parseFrame(data, isBinary));
       switch (frame.type) {
@@ -144,13 +161,21 @@ export class RoomSocket implements RoomConnection {
           await this.deps.hub.sendMessage({ roomId: this.roomId, sender: this.participant, ...message });
           return;
         }
-        default:
-          throw invalid(`Unknown frame type "${frame.type}"; clients send ${CLIENT_FRAME_TYPES.join(', ')}`);
+        case FrameType.TASK_REQUEST:
+          if (!this.deps.tasks) break;
+          requestId = requestIdOf(frame.data);
+          this.sendFrame(await this.deps.tasks.request(this.deps.hub, this.roomId, this.participant, frame.data));
+          return;
+        case FrameType.TASK_RESULT:
+          if (!this.deps.tasks) break;
+          await this.deps.tasks.result(this.participant, frame.data);
+          return;
       }
+      throw invalid(`Unknown frame type "${frame.type}"; clients send ${CLIENT_FRAME_TYPES.join(', ')}`);
     } catch (error) {
       const apiError = toApiError(error);
       if (apiError.status >= 500) this.deps.logger.error({ err: error, roomId: this.roomId }, 'frame failed');
-      this.sendFrame(errorFrame(apiError));
+      this.sendFrame(errorFrame(apiError, requestId));
     }
   }
 }

@@ -6,7 +6,9 @@ import type { Logger } from '../ops/logger';
 import { AgentStore } from '../registry/agent-store';
 import type { Store } from '../store/mongo';
 import { MESSAGES_COLLECTION, MessageStore } from './message-store';
+import { startMessageFanout, type MessageFanout } from './message-fanout';
 import { RoomHub } from './room-hub';
+import type { RoomTaskFrames } from './room-socket';
 import { ROOMS_COLLECTION, RoomStore } from './room-store';
 import { createRoomRoutes } from './routes';
 import { RoomWebSocketServer } from './websocket-server';
@@ -16,6 +18,10 @@ export interface Rooms {
   routes: RouteModule;
   /** Serves the room WebSocket on the API's HTTP server. */
   attach(server: http.Server): void;
+  /** This process's live rooms. */
+  hub: RoomHub;
+  /** Messages stored by other processes, brought to this one's sockets. */
+  fanout: MessageFanout;
   close(): Promise<void>;
 }
 
@@ -24,7 +30,8 @@ export async function ensureRoomIndexes(store: Store): Promise<void> {
   await store.ensureIndexes(MESSAGES_COLLECTION, MessageStore.indexes());
 }
 
-export function createRooms(config: Config, store: Store, authenticator: Authenticator, logger: Logger): Rooms {
+/** `tasks` adds the task frames to the room WebSocket. */
+export async function createRooms(config: Config, store: Store, authenticator: Authenticator, logger: Logger, tasks?: RoomTaskFrames): Promise<Rooms> {
   const rooms = new RoomStore(store);
   const messages = new MessageStore(store);
   const hub = new RoomHub(messages, logger);
@@ -36,8 +43,10 @@ export function createRooms(config: Config, store: Store, authenticator: Authent
     maxMessageChars: config.maxMessageChars,
     agentExists: async (agentId) => (await agents.findById(agentId)) !== null,
   });
+  const fanout = await startMessageFanout(store, messages, hub, logger);
   const webSocket = new RoomWebSocketServer({
     authenticator,
+    tasks,
     rooms,
     messages,
     hub,
@@ -46,5 +55,14 @@ export function createRooms(config: Config, store: Store, authenticator: Authent
     heartbeatMs: config.wsHeartbeatMs,
     maxBufferedBytes: config.wsMaxBufferedBytes,
   });
-  return { routes, attach: (server) => webSocket.attach(server), close: () => webSocket.close() };
+  return {
+    routes,
+    hub,
+    fanout,
+    attach: (server) => webSocket.attach(server),
+    async close() {
+      await webSocket.close();
+      await fanout.stop();
+    },
+  };
 }

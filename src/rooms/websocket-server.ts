@@ -10,7 +10,7 @@ import type { MessageStore } from './message-store';
 import { messageInput } from './message-input';
 import { isParticipant, participantOf } from './room';
 import type { RoomHub } from './room-hub';
-import { RoomSocket } from './room-socket';
+import { RoomSocket, type RoomTaskFrames } from './room-socket';
 import type { RoomStore } from './room-store';
 import type { SendMessage } from './schemas';
 
@@ -23,6 +23,7 @@ const CLOSE_GRACE_MS = 1_000;
 
 export interface RoomWebSocketDeps {
   authenticator: Authenticator;
+  tasks?: RoomTaskFrames;
   rooms: RoomStore;
   messages: MessageStore;
   hub: RoomHub;
@@ -90,6 +91,7 @@ export class RoomWebSocketServer {
       this.wss.handleUpgrade(request, socket, head, (ws) => {
         const roomSocket = new RoomSocket(ws, room.id, participant, {
           hub: this.deps.hub,
+          tasks: this.deps.tasks,
           messages: this.deps.messages,
           readMessage: this.readMessage,
           maxBufferedBytes: this.deps.maxBufferedBytes,

@@ -1,7 +1,7 @@
 import { MongoBulkWriteError, type IndexDescription } from 'mongodb';
 import { PrincipalKind, type Principal } from '../auth/principal';
 import { isDuplicateKey, isStoreBusy, type Store } from '../store/mongo';
-import { TaskStatus, workflowIdOfComposition, workflowIdOfTask, type TaskError, type TaskPhase, type TaskResult } from './task-types';
+import { TaskStatus, workflowIdOfComposition, workflowIdOfTask, type Requester, type TaskError, type TaskPhase, type TaskResult } from './task-types';
 
 export const TASKS_COLLECTION = 'tasks';
 export const COMPOSITIONS_COLLECTION = 'compositions';
@@ -16,6 +16,9 @@ export interface TaskDocument {
   index?: number;
   /** The task this one was delegated from (TaskOrigin). */
   parentTaskId?: string;
+  /** The room the task was requested in, and by whom (TaskOrigin). */
+  roomId?: string;
+  requestedBy?: Requester;
   /** Where the completion callback goes. */
   callbackUrl?: string;
   agentId: string;
@@ -59,7 +62,7 @@ export interface StoredComposition {
   tasks: TaskDocument[];
 }
 
-export type NewTask = Pick<TaskDocument, '_id' | 'agentId' | 'operation' | 'compositionId' | 'index' | 'parentTaskId' | 'callbackUrl'> & { params: Record<string, unknown>; phase: TaskPhase };
+export type NewTask = Pick<TaskDocument, '_id' | 'agentId' | 'operation' | 'compositionId' | 'index' | 'parentTaskId' | 'callbackUrl' | 'roomId' | 'requestedBy'> & { params: Record<string, unknown>; phase: TaskPhase };
 
 /** A status change recorded by the workflow's activities. */
 export interface TaskChange {
@@ -85,6 +88,8 @@ export interface TaskView {
   operation: string;
   compositionId?: string;
   parentTaskId?: string;
+  roomId?: string;
+  requestedBy?: Requester;
   attempts?: number;
   attemptErrors?: AttemptError[];
   progress?: number;
@@ -230,6 +235,7 @@ export function toTaskView(task: TaskDocument): TaskView {
     operation: task.operation,
     ...(task.compositionId === undefined ? {} : { compositionId: task.compositionId }),
     ...(task.parentTaskId === undefined ? {} : { parentTaskId: task.parentTaskId }),
+    ...(task.roomId === undefined ? {} : { roomId: task.roomId, requestedBy: task.requestedBy }),
     ...(task.attempts === undefined ? {} : { attempts: task.attempts }),
     ...(task.attemptErrors === undefined ? {} : { attemptErrors: task.attemptErrors }),
     ...(task.progress === undefined ? {} : { progress: task.progress }),

@@ -39,7 +39,8 @@ export class TaskLauncher {
     if (pending) {
       throw new ApiError(ErrorCode.VALIDATION_ERROR, `Param "${pending[0]}" is a pending argument: those need a parent in POST /tasks/compose`);
     }
-    const task = await this.plan(principal, request, [], new Map());
+    const planned = await this.plan(principal, request, [], new Map());
+    const task = origin.roomId && origin.requestedBy ? { ...planned, room: { roomId: origin.roomId, requestedBy: origin.requestedBy } } : planned;
     const launched = await this.start(principal, { tasks: [task], agentCallTimeoutMs: this.deps.config.agentCallTimeoutMs }, workflowIdOfTask(task.taskId), idempotency, origin);
     return launched.taskIds[0];
   }

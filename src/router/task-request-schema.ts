@@ -17,7 +17,7 @@ export const RETRY_POLICY_SCHEMA = {
   },
 } as const;
 
-const TASK_FIELDS = {
+export const TASK_FIELDS = {
   agentId: { type: 'string', minLength: 1, maxLength: 256 },
   operation: { type: 'string', minLength: 1, maxLength: 300 },
   params: { type: 'object' },

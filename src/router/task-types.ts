@@ -71,6 +71,22 @@ export interface TaskRequest {
 export interface TaskOrigin {
   /** The task this one was delegated from: cancelling that one cancels this one too. */
   parentTaskId?: string;
+  /** The room the task was requested in: it goes to its agent over that room's socket when connected. */
+  roomId?: string;
+  /** The room participant who asked for it. */
+  requestedBy?: Requester;
+}
+
+/** A room participant as task frames name it (the shape of rooms' ParticipantRef). */
+export interface Requester {
+  type: string;
+  id: string;
+}
+
+/** The room a task belongs to, as the workflow needs it for delivery and the task_update frame. */
+export interface RoomOfTask {
+  roomId: string;
+  requestedBy: Requester;
 }
 
 export const PENDING_ARGUMENT_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array'] as const;
@@ -96,6 +112,8 @@ export interface PlannedTask {
   executeOnParentFailure: boolean;
   timeoutMs: number;
   retry: RetrySettings;
+  /** Set for a task requested in a room. */
+  room?: RoomOfTask;
   /** The task's own completion callback. */
   callbackUrl?: string;
   /** The agent had a callbackUrl when the task was planned: worth an activity that looks it up again. */
@@ -138,6 +156,9 @@ export interface AgentReport {
 }
 
 export const agentReportSignal = defineSignal<[AgentReport]>('agentReport');
+
+/** The agent's socket that got the task's TASK frame closed before it answered (taskId): call it over HTTP instead. */
+export const agentSocketLostSignal = defineSignal<[string]>('agentSocketLost');
 
 /**
  * Cancels one task of the workflow (`POST /tasks/{taskId}/cancel`). Answers once the outcome is

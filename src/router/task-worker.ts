@@ -26,22 +26,26 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
+type WorkerConfig = Pick<Config, 'temporalNamespace' | 'taskQueue'> & { temporalAddress: string };
+
 /** Polls the task queue with the workflows in `workflows/` and the activities in `activities/`. */
-export async function startTaskWorker(
-  config: Pick<Config, 'temporalNamespace' | 'taskQueue'> & { temporalAddress: string },
-  deps: ActivityDeps,
-): Promise<RunningWorker> {
-  installRuntime(deps.logger);
+export function startTaskWorker(config: WorkerConfig, deps: ActivityDeps): Promise<RunningWorker> {
+  return startWorker(config, deps.logger, { activities: createActivities(deps), workflowsPath: require.resolve('../../workflows') });
+}
+
+/** A worker on `config.taskQueue`: activities only, unless given the workflows. */
+export async function startWorker(config: WorkerConfig, logger: Logger, { activities, workflowsPath }: { activities: object; workflowsPath?: string }): Promise<RunningWorker> {
+  installRuntime(logger);
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
   const worker = await Worker.create({
     connection,
     namespace: config.temporalNamespace,
     taskQueue: config.taskQueue,
-    workflowsPath: require.resolve('../../workflows'),
-    activities: createActivities(deps),
+    ...(workflowsPath === undefined ? {} : { workflowsPath }),
+    activities,
   });
   const running = worker.run();
-  deps.logger.info({ taskQueue: config.taskQueue }, 'worker polling');
+  logger.info({ taskQueue: config.taskQueue }, 'worker polling');
   return {
     async stop() {
       if (worker.getState() === 'RUNNING') worker.shutdown();

@@ -2,7 +2,8 @@ import { MongoClient, MongoError, type Collection, type Db, type Document, type 
 
 /**
  * The MongoDB connection the service shares. Only features both MongoDB 7 and FerretDB 1.24
- * support are used: no transactions, no $text, no partial or TTL indexes, no change streams.
+ * support are used: no transactions, no $text, no partial or TTL indexes, and change streams only
+ * where the server has them (src/rooms/message-fanout.ts falls back to polling).
  */
 export class Store {
   private constructor(

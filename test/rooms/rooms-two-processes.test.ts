@@ -1,12 +1,8 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { freePort } from '../../src/embedded/managed-process';
-import { serviceEnv } from '../support/global-setup';
 import { call } from '../support/http';
 import { newUserId } from '../support/humans';
 import { createRoom, isMessage, RoomClient } from '../support/room-client';
-import { ServiceProcess } from '../support/service-process';
-import { testStack } from '../support/test-stack';
+import { startSecondApi } from '../support/second-api';
+import type { ServiceProcess } from '../support/service-process';
 
 /** A second API process on the same MongoDB: both allocate seqs for one room. */
 let second: ServiceProcess;
@@ -14,12 +10,7 @@ let secondWsUrl: string;
 const clients: RoomClient[] = [];
 
 beforeAll(async () => {
-  const stack = testStack();
-  const port = await freePort();
-  const dataDir = fs.mkdtempSync(path.join(stack.runDir, 'rooms-second-'));
-  second = ServiceProcess.spawn('server.ts', serviceEnv(stack, { PORT: String(port), DATA_DIR: dataDir }), path.join(dataDir, 'service.log'));
-  await second.waitReady(`http://127.0.0.1:${port}`);
-  secondWsUrl = `ws://127.0.0.1:${port}`;
+  ({ process: second, wsUrl: secondWsUrl } = await startSecondApi('rooms-second'));
 });
 
 afterAll(async () => {

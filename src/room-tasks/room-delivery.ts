@@ -1,0 +1,51 @@
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import type { Config } from '../config/config';
+import type { Logger } from '../ops/logger';
+import { ParticipantType } from '../rooms/room';
+import type { RoomHub } from '../rooms/room-hub';
+import type { TemporalHandle } from '../router/temporal-client';
+import { DeliveredTasks } from './delivered-tasks';
+import type { TaskIndex } from '../router/task-index';
+import { startWorker, type RunningWorker } from '../router/task-worker';
+import type { Store } from '../store/mongo';
+import { roomDeliveryActivities } from './delivery-activities';
+import { PRESENCE_HEARTBEAT_MS, SOCKET_PRESENCE_COLLECTION, SocketPresence } from './socket-presence';
+
+/**
+ * Makes this API process's room sockets reachable from any workflow: a Temporal worker on a task
+ * queue of its own, and presence records naming that queue for every participant connected here.
+ */
+export async function startRoomDelivery(
+  config: Pick<Config, 'temporalNamespace' | 'taskQueue'> & { temporalAddress: string },
+  { store, hub, index, temporal, logger }: { store: Store; hub: RoomHub; index: TaskIndex; temporal: TemporalHandle; logger: Logger },
+): Promise<RunningWorker> {
+  await store.ensureIndexes(SOCKET_PRESENCE_COLLECTION, SocketPresence.indexes());
+  const queue = `${config.taskQueue}-rooms-${os.hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const presence = new SocketPresence(store, queue);
+  const deliveredTasks = new DeliveredTasks(temporal, logger);
+  // One write at a time, in join/leave order: a leave overtaken by its join would leave a ghost record.
+  let writes = Promise.resolve();
+  const enqueue = (write: () => Promise<void>) => {
+    writes = writes.then(write).catch((error: unknown) => logger.warn({ err: error }, 'presence write failed'));
+  };
+  hub.presence = {
+    arrived: (roomId, participant) => enqueue(() => presence.arrived(roomId, participant)),
+    departed: (roomId, participant) => {
+      enqueue(() => presence.departed(roomId, participant));
+      if (participant.type === ParticipantType.AGENT) deliveredTasks.agentLeft(roomId, participant.id);
+    },
+  };
+  const heartbeat = setInterval(() => enqueue(() => presence.refresh()), PRESENCE_HEARTBEAT_MS);
+  heartbeat.unref();
+  const worker = await startWorker({ ...config, taskQueue: queue }, logger, { activities: roomDeliveryActivities(hub, index, deliveredTasks) });
+  return {
+    async stop() {
+      clearInterval(heartbeat);
+      hub.presence = undefined;
+      await worker.stop();
+      await writes;
+      await presence.clear().catch((error: unknown) => logger.warn({ err: error }, 'could not clear presence'));
+    },
+  };
+}

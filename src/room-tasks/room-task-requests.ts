@@ -1,0 +1,92 @@
+import { PrincipalKind, type Principal } from '../auth/principal';
+import { forbidden, notFound } from '../http/errors';
+import { validator } from '../http/validate';
+import type { AgentStore } from '../registry/agent-store';
+import type { UserSchemaCompiler } from '../registry/user-schemas';
+import { canRead, type TaskIndex } from '../router/task-index';
+import type { TaskLauncher } from '../router/task-launcher';
+import { deliverReport, type AgentReportBody } from '../router/task-reports';
+import { AGENT_REPORT_SCHEMA, TASK_FIELDS } from '../router/task-request-schema';
+import type { TemporalHandle } from '../router/temporal-client';
+import { FrameType, type Frame } from '../rooms/frames';
+import { ParticipantType, type ParticipantRef } from '../rooms/room';
+import type { RoomHub } from '../rooms/room-hub';
+import type { RoomStore } from '../rooms/room-store';
+import { matchAgent } from './agent-matching';
+
+/** `TASK_REQUEST` data (CONTRACT.md, "Tasks in a room"). */
+const ROOM_TASK_REQUEST_SCHEMA = {
+  type: 'object',
+  required: ['requestId', 'operation', 'params'],
+  additionalProperties: false,
+  properties: {
+    requestId: { type: 'string', minLength: 1, maxLength: 256 },
+    agentId: TASK_FIELDS.agentId,
+    operation: TASK_FIELDS.operation,
+    params: TASK_FIELDS.params,
+    timeoutMs: TASK_FIELDS.timeoutMs,
+    retry: TASK_FIELDS.retry,
+    parentTaskId: { type: 'string', minLength: 1, maxLength: 256 },
+  },
+} as const;
+
+interface RoomTaskRequest {
+  requestId: string;
+  agentId?: string;
+  operation: string;
+  params: Record<string, unknown>;
+  timeoutMs?: number;
+  retry?: Record<string, number>;
+  parentTaskId?: string;
+}
+
+/** `TASK_RESULT` data: a report as POST /tasks/{taskId}/result takes it, whose taskId is required. */
+const TASK_RESULT_SCHEMA = { ...AGENT_REPORT_SCHEMA, required: ['taskId', 'status'] } as const;
+
+const readRequest = validator<RoomTaskRequest>(ROOM_TASK_REQUEST_SCHEMA, 'TASK_REQUEST data');
+const readResult = validator<AgentReportBody & { taskId: string }>(TASK_RESULT_SCHEMA, 'TASK_RESULT data');
+
+export interface RoomTaskDeps {
+  launcher: TaskLauncher;
+  index: TaskIndex;
+  temporal: TemporalHandle;
+  agents: AgentStore;
+  schemas: UserSchemaCompiler;
+  rooms: RoomStore;
+}
+
+const principalOf = (participant: ParticipantRef): Principal => ({
+  kind: participant.type === ParticipantType.AGENT ? PrincipalKind.AGENT : PrincipalKind.HUMAN,
+  id: participant.id,
+});
+
+/** The task frames a room participant sends: requests start tasks, results end them. */
+export class RoomTaskRequests {
+  constructor(private readonly deps: RoomTaskDeps) {}
+
+  /** Starts the task with the checks of POST /tasks; answers the asker's TASK_CREATED. */
+  async request(hub: RoomHub, roomId: string, asker: ParticipantRef, data: unknown): Promise<Frame> {
+    const request = readRequest(data);
+    const principal = principalOf(asker);
+    if (request.parentTaskId !== undefined) {
+      const parent = await this.deps.index.find(request.parentTaskId);
+      if (!parent) throw notFound(`Task ${request.parentTaskId}`);
+      if (!canRead(principal, parent)) throw forbidden('Only the agent of a task, or its creator, may delegate from it');
+    }
+    const { requestId, parentTaskId, agentId: asked, ...task } = request;
+    let agentId = asked;
+    if (agentId === undefined) {
+      const room = await this.deps.rooms.findById(roomId);
+      if (!room) throw notFound('Room');
+      agentId = await matchAgent(this.deps, principal, room, asker, task, (participant) => hub.isConnected(roomId, participant));
+    }
+    const taskId = await this.deps.launcher.launchTask(principal, { ...task, agentId }, { origin: { roomId, requestedBy: asker, ...(parentTaskId === undefined ? {} : { parentTaskId }) } });
+    return { type: FrameType.TASK_CREATED, data: { requestId, taskId, agentId } };
+  }
+
+  /** Ends the task as POST /tasks/{taskId}/result does; only the task's agent may. */
+  async result(reporter: ParticipantRef, data: unknown): Promise<void> {
+    const report = readResult(data);
+    await deliverReport(this.deps.index, this.deps.temporal, principalOf(reporter), report.taskId, report);
+  }
+}

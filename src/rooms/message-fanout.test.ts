@@ -1,0 +1,70 @@
+import { GAP_WAIT_MS, MessagePoll } from './message-fanout';
+import type { Message, MessageStore, PageCursor } from './message-store';
+import type { RoomHub } from './room-hub';
+
+const ROOM = 'room-1';
+const message = (seq: number) => ({ id: `m${seq}`, roomId: ROOM, seq, content: `c${seq}`, sender: { type: 'HUMAN', id: 'u' }, timestamp: new Date(0) }) as Message;
+
+/** A room's stored messages and what the poll published, without MongoDB. */
+function setUp(initial: number[]) {
+  const stored = initial.map(message);
+  const published: number[] = [];
+  const messages = {
+    lastSeq: async () => Math.max(0, ...stored.map((stored) => stored.seq)),
+    page: async (_roomId: string, cursor: PageCursor) => stored.filter((stored) => cursor.kind === 'after' && stored.seq > cursor.seq).sort((a, b) => a.seq - b.seq),
+  } as unknown as MessageStore;
+  const seen = new Set<number>();
+  const life = { generation: 1 };
+  const hub = {
+    connectedRooms: () => [{ roomId: ROOM, generation: life.generation }],
+    publishStored: (stored: Message) => {
+      if (!seen.has(stored.seq)) published.push(stored.seq);
+      seen.add(stored.seq);
+    },
+  } as unknown as RoomHub;
+  return { poll: new MessagePoll(messages, hub), store: (...seqs: number[]) => stored.push(...seqs.map(message)), published, life };
+}
+
+describe('the message poll', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('starts at the room\'s last seq, then publishes what is stored after it', async () => {
+    const { poll, store, published } = setUp([1, 2]);
+    await poll.once();
+    store(3, 4);
+    await poll.once();
+    expect(published).toEqual([3, 4]);
+  });
+
+  it('starts again at the present when the room was left by all and joined again between two rounds', async () => {
+    const { poll, store, published, life } = setUp([1]);
+    await poll.once();
+    store(2);
+    life.generation = 2;
+    await poll.once();
+    store(3);
+    await poll.once();
+    expect(published).toEqual([3]);
+  });
+
+  it('waits for a missing seq stored late by another process, and gives it up after GAP_WAIT_MS', async () => {
+    let now = 1_000_000;
+    jest.spyOn(Date, 'now').mockImplementation(() => now);
+    const { poll, store, published } = setUp([1]);
+    await poll.once();
+    store(3);
+    await poll.once();
+    store(2);
+    await poll.once();
+    expect(published).toEqual([3, 2]);
+
+    store(5);
+    await poll.once();
+    now += GAP_WAIT_MS + 1;
+    await poll.once();
+    store(4, 6);
+    await poll.once();
+    // Past the wait, seq 4 is no longer looked for: the cursor moved to 5.
+    expect(published).toEqual([3, 2, 5, 6]);
+  });
+});

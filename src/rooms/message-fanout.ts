@@ -1,0 +1,114 @@
+import type { Logger } from '../ops/logger';
+import type { Store } from '../store/mongo';
+import type { MessageStore } from './message-store';
+import type { RoomHub } from './room-hub';
+
+export const FanoutMode = {
+  CHANGE_STREAM: 'change_stream',
+  POLL: 'poll',
+} as const;
+export type FanoutMode = (typeof FanoutMode)[keyof typeof FanoutMode];
+
+/** Pause between two reads of the rooms' new messages in poll mode. */
+export const POLL_INTERVAL_MS = 100;
+/** Most messages one poll reads per room. */
+const POLL_PAGE = 200;
+/**
+ * How long the poll waits for a missing seq below newer ones: another process may have reserved it
+ * and not stored it yet. A seq whose store failed stays missing; the poll then moves on.
+ */
+export const GAP_WAIT_MS = 2_000;
+
+export interface MessageFanout {
+  mode: FanoutMode;
+  stop(): Promise<void>;
+}
+
+/**
+ * Brings messages stored by other API processes to this process's sockets, through MongoDB itself:
+ * a change stream where the server has them (a replica set), else a short poll of the rooms this
+ * process has sockets for, by (roomId, seq). RoomHub.publishStored drops what was already published.
+ */
+export async function startMessageFanout(store: Store, messages: MessageStore, hub: RoomHub, logger: Logger): Promise<MessageFanout> {
+  if (await isReplicaSet(store)) {
+    const close = messages.watchInserts(
+      (message) => hub.publishStored(message),
+      (error) => logger.error({ err: error }, 'message change stream failed'),
+    );
+    logger.info({ mode: FanoutMode.CHANGE_STREAM }, 'message fan-out');
+    return { mode: FanoutMode.CHANGE_STREAM, stop: close };
+  }
+  const poll = new MessagePoll(messages, hub);
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      await poll.once().catch((error: unknown) => logger.warn({ err: error }, 'message poll failed'));
+      await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
+    }
+  })();
+  logger.info({ mode: FanoutMode.POLL, intervalMs: POLL_INTERVAL_MS }, 'message fan-out');
+  return {
+    mode: FanoutMode.POLL,
+    async stop() {
+      stopped = true;
+      await loop;
+    },
+  };
+}
+
+/** Change streams need a replica set (or sharded cluster); FerretDB and a standalone mongod have none. */
+async function isReplicaSet(store: Store): Promise<boolean> {
+  const hello = await store.db.command({ hello: 1 });
+  return typeof hello.setName === 'string' || hello.msg === 'isdbgrid';
+}
+
+interface Cursor {
+  /** RoomHub's generation of the room the cursor was started for. */
+  generation: number;
+  seq: number;
+  gapSince?: number;
+}
+
+/** One round reads, for each room with sockets here, the messages after the seq up to which it has read all. */
+export class MessagePoll {
+  /** Per room: the seq up to which every message was read, and since when a gap above it waits. */
+  private readonly cursors = new Map<string, Cursor>();
+
+  constructor(
+    private readonly messages: MessageStore,
+    private readonly hub: RoomHub,
+  ) {}
+
+  async once(): Promise<void> {
+    const rooms = this.hub.connectedRooms();
+    for (const roomId of this.cursors.keys()) if (!rooms.some((room) => room.roomId === roomId)) this.cursors.delete(roomId);
+    for (const { roomId, generation } of rooms) {
+      const cursor = this.cursors.get(roomId);
+      // A room newly connected here starts at the present: its history is the sockets' `since` business.
+      if (cursor?.generation !== generation) this.cursors.set(roomId, { generation, seq: await this.messages.lastSeq(roomId) });
+      else await this.read(roomId, cursor);
+    }
+  }
+
+  private async read(roomId: string, cursor: Cursor): Promise<void> {
+    const page = await this.messages.page(roomId, { kind: 'after', seq: cursor.seq }, POLL_PAGE);
+    let contiguous = cursor.seq;
+    for (const message of page) {
+      this.hub.publishStored(message);
+      if (message.seq === contiguous + 1) contiguous = message.seq;
+    }
+    const newest = page.at(-1)?.seq ?? cursor.seq;
+    if (contiguous === newest) {
+      cursor.seq = newest;
+      cursor.gapSince = undefined;
+      return;
+    }
+    cursor.gapSince ??= Date.now();
+    if (Date.now() - cursor.gapSince < GAP_WAIT_MS) {
+      cursor.seq = contiguous;
+    } else {
+      cursor.seq = newest;
+      cursor.gapSince = undefined;
+    }
+  }
+}

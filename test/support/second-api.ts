@@ -1,0 +1,16 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { freePort } from '../../src/embedded/managed-process';
+import { serviceEnv } from './global-setup';
+import { ServiceProcess } from './service-process';
+import { testStack } from './test-stack';
+
+/** Another API process (server.ts: no worker of the task queue) on the test stack's Temporal and MongoDB, ready. */
+export async function startSecondApi(name: string): Promise<{ process: ServiceProcess; wsUrl: string }> {
+  const stack = testStack();
+  const port = await freePort();
+  const dataDir = fs.mkdtempSync(path.join(stack.runDir, `${name}-`));
+  const process = ServiceProcess.spawn('server.ts', serviceEnv(stack, { PORT: String(port), DATA_DIR: dataDir }), path.join(dataDir, 'service.log'));
+  await process.waitReady(`http://127.0.0.1:${port}`);
+  return { process, wsUrl: `ws://127.0.0.1:${port}` };
+}
