@@ -9,20 +9,28 @@ const message = (seq: number) => ({ id: `m${seq}`, roomId: ROOM, seq, content: `
 function setUp(initial: number[]) {
   const stored = initial.map(message);
   const published: number[] = [];
+  const lastSeq = async () => Math.max(0, ...stored.map((stored) => stored.seq));
   const messages = {
-    lastSeq: async () => Math.max(0, ...stored.map((stored) => stored.seq)),
+    lastSeq,
+    reservedSeq: lastSeq,
     page: async (_roomId: string, cursor: PageCursor) => stored.filter((stored) => cursor.kind === 'after' && stored.seq > cursor.seq).sort((a, b) => a.seq - b.seq),
   } as unknown as MessageStore;
   const seen = new Set<number>();
+  /** Seqs this process reserved for its own messages. */
+  const own = new Set<number>();
   const life = { generation: 1 };
   const hub = {
     connectedRooms: () => [{ roomId: ROOM, generation: life.generation }],
+    accountsFor: (_roomId: string, after: number, through: number) => {
+      for (let seq = after + 1; seq <= through; seq += 1) if (!seen.has(seq) && !own.has(seq)) return false;
+      return true;
+    },
     publishStored: (stored: Message) => {
       if (!seen.has(stored.seq)) published.push(stored.seq);
       seen.add(stored.seq);
     },
   } as unknown as RoomHub;
-  return { poll: new MessagePoll(messages, hub), store: (...seqs: number[]) => stored.push(...seqs.map(message)), published, life };
+  return { poll: new MessagePoll(messages, hub), messages, store: (...seqs: number[]) => stored.push(...seqs.map(message)), own, published, life };
 }
 
 describe('the message poll', () => {
@@ -34,6 +42,21 @@ describe('the message poll', () => {
     store(3, 4);
     await poll.once();
     expect(published).toEqual([3, 4]);
+  });
+
+  it('reads no page while every new seq is one this process reserved itself', async () => {
+    const { poll, messages, store, own, published } = setUp([1]);
+    await poll.once();
+    const page = jest.spyOn(messages, 'page');
+    own.add(2).add(3);
+    store(2, 3);
+    await poll.once();
+    expect(page).not.toHaveBeenCalled();
+    expect(published).toEqual([]);
+    store(4);
+    await poll.once();
+    expect(page).toHaveBeenCalledTimes(1);
+    expect(published).toEqual([4]);
   });
 
   it('starts again at the present when the room was left by all and joined again between two rounds', async () => {

@@ -96,6 +96,11 @@ export class MessageStore {
     await this.sequences.updateOne({ _id: roomId }, { $max: { seq: last } }, { upsert: true });
   }
 
+  /** The highest seq reserved in the room, stored or not yet: one read by _id, cheap on FerretDB too. */
+  async reservedSeq(roomId: string): Promise<number> {
+    return (await this.sequences.findOne({ _id: roomId }))?.seq ?? 0;
+  }
+
   /** The highest stored seq of the room; 0 without messages. */
   async lastSeq(roomId: string): Promise<number> {
     const [last] = await this.messages.find({ roomId }, { projection: { seq: 1 } }).sort({ seq: -1 }).limit(1).toArray();

@@ -54,6 +54,8 @@ class LiveRoom {
   storing = false;
   /** The latest seqs published here: a message stored by this process and also found by the tail goes out once. */
   readonly publishedSeqs = new Set<number>();
+  /** The latest seqs this process reserved for its own messages: it publishes them itself, so the tail need not look for them. */
+  readonly reservedSeqs = new Set<number>();
 
   get idle(): boolean {
     return this.connections.size === 0 && this.waiting.length === 0 && !this.storing;
@@ -159,9 +161,21 @@ export class RoomHub {
   publishStored(message: Message): void {
     const room = this.rooms.get(message.roomId);
     if (!room || room.publishedSeqs.has(message.seq)) return;
-    room.publishedSeqs.add(message.seq);
-    if (room.publishedSeqs.size > REMEMBERED_SEQS) room.publishedSeqs.delete(room.publishedSeqs.values().next().value!);
+    remember(room.publishedSeqs, message.seq);
     this.publish(message.roomId, messageFrame(message), message.seq);
+  }
+
+  /**
+   * Whether every seq in (after, through] was published here or reserved by this process, which
+   * publishes its own messages: then the tail has nothing to read (and a lone process never reads).
+   */
+  accountsFor(roomId: string, after: number, through: number): boolean {
+    const room = this.rooms.get(roomId);
+    if (!room || through - after > REMEMBERED_SEQS) return false;
+    for (let seq = after + 1; seq <= through; seq += 1) {
+      if (!room.publishedSeqs.has(seq) && !room.reservedSeqs.has(seq)) return false;
+    }
+    return true;
   }
 
   /** Sends a frame to the participant's connections to the room in this process; false when it has none. */
@@ -176,19 +190,20 @@ export class RoomHub {
   private async storeWaiting(roomId: string, room: LiveRoom): Promise<void> {
     room.storing = true;
     try {
-      while (room.waiting.length > 0) await this.storeBatch(roomId, room.waiting.splice(0, MAX_BATCH));
+      while (room.waiting.length > 0) await this.storeBatch(roomId, room, room.waiting.splice(0, MAX_BATCH));
     } finally {
       room.storing = false;
       this.forgetIfIdle(roomId, room);
     }
   }
 
-  private async storeBatch(roomId: string, batch: PendingMessage[]): Promise<void> {
+  private async storeBatch(roomId: string, room: LiveRoom, batch: PendingMessage[]): Promise<void> {
     let remaining = batch;
     for (let attempt = 1; remaining.length > 0; attempt++) {
       let outcome: { stored: Message[]; error?: unknown };
       try {
         const first = await this.messages.reserveSeqs(roomId, remaining.length);
+        for (let seq = first; seq < first + remaining.length; seq += 1) remember(room.reservedSeqs, seq);
         outcome = await this.messages.insertMany(remaining.map((pending, index) => ({ ...pending.message, seq: first + index })));
       } catch (error) {
         outcome = { stored: [], error };
@@ -226,4 +241,10 @@ export class RoomHub {
   private forgetIfIdle(roomId: string, room: LiveRoom): void {
     if (room.idle && this.rooms.get(roomId) === room) this.rooms.delete(roomId);
   }
+}
+
+/** Adds `seq` to a bounded set, forgetting the oldest beyond REMEMBERED_SEQS. */
+function remember(seqs: Set<number>, seq: number): void {
+  seqs.add(seq);
+  if (seqs.size > REMEMBERED_SEQS) seqs.delete(seqs.values().next().value!);
 }
