@@ -7,6 +7,7 @@ import { serviceEnv } from './support/global-setup';
 import { ServiceProcess } from './support/service-process';
 import { waitForTask } from './support/tasks';
 import { testStack } from './support/test-stack';
+import { until } from './support/until';
 
 /** Long enough that no task here times out while its worker is down. */
 const PATIENT_TIMEOUT_MS = 120_000;
@@ -64,13 +65,6 @@ describe('durability across process crashes', () => {
     await until(() => completions().length > 0, 'completion callback');
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(completions()).toHaveLength(1);
-  }
-  async function until(probe: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!probe()) {
-      if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
   }
   const register = (route: string, behaviour: AgentBehaviour) => registerAgent({ mcpUrl: server.route(route, behaviour) });
   /** A task whose agent answered 202 and that now awaits the report. */

@@ -4,6 +4,7 @@ import { call } from '../support/http';
 import { waitForTask } from '../support/tasks';
 import { testStack } from '../support/test-stack';
 import { webhookSignature } from '../../src/router/webhook-signature';
+import { until } from '../support/until';
 
 /** Completion callbacks to a task's callbackUrl and to its agent's registered callbackUrl. */
 describe('completion callbacks', () => {
@@ -66,14 +67,11 @@ describe('completion callbacks', () => {
 
   /** The calls to `route` about `taskId`, once there are `count` of them (at most 20 s). */
   async function callsTo(route: string, taskId: string, count: number): Promise<ReceivedCall[]> {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const received = server.callsTo(route).filter((entry) => entry.body?.taskId === taskId);
-      if (received.length >= count || Date.now() > deadline) {
-        expect(received.length).toBeGreaterThanOrEqual(count);
-        return received;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const received = await until(() => {
+      const matching = server.callsTo(route).filter((entry) => entry.body?.taskId === taskId);
+      return matching.length >= count && matching;
+    }, `${count} calls to ${route}`);
+    expect(received.length).toBeGreaterThanOrEqual(count);
+    return received;
   }
 });

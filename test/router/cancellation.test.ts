@@ -5,6 +5,7 @@ import { call, expectError } from '../support/http';
 import { waitForTask } from '../support/tasks';
 import { testStack } from '../support/test-stack';
 import { webhookSignature } from '../../src/router/webhook-signature';
+import { until } from '../support/until';
 
 /** POST /tasks/{taskId}/cancel: the task, its composed dependants and its delegated tree. */
 describe('task cancellation', () => {
@@ -37,7 +38,7 @@ describe('task cancellation', () => {
     expect(await cancel(taskId)).toMatchObject({ status: 200, body: { taskId, status: 'cancelled' } });
     expect((await call('GET', `/tasks/${taskId}`, { apiKey: 'admin' })).body).toMatchObject({ status: 'cancelled' });
 
-    const notice = await until(() => server.callsTo('patient').find((received) => received.body?.taskId === taskId && received.body?.cancel));
+    const notice = await until(() => server.callsTo('patient').find((received) => received.body?.taskId === taskId && received.body?.cancel), 'cancel notice', 10_000);
     expect(notice.body).toEqual({ taskId, cancel: true });
     const id = notice.headers['webhook-id'] as string;
     expect(notice.headers['webhook-signature']).toBe(webhookSignature(patient.signingSecret, id, Number(notice.headers['webhook-timestamp']), notice.rawBody));
@@ -53,7 +54,7 @@ describe('task cancellation', () => {
     const startedAt = Date.now();
     expect((await cancel(reply.body.taskId)).status).toBe(200);
     expect(Date.now() - startedAt).toBeLessThan(1_000);
-    await until(() => server.callsTo('refuses-notice').filter((received) => received.body?.cancel).length >= 2 || undefined);
+    await until(() => server.callsTo('refuses-notice').filter((received) => received.body?.cancel).length >= 2, 'second cancel notice', 10_000);
   });
 
   it('cancels a task whose agent call is being retried', async () => {
@@ -113,14 +114,3 @@ describe('task cancellation', () => {
     expectError(await cancel(taskId, creator.apiKey), 409, 'CONFLICT');
   });
 });
-
-/** The first truthy value of `probe` within 10 s. */
-async function until<T>(probe: () => T | undefined): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('condition not met within 10 s');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
