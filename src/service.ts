@@ -98,11 +98,7 @@ async function serveApi(
   const delivery = await startRoomDelivery({ ...config, temporalAddress }, { store, hub: rooms.hub, index, temporal, logger: logger.child({ component: 'room-delivery' }) });
   stops.push(() => delivery.stop());
   const modules: RouteModule[] = [
-    createRegistryRoutes({
-      agents: new AgentStore(store),
-      apiKeys,
-      rules: { allowInsecureAgentUrls: config.allowInsecureAgentUrls, compiler: new UserSchemaCompiler() },
-    }),
+    createRegistryRoutes({ agents, apiKeys, rules: { allowInsecureAgentUrls: config.allowInsecureAgentUrls, compiler: schemas } }),
     createKeyRoutes(apiKeys),
     createRouterRoutes({ launcher, index, idempotencyKeys: new IdempotencyKeys(store), temporal, maxCompositionSize: config.maxCompositionSize }),
     rooms.routes,
