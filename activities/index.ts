@@ -3,6 +3,7 @@ import type { Logger } from '../src/ops/logger';
 import { AgentStore } from '../src/registry/agent-store';
 import { UserSchemaCompiler } from '../src/registry/user-schemas';
 import { outboundDispatcher } from '../src/router/outbound-guard';
+import type { TaskChanges } from '../src/router/task-changes';
 import { TaskIndex } from '../src/router/task-index';
 import type { Store } from '../src/store/mongo';
 import { PresenceLookup } from '../src/room-tasks/socket-presence';
@@ -18,12 +19,14 @@ export interface ActivityDeps {
   config: Config;
   store: Store;
   logger: Logger;
+  /** Lookups waiting in this process hear of the index writes made here. */
+  taskChanges?: TaskChanges;
 }
 
 /** Every activity the task worker registers; each lives in its own file beside this one. */
 export function createActivities(deps: ActivityDeps) {
   const agents = new AgentStore(deps.store);
-  const index = new TaskIndex(deps.store);
+  const index = new TaskIndex(deps.store, deps.taskChanges);
   const dispatcher = outboundDispatcher({ allowPrivate: deps.config.allowPrivateAgentUrls, connectTimeoutMs: deps.config.agentCallTimeoutMs });
   return {
     callAgent: callAgentActivity(agents, index, dispatcher, { callTimeoutMs: deps.config.agentCallTimeoutMs, maxReplyBytes: deps.config.maxBodyBytes }),

@@ -3,6 +3,6 @@ import type { TaskChange, TaskIndex } from '../src/router/task-index';
 /** Records a task's status change in the task index that `GET /tasks/{taskId}` reads. */
 export function recordTaskActivity(index: TaskIndex) {
   return async function recordTask(taskId: string, change: TaskChange): Promise<void> {
-    await index.update(taskId, change);
+    await index.recordByWorkflow(taskId, change);
   };
 }

@@ -14,6 +14,7 @@ import { UserSchemaCompiler } from './registry/user-schemas';
 import type { Logger } from './ops/logger';
 import { createMetrics } from './ops/metrics';
 import { createRouterRoutes } from './router/routes';
+import { TaskChanges } from './router/task-changes';
 import { TASKS_COLLECTION, TaskIndex } from './router/task-index';
 import { TaskLauncher } from './router/task-launcher';
 import { IdempotencyKeys } from './router/idempotency-keys';
@@ -55,15 +56,17 @@ export async function startService(config: Config, endpoints: Endpoints, logger:
     const temporal = await connectTemporal({ ...config, temporalAddress: endpoints.temporalAddress });
     stops.push(() => temporal.close());
 
+    // With the worker in this process, a waiting GET /tasks/{taskId} answers as soon as the task ends.
+    const taskChanges = new TaskChanges();
     let worker: RunningWorker | undefined;
     if (options.worker) {
-      worker = await startTaskWorker({ ...config, temporalAddress: endpoints.temporalAddress }, { config, store, logger: logger.child({ component: 'worker' }) });
+      worker = await startTaskWorker({ ...config, temporalAddress: endpoints.temporalAddress }, { config, store, taskChanges, logger: logger.child({ component: 'worker' }) });
       stops.push(() => worker!.stop());
     }
 
     let url: string | undefined;
     if (options.api) {
-      const { server, closeRooms } = await serveApi(config, store, temporal, logger, endpoints.temporalAddress, stops);
+      const { server, closeRooms } = await serveApi(config, store, temporal, logger, endpoints.temporalAddress, stops, taskChanges);
       stops.push(() => closeServer(server));
       // Runs before closeServer: WebSocket connections are not the HTTP server's to close.
       stops.push(closeRooms);
@@ -85,11 +88,12 @@ async function serveApi(
   logger: Logger,
   temporalAddress: string,
   stops: Array<() => Promise<void>>,
+  taskChanges: TaskChanges,
 ): Promise<{ server: http.Server; closeRooms: () => Promise<void> }> {
   const metrics = createMetrics();
   const apiKeys = new ApiKeyStore(store, config.adminApiKey);
   const authenticator = new Authenticator(apiKeys, new HumanTokenVerifier(config));
-  const index = new TaskIndex(store);
+  const index = new TaskIndex(store, taskChanges);
   const agents = new AgentStore(store);
   const schemas = new UserSchemaCompiler();
   const launcher = new TaskLauncher({ agents, index, temporal, schemas, config });

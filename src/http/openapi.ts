@@ -2,7 +2,7 @@ import type { Schema } from 'ajv';
 import { KEY_CREATION_SCHEMA } from '../auth/key-routes';
 import { AGENT_LIST_QUERY_SCHEMA, AGENT_REGISTRATION_SCHEMA, AGENT_SEARCH_QUERY_SCHEMA, AGENT_UPDATE_SCHEMA } from '../registry/registration-schema';
 import { CREATE_ROOM_SCHEMA, MESSAGE_HISTORY_QUERY_SCHEMA, PARTICIPANT_SCHEMA, ROOM_LIST_QUERY_SCHEMA, SEND_MESSAGE_SCHEMA } from '../rooms/schemas';
-import { AGENT_REPORT_SCHEMA, COMPOSITION_REQUEST_SCHEMA, TASK_REQUEST_SCHEMA } from '../router/task-request-schema';
+import { AGENT_REPORT_SCHEMA, COMPOSITION_REQUEST_SCHEMA, TASK_LOOKUP_QUERY_SCHEMA, TASK_REQUEST_SCHEMA } from '../router/task-request-schema';
 
 type Credential = 'none' | 'any' | 'adminOrService';
 
@@ -39,7 +39,7 @@ export const OPERATIONS: Operation[] = [
 
   { method: 'post', path: '/tasks', summary: 'Create a task; checks run before anything starts; Idempotency-Key makes a repeat answer the same task', credential: 'any', versioned: true, body: TASK_REQUEST_SCHEMA, success: [202, '{taskId, status: "pending"} with Location'] },
   { method: 'post', path: '/tasks/compose', summary: 'Create a composition of tasks with parents and pending arguments', credential: 'any', versioned: true, body: COMPOSITION_REQUEST_SCHEMA, success: [202, 'Array of {taskId, status, compositionId} in input order'] },
-  { method: 'get', path: '/tasks/{taskId}', summary: 'A task: status, phase, result or error (creator, executing agent, admin)', credential: 'any', versioned: true, success: [200, 'The task'] },
+  { method: 'get', path: '/tasks/{taskId}', summary: 'A task: status, phase, result or error (creator, executing agent, admin); with waitMs (up to 30000), a pending task is answered once it ends', credential: 'any', versioned: true, query: TASK_LOOKUP_QUERY_SCHEMA, success: [200, 'The task'] },
   { method: 'post', path: '/tasks/{taskId}/result', summary: "The executing agent's report on a task it answered 202 to", credential: 'any', versioned: true, body: AGENT_REPORT_SCHEMA, success: [200, '{taskId, status}'] },
   { method: 'post', path: '/tasks/{taskId}/cancel', summary: 'Cancel a pending task (creator or admin); dependants fail, delegated tasks are cancelled; 409 once ended', credential: 'any', versioned: true, success: [200, '{taskId, status: "cancelled"}'] },
   { method: 'get', path: '/compositions/{compositionId}', summary: 'A composition and its tasks', credential: 'any', versioned: true, success: [200, 'The composition'] },

@@ -4,10 +4,10 @@ import { requirePrincipal } from '../auth/principal';
 import type { RouteModule } from '../http/app';
 import { ApiError, ErrorCode, forbidden, notFound } from '../http/errors';
 import { validator } from '../http/validate';
-import { canRead, canReadComposition, toCompositionView, toTaskView, type TaskIndex } from './task-index';
+import { canRead, canReadComposition, toCompositionView, toTaskView, type TaskDocument, type TaskIndex } from './task-index';
 import { IDEMPOTENCY_KEY_HEADER, type IdempotencyKeys } from './idempotency-keys';
 import type { TaskLauncher } from './task-launcher';
-import { AGENT_REPORT_SCHEMA, COMPOSITION_REQUEST_SCHEMA, TASK_REQUEST_SCHEMA } from './task-request-schema';
+import { AGENT_REPORT_SCHEMA, COMPOSITION_REQUEST_SCHEMA, TASK_LOOKUP_QUERY_SCHEMA, TASK_REQUEST_SCHEMA, type TaskLookupQuery } from './task-request-schema';
 import type { TemporalHandle } from './temporal-client';
 import { cancelTask } from './task-cancellation';
 import { deliverReport, type AgentReportBody } from './task-reports';
@@ -24,6 +24,14 @@ export interface RouterRoutesDeps {
 const checkTask = validator<TaskRequest>(TASK_REQUEST_SCHEMA, 'task request');
 const checkComposition = validator<TaskRequest[]>(COMPOSITION_REQUEST_SCHEMA, 'composition');
 const checkReport = validator<AgentReportBody>(AGENT_REPORT_SCHEMA, 'task report');
+const checkLookup = validator<TaskLookupQuery>(TASK_LOOKUP_QUERY_SCHEMA, 'query string');
+
+/** Aborts when the client goes away, so a waiting lookup stops waiting for nobody. */
+function abandonedSignal(ctx: Context): AbortSignal {
+  const abandoned = new AbortController();
+  ctx.res.once('close', () => abandoned.abort());
+  return abandoned.signal;
+}
 
 /** /tasks and /compositions: creation, composition and lookup of tasks. Served bare and under /v1. */
 export function createRouterRoutes({ launcher, index, idempotencyKeys, temporal, maxCompositionSize }: RouterRoutesDeps): RouteModule {
@@ -52,11 +60,16 @@ export function createRouterRoutes({ launcher, index, idempotencyKeys, temporal,
     ctx.body = taskIds.map((taskId) => ({ taskId, status: TaskStatus.PENDING, compositionId }));
   });
 
+  // With waitMs, a pending task is answered once it ends (or when waitMs ran out, still pending).
   router.get('/tasks/:taskId', async (ctx: Context) => {
     const principal = requirePrincipal(ctx);
-    const task = await index.find(ctx.params.taskId);
-    if (!task) throw notFound(`Task ${ctx.params.taskId}`);
-    if (!canRead(principal, task)) throw forbidden('Only the task creator, its agent and admins may read this task');
+    const waitMs = Number(checkLookup(ctx.query).waitMs ?? 0);
+    const readable = (task: TaskDocument | null): TaskDocument => {
+      if (!task) throw notFound(`Task ${ctx.params.taskId}`);
+      if (!canRead(principal, task)) throw forbidden('Only the task creator, its agent and admins may read this task');
+      return task;
+    };
+    const task = waitMs > 0 ? await index.findEnded(ctx.params.taskId, waitMs, abandonedSignal(ctx), readable) : readable(await index.find(ctx.params.taskId));
     ctx.body = toTaskView(task);
   });
 

@@ -65,3 +65,15 @@ export const AGENT_REPORT_SCHEMA = {
     progress: { type: 'number', minimum: 0, maximum: 1 },
   },
 } as const;
+
+/** `GET /tasks/{taskId}?waitMs=`: how long to wait for a pending task to end, 0 to 30000 ms, as a query string carries it. */
+export const TASK_LOOKUP_QUERY_SCHEMA = {
+  type: 'object',
+  properties: {
+    waitMs: { type: 'string', pattern: '^(?:0|[1-9][0-9]{0,3}|[12][0-9]{4}|30000)$' },
+  },
+} as const;
+
+export interface TaskLookupQuery {
+  waitMs?: string;
+}

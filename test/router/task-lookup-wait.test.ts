@@ -1,0 +1,84 @@
+import { AgentServer, completes } from '../support/agent-server';
+import { registerAgent, type RegisteredAgent } from '../support/agents';
+import { call, expectError } from '../support/http';
+
+/** GET /tasks/{taskId}?waitMs=: a pending task is answered once it ends, or as it stands when waitMs ran out. */
+describe('GET /tasks/{taskId}?waitMs=', () => {
+  let server: AgentServer;
+  let agent: RegisteredAgent;
+  let slowAgent: RegisteredAgent;
+  let silentAgent: RegisteredAgent;
+  beforeAll(async () => {
+    server = await AgentServer.start();
+    agent = await registerAgent({ mcpUrl: server.route('wait-quick', completes('quick')) });
+    slowAgent = await registerAgent({ mcpUrl: server.route('wait-slow', () => ({ status: 200, body: { status: 'completed', result: 'slow' }, delayMs: 1_000 })) });
+    // Accepts and never reports: the task stays pending.
+    silentAgent = await registerAgent({ mcpUrl: server.route('wait-silent', () => ({ status: 202, body: { status: 'pending' } })) });
+  });
+  afterAll(() => server.close());
+
+  async function createTask(target: RegisteredAgent, apiKey = 'admin'): Promise<string> {
+    const reply = await call('POST', '/tasks', { apiKey, body: { agentId: target.agentId, operation: 'tools/echo', params: { text: 'wait' } } });
+    expect(reply.status).toBe(202);
+    return reply.body.taskId;
+  }
+
+  it('answers a slow task once it completed, in one request', async () => {
+    const taskId = await createTask(slowAgent);
+    const started = Date.now();
+    const reply = await call('GET', `/tasks/${taskId}?waitMs=20000`, { apiKey: 'admin' });
+    const elapsedMs = Date.now() - started;
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ taskId, status: 'completed', result: { 0: 'slow' } });
+    // The agent took 1 s to answer; the lookup returned with the outcome, long before its bound.
+    expect(elapsedMs).toBeGreaterThanOrEqual(900);
+    expect(elapsedMs).toBeLessThan(15_000);
+  });
+
+  it('answers at once when the task has already ended', async () => {
+    const taskId = await createTask(agent);
+    expect((await call('GET', `/tasks/${taskId}?waitMs=20000`, { apiKey: 'admin' })).body.status).toBe('completed');
+    const started = Date.now();
+    const reply = await call('GET', `/tasks/${taskId}?waitMs=20000`, { apiKey: 'admin' });
+    expect(reply.body).toMatchObject({ taskId, status: 'completed', result: { 0: 'quick' } });
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('returns the task still pending when waitMs runs out', async () => {
+    const taskId = await createTask(silentAgent);
+    const started = Date.now();
+    const reply = await call('GET', `/tasks/${taskId}?waitMs=1500`, { apiKey: 'admin' });
+    const elapsedMs = Date.now() - started;
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ taskId, status: 'pending' });
+    expect(elapsedMs).toBeGreaterThanOrEqual(1_400);
+    expect(elapsedMs).toBeLessThan(10_000);
+    await call('POST', `/tasks/${taskId}/cancel`, { apiKey: 'admin' });
+  });
+
+  it('wakes on a cancellation too', async () => {
+    const taskId = await createTask(silentAgent);
+    const waiting = call('GET', `/tasks/${taskId}?waitMs=20000`, { apiKey: 'admin' });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await call('POST', `/tasks/${taskId}/cancel`, { apiKey: 'admin' })).status).toBe(200);
+    expect((await waiting).body).toMatchObject({ taskId, status: 'cancelled' });
+  });
+
+  it('refuses strangers and unknown tasks before waiting', async () => {
+    const creator = await registerAgent();
+    const stranger = await registerAgent();
+    const taskId = await createTask(silentAgent, creator.apiKey);
+    const started = Date.now();
+    expectError(await call('GET', `/tasks/${taskId}?waitMs=20000`, { apiKey: stranger.apiKey }), 403, 'FORBIDDEN');
+    expectError(await call('GET', '/tasks/no-such-task?waitMs=20000', { apiKey: 'admin' }), 404, 'NOT_FOUND');
+    expectError(await call('GET', `/tasks/${taskId}?waitMs=20000`), 401, 'UNAUTHENTICATED');
+    expect(Date.now() - started).toBeLessThan(5_000);
+    await call('POST', `/tasks/${taskId}/cancel`, { apiKey: 'admin' });
+  });
+
+  it.each(['abc', '-1', '30001', '1.5', ''])('refuses waitMs=%s with 400', async (waitMs) => {
+    const taskId = await createTask(agent);
+    const error = expectError(await call('GET', `/tasks/${taskId}?waitMs=${waitMs}`, { apiKey: 'admin' }), 400, 'VALIDATION_ERROR');
+    expect(error.message).toContain('waitMs');
+  });
+});
