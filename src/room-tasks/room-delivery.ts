@@ -36,6 +36,8 @@ export async function startRoomDelivery(
       if (participant.type === ParticipantType.AGENT) deliveredTasks.agentLeft(roomId, participant.id);
     },
   };
+  // The first beat before any socket arrives: their records count only while it is fresh.
+  enqueue(() => presence.refresh());
   const heartbeat = setInterval(() => enqueue(() => presence.refresh()), PRESENCE_HEARTBEAT_MS);
   heartbeat.unref();
   const worker = await startWorker({ ...config, taskQueue: queue }, logger, { activities: roomDeliveryActivities(hub, index, deliveredTasks) });

@@ -3,11 +3,13 @@ import type { ParticipantRef } from '../rooms/room';
 import type { Store } from '../store/mongo';
 
 export const SOCKET_PRESENCE_COLLECTION = 'socket_presence';
+/** One heartbeat document per API process: `{_id: queue, seenAt}`. */
+const PRESENCE_PROCESSES_COLLECTION = 'socket_presence_processes';
 
 /**
  * Which API process holds a participant's socket to a room, named by the Temporal task queue that
- * process's delivery worker polls. Records are refreshed by a heartbeat and removed on leave; a
- * record not refreshed for STALE_AFTER_MS belongs to a process that died and is ignored.
+ * process's delivery worker polls. Records are removed on leave; a process's heartbeat vouches for
+ * all of them at once, and the records of a process silent for STALE_AFTER_MS (it died) are ignored.
  */
 interface PresenceDocument {
   _id: string;
@@ -15,6 +17,10 @@ interface PresenceDocument {
   participantType: string;
   participantId: string;
   queue: string;
+}
+
+interface ProcessDocument {
+  _id: string;
   seenAt: Date;
 }
 
@@ -39,12 +45,16 @@ export class SocketPresence {
     return this.store.collection<PresenceDocument>(SOCKET_PRESENCE_COLLECTION);
   }
 
+  private get processes() {
+    return this.store.collection<ProcessDocument>(PRESENCE_PROCESSES_COLLECTION);
+  }
+
   private idOf(roomId: string, participant: ParticipantRef): string {
     return `${this.queue}|${roomId}|${participant.type}:${participant.id}`;
   }
 
   async arrived(roomId: string, participant: ParticipantRef): Promise<void> {
-    const document = { roomId, participantType: participant.type, participantId: participant.id, queue: this.queue, seenAt: new Date() };
+    const document = { roomId, participantType: participant.type, participantId: participant.id, queue: this.queue };
     await this.presence.replaceOne({ _id: this.idOf(roomId, participant) }, document, { upsert: true });
   }
 
@@ -52,14 +62,19 @@ export class SocketPresence {
     await this.presence.deleteOne({ _id: this.idOf(roomId, participant) });
   }
 
-  /** Keeps this process's records fresh. */
+  /**
+   * Keeps this process's records fresh: one small write by _id, whatever the number of sockets.
+   * (Touching every record held FerretDB's single writer for up to 180 ms every heartbeat, and every
+   * chat message waiting to be stored behind it.)
+   */
   async refresh(): Promise<void> {
-    await this.presence.updateMany({ queue: this.queue }, { $set: { seenAt: new Date() } });
+    await this.processes.updateOne({ _id: this.queue }, { $set: { seenAt: new Date() } }, { upsert: true });
   }
 
   /** Removes this process's records at shutdown. */
   async clear(): Promise<void> {
     await this.presence.deleteMany({ queue: this.queue });
+    await this.processes.deleteOne({ _id: this.queue });
   }
 }
 
@@ -67,24 +82,28 @@ export class SocketPresence {
 export class PresenceLookup {
   constructor(private readonly store: Store) {}
 
-  private fresh(filter: Record<string, unknown>): Promise<PresenceDocument[]> {
-    const since = new Date(Date.now() - STALE_AFTER_MS);
-    return this.store
-      .collection<PresenceDocument>(SOCKET_PRESENCE_COLLECTION)
-      .find(filter)
-      .toArray()
-      .then((records) => records.filter((record) => record.seenAt >= since));
+  /** The queues of the records matching `filter` whose process is alive, most recently seen first. */
+  private async liveQueues(filter: Record<string, unknown>): Promise<string[]> {
+    const records = await this.store.collection<PresenceDocument>(SOCKET_PRESENCE_COLLECTION).find(filter).toArray();
+    const queues = [...new Set(records.map((record) => record.queue))];
+    const since = Date.now() - STALE_AFTER_MS;
+    const processes = this.store.collection<ProcessDocument>(PRESENCE_PROCESSES_COLLECTION);
+    // By _id, one at a time: the only lookup FerretDB serves without decoding the collection.
+    const seen = await Promise.all(queues.map(async (queue) => ({ queue, seenAt: (await processes.findOne({ _id: queue }))?.seenAt.getTime() ?? 0 })));
+    return seen
+      .filter((holder) => holder.seenAt >= since)
+      .sort((a, b) => b.seenAt - a.seenAt)
+      .map((holder) => holder.queue);
   }
 
-  /** The queue of a process holding the participant's socket to the room, most recently seen first. */
+  /** The queue of a process holding the participant's socket to the room, the most recently alive one. */
   async queueOf(roomId: string, participant: ParticipantRef): Promise<string | null> {
-    const records = await this.fresh({ roomId, participantType: participant.type, participantId: participant.id });
-    records.sort((a, b) => b.seenAt.getTime() - a.seenAt.getTime());
-    return records[0]?.queue ?? null;
+    const [queue] = await this.liveQueues({ roomId, participantType: participant.type, participantId: participant.id });
+    return queue ?? null;
   }
 
   /** The queues of every process with a socket to the room. */
   async queuesOf(roomId: string): Promise<string[]> {
-    return [...new Set((await this.fresh({ roomId })).map((record) => record.queue))];
+    return this.liveQueues({ roomId });
   }
 }
