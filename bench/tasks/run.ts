@@ -234,7 +234,7 @@ function writeSection(file: string, section: string): void {
     return;
   }
   const end = existing.indexOf('\n## ', start + 1);
-  fs.writeFileSync(file, existing.slice(0, start) + section + (end < 0 ? '' : existing.slice(end + 1)));
+  fs.writeFileSync(file, existing.slice(0, start) + section.trimEnd() + (end < 0 ? '\n' : `\n\n${existing.slice(end + 1)}`));
 }
 
 main().catch((error) => {
