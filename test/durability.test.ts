@@ -138,4 +138,16 @@ describe('durability across process crashes', () => {
     expect(task).toMatchObject({ status: 'failed', error: { code: 'AGENT_TIMEOUT', message: expect.stringContaining(`${SHORT_DEFAULT_TIMEOUT_MS} ms`) } });
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(SHORT_DEFAULT_TIMEOUT_MS);
   }, 60_000);
+
+  it('answers a waiting lookup on an API without a worker once the worker in the other process ended the task', async () => {
+    const agent = await register('slow-elsewhere', () => ({ status: 200, body: { status: 'completed', result: { slow: true } }, delayMs: 1_000 }));
+    const taskId = await launch(agent);
+    const startedAt = Date.now();
+    const reply = await call('GET', `/tasks/${taskId}?waitMs=20000`, { baseUrl, apiKey: 'admin' });
+    const elapsedMs = Date.now() - startedAt;
+    expect(reply.body).toMatchObject({ taskId, status: 'completed', result: { slow: true } });
+    // Seen by re-reading (this API process runs no worker): after the 1 s call, within a few re-reads.
+    expect(elapsedMs).toBeGreaterThanOrEqual(900);
+    expect(elapsedMs).toBeLessThan(10_000);
+  }, 30_000);
 });

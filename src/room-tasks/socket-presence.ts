@@ -4,7 +4,7 @@ import type { Store } from '../store/mongo';
 
 export const SOCKET_PRESENCE_COLLECTION = 'socket_presence';
 /** One heartbeat document per API process: `{_id: queue, seenAt}`. */
-const PRESENCE_PROCESSES_COLLECTION = 'socket_presence_processes';
+export const PRESENCE_PROCESSES_COLLECTION = 'socket_presence_processes';
 
 /**
  * Which API process holds a participant's socket to a room, named by the Temporal task queue that
