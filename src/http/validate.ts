@@ -6,7 +6,8 @@ import { ApiError, ErrorCode } from './errors';
  * Validation of the service's own request bodies and queries, done once at the edge: after
  * `validator(schema)` accepted a value, the code inside trusts its type.
  */
-const ajv = new Ajv({ allErrors: true, strict: true, useDefaults: true, coerceTypes: false });
+// verbose: errors carry their schema, so a pattern's `description` can replace the regular expression in messages.
+const ajv = new Ajv({ allErrors: true, strict: true, useDefaults: true, coerceTypes: false, verbose: true });
 addFormats(ajv);
 
 const MAX_PROBLEMS = 100;
@@ -17,12 +18,15 @@ export interface ValidationProblem {
 }
 
 export function toProblems(errors: ErrorObject[] | null | undefined): ValidationProblem[] {
-  return (errors ?? []).map((error) => ({
-    path: error.instancePath || '/',
-    message: error.keyword === 'additionalProperties'
-      ? `unknown property "${(error.params as { additionalProperty: string }).additionalProperty}"`
-      : error.message ?? 'is invalid',
-  }));
+  return (errors ?? []).map((error) => ({ path: error.instancePath || '/', message: messageOf(error) }));
+}
+
+function messageOf(error: ErrorObject): string {
+  if (error.keyword === 'additionalProperties') return `unknown property "${(error.params as { additionalProperty: string }).additionalProperty}"`;
+  // "must match pattern ^(?:0|[1-9]…)$" says little to a caller; the service's own patterns describe themselves.
+  const description = (error.parentSchema as { description?: unknown } | undefined)?.description;
+  if (error.keyword === 'pattern' && typeof description === 'string') return description;
+  return error.message ?? 'is invalid';
 }
 
 /** A checker for `schema`: returns the value typed as T, or throws 400 VALIDATION_ERROR with every problem. */

@@ -41,7 +41,7 @@ export const SEND_MESSAGE_SCHEMA = {
   required: ['content'],
   additionalProperties: false,
   properties: {
-    content: { type: 'string', pattern: '\\S' },
+    content: { type: 'string', pattern: '\\S', description: 'must not be empty or only whitespace' },
     metadata: { type: 'object' },
   },
 } as const;
@@ -63,7 +63,7 @@ export interface ClientFrame {
   data?: unknown;
 }
 
-const LIMIT = { type: 'string', pattern: '^[0-9]{1,6}$' } as const;
+const LIMIT = { type: 'string', pattern: '^[0-9]{1,6}$', description: 'must be a whole number' } as const;
 
 /** GET /rooms and GET /user/rooms: `limit` rooms after the room `after`, in id order. */
 export const ROOM_LIST_QUERY_SCHEMA = {
@@ -84,7 +84,7 @@ export const MESSAGE_HISTORY_QUERY_SCHEMA = {
   properties: {
     limit: LIMIT,
     before: { type: 'string', minLength: 1 },
-    after: { type: 'string', pattern: '^[0-9]{1,15}$' },
+    after: { type: 'string', pattern: '^[0-9]{1,15}$', description: 'must be a seq: a whole number' },
   },
 } as const;
 

@@ -70,7 +70,7 @@ export const AGENT_REPORT_SCHEMA = {
 export const TASK_LOOKUP_QUERY_SCHEMA = {
   type: 'object',
   properties: {
-    waitMs: { type: 'string', pattern: '^(?:0|[1-9][0-9]{0,3}|[12][0-9]{4}|30000)$' },
+    waitMs: { type: 'string', pattern: '^(?:0|[1-9][0-9]{0,3}|[12][0-9]{4}|30000)$', description: 'must be a whole number of milliseconds from 0 to 30000' },
   },
 } as const;
 
