@@ -53,20 +53,20 @@ export async function startService(config: Config, endpoints: Endpoints, logger:
     await store.ensureIndexes(TASKS_COLLECTION, TaskIndex.taskIndexes());
     await ensureRoomIndexes(store);
 
-    const temporal = await connectTemporal({ ...config, temporalAddress: endpoints.temporalAddress });
+    const temporal = await connectTemporal({ ...config, temporalAddress: endpoints.temporalAddress }, logger);
     stops.push(() => temporal.close());
 
     // With the worker in this process, a waiting GET /tasks/{taskId} answers as soon as the task ends.
     const taskChanges = new TaskChanges();
     let worker: RunningWorker | undefined;
     if (options.worker) {
-      worker = await startTaskWorker({ ...config, temporalAddress: endpoints.temporalAddress }, { config, store, taskChanges, logger: logger.child({ component: 'worker' }) });
+      worker = await startTaskWorker(config, temporal.connection, { config, store, taskChanges, logger: logger.child({ component: 'worker' }) });
       stops.push(() => worker!.stop());
     }
 
     let url: string | undefined;
     if (options.api) {
-      const { server, closeRooms } = await serveApi(config, store, temporal, logger, endpoints.temporalAddress, stops, taskChanges);
+      const { server, closeRooms } = await serveApi(config, store, temporal, logger, stops, taskChanges);
       stops.push(() => closeServer(server));
       // Runs before closeServer: WebSocket connections are not the HTTP server's to close.
       stops.push(closeRooms);
@@ -86,7 +86,6 @@ async function serveApi(
   store: Store,
   temporal: TemporalHandle,
   logger: Logger,
-  temporalAddress: string,
   stops: Array<() => Promise<void>>,
   taskChanges: TaskChanges,
 ): Promise<{ server: http.Server; closeRooms: () => Promise<void> }> {
@@ -99,7 +98,7 @@ async function serveApi(
   const launcher = new TaskLauncher({ agents, index, temporal, schemas, config });
   const roomTasks = new RoomTaskRequests({ launcher, index, temporal, agents, schemas, rooms: new RoomStore(store) });
   const rooms = await createRooms(config, store, authenticator, logger.child({ component: 'rooms' }), roomTasks);
-  const delivery = await startRoomDelivery({ ...config, temporalAddress }, { store, hub: rooms.hub, index, temporal, logger: logger.child({ component: 'room-delivery' }) });
+  const delivery = await startRoomDelivery(config, { store, hub: rooms.hub, index, temporal, logger: logger.child({ component: 'room-delivery' }) });
   stops.push(() => delivery.stop());
   const modules: RouteModule[] = [
     createRegistryRoutes({ agents, apiKeys, rules: { allowInsecureAgentUrls: config.allowInsecureAgentUrls, compiler: schemas } }),

@@ -17,7 +17,7 @@ import { PRESENCE_HEARTBEAT_MS, SOCKET_PRESENCE_COLLECTION, SocketPresence } fro
  * queue of its own, and presence records naming that queue for every participant connected here.
  */
 export async function startRoomDelivery(
-  config: Pick<Config, 'temporalNamespace' | 'taskQueue'> & { temporalAddress: string },
+  config: Pick<Config, 'temporalNamespace' | 'taskQueue'>,
   { store, hub, index, temporal, logger }: { store: Store; hub: RoomHub; index: TaskIndex; temporal: TemporalHandle; logger: Logger },
 ): Promise<RunningWorker> {
   await store.ensureIndexes(SOCKET_PRESENCE_COLLECTION, SocketPresence.indexes());
@@ -40,7 +40,7 @@ export async function startRoomDelivery(
   enqueue(() => presence.refresh());
   const heartbeat = setInterval(() => enqueue(() => presence.refresh()), PRESENCE_HEARTBEAT_MS);
   heartbeat.unref();
-  const worker = await startWorker({ ...config, taskQueue: queue }, logger, { activities: roomDeliveryActivities(hub, index, deliveredTasks) });
+  const worker = await startWorker({ ...config, taskQueue: queue }, temporal.connection, logger, { activities: roomDeliveryActivities(hub, index, deliveredTasks) });
   return {
     async stop() {
       clearInterval(heartbeat);

@@ -135,6 +135,8 @@ export class TaskLauncher {
         ],
         staticSummary: summaryOf(input),
         staticDetails: detailsOf(input),
+        // Taken up only when this process runs the task worker (TemporalHandle); otherwise a normal start.
+        requestEagerStart: true,
       });
     } catch (error) {
       await index.remove(ids.taskIds, input.compositionId).catch(() => undefined);

@@ -1,19 +1,47 @@
-import { Client, Connection, ServiceError, isGrpcServiceError } from '@temporalio/client';
+import { Client, ServiceError, isGrpcServiceError } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { Config } from '../config/config';
+import type { Logger } from '../ops/logger';
 
 /** gRPC status codes that mean the Temporal frontend could not be reached or did not answer. */
 const UNREACHABLE_GRPC_CODES = new Set([4 /* DEADLINE_EXCEEDED */, 14 /* UNAVAILABLE */]);
 
 export interface TemporalHandle {
   client: Client;
-  connection: Connection;
+  /** Shared by the client and every worker of this process. */
+  connection: NativeConnection;
   /** Resolves when the frontend answers a health check within `timeoutMs`. */
   ping(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function connectTemporal(config: Pick<Config, 'temporalNamespace'> & { temporalAddress: string }): Promise<TemporalHandle> {
-  const connection = await Connection.connect({ address: config.temporalAddress });
+let runtimeInstalled = false;
+
+/**
+ * Temporal's runtime is process-wide and must exist before the first connection. Its logs join
+ * ours; it must not take SIGINT/SIGTERM, because the entry point shuts the whole process down in order.
+ */
+function installRuntime(logger: Logger): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  const temporalLogger = logger.child({ sdk: 'temporal' });
+  Runtime.install({
+    shutdownSignals: [],
+    logger: new DefaultLogger('WARN', ({ level, message, meta }) => {
+      const method = level === 'ERROR' ? 'error' : level === 'WARN' ? 'warn' : 'debug';
+      temporalLogger[method](meta ?? {}, message);
+    }),
+  });
+}
+
+/**
+ * One native connection for the client and the workers of this process. Sharing it is what lets a
+ * task's workflow start eagerly: when this process runs the task worker, the first workflow task
+ * comes back with the start's reply instead of through the server's task matching.
+ */
+export async function connectTemporal(config: Pick<Config, 'temporalNamespace'> & { temporalAddress: string }, logger: Logger): Promise<TemporalHandle> {
+  installRuntime(logger);
+  const connection = await NativeConnection.connect({ address: config.temporalAddress });
   const client = new Client({ connection, namespace: config.temporalNamespace });
   return {
     client,
