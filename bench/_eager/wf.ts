@@ -1,1 +1,0 @@
-export async function quick(): Promise<string> { return 'ok'; }
