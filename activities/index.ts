@@ -20,7 +20,7 @@ export interface ActivityDeps {
   store: Store;
   logger: Logger;
   /** Lookups waiting in this process hear of the index writes made here. */
-  taskChanges?: TaskChanges;
+  taskChanges: TaskChanges;
 }
 
 /** Every activity the task worker registers; each lives in its own file beside this one. */

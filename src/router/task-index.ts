@@ -1,7 +1,7 @@
 import { MongoBulkWriteError, type Filter, type IndexDescription } from 'mongodb';
 import { PrincipalKind, type Principal } from '../auth/principal';
 import { isDuplicateKey, isStoreBusy, type Store } from '../store/mongo';
-import { TaskChanges } from './task-changes';
+import type { TaskChanges } from './task-changes';
 import { TaskStatus, workflowIdOfComposition, workflowIdOfTask, type Requester, type TaskError, type TaskPhase, type TaskResult } from './task-types';
 
 export const TASKS_COLLECTION = 'tasks';
@@ -112,7 +112,7 @@ export class TaskIndex {
   /** `changes` hears of every update this instance writes; share it with the process's other indexes. */
   constructor(
     private readonly store: Store,
-    private readonly changes = new TaskChanges(),
+    private readonly changes: TaskChanges,
   ) {}
 
   static taskIndexes(): IndexDescription[] {
