@@ -4,7 +4,7 @@ import path from 'node:path';
 import { ConfigError, loadConfig, type Config, type Env } from './config/config';
 import { startEmbeddedStack, type EmbeddedStack, type Endpoints } from './embedded/stack';
 import { createLogger } from './ops/logger';
-import { startService, type RunningService, type ServiceOptions } from './service';
+import { SERVICE_COLLECTIONS, startService, type RunningService, type ServiceOptions } from './service';
 
 export interface MainOptions extends ServiceOptions {
   /** Start the Temporal dev server and FerretDB for what TEMPORAL_ADDRESS / MONGODB_URI leave unset. */
@@ -45,7 +45,7 @@ export async function main(options: MainOptions): Promise<void> {
 
   let endpoints: Endpoints;
   if (options.embedded) {
-    stack = await startEmbeddedStack(config, logger);
+    stack = await startEmbeddedStack(config, logger, { collections: SERVICE_COLLECTIONS.map(({ name }) => name) });
     endpoints = stack;
   } else if (config.temporalAddress && config.mongoUri) {
     endpoints = { temporalAddress: config.temporalAddress, mongoUri: config.mongoUri };

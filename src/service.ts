@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { IndexDescription } from 'mongodb';
 import { ApiKeyStore, API_KEYS_COLLECTION } from './auth/api-keys';
 import { Authenticator } from './auth/authenticate';
 import { createKeyRoutes } from './auth/key-routes';
@@ -15,15 +16,17 @@ import type { Logger } from './ops/logger';
 import { createMetrics } from './ops/metrics';
 import { createRouterRoutes } from './router/routes';
 import { TaskChanges } from './router/task-changes';
-import { TASKS_COLLECTION, TaskIndex } from './router/task-index';
+import { COMPOSITIONS_COLLECTION, TASKS_COLLECTION, TaskIndex } from './router/task-index';
 import { TaskLauncher } from './router/task-launcher';
-import { IdempotencyKeys } from './router/idempotency-keys';
+import { IDEMPOTENCY_KEYS_COLLECTION, IdempotencyKeys } from './router/idempotency-keys';
 import { startTaskWorker, type RunningWorker } from './router/task-worker';
 import { connectTemporal, type TemporalHandle } from './router/temporal-client';
-import { createRooms, ensureRoomIndexes } from './rooms/rooms';
-import { RoomStore } from './rooms/room-store';
+import { createRooms } from './rooms/rooms';
+import { MESSAGES_COLLECTION, MessageStore, SEQUENCES_COLLECTION } from './rooms/message-store';
+import { ROOMS_COLLECTION, RoomStore } from './rooms/room-store';
 import { startRoomDelivery } from './room-tasks/room-delivery';
 import { RoomTaskRequests } from './room-tasks/room-task-requests';
+import { PRESENCE_PROCESSES_COLLECTION, SOCKET_PRESENCE_COLLECTION, SocketPresence } from './room-tasks/socket-presence';
 import { Store } from './store/mongo';
 
 export interface ServiceOptions {
@@ -39,6 +42,20 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
+/** Every collection the service keeps, with its secondary indexes. */
+export const SERVICE_COLLECTIONS: ReadonlyArray<{ name: string; indexes: IndexDescription[] }> = [
+  { name: API_KEYS_COLLECTION, indexes: ApiKeyStore.indexes() },
+  { name: AGENTS_COLLECTION, indexes: AgentStore.indexes() },
+  { name: TASKS_COLLECTION, indexes: TaskIndex.taskIndexes() },
+  { name: COMPOSITIONS_COLLECTION, indexes: [] },
+  { name: IDEMPOTENCY_KEYS_COLLECTION, indexes: [] },
+  { name: ROOMS_COLLECTION, indexes: RoomStore.indexes() },
+  { name: MESSAGES_COLLECTION, indexes: MessageStore.indexes() },
+  { name: SEQUENCES_COLLECTION, indexes: [] },
+  { name: SOCKET_PRESENCE_COLLECTION, indexes: SocketPresence.indexes() },
+  { name: PRESENCE_PROCESSES_COLLECTION, indexes: [] },
+];
+
 /** Connects to MongoDB and Temporal and starts the parts of the service `options` asks for. */
 export async function startService(config: Config, endpoints: Endpoints, logger: Logger, options: ServiceOptions): Promise<RunningService> {
   const stops: Array<() => Promise<void>> = [];
@@ -48,10 +65,7 @@ export async function startService(config: Config, endpoints: Endpoints, logger:
   try {
     const store = await Store.connect(endpoints.mongoUri, config.mongoDatabase);
     stops.push(() => store.close());
-    await store.ensureIndexes(API_KEYS_COLLECTION, ApiKeyStore.indexes());
-    await store.ensureIndexes(AGENTS_COLLECTION, AgentStore.indexes());
-    await store.ensureIndexes(TASKS_COLLECTION, TaskIndex.taskIndexes());
-    await ensureRoomIndexes(store);
+    for (const { name, indexes } of SERVICE_COLLECTIONS) await store.ensureIndexes(name, indexes);
 
     const temporal = await connectTemporal({ ...config, temporalAddress: endpoints.temporalAddress }, logger);
     stops.push(() => temporal.close());

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../src/config/config';
-import { startFerretDb, mongoUriFor } from '../src/embedded/ferretdb';
+import { mongoUriFor } from '../src/embedded/ferretdb';
+import { startServiceFerretDb } from './support/ferretdb';
 import { freePort, type ManagedProcess } from '../src/embedded/managed-process';
 import { createLogger } from '../src/ops/logger';
 import { startService, type RunningService } from '../src/service';
@@ -29,7 +30,7 @@ describe('/readyz follows MongoDB', () => {
 
   beforeAll(async () => {
     port = await freePort();
-    ferretDb = await startFerretDb({ binary: stack.binaries.ferretdb, dataDir, port });
+    ferretDb = await startServiceFerretDb({ binary: stack.binaries.ferretdb, dataDir, port, database: stack.mongoDatabase });
     const config = loadConfig(serviceEnv(stack, { PORT: '0', MONGODB_URI: mongoUriFor(port), LOG_LEVEL: 'silent' }));
     service = await startService(config, { temporalAddress: stack.temporalAddress, mongoUri: mongoUriFor(port) }, createLogger(config), { api: true, worker: false });
   });
@@ -50,7 +51,7 @@ describe('/readyz follows MongoDB', () => {
     expect(down.body.error.message).not.toContain('temporal');
     expect((await call('GET', '/healthz', { baseUrl })).status).toBe(200);
 
-    ferretDb = await startFerretDb({ binary: stack.binaries.ferretdb, dataDir, port });
+    ferretDb = await startServiceFerretDb({ binary: stack.binaries.ferretdb, dataDir, port, database: stack.mongoDatabase });
     const back = await readyzUntil(baseUrl, 200);
     expect(back.body).toEqual({ status: 'ready', checks: { mongodb: 'ok', temporal: 'ok' } });
   });

@@ -8,14 +8,17 @@ import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { loadConfig } from '../../src/config/config';
-import { startFerretDb, mongoUriFor } from '../../src/embedded/ferretdb';
+import { mongoUriFor } from '../../src/embedded/ferretdb';
 import { freePort } from '../../src/embedded/managed-process';
 import { ensureBinaries } from '../../src/embedded/provision';
 import { startTemporalDevServer, temporalAddress } from '../../src/embedded/temporal-dev-server';
 import { serviceEnv } from '../../test/support/global-setup';
+import { startServiceFerretDb } from '../../test/support/ferretdb';
 import { ServiceProcess } from '../../test/support/service-process';
 import { directCaller, startTrivialAgent } from './agent-call';
 import type { bareTaskWorkflow } from './bare-workflow';
+
+const MONGO_DATABASE = 'acs_bench';
 
 const CONCURRENCY = [1, 10, 50];
 const TASKS_AT = (concurrency: number) => Math.max(40, concurrency * 8);
@@ -75,7 +78,7 @@ async function main(): Promise<void> {
   const [temporalPort, mongoPort, apiPort] = [await freePort(), await freePort(), await freePort()];
   const servers = await Promise.all([
     startTemporalDevServer({ binary: binaries.temporal, dataDir: runDir, port: temporalPort, namespace: 'default', tunedSqlite }),
-    startFerretDb({ binary: binaries.ferretdb, dataDir: runDir, port: mongoPort }),
+    startServiceFerretDb({ binary: binaries.ferretdb, dataDir: runDir, port: mongoPort, database: MONGO_DATABASE }),
   ]);
   const stack = {
     baseUrl: `http://127.0.0.1:${apiPort}`,
@@ -87,7 +90,7 @@ async function main(): Promise<void> {
     temporalNamespace: 'default',
     taskQueue: 'agent-tasks',
     mongoUri: mongoUriFor(mongoPort),
-    mongoDatabase: 'acs_bench',
+    mongoDatabase: MONGO_DATABASE,
     runDir,
     binaries,
   };

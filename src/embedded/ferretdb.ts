@@ -1,11 +1,23 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { MongoClient, MongoServerError } from 'mongodb';
+import { indexIdLookups } from './ferretdb-id-index';
 import { ManagedProcess } from './managed-process';
 
 const HOST = '127.0.0.1';
 
+export interface FerretDbOptions {
+  binary: string;
+  dataDir: string;
+  port: number;
+  /** The service's database and collections: created before the service starts, so each gets its `_id` lookup index. */
+  schema: { database: string; collections: readonly string[] };
+  /** Told when the `_id` lookups could not be indexed: FerretDB then works, but scans its tables. */
+  warn: (message: string) => void;
+}
+
 /** FerretDB on loopback with its SQLite handler: a MongoDB wire-compatible server kept in files under the data folder. */
-export async function startFerretDb(options: { binary: string; dataDir: string; port: number }): Promise<ManagedProcess> {
+export async function startFerretDb(options: FerretDbOptions): Promise<ManagedProcess> {
   const files = path.join(options.dataDir, 'ferretdb');
   fs.mkdirSync(files, { recursive: true });
   const args = [
@@ -17,11 +29,36 @@ export async function startFerretDb(options: { binary: string; dataDir: string; 
     '--telemetry=disable',
     '--log-level=warn',
   ];
-  return ManagedProcess.start('ferretdb', options.binary, args, {
+  const ferretDb = await ManagedProcess.start('ferretdb', options.binary, args, {
     logFile: path.join(options.dataDir, 'ferretdb.log'),
     host: HOST,
     port: options.port,
   });
+  try {
+    await createCollections(mongoUriFor(options.port), options.schema);
+    await indexIdLookups(files);
+  } catch (error) {
+    options.warn(`${(error as Error).message}; lookups by _id will scan whole tables`);
+  }
+  return ferretDb;
+}
+
+const NAMESPACE_EXISTS = 48;
+
+async function createCollections(uri: string, { database, collections }: FerretDbOptions['schema']): Promise<void> {
+  const client = await MongoClient.connect(uri);
+  try {
+    for (const name of collections) {
+      await client
+        .db(database)
+        .createCollection(name)
+        .catch((error: unknown) => {
+          if (!(error instanceof MongoServerError && error.code === NAMESPACE_EXISTS)) throw error;
+        });
+    }
+  } finally {
+    await client.close();
+  }
 }
 
 /**

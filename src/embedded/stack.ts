@@ -23,7 +23,7 @@ export interface EmbeddedStack extends Endpoints {
  * Starts what the configuration does not point at: the Temporal dev server unless TEMPORAL_ADDRESS
  * is set, FerretDB unless MONGODB_URI is set. Data lives under DATA_DIR, so a restart keeps it.
  */
-export async function startEmbeddedStack(config: Config, logger: Logger, options: { withUi: boolean } = { withUi: true }): Promise<EmbeddedStack> {
+export async function startEmbeddedStack(config: Config, logger: Logger, options: { collections: readonly string[] }): Promise<EmbeddedStack> {
   fs.mkdirSync(config.dataDir, { recursive: true });
   const processes: ManagedProcess[] = [];
   const stop = async () => {
@@ -38,16 +38,24 @@ export async function startEmbeddedStack(config: Config, logger: Logger, options
     let temporal = config.temporalAddress;
     let temporalUiUrl: string | undefined;
     if (temporalBinary) {
-      const uiPort = options.withUi ? config.embeddedTemporalUiPort : undefined;
+      const uiPort = config.embeddedTemporalUiPort;
       logger.info({ port: config.embeddedTemporalPort, uiPort }, 'starting the embedded Temporal dev server');
       processes.push(await startTemporalDevServer({ binary: temporalBinary, dataDir: config.dataDir, port: config.embeddedTemporalPort, uiPort, namespace: config.temporalNamespace }));
       temporal = temporalAddress(config.embeddedTemporalPort);
-      temporalUiUrl = uiPort === undefined ? undefined : `http://127.0.0.1:${uiPort}`;
+      temporalUiUrl = `http://127.0.0.1:${uiPort}`;
     }
     let mongoUri = config.mongoUri;
     if (ferretDbBinary) {
       logger.info({ port: config.embeddedMongoPort }, 'starting the embedded FerretDB');
-      processes.push(await startFerretDb({ binary: ferretDbBinary, dataDir: config.dataDir, port: config.embeddedMongoPort }));
+      processes.push(
+        await startFerretDb({
+          binary: ferretDbBinary,
+          dataDir: config.dataDir,
+          port: config.embeddedMongoPort,
+          schema: { database: config.mongoDatabase, collections: options.collections },
+          warn: (message) => logger.warn(message),
+        }),
+      );
       mongoUri = mongoUriFor(config.embeddedMongoPort);
     }
     return { temporalAddress: temporal!, mongoUri: mongoUri!, temporalUiUrl, processes, stop };

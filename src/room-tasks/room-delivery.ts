@@ -10,7 +10,7 @@ import type { TaskIndex } from '../router/task-index';
 import { startWorker, type RunningWorker } from '../router/task-worker';
 import type { Store } from '../store/mongo';
 import { roomDeliveryActivities } from './delivery-activities';
-import { PRESENCE_HEARTBEAT_MS, SOCKET_PRESENCE_COLLECTION, SocketPresence } from './socket-presence';
+import { PRESENCE_HEARTBEAT_MS, SocketPresence } from './socket-presence';
 
 /**
  * Makes this API process's room sockets reachable from any workflow: a Temporal worker on a task
@@ -20,7 +20,6 @@ export async function startRoomDelivery(
   config: Pick<Config, 'temporalNamespace' | 'taskQueue'>,
   { store, hub, index, temporal, logger }: { store: Store; hub: RoomHub; index: TaskIndex; temporal: TemporalHandle; logger: Logger },
 ): Promise<RunningWorker> {
-  await store.ensureIndexes(SOCKET_PRESENCE_COLLECTION, SocketPresence.indexes());
   const queue = `${config.taskQueue}-rooms-${os.hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   const presence = new SocketPresence(store, queue);
   const deliveredTasks = new DeliveredTasks(temporal, logger);

@@ -5,7 +5,7 @@ import type { ParticipantRef } from './room';
 
 export const MESSAGES_COLLECTION = 'messages';
 /** One counter per room: `{_id: roomId, seq}` holds the last seq handed out. */
-const SEQUENCES_COLLECTION = 'room_sequences';
+export const SEQUENCES_COLLECTION = 'room_sequences';
 
 export interface Message {
   id: string;

@@ -5,11 +5,11 @@ import type { RouteModule } from '../http/app';
 import type { Logger } from '../ops/logger';
 import { AgentStore } from '../registry/agent-store';
 import type { Store } from '../store/mongo';
-import { MESSAGES_COLLECTION, MessageStore } from './message-store';
+import { MessageStore } from './message-store';
 import { startMessageFanout, type MessageFanout } from './message-fanout';
 import { RoomHub } from './room-hub';
 import type { RoomTaskFrames } from './room-socket';
-import { ROOMS_COLLECTION, RoomStore } from './room-store';
+import { RoomStore } from './room-store';
 import { createRoomRoutes } from './routes';
 import { RoomWebSocketServer } from './websocket-server';
 
@@ -23,11 +23,6 @@ export interface Rooms {
   /** Messages stored by other processes, brought to this one's sockets. */
   fanout: MessageFanout;
   close(): Promise<void>;
-}
-
-export async function ensureRoomIndexes(store: Store): Promise<void> {
-  await store.ensureIndexes(ROOMS_COLLECTION, RoomStore.indexes());
-  await store.ensureIndexes(MESSAGES_COLLECTION, MessageStore.indexes());
 }
 
 /** `tasks` adds the task frames to the room WebSocket. */

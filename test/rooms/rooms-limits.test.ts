@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { startFerretDb, mongoUriFor } from '../../src/embedded/ferretdb';
+import { mongoUriFor } from '../../src/embedded/ferretdb';
+import { startServiceFerretDb } from '../support/ferretdb';
 import { freePort, type ManagedProcess } from '../../src/embedded/managed-process';
 import { serviceEnv } from '../support/global-setup';
 import { call } from '../support/http';
@@ -26,7 +27,7 @@ beforeAll(async () => {
   const stack = testStack();
   const dataDir = fs.mkdtempSync(path.join(stack.runDir, 'rooms-limits-'));
   const [mongoPort, apiPort] = [await freePort(), await freePort()];
-  ferret = await startFerretDb({ binary: stack.binaries.ferretdb, dataDir, port: mongoPort });
+  ferret = await startServiceFerretDb({ binary: stack.binaries.ferretdb, dataDir, port: mongoPort, database: stack.mongoDatabase });
   baseUrl = `http://127.0.0.1:${apiPort}`;
   wsUrl = `ws://127.0.0.1:${apiPort}`;
   const env = serviceEnv(stack, {

@@ -3,12 +3,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config/config';
-import { startFerretDb, mongoUriFor } from '../../src/embedded/ferretdb';
+import { mongoUriFor } from '../../src/embedded/ferretdb';
 import { freePort, type ManagedProcess } from '../../src/embedded/managed-process';
 import { ensureBinaries } from '../../src/embedded/provision';
 import { startTemporalDevServer, temporalAddress } from '../../src/embedded/temporal-dev-server';
+import { startServiceFerretDb } from './ferretdb';
 import { ServiceProcess } from './service-process';
 import { STACK_FILE_VARIABLE, type TestStack } from './test-stack';
+
+const MONGO_DATABASE = 'acs_test';
 
 export interface RunningTestStack {
   processes: ManagedProcess[];
@@ -25,7 +28,7 @@ export default async function globalSetup(): Promise<void> {
   const namespace = 'default';
   const processes = await Promise.all([
     startTemporalDevServer({ binary: binaries.temporal, dataDir: runDir, port: temporalPort, namespace }),
-    startFerretDb({ binary: binaries.ferretdb, dataDir: runDir, port: mongoPort }),
+    startServiceFerretDb({ binary: binaries.ferretdb, dataDir: runDir, port: mongoPort, database: MONGO_DATABASE }),
   ]);
 
   const stack: Omit<TestStack, 'servicePid'> = {
@@ -38,7 +41,7 @@ export default async function globalSetup(): Promise<void> {
     temporalNamespace: namespace,
     taskQueue: 'agent-tasks',
     mongoUri: mongoUriFor(mongoPort),
-    mongoDatabase: 'acs_test',
+    mongoDatabase: MONGO_DATABASE,
     runDir,
     binaries,
   };
