@@ -14,6 +14,7 @@ import { ensureBinaries } from '../../src/embedded/provision';
 import { startTemporalDevServer, temporalAddress } from '../../src/embedded/temporal-dev-server';
 import { serviceEnv } from '../../test/support/global-setup';
 import { startServiceFerretDb } from '../../test/support/ferretdb';
+import { cpuDuring } from './process-cpu';
 import { ServiceProcess } from '../../test/support/service-process';
 import { directCaller, startTrivialAgent } from './agent-call';
 import type { bareTaskWorkflow } from './bare-workflow';
@@ -145,6 +146,17 @@ async function main(): Promise<void> {
       client.workflow.execute<typeof bareTaskWorkflow>('bareTaskWorkflow', { taskQueue: BARE_QUEUE, workflowId: `bare-${randomUUID()}`, args: [taskId], requestEagerStart: true });
 
     const rows: string[] = [];
+    // CPU per task of each process, for (b) and (c) at each concurrency: the bench process runs (b)'s
+    // worker and client, the agent and (c)'s HTTP client.
+    const pids = { 'Temporal dev server': servers[0].pid!, FerretDB: servers[1].pid!, service: service.pid, 'bench process': process.pid };
+    const cpuRows: string[] = [];
+    const measureWithCpu = async (variant: 'b' | 'c', concurrency: number, total: number, job: (n: number) => Promise<unknown>) => {
+      const { result, cpuMs } = await cpuDuring(pids, () => measure(total, concurrency, job));
+      const perTask = Object.values(cpuMs).map((ms) => ms / total);
+      const sum = perTask.reduce((a, b) => a + b, 0);
+      cpuRows.push(`| (${variant}) | ${concurrency} | ${perTask.map((ms) => (variant === 'b' && ms < 0.05 ? '' : ms.toFixed(1))).join(' | ')} | ${sum.toFixed(1)} |`);
+      return result;
+    };
     const bareProfile = { agentCalled: 0, observed: 0, runs: 0 };
     let dagLine = '';
     await worker.runUntil(async () => {
@@ -155,7 +167,7 @@ async function main(): Promise<void> {
       for (const concurrency of CONCURRENCY) {
         const total = TASKS_AT(concurrency);
         const a = await measure(total, concurrency, (n) => direct(`direct-${concurrency}-${n}`));
-        const b = await measure(total, concurrency, async (n) => {
+        const b = await measureWithCpu('b', concurrency, total, async (n) => {
           const sent = Date.now();
           const taskId = `bare-${concurrency}-${n}`;
           await bare(taskId);
@@ -166,7 +178,7 @@ async function main(): Promise<void> {
           }
         });
         profiling = concurrency === 1;
-        const c = await measure(total, concurrency, viaRouter);
+        const c = await measureWithCpu('c', concurrency, total, viaRouter);
         profiling = false;
         const format = (m: Measurement) => `${m.throughput.toFixed(1)} | ${m.p50.toFixed(1)} | ${m.p99.toFixed(1)}`;
         rows.push(`| ${concurrency} | ${total} | ${format(a)} | ${format(b)} | ${format(c)} | ${((100 * c.throughput) / b.throughput).toFixed(0)} % | ${(c.p50 - b.p50).toFixed(1)} |`);
@@ -214,6 +226,12 @@ async function main(): Promise<void> {
       '|---|---|---|---|---|',
       `| (b) bare workflow | | ${(bareProfile.agentCalled / bareProfile.runs).toFixed(1)} | | ${(bareProfile.observed / bareProfile.runs).toFixed(1)} |`,
       `| (c) POST /tasks | ${mean(profile.accepted)} | ${mean(profile.agentCalled)} | ${mean(profile.indexedCompleted)} | ${mean(profile.observed)} |`,
+      '',
+      'CPU per task in ms, by process (user + system time from `/proc`, over each measurement):',
+      '',
+      `| | concurrency | ${Object.keys(pids).join(' | ')} | total |`,
+      `|---|---|${Object.keys(pids).map(() => '---|').join('')}---|`,
+      ...cpuRows,
       '',
     ].join('\n');
     process.stdout.write(`\n${report}\n`);
