@@ -1,9 +1,9 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { Dispatcher } from 'undici';
 import type { AgentStore } from '../src/registry/agent-store';
 import { interpretAgentReply } from '../src/router/agent-reply';
-import type { TaskIndex } from '../src/router/task-index';
-import { TaskErrorCode, TaskPhase, type TaskError, type TaskResult } from '../src/router/task-types';
+import type { TaskDocument, TaskIndex } from '../src/router/task-index';
+import { TaskErrorCode, TaskPhase, TaskStatus, type TaskError, type TaskResult } from '../src/router/task-types';
 import { describeError, postSigned } from './signed-post';
 
 export interface CallAgentInput {
@@ -13,11 +13,21 @@ export interface CallAgentInput {
   params: Record<string, unknown>;
 }
 
-/** What the workflow goes on with; every other outcome is thrown as an ApplicationFailure. */
+/**
+ * What the workflow goes on with; every other outcome is thrown as an ApplicationFailure. `recorded`:
+ * the agent's answer is already the task's outcome in the index, so lookups see it without waiting
+ * for the workflow; false only when that write failed, and the workflow records it then.
+ */
 export type CallAgentResult =
-  | { kind: 'completed'; result: TaskResult; attempt: number }
-  | { kind: 'failed'; error: TaskError; attempt: number }
+  | { kind: 'completed'; result: TaskResult; attempt: number; recorded: boolean }
+  | { kind: 'failed'; error: TaskError; attempt: number; recorded: boolean }
   | { kind: 'accepted'; attempt: number };
+
+/**
+ * How often a running call heartbeats. A heartbeat is what brings a cancellation to the attempt (the
+ * worker sends one at most every maxHeartbeatThrottleInterval); a call shorter than this sends none.
+ */
+export const CALL_HEARTBEAT_MS = 1_000;
 
 export interface CallAgentSettings {
   callTimeoutMs: number;
@@ -32,45 +42,79 @@ export interface CallAgentSettings {
  */
 export function callAgentActivity(agents: AgentStore, index: TaskIndex, dispatcher: Dispatcher, settings: CallAgentSettings) {
   return async function callAgent({ taskId, agentId, operation, params }: CallAgentInput): Promise<CallAgentResult> {
-    const { attempt } = Context.current().info;
-    const agent = await agents.findById(agentId);
-    if (!agent) throw ApplicationFailure.nonRetryable(`Agent ${agentId} no longer exists`, TaskErrorCode.AGENT_NOT_FOUND);
-    // The first attempt's phase is written by the API or the workflow; later ones show the retries.
-    if (attempt > 1) await index.update(taskId, { phase: TaskPhase.CALLING_AGENT, attempts: attempt });
-
-    /** Shows the failed attempt on the task (attempts, attemptErrors, phase) and returns the failure to throw. */
-    async function failedAttempt(failure: ApplicationFailure): Promise<ApplicationFailure> {
-      const attemptError = { attempt, code: failure.type ?? TaskErrorCode.AGENT_UNREACHABLE, message: failure.message, at: new Date().toISOString() };
-      await index.update(taskId, { attempts: attempt, attemptError, ...(failure.nonRetryable ? {} : { phase: TaskPhase.RETRYING }) });
-      return failure;
-    }
-
-    let status: number;
-    let text: string;
+    const context = Context.current();
+    const { attempt } = context.info;
+    const heartbeats = setInterval(() => context.heartbeat(), CALL_HEARTBEAT_MS);
     try {
-      ({ status, text } = await postSigned(dispatcher, {
-        url: agent.mcpUrl,
-        secret: agent.signingSecret,
-        messageId: `${taskId}-${attempt}`,
-        payload: { taskId, operation, params },
-        timeoutMs: settings.callTimeoutMs,
-        maxReplyBytes: settings.maxReplyBytes,
-      }));
-    } catch (error) {
-      throw await failedAttempt(ApplicationFailure.retryable(`Calling ${agent.mcpUrl} failed: ${describeError(error)}`, TaskErrorCode.AGENT_UNREACHABLE));
-    }
+      const agent = await agents.findById(agentId);
+      if (!agent) throw ApplicationFailure.nonRetryable(`Agent ${agentId} no longer exists`, TaskErrorCode.AGENT_NOT_FOUND);
+      // The first attempt's phase is written by the API or the workflow; later ones show the retries.
+      if (attempt > 1 && !(await index.update(taskId, { phase: TaskPhase.CALLING_AGENT, attempts: attempt }))) {
+        return answerRecordedEarlier(await index.find(taskId));
+      }
 
-    const verdict = interpretAgentReply(status, text);
-    switch (verdict.kind) {
-      case 'retry':
-        throw await failedAttempt(ApplicationFailure.retryable(`Calling ${agent.mcpUrl}: ${verdict.reason}`, TaskErrorCode.AGENT_UNREACHABLE));
-      case 'refused':
-        throw await failedAttempt(ApplicationFailure.nonRetryable(verdict.error.message, verdict.error.code, verdict.error.details));
-      case 'accepted':
-        await index.update(taskId, { phase: TaskPhase.AWAITING_AGENT_REPORT });
-        return { kind: 'accepted', attempt };
-      default:
-        return { ...verdict, attempt };
+      /** Shows the failed attempt on the task (attempts, attemptErrors, phase) and returns the failure to throw. */
+      async function failedAttempt(failure: ApplicationFailure): Promise<ApplicationFailure> {
+        const attemptError = { attempt, code: failure.type ?? TaskErrorCode.AGENT_UNREACHABLE, message: failure.message, at: new Date().toISOString() };
+        await index.update(taskId, { attempts: attempt, attemptError, ...(failure.nonRetryable ? {} : { phase: TaskPhase.RETRYING }) });
+        return failure;
+      }
+
+      let status: number;
+      let text: string;
+      try {
+        ({ status, text } = await postSigned(dispatcher, {
+          url: agent.mcpUrl,
+          secret: agent.signingSecret,
+          messageId: `${taskId}-${attempt}`,
+          payload: { taskId, operation, params },
+          timeoutMs: settings.callTimeoutMs,
+          maxReplyBytes: settings.maxReplyBytes,
+          signal: context.cancellationSignal,
+        }));
+      } catch (error) {
+        if (context.cancellationSignal.aborted) throw new CancelledFailure(`Call to ${agent.mcpUrl} abandoned: the task was cancelled or reported on`);
+        throw await failedAttempt(ApplicationFailure.retryable(`Calling ${agent.mcpUrl} failed: ${describeError(error)}`, TaskErrorCode.AGENT_UNREACHABLE));
+      }
+
+      const verdict = interpretAgentReply(status, text);
+      switch (verdict.kind) {
+        case 'retry':
+          throw await failedAttempt(ApplicationFailure.retryable(`Calling ${agent.mcpUrl}: ${verdict.reason}`, TaskErrorCode.AGENT_UNREACHABLE));
+        case 'refused':
+          throw await failedAttempt(ApplicationFailure.nonRetryable(verdict.error.message, verdict.error.code, verdict.error.details));
+        case 'accepted':
+          await index.update(taskId, { phase: TaskPhase.AWAITING_AGENT_REPORT });
+          return { kind: 'accepted', attempt };
+        case 'completed':
+          return { ...verdict, attempt, recorded: await recorded(index, taskId, { status: TaskStatus.COMPLETED, result: verdict.result, attempts: attempt }) };
+        case 'failed':
+          return { ...verdict, attempt, recorded: await recorded(index, taskId, { status: TaskStatus.FAILED, error: verdict.error, attempts: attempt }) };
+      }
+    } finally {
+      clearInterval(heartbeats);
     }
   };
+}
+
+/** Records the agent's answer as the task's outcome here, rather than a workflow task later: false when the write failed. */
+async function recorded(index: TaskIndex, taskId: string, outcome: Parameters<TaskIndex['recordByWorkflow']>[1]): Promise<boolean> {
+  try {
+    await index.recordByWorkflow(taskId, outcome);
+    return true;
+  } catch (error) {
+    Context.current().log.warn('Recording the agent answer failed; the workflow records it', { taskId, error: describeError(error) });
+    return false;
+  }
+}
+
+/**
+ * An earlier attempt recorded the agent's answer and was then lost (its worker died before Temporal
+ * heard of it): that answer stands, and the agent is not called again.
+ */
+function answerRecordedEarlier(task: TaskDocument | null): CallAgentResult {
+  if (task?.status === TaskStatus.COMPLETED) return { kind: 'completed', result: JSON.parse(task.result!), attempt: task.attempts ?? 1, recorded: true };
+  if (task?.status === TaskStatus.FAILED) return { kind: 'failed', error: JSON.parse(task.error!), attempt: task.attempts ?? 1, recorded: true };
+  // Only an attempt the workflow no longer waits for gets here: the workflow ended the task itself.
+  throw ApplicationFailure.nonRetryable(`The task is no longer pending (${task?.status ?? 'gone'}): the agent is not called`);
 }

@@ -11,17 +11,19 @@ export interface SignedPost {
   timeoutMs: number;
   /** Largest reply body read. */
   maxReplyBytes: number;
+  /** Aborts the call early (the activity's cancellation). */
+  signal?: AbortSignal;
 }
 
 /** One `POST url` with a JSON body and Standard Webhooks headers, through the outbound guard's dispatcher. Network trouble throws. */
-export async function postSigned(dispatcher: Dispatcher, { url, secret, messageId, payload, timeoutMs, maxReplyBytes }: SignedPost): Promise<{ status: number; text: string }> {
+export async function postSigned(dispatcher: Dispatcher, { url, secret, messageId, payload, timeoutMs, maxReplyBytes, signal }: SignedPost): Promise<{ status: number; text: string }> {
   const body = JSON.stringify(payload);
   const reply = await request(url, {
     method: 'POST',
     dispatcher,
     headers: { 'content-type': 'application/json', ...signWebhook(secret, messageId, body) },
     body,
-    signal: AbortSignal.timeout(timeoutMs),
+    signal: signal === undefined ? AbortSignal.timeout(timeoutMs) : AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]),
   });
   return { status: reply.statusCode, text: await readLimited(reply.body, maxReplyBytes) };
 }

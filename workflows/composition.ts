@@ -1,6 +1,7 @@
 // One workflow per composition; a single task is a composition of one. Tasks form a DAG through
 // `parents`: each starts the moment its parents ended, independent ones run concurrently.
 import {
+  ActivityCancellationType,
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
@@ -13,6 +14,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { RoomDeliveryActivities } from '../src/room-tasks/delivery-activities';
+import type { CallAgentResult } from '../activities/call-agent';
 import type { CallbackTarget } from '../activities/deliver-callback';
 import { pendingArgumentsOf, substitute } from '../src/router/pending-arguments';
 import {
@@ -72,26 +74,38 @@ const callbacks = proxyActivities<Activities>(callbackOptions);
 
 /** Margin of the activity's own timeout over the HTTP call's, for loading the agent and recording. */
 const CALL_ACTIVITY_MARGIN_MS = 10_000;
+/** A call attempt heartbeats every second (activities/call-agent.ts); one silent this long is retried. */
+const CALL_HEARTBEAT_TIMEOUT = '5 seconds';
+
+/** What the workflow's handlers and its tasks share. */
+interface WorkflowState {
+  /** Kept even when one arrives before the call returned 202, so a fast agent's report is not lost. */
+  reports: Map<string, AgentReport>;
+  /** Tasks whose agent left the room before answering the TASK frame. */
+  socketsLost: Set<string>;
+  /** Tasks whose agent took the task and owes a report: told when they are cancelled. */
+  awaitingReport: Set<string>;
+  /** Tasks whose outcome their call already recorded in the index. */
+  recordedByCall: Set<string>;
+}
 
 export interface CompositionSummary {
   tasks: Array<{ taskId: string; status: TaskStatus }>;
 }
 
 export async function compositionWorkflow(input: CompositionInput): Promise<CompositionSummary> {
-  // Kept even when it arrives before the call returned 202, so a fast agent's report is not lost.
-  const reports = new Map<string, AgentReport>();
+  const state: WorkflowState = { reports: new Map(), socketsLost: new Set(), awaitingReport: new Set(), recordedByCall: new Set() };
+  const { reports, awaitingReport } = state;
   setHandler(agentReportSignal, (report) => {
     if (!reports.has(report.taskId)) reports.set(report.taskId, report);
   });
-  const socketsLost = new Set<string>();
-  setHandler(agentSocketLostSignal, (taskId) => void socketsLost.add(taskId));
+  setHandler(agentSocketLostSignal, (taskId) => void state.socketsLost.add(taskId));
 
   const outcomes: Array<TaskOutcome | undefined> = input.tasks.map(() => undefined);
   const recorded = input.tasks.map(() => false);
   // Each task runs in a scope of its own, so cancelling one leaves its siblings running.
   const scopes = input.tasks.map(() => new CancellationScope());
   const cancelRequested = new Set<number>();
-  const awaitingReport = new Set<string>();
   const deliveries: Array<Promise<void>> = [];
 
   setHandler(
@@ -117,7 +131,7 @@ export async function compositionWorkflow(input: CompositionInput): Promise<Comp
     const failedParent = task.parents.find((parent) => outcomes[parent]!.status !== TaskStatus.COMPLETED);
     return failedParent !== undefined && !task.executeOnParentFailure
       ? failure({ code: TaskErrorCode.DEPENDENCY_FAILED, message: `Parent task ${failedParent} (${input.tasks[failedParent].taskId}) ${outcomes[failedParent]!.status}` })
-      : await execute(task, input.agentCallTimeoutMs, outcomes, { reports, socketsLost }, awaitingReport);
+      : await execute(task, input.agentCallTimeoutMs, outcomes, state);
   }
 
   async function runTask(task: PlannedTask, position: number): Promise<void> {
@@ -127,14 +141,18 @@ export async function compositionWorkflow(input: CompositionInput): Promise<Comp
     } catch (error) {
       if (!isCancellation(error)) throw error;
     }
-    // A cancellation wins even over an outcome its scope's activity produced while being cancelled.
-    if (cancelRequested.has(position) || outcome === undefined) outcome = { status: TaskStatus.CANCELLED };
+    // A cancellation wins over any outcome not yet recorded, even one its scope produced meanwhile;
+    // the agent's answer its call recorded before hearing of the cancellation stands.
+    const recordedByCall = state.recordedByCall.has(task.taskId);
+    if ((cancelRequested.has(position) && !recordedByCall) || outcome === undefined) outcome = { status: TaskStatus.CANCELLED };
     // Children may start before the index is written: they only read the outcome held here.
     outcomes[position] = outcome;
-    await bookkeeping.recordTask.executeWithOptions(
-      { ...bookkeepingOptions, summary: `record ${outcome.status}: ${describeTask(task)}` },
-      [task.taskId, outcome],
-    );
+    if (!recordedByCall) {
+      await bookkeeping.recordTask.executeWithOptions(
+        { ...bookkeepingOptions, summary: `record ${outcome.status}: ${describeTask(task)}` },
+        [task.taskId, outcome],
+      );
+    }
     recorded[position] = true;
     // After the record: neither an unreachable agent nor a slow callback receiver delays the outcome.
     if (outcome.status === TaskStatus.CANCELLED && awaitingReport.has(task.taskId)) {
@@ -207,13 +225,8 @@ async function announceInRoom(task: PlannedTask, room: RoomOfTask, outcome: Task
 
 const failure = (error: TaskError, attempts?: number): TaskOutcome => ({ status: TaskStatus.FAILED, error, ...(attempts === undefined ? {} : { attempts }) });
 
-async function execute(
-  task: PlannedTask,
-  agentCallTimeoutMs: number,
-  outcomes: Array<TaskOutcome | undefined>,
-  { reports, socketsLost }: { reports: Map<string, AgentReport>; socketsLost: Set<string> },
-  awaitingReport: Set<string>,
-): Promise<TaskOutcome> {
+async function execute(task: PlannedTask, agentCallTimeoutMs: number, outcomes: Array<TaskOutcome | undefined>, state: WorkflowState): Promise<TaskOutcome> {
+  const { reports, socketsLost, awaitingReport } = state;
   const startedAt = Date.now();
   let params = task.params;
   if (pendingArgumentsOf(params).length > 0) {
@@ -242,45 +255,51 @@ async function execute(
   }
   // The call runs in a scope of its own: an agent may report (POST /tasks/{taskId}/result) while the
   // call is still being retried, say after a reply lost on the way back; that report ends the task.
+  // Nothing is decided while an attempt runs (it hears of a cancellation by its heartbeats), so an
+  // answer it recorded in the index is never overwritten.
+  const taskScope = CancellationScope.current();
   const callScope = new CancellationScope();
-  const reply = callScope.run(() =>
-    agentCalls.callAgent.executeWithOptions(
-      {
-        summary: describeTask(task),
-        startToCloseTimeout: agentCallTimeoutMs + CALL_ACTIVITY_MARGIN_MS,
-        retry: {
-          maximumAttempts: task.retry.maxAttempts,
-          initialInterval: task.retry.initialIntervalMs,
-          backoffCoefficient: task.retry.backoffCoefficient,
-          maximumInterval: task.retry.maxIntervalMs,
+  const settled = callScope
+    .run(() =>
+      agentCalls.callAgent.executeWithOptions(
+        {
+          summary: describeTask(task),
+          startToCloseTimeout: agentCallTimeoutMs + CALL_ACTIVITY_MARGIN_MS,
+          heartbeatTimeout: CALL_HEARTBEAT_TIMEOUT,
+          cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+          retry: {
+            maximumAttempts: task.retry.maxAttempts,
+            initialInterval: task.retry.initialIntervalMs,
+            backoffCoefficient: task.retry.backoffCoefficient,
+            maximumInterval: task.retry.maxIntervalMs,
+          },
         },
-      },
-      [{ taskId: task.taskId, agentId: task.agentId, operation: task.operation, params }],
-    ),
-  );
-  const first = await Promise.race([
-    reply.then(
-      (value) => ({ replied: value }),
+        [{ taskId: task.taskId, agentId: task.agentId, operation: task.operation, params }],
+      ),
+    )
+    .then(
+      (replied) => ({ replied }),
       (error: unknown) => ({ error }),
-    ),
-    condition(() => reports.has(task.taskId)).then(() => ({ reported: true as const })),
-  ]);
-  if ('reported' in first) {
-    callScope.cancel();
-    // A call that had returned too (both came in one activation, say after a worker restart) still
-    // counts its attempts; a cancelled one rejects at once and leaves those the activity recorded.
-    const attempts = await reply.then(
-      (value) => value.attempt,
-      () => undefined,
     );
-    return outcomeOfReport(reports.get(task.taskId)!, attempts);
+  const first = await CancellationScope.nonCancellable(() =>
+    Promise.race([
+      settled,
+      condition(() => reports.has(task.taskId)).then(() => ({ interrupted: true as const })),
+      taskScope.cancelRequested.catch(() => ({ interrupted: true as const })),
+    ]),
+  );
+  if ('interrupted' in first) {
+    callScope.cancel();
+    const ended = await CancellationScope.nonCancellable(() => settled);
+    if ('replied' in ended && ended.replied.kind !== 'accepted' && ended.replied.recorded) return answerRecordedByCall(task.taskId, ended.replied, state);
+    // A report: its outcome, with the attempts the call made; a cancellation: runTask records it.
+    if (!reports.has(task.taskId)) return await taskScope.cancelRequested;
+    return outcomeOfReport(reports.get(task.taskId)!, 'replied' in ended ? ended.replied.attempt : undefined);
   }
   // The activity recorded its attempts in the index itself.
   if ('error' in first) return failure(activityError(first.error));
   const { replied } = first;
-
-  if (replied.kind === 'completed') return { status: TaskStatus.COMPLETED, result: replied.result, attempts: replied.attempt };
-  if (replied.kind === 'failed') return failure(replied.error, replied.attempt);
+  if (replied.kind !== 'accepted') return replied.recorded ? answerRecordedByCall(task.taskId, replied, state) : outcomeOfAnswer(replied);
 
   awaitingReport.add(task.taskId);
   const remainingMs = task.timeoutMs - (Date.now() - startedAt);
@@ -289,6 +308,17 @@ async function execute(
     return failure({ code: TaskErrorCode.AGENT_TIMEOUT, message: `Agent accepted the task but reported no outcome within ${task.timeoutMs} ms` }, replied.attempt);
   }
   return outcomeOfReport(reports.get(task.taskId)!, replied.attempt);
+}
+
+type AgentAnswer = Exclude<CallAgentResult, { kind: 'accepted' }>;
+
+const outcomeOfAnswer = (answer: AgentAnswer): TaskOutcome =>
+  answer.kind === 'completed' ? { status: TaskStatus.COMPLETED, result: answer.result, attempts: answer.attempt } : failure(answer.error, answer.attempt);
+
+/** The agent's answer its call already recorded in the index: it stands, and runTask does not record it again. */
+function answerRecordedByCall(taskId: string, answer: AgentAnswer, state: WorkflowState): TaskOutcome {
+  state.recordedByCall.add(taskId);
+  return outcomeOfAnswer(answer);
 }
 
 function outcomeOfReport(report: AgentReport, attempts?: number): TaskOutcome {

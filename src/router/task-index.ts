@@ -147,23 +147,25 @@ export class TaskIndex {
   }
 
   /**
-   * Applies `change` to a task still pending; an ended task keeps its outcome. For writers that may
-   * run after the task ended: an agent's progress report, a call attempt the workflow gave up on.
+   * Applies `change` to a task still pending, and says whether it was; an ended task keeps its
+   * outcome. For writers that may run after the task ended: an agent's progress report, a call
+   * attempt that outlived the worker that ran it.
    */
-  async update(taskId: string, change: TaskChange): Promise<void> {
-    await this.write({ _id: taskId, status: TaskStatus.PENDING }, change);
+  update(taskId: string, change: TaskChange): Promise<boolean> {
+    return this.write({ _id: taskId, status: TaskStatus.PENDING }, change);
   }
 
   /**
-   * Applies a change the task's workflow decided. The workflow alone ends tasks, and its records
-   * follow one another, so no condition on the status is needed; and on FerretDB a filter on more
-   * than `_id` decodes the whole collection (measured: 150 ms of its CPU per update at 1000 tasks).
+   * Applies a change the task's workflow decided, or the agent's answer its call recorded on the
+   * workflow's behalf. The workflow decides nothing while a call attempt runs, so these records
+   * follow one another and need no condition on the status; and on FerretDB a filter on more than
+   * `_id` decodes the whole collection (measured: 150 ms of its CPU per update at 1000 tasks).
    */
   async recordByWorkflow(taskId: string, change: TaskChange): Promise<void> {
     await this.write({ _id: taskId }, change);
   }
 
-  private async write(filter: Filter<TaskDocument>, change: TaskChange): Promise<void> {
+  private async write(filter: Filter<TaskDocument>, change: TaskChange): Promise<boolean> {
     const set: Partial<TaskDocument> = { updatedAt: new Date() };
     if (change.status !== undefined) set.status = change.status;
     if (change.phase !== undefined) set.phase = change.phase;
@@ -184,6 +186,7 @@ export class TaskIndex {
     );
     // Waiting lookups take the document from here rather than reading it again.
     if (written) this.changes.changed(written);
+    return written !== null;
   }
 
   async find(taskId: string): Promise<TaskDocument | null> {

@@ -22,6 +22,8 @@ export async function startWorker(config: WorkerConfig, connection: NativeConnec
     taskQueue: config.taskQueue,
     ...(workflowsPath === undefined ? {} : { workflowsPath }),
     activities,
+    // A call attempt hears of its cancellation in a heartbeat's answer: send them every second.
+    maxHeartbeatThrottleInterval: '1 second',
   });
   const running = worker.run();
   logger.info({ taskQueue: config.taskQueue }, 'worker polling');

@@ -8,6 +8,8 @@ export interface ReceivedCall {
   rawBody: string;
   body: any;
   receivedAt: number;
+  /** The router closed the connection before the answer was sent. */
+  abandoned?: boolean;
 }
 
 export interface AgentReply {
@@ -68,7 +70,11 @@ export class AgentServer {
       this.calls.push(call);
       const behaviour = this.behaviours.get(call.path);
       const reply = behaviour ? behaviour(call) : { status: 404, body: 'no such test route' };
+      response.once('close', () => {
+        if (!response.headersSent) call.abandoned = true;
+      });
       setTimeout(() => {
+        if (call.abandoned) return;
         const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? null);
         response.writeHead(reply.status, { 'content-type': typeof reply.body === 'string' ? 'text/plain' : 'application/json' });
         response.end(text);

@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { callAgentActivity } from '../../activities/call-agent';
+import { PrincipalKind } from '../../src/auth/principal';
+import { AgentStore } from '../../src/registry/agent-store';
+import { outboundDispatcher } from '../../src/router/outbound-guard';
+import { TaskChanges } from '../../src/router/task-changes';
+import { TaskIndex } from '../../src/router/task-index';
+import { TaskPhase, TaskStatus } from '../../src/router/task-types';
+import { Store } from '../../src/store/mongo';
+import { AgentServer, completes } from '../support/agent-server';
+import { registerAgent, type RegisteredAgent } from '../support/agents';
+import { testStack } from '../support/test-stack';
+
+/**
+ * The call activity run by itself (Temporal's mock activity environment) against the test stack's
+ * MongoDB: what one attempt writes to the task index, and what a retried attempt finds there.
+ */
+describe('one attempt of the call activity', () => {
+  let server: AgentServer;
+  let agent: RegisteredAgent;
+  let store: Store;
+  let index: TaskIndex;
+  let callAgent: ReturnType<typeof callAgentActivity>;
+
+  beforeAll(async () => {
+    server = await AgentServer.start();
+    agent = await registerAgent({ mcpUrl: server.route('answers', completes({ text: 'from the agent' })) });
+    store = await Store.connect(testStack().mongoUri, testStack().mongoDatabase);
+    index = new TaskIndex(store, new TaskChanges());
+    callAgent = callAgentActivity(new AgentStore(store), index, outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 5_000 }), { callTimeoutMs: 5_000, maxReplyBytes: 65_536 });
+  });
+  afterAll(async () => {
+    await server.close();
+    await store.close();
+  });
+
+  async function pendingTask(): Promise<string> {
+    const taskId = randomUUID();
+    await index.create({ kind: PrincipalKind.ADMIN, id: 'admin' }, [{ _id: taskId, agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' }, phase: TaskPhase.CALLING_AGENT }]);
+    return taskId;
+  }
+  const input = (taskId: string) => ({ taskId, agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' } });
+
+  it("records the agent's answer as the task's outcome itself", async () => {
+    const taskId = await pendingTask();
+    expect(await new MockActivityEnvironment({ attempt: 1 }).run(callAgent, input(taskId))).toEqual({ kind: 'completed', result: { text: 'from the agent' }, attempt: 1, recorded: true });
+    expect(await index.find(taskId)).toMatchObject({ status: TaskStatus.COMPLETED, result: JSON.stringify({ text: 'from the agent' }), attempts: 1 });
+  });
+
+  it('returns the answer an earlier attempt recorded before it was lost, and does not call the agent again', async () => {
+    const taskId = await pendingTask();
+    await index.recordByWorkflow(taskId, { status: TaskStatus.COMPLETED, result: { text: 'first attempt' }, attempts: 1 });
+    expect(await new MockActivityEnvironment({ attempt: 2 }).run(callAgent, input(taskId))).toEqual({ kind: 'completed', result: { text: 'first attempt' }, attempt: 1, recorded: true });
+    expect(server.callsTo('answers').filter((received) => received.body?.taskId === taskId)).toHaveLength(0);
+    expect(await index.find(taskId)).toMatchObject({ status: TaskStatus.COMPLETED, result: JSON.stringify({ text: 'first attempt' }), attempts: 1 });
+  });
+
+  it('does not call the agent once the workflow ended the task another way', async () => {
+    const taskId = await pendingTask();
+    await index.recordByWorkflow(taskId, { status: TaskStatus.CANCELLED });
+    await expect(new MockActivityEnvironment({ attempt: 3 }).run(callAgent, input(taskId))).rejects.toThrow('The task is no longer pending (cancelled)');
+    expect(server.callsTo('answers').filter((received) => received.body?.taskId === taskId)).toHaveLength(0);
+  });
+});
