@@ -1,6 +1,6 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { Dispatcher } from 'undici';
-import type { AgentStore } from '../src/registry/agent-store';
+import type { RecentAgents } from '../src/registry/recent-agents';
 import { interpretAgentReply } from '../src/router/agent-reply';
 import type { TaskDocument, TaskIndex } from '../src/router/task-index';
 import { TaskErrorCode, TaskPhase, TaskStatus, type TaskError, type TaskResult } from '../src/router/task-types';
@@ -40,7 +40,7 @@ export interface CallAgentSettings {
  * as a retryable failure so Temporal's retry policy spaces the attempts; 400/404/422 and replies
  * outside the protocol are thrown non-retryable, with the task error as details.
  */
-export function callAgentActivity(agents: AgentStore, index: TaskIndex, dispatcher: Dispatcher, settings: CallAgentSettings) {
+export function callAgentActivity(agents: RecentAgents, index: TaskIndex, dispatcher: Dispatcher, settings: CallAgentSettings) {
   return async function callAgent({ taskId, agentId, operation, params }: CallAgentInput): Promise<CallAgentResult> {
     const context = Context.current();
     const { attempt } = context.info;

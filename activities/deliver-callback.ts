@@ -1,6 +1,6 @@
 import { ApplicationFailure, log } from '@temporalio/activity';
 import type { Dispatcher } from 'undici';
-import type { AgentStore } from '../src/registry/agent-store';
+import type { RecentAgents } from '../src/registry/recent-agents';
 import type { TaskCallback } from '../src/router/task-types';
 import { describeError, postSigned } from './signed-post';
 
@@ -18,7 +18,7 @@ export interface DeliverCallbackSettings {
  * callbackUrl and with the agent's signingSecret for its registered one. Network trouble, 408, 429
  * and 5xx are retried by the workflow's policy; other refusals are final.
  */
-export function deliverCallbackActivity(agents: AgentStore, dispatcher: Dispatcher, settings: DeliverCallbackSettings) {
+export function deliverCallbackActivity(agents: RecentAgents, dispatcher: Dispatcher, settings: DeliverCallbackSettings) {
   return async function deliverCallback(target: CallbackTarget, callback: TaskCallback): Promise<void> {
     const destination = await destinationOf(target);
     if (!destination) return;

@@ -1,6 +1,6 @@
 import type { Config } from '../src/config/config';
 import type { Logger } from '../src/ops/logger';
-import { AgentStore } from '../src/registry/agent-store';
+import type { RecentAgents } from '../src/registry/recent-agents';
 import { UserSchemaCompiler } from '../src/registry/user-schemas';
 import { outboundDispatcher } from '../src/router/outbound-guard';
 import type { TaskChanges } from '../src/router/task-changes';
@@ -21,11 +21,13 @@ export interface ActivityDeps {
   logger: Logger;
   /** Lookups waiting in this process hear of the index writes made here. */
   taskChanges: TaskChanges;
+  /** The process's agent reads, shared with the API so its changes apply here at once. */
+  agents: RecentAgents;
 }
 
 /** Every activity the task worker registers; each lives in its own file beside this one. */
 export function createActivities(deps: ActivityDeps) {
-  const agents = new AgentStore(deps.store);
+  const { agents } = deps;
   const index = new TaskIndex(deps.store, deps.taskChanges);
   const dispatcher = outboundDispatcher({ allowPrivate: deps.config.allowPrivateAgentUrls, connectTimeoutMs: deps.config.agentCallTimeoutMs });
   return {

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Dispatcher } from 'undici';
-import type { AgentStore } from '../src/registry/agent-store';
+import type { RecentAgents } from '../src/registry/recent-agents';
 import { describeError, postSigned } from './signed-post';
 
 export interface NotifyCancellationSettings {
@@ -11,7 +11,7 @@ export interface NotifyCancellationSettings {
  * Tells the agent of a cancelled task that was awaiting its report to stop: a signed `POST mcpUrl`
  * with `{taskId, cancel: true}`. Best effort: the workflow retries it a few times and then lets go.
  */
-export function notifyCancellationActivity(agents: AgentStore, dispatcher: Dispatcher, settings: NotifyCancellationSettings) {
+export function notifyCancellationActivity(agents: RecentAgents, dispatcher: Dispatcher, settings: NotifyCancellationSettings) {
   return async function notifyCancellation({ taskId, agentId }: { taskId: string; agentId: string }): Promise<void> {
     const agent = await agents.findById(agentId);
     if (!agent) return;

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import type { AgentStore } from '../src/registry/agent-store';
+import type { RecentAgents } from '../src/registry/recent-agents';
 import type { UserSchemaCompiler } from '../src/registry/user-schemas';
 import { findOperation, paramsProblems } from '../src/router/operations';
 import { TaskErrorCode } from '../src/router/task-types';
@@ -14,7 +14,7 @@ export interface ValidateParamsInput {
  * Checks params after pending arguments were substituted, against the tool's inputSchema (Ajv is
  * not workflow-safe, hence an activity). Returns them with the schema's defaults filled in.
  */
-export function validateParamsActivity(agents: AgentStore, schemas: UserSchemaCompiler) {
+export function validateParamsActivity(agents: RecentAgents, schemas: UserSchemaCompiler) {
   return async function validateParams({ agentId, operation, params }: ValidateParamsInput): Promise<Record<string, unknown>> {
     const agent = await agents.findById(agentId);
     if (!agent) throw ApplicationFailure.nonRetryable(`Agent ${agentId} no longer exists`, TaskErrorCode.AGENT_NOT_FOUND);

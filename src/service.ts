@@ -10,6 +10,7 @@ import type { Endpoints } from './embedded/stack';
 import { createApp, type RouteModule } from './http/app';
 import { createOpsRoutes } from './ops/health';
 import { AGENTS_COLLECTION, AgentStore } from './registry/agent-store';
+import { RecentAgents } from './registry/recent-agents';
 import { createRegistryRoutes } from './registry/routes';
 import { UserSchemaCompiler } from './registry/user-schemas';
 import type { Logger } from './ops/logger';
@@ -71,16 +72,19 @@ export async function startService(config: Config, endpoints: Endpoints, logger:
     stops.push(() => temporal.close());
 
     // With the worker in this process, a waiting GET /tasks/{taskId} answers as soon as the task ends.
-    const taskChanges = new TaskChanges();
+    const taskChanges = new TaskChanges({ workerInProcess: options.worker });
+    // One store for the registry's writes, so the agent reads of tasks hear of them.
+    const agents = new AgentStore(store);
+    const shared: SharedInProcess = { taskChanges, agents, recentAgents: new RecentAgents(agents) };
     let worker: RunningWorker | undefined;
     if (options.worker) {
-      worker = await startTaskWorker(config, temporal.connection, { config, store, taskChanges, logger: logger.child({ component: 'worker' }) });
+      worker = await startTaskWorker(config, temporal.connection, { config, store, taskChanges, agents: shared.recentAgents, logger: logger.child({ component: 'worker' }) });
       stops.push(() => worker!.stop());
     }
 
     let url: string | undefined;
     if (options.api) {
-      const { server, closeRooms } = await serveApi(config, store, temporal, logger, stops, taskChanges);
+      const { server, closeRooms } = await serveApi(config, store, temporal, logger, stops, shared);
       stops.push(() => closeServer(server));
       // Runs before closeServer: WebSocket connections are not the HTTP server's to close.
       stops.push(closeRooms);
@@ -95,21 +99,27 @@ export async function startService(config: Config, endpoints: Endpoints, logger:
   }
 }
 
+/** What the API and the worker of one process share. */
+interface SharedInProcess {
+  taskChanges: TaskChanges;
+  agents: AgentStore;
+  recentAgents: RecentAgents;
+}
+
 async function serveApi(
   config: Config,
   store: Store,
   temporal: TemporalHandle,
   logger: Logger,
   stops: Array<() => Promise<void>>,
-  taskChanges: TaskChanges,
+  { taskChanges, agents, recentAgents }: SharedInProcess,
 ): Promise<{ server: http.Server; closeRooms: () => Promise<void> }> {
   const metrics = createMetrics();
   const apiKeys = new ApiKeyStore(store, config.adminApiKey);
   const authenticator = new Authenticator(apiKeys, new HumanTokenVerifier(config));
   const index = new TaskIndex(store, taskChanges);
-  const agents = new AgentStore(store);
   const schemas = new UserSchemaCompiler();
-  const launcher = new TaskLauncher({ agents, index, temporal, schemas, config });
+  const launcher = new TaskLauncher({ agents: recentAgents, index, temporal, schemas, config });
   const roomTasks = new RoomTaskRequests({ launcher, index, temporal, agents, schemas, rooms: new RoomStore(store) });
   const rooms = await createRooms(config, store, authenticator, logger.child({ component: 'rooms' }), roomTasks);
   const delivery = await startRoomDelivery(config, { store, hub: rooms.hub, index, temporal, logger: logger.child({ component: 'room-delivery' }) });

@@ -18,7 +18,18 @@ export function fromDocument(document: AgentDocument): Agent {
 
 /** Agents in MongoDB. Every read that serves a caller goes through the visibility rule in `canSee`. */
 export class AgentStore {
+  private readonly changeListeners: Array<(agentId: string) => void> = [];
+
   constructor(private readonly store: Store) {}
+
+  /** Called after every change of a stored agent made through this store. */
+  onChange(listener: (agentId: string) => void): void {
+    this.changeListeners.push(listener);
+  }
+
+  private changed(agentId: string): void {
+    for (const listener of this.changeListeners) listener(agentId);
+  }
 
   static indexes(): IndexDescription[] {
     return [
@@ -51,16 +62,19 @@ export class AgentStore {
   async replace(agent: Agent, expectedVersion: number): Promise<boolean> {
     const { _id, ...document } = toDocument(agent, derivedFields(agent));
     const result = await this.collection.replaceOne({ _id, version: expectedVersion }, document);
+    this.changed(_id);
     return result.matchedCount === 1;
   }
 
   /** A new signing secret; not a change of the registration, so `version` stays. */
   async setSigningSecret(agentId: string, signingSecret: string): Promise<void> {
     await this.collection.updateOne({ _id: agentId }, { $set: { signingSecret, updatedAt: new Date() } });
+    this.changed(agentId);
   }
 
   async delete(agentId: string): Promise<boolean> {
     const result = await this.collection.deleteOne({ _id: agentId });
+    this.changed(agentId);
     return result.deletedCount === 1;
   }
 

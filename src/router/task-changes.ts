@@ -1,13 +1,34 @@
 import { EventEmitter } from 'node:events';
 import type { TaskDocument } from './task-index';
 
+/** How often a waiting lookup re-reads its task, for the writes of workers in other processes. */
+export interface RereadSchedule {
+  firstMs: number;
+  /** Each wait twice the last, up to this. */
+  lastMs: number;
+}
+
+/**
+ * With a worker in this process, a task requested here nearly always ends here: its workflow starts
+ * eagerly on this worker, which also takes the call activity it schedules. Re-reads are then a
+ * safety net (a full worker, a restart) and each one costs a store round trip per waiting lookup.
+ */
+const REREADS_WITH_WORKER: RereadSchedule = { firstMs: 1_000, lastMs: 5_000 };
+/** Without one, every end is written elsewhere and found only by re-reading. */
+const REREADS_WITHOUT_WORKER: RereadSchedule = { firstMs: 250, lastMs: 2_000 };
+
 /**
  * Tells lookups waiting in this process (`GET /tasks/{taskId}?waitMs=`) that a task's index entry
  * changed, when the worker that wrote it runs in the same process. A worker elsewhere is not heard:
- * waiters re-read the index on their own schedule too.
+ * waiters re-read the index on `rereads` too.
  */
 export class TaskChanges {
   private readonly emitter = new EventEmitter().setMaxListeners(0);
+  readonly rereads: RereadSchedule;
+
+  constructor({ workerInProcess }: { workerInProcess: boolean }) {
+    this.rereads = workerInProcess ? REREADS_WITH_WORKER : REREADS_WITHOUT_WORKER;
+  }
 
   /** `task` as the write left it. */
   changed(task: TaskDocument): void {

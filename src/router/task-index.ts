@@ -206,7 +206,8 @@ export class TaskIndex {
     signal.addEventListener('abort', stopWaiting, { once: true });
     try {
       let task: TaskDocument | undefined;
-      for (let rereadMs = FIRST_REREAD_MS; ; rereadMs = Math.min(2 * rereadMs, LAST_REREAD_MS)) {
+      const { firstMs, lastMs } = this.changes.rereads;
+      for (let rereadMs = firstMs; ; rereadMs = Math.min(2 * rereadMs, lastMs)) {
         const remainingMs = deadline - Date.now();
         // Listening before reading: an update landing between the read and the wait still wakes it.
         const next = this.changes.next(taskId, Math.max(0, Math.min(rereadMs, remainingMs)), waiting.signal);
@@ -234,13 +235,6 @@ export class TaskIndex {
     return { compositionId, createdBy: composition.createdBy, createdAt: composition.createdAt, tasks };
   }
 }
-
-/**
- * Re-reading a waited-for task, for workers in other processes: after 250 ms, then twice as long
- * each time up to every 2 s. A worker in this process wakes the wait at once instead.
- */
-const FIRST_REREAD_MS = 250;
-const LAST_REREAD_MS = 2_000;
 
 const LOCKED_RETRIES = 5;
 

@@ -3,7 +3,7 @@ import type { Principal } from '../auth/principal';
 import type { Config } from '../config/config';
 import { ApiError, ErrorCode } from '../http/errors';
 import type { Agent } from '../registry/agent';
-import type { AgentStore } from '../registry/agent-store';
+import type { RecentAgents } from '../registry/recent-agents';
 import type { UserSchemaCompiler } from '../registry/user-schemas';
 import type { compositionWorkflow } from '../../workflows/composition';
 import { checkCompositionGraph } from './composition-graph';
@@ -16,7 +16,7 @@ import { TaskPhase, DEFAULT_RETRY, workflowIdOfComposition, workflowIdOfTask, ty
 import type { TemporalHandle } from './temporal-client';
 
 export interface TaskLauncherDeps {
-  agents: AgentStore;
+  agents: RecentAgents;
   index: TaskIndex;
   temporal: TemporalHandle;
   schemas: UserSchemaCompiler;

@@ -36,6 +36,22 @@ describe('calls to an agent and what its replies make of the task', () => {
     expect(received.headers['webhook-signature']).toBe(`v1,${expected}`);
   });
 
+  it('calls with the signing secret and URL an agent has right now, even just after a task read it', async () => {
+    const { agent, taskId } = await runTask('before-change', completes({ text: 'first' }));
+    await waitForTask(taskId);
+    const rotated = await call('POST', `/agents/${agent.agentId}/keys/rotate`, { apiKey: 'admin' });
+    const moved = await call('PATCH', `/agents/${agent.agentId}`, { apiKey: 'admin', body: { mcpUrl: server.route('after-change', completes({ text: 'second' })) } });
+    expect([rotated.status, moved.status]).toEqual([200, 200]);
+    const second = await call('POST', '/tasks', { apiKey: 'admin', body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'again' } } });
+    expect(await waitForTask(second.body.taskId)).toMatchObject({ status: 'completed', result: { text: 'second' } });
+
+    const [received] = server.callsTo('after-change');
+    const id = received.headers['webhook-id'] as string;
+    const key = Buffer.from(rotated.body.signingSecret.slice('whsec_'.length), 'base64');
+    const expected = createHmac('sha256', key).update(`${id}.${received.headers['webhook-timestamp']}.${received.rawBody}`).digest('base64');
+    expect(received.headers['webhook-signature']).toBe(`v1,${expected}`);
+  });
+
   it.each([
     ['a string', 'plain text'],
     ['an array', [1, 2]],

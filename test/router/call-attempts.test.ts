@@ -3,6 +3,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { callAgentActivity } from '../../activities/call-agent';
 import { PrincipalKind } from '../../src/auth/principal';
 import { AgentStore } from '../../src/registry/agent-store';
+import { RecentAgents } from '../../src/registry/recent-agents';
 import { outboundDispatcher } from '../../src/router/outbound-guard';
 import { TaskChanges } from '../../src/router/task-changes';
 import { TaskIndex } from '../../src/router/task-index';
@@ -27,8 +28,8 @@ describe('one attempt of the call activity', () => {
     server = await AgentServer.start();
     agent = await registerAgent({ mcpUrl: server.route('answers', completes({ text: 'from the agent' })) });
     store = await Store.connect(testStack().mongoUri, testStack().mongoDatabase);
-    index = new TaskIndex(store, new TaskChanges());
-    callAgent = callAgentActivity(new AgentStore(store), index, outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 5_000 }), { callTimeoutMs: 5_000, maxReplyBytes: 65_536 });
+    index = new TaskIndex(store, new TaskChanges({ workerInProcess: true }));
+    callAgent = callAgentActivity(new RecentAgents(new AgentStore(store)), index, outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 5_000 }), { callTimeoutMs: 5_000, maxReplyBytes: 65_536 });
   });
   afterAll(async () => {
     await server.close();
