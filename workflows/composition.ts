@@ -281,16 +281,12 @@ async function execute(task: PlannedTask, agentCallTimeoutMs: number, outcomes: 
       (replied) => ({ replied }),
       (error: unknown) => ({ error }),
     );
-  const first = await CancellationScope.nonCancellable(() =>
-    Promise.race([
-      settled,
-      condition(() => reports.has(task.taskId)).then(() => ({ interrupted: true as const })),
-      taskScope.cancelRequested.catch(() => ({ interrupted: true as const })),
-    ]),
-  );
+  // A report ends the wait, and so does a cancellation of the task (the condition then rejects).
+  const interrupted = () => ({ interrupted: true as const });
+  const first = await Promise.race([settled, condition(() => reports.has(task.taskId)).then(interrupted, interrupted)]);
   if ('interrupted' in first) {
     callScope.cancel();
-    const ended = await CancellationScope.nonCancellable(() => settled);
+    const ended = await settled;
     if ('replied' in ended && ended.replied.kind !== 'accepted' && ended.replied.recorded) return answerRecordedByCall(task.taskId, ended.replied, state);
     // A report: its outcome, with the attempts the call made; a cancellation: runTask records it.
     if (!reports.has(task.taskId)) return await taskScope.cancelRequested;
