@@ -14,6 +14,7 @@ import { ensureBinaries } from '../../src/embedded/provision';
 import { startTemporalDevServer, temporalAddress } from '../../src/embedded/temporal-dev-server';
 import { serviceEnv } from '../../test/support/global-setup';
 import { startServiceFerretDb } from '../../test/support/ferretdb';
+import { WORKFLOW_TASK_SLOTS } from '../../src/router/task-worker';
 import { cpuDuring } from './process-cpu';
 import { ServiceProcess } from '../../test/support/service-process';
 import { directCaller, startTrivialAgent } from './agent-call';
@@ -137,6 +138,8 @@ async function main(): Promise<void> {
       taskQueue: BARE_QUEUE,
       workflowsPath: require.resolve('./bare-workflow'),
       activities: { callAgentOnce: direct },
+      // As many slots as the service's worker has, so that both start eagerly as often.
+      maxConcurrentWorkflowTaskExecutions: WORKFLOW_TASK_SLOTS,
     });
 
     // Where the time of one task goes, summed over the runs at concurrency 1 (ms since POST /tasks was sent).
