@@ -1,6 +1,7 @@
 import { ApplicationFailure, log } from '@temporalio/activity';
 import type { Dispatcher } from 'undici';
 import type { RecentAgents } from '../src/registry/recent-agents';
+import { isRetriedStatus } from '../src/router/agent-reply';
 import type { TaskCallback } from '../src/router/task-types';
 import { describeError, postSigned } from './signed-post';
 
@@ -36,7 +37,7 @@ export function deliverCallbackActivity(agents: RecentAgents, dispatcher: Dispat
     }
     if (status >= 200 && status < 300) return;
     const message = `Callback to ${destination.url} answered ${status}`;
-    if (status >= 500 || status === 408 || status === 429) throw ApplicationFailure.retryable(message);
+    if (isRetriedStatus(status)) throw ApplicationFailure.retryable(message);
     throw ApplicationFailure.nonRetryable(message);
   };
 

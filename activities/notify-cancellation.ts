@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Dispatcher } from 'undici';
 import type { RecentAgents } from '../src/registry/recent-agents';
+import { isRetriedStatus } from '../src/router/agent-reply';
 import { describeError, postSigned } from './signed-post';
 
 export interface NotifyCancellationSettings {
@@ -28,6 +29,6 @@ export function notifyCancellationActivity(agents: RecentAgents, dispatcher: Dis
     } catch (error) {
       throw ApplicationFailure.retryable(`Telling ${agent.mcpUrl} of the cancellation failed: ${describeError(error)}`);
     }
-    if (status >= 500 || status === 408 || status === 429) throw ApplicationFailure.retryable(`${agent.mcpUrl} answered ${status} to the cancellation`);
+    if (isRetriedStatus(status)) throw ApplicationFailure.retryable(`${agent.mcpUrl} answered ${status} to the cancellation`);
   };
 }

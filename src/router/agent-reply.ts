@@ -22,8 +22,13 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** Whether an HTTP status from a receiver is worth another attempt: 408, 429 and 5xx. */
+export function isRetriedStatus(status: number): boolean {
+  return RETRIED_STATUSES.has(status) || status >= 500;
+}
+
 export function interpretAgentReply(status: number, bodyText: string): AgentReplyVerdict {
-  if (RETRIED_STATUSES.has(status) || status >= 500) return { kind: 'retry', reason: `agent answered HTTP ${status}` };
+  if (isRetriedStatus(status)) return { kind: 'retry', reason: `agent answered HTTP ${status}` };
   const body = parseJson(bodyText) as Record<string, unknown> | undefined;
   const reported = typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {};
   const is2xx = status >= 200 && status < 300;
