@@ -2,7 +2,7 @@ import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activ
 import type { Dispatcher } from 'undici';
 import type { RecentAgents } from '../src/registry/recent-agents';
 import { interpretAgentReply } from '../src/router/agent-reply';
-import type { TaskDocument, TaskIndex } from '../src/router/task-index';
+import { toTaskView, type TaskDocument, type TaskIndex } from '../src/router/task-index';
 import { TaskErrorCode, TaskPhase, TaskStatus, type TaskError, type TaskResult } from '../src/router/task-types';
 import { describeError, postSigned } from './signed-post';
 
@@ -113,8 +113,9 @@ async function recorded(index: TaskIndex, taskId: string, outcome: Parameters<Ta
  * heard of it): that answer stands, and the agent is not called again.
  */
 function answerRecordedEarlier(task: TaskDocument | null): CallAgentResult {
-  if (task?.status === TaskStatus.COMPLETED) return { kind: 'completed', result: JSON.parse(task.result!), attempt: task.attempts ?? 1, recorded: true };
-  if (task?.status === TaskStatus.FAILED) return { kind: 'failed', error: JSON.parse(task.error!), attempt: task.attempts ?? 1, recorded: true };
+  const view = task && toTaskView(task);
+  if (view?.status === TaskStatus.COMPLETED) return { kind: 'completed', result: view.result!, attempt: view.attempts ?? 1, recorded: true };
+  if (view?.status === TaskStatus.FAILED) return { kind: 'failed', error: view.error!, attempt: view.attempts ?? 1, recorded: true };
   // Only an attempt the workflow no longer waits for gets here: the workflow ended the task itself.
   throw ApplicationFailure.nonRetryable(`The task is no longer pending (${task?.status ?? 'gone'}): the agent is not called`);
 }
