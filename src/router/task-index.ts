@@ -240,8 +240,9 @@ const LOCKED_RETRIES = 5;
 
 /**
  * A few short retries while the store is busy (isStoreBusy) turn a refused concurrent write into a
- * slower answer rather than a failed request. A partly written (unordered) insert is completed by the retry, whose only complaint is then the
- * documents the first try wrote: with `duplicatesOnRetryAreOurs` that complaint is success.
+ * slower answer rather than a failed request. A partly written (unordered) insert is completed by
+ * the retry, whose only complaint is then the documents the first try wrote: with
+ * `duplicatesOnRetryAreOurs` that complaint is success.
  */
 export async function whileLocked<T>(write: () => Promise<T>, { duplicatesOnRetryAreOurs }: { duplicatesOnRetryAreOurs: boolean }): Promise<T | void> {
   for (let attempt = 1; ; attempt += 1) {
