@@ -87,6 +87,8 @@ interface WorkflowState {
   awaitingReport: Set<string>;
   /** Tasks whose outcome their call already recorded in the index. */
   recordedByCall: Set<string>;
+  /** The scope of each task whose agent call is running: a report ends the call by cancelling it. */
+  callsInFlight: Map<string, CancellationScope>;
 }
 
 export interface CompositionSummary {
@@ -94,10 +96,14 @@ export interface CompositionSummary {
 }
 
 export async function compositionWorkflow(input: CompositionInput): Promise<CompositionSummary> {
-  const state: WorkflowState = { reports: new Map(), socketsLost: new Set(), awaitingReport: new Set(), recordedByCall: new Set() };
+  const state: WorkflowState = { reports: new Map(), socketsLost: new Set(), awaitingReport: new Set(), recordedByCall: new Set(), callsInFlight: new Map() };
   const { reports, awaitingReport } = state;
   setHandler(agentReportSignal, (report) => {
-    if (!reports.has(report.taskId)) reports.set(report.taskId, report);
+    if (reports.has(report.taskId)) return;
+    reports.set(report.taskId, report);
+    // An agent may report (POST /tasks/{taskId}/result) while its call is still being retried, say
+    // after a reply lost on the way back: the report ends the task, and the call with it.
+    state.callsInFlight.get(report.taskId)?.cancel();
   });
   setHandler(agentSocketLostSignal, (taskId) => void state.socketsLost.add(taskId));
 
@@ -126,18 +132,10 @@ export async function compositionWorkflow(input: CompositionInput): Promise<Comp
     },
   );
 
-  async function settle(task: PlannedTask): Promise<TaskOutcome> {
-    if (task.parents.length > 0) await condition(() => task.parents.every((parent) => outcomes[parent] !== undefined));
-    const failedParent = task.parents.find((parent) => outcomes[parent]!.status !== TaskStatus.COMPLETED);
-    return failedParent !== undefined && !task.executeOnParentFailure
-      ? failure({ code: TaskErrorCode.DEPENDENCY_FAILED, message: `Parent task ${failedParent} (${input.tasks[failedParent].taskId}) ${outcomes[failedParent]!.status}` })
-      : await execute(task, input.agentCallTimeoutMs, outcomes, state);
-  }
-
   async function runTask(task: PlannedTask, position: number): Promise<void> {
     let outcome: TaskOutcome | undefined;
     try {
-      outcome = await scopes[position].run(() => settle(task));
+      outcome = await scopes[position].run(() => execute(task, input, outcomes, state));
     } catch (error) {
       if (!isCancellation(error)) throw error;
     }
@@ -167,7 +165,8 @@ export async function compositionWorkflow(input: CompositionInput): Promise<Comp
   }
 
   await Promise.all(input.tasks.map(runTask));
-  await Promise.all(deliveries);
+  // Every promise a workflow creates costs a captured stack (the SDK's stack-trace query): none spent for nothing.
+  if (deliveries.length > 0) await Promise.all(deliveries);
   return { tasks: input.tasks.map((task, position) => ({ taskId: task.taskId, status: outcomes[position]!.status })) };
 }
 
@@ -225,10 +224,22 @@ async function announceInRoom(task: PlannedTask, room: RoomOfTask, outcome: Task
 
 const failure = (error: TaskError, attempts?: number): TaskOutcome => ({ status: TaskStatus.FAILED, error, ...(attempts === undefined ? {} : { attempts }) });
 
-async function execute(task: PlannedTask, agentCallTimeoutMs: number, outcomes: Array<TaskOutcome | undefined>, state: WorkflowState): Promise<TaskOutcome> {
+/**
+ * Runs one task in its own scope, once its parents ended. Written for few promises: the SDK captures
+ * a source-mapped stack for each one a workflow creates, and a task of one agent call is most of
+ * what this service runs.
+ */
+async function execute(task: PlannedTask, input: CompositionInput, outcomes: Array<TaskOutcome | undefined>, state: WorkflowState): Promise<TaskOutcome> {
   const { reports, socketsLost, awaitingReport } = state;
-  const startedAt = Date.now();
   let params = task.params;
+  if (task.parents.length > 0) {
+    await condition(() => task.parents.every((parent) => outcomes[parent] !== undefined));
+    const failedParent = task.parents.find((parent) => outcomes[parent]!.status !== TaskStatus.COMPLETED);
+    if (failedParent !== undefined && !task.executeOnParentFailure) {
+      return failure({ code: TaskErrorCode.DEPENDENCY_FAILED, message: `Parent task ${failedParent} (${input.tasks[failedParent].taskId}) ${outcomes[failedParent]!.status}` });
+    }
+  }
+  const startedAt = Date.now();
   if (pendingArgumentsOf(params).length > 0) {
     const parentResults: Array<TaskResult | undefined> = outcomes.map((outcome) => (outcome?.status === TaskStatus.COMPLETED ? outcome.result : undefined));
     const substitution = substitute(params, parentResults);
@@ -253,49 +264,40 @@ async function execute(task: PlannedTask, agentCallTimeoutMs: number, outcomes: 
     if (!ended) return failure({ code: TaskErrorCode.AGENT_TIMEOUT, message: `Agent got the task over its room socket but answered nothing within ${task.timeoutMs} ms` });
     awaitingReport.delete(task.taskId);
   }
-  // The call runs in a scope of its own: an agent may report (POST /tasks/{taskId}/result) while the
-  // call is still being retried, say after a reply lost on the way back; that report ends the task.
-  // Nothing is decided while an attempt runs (it hears of a cancellation by its heartbeats), so an
-  // answer it recorded in the index is never overwritten.
-  const taskScope = CancellationScope.current();
-  const callScope = new CancellationScope();
-  const settled = callScope
-    .run(() =>
-      agentCalls.callAgent.executeWithOptions(
-        {
-          summary: describeTask(task),
-          startToCloseTimeout: agentCallTimeoutMs + CALL_ACTIVITY_MARGIN_MS,
-          heartbeatTimeout: CALL_HEARTBEAT_TIMEOUT,
-          cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-          retry: {
-            maximumAttempts: task.retry.maxAttempts,
-            initialInterval: task.retry.initialIntervalMs,
-            backoffCoefficient: task.retry.backoffCoefficient,
-            maximumInterval: task.retry.maxIntervalMs,
-          },
+  // While the call runs, a report or a cancellation of the task cancels it (through this task's
+  // scope). Nothing is decided before the attempt ended (it hears of a cancellation by its
+  // heartbeats), so an answer it recorded in the index is never overwritten.
+  if (reports.has(task.taskId)) return outcomeOfReport(reports.get(task.taskId)!);
+  let replied: CallAgentResult;
+  state.callsInFlight.set(task.taskId, CancellationScope.current());
+  try {
+    replied = await agentCalls.callAgent.executeWithOptions(
+      {
+        summary: describeTask(task),
+        startToCloseTimeout: input.agentCallTimeoutMs + CALL_ACTIVITY_MARGIN_MS,
+        heartbeatTimeout: CALL_HEARTBEAT_TIMEOUT,
+        cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+        retry: {
+          maximumAttempts: task.retry.maxAttempts,
+          initialInterval: task.retry.initialIntervalMs,
+          backoffCoefficient: task.retry.backoffCoefficient,
+          maximumInterval: task.retry.maxIntervalMs,
         },
-        [{ taskId: task.taskId, agentId: task.agentId, operation: task.operation, params }],
-      ),
-    )
-    .then(
-      (replied) => ({ replied }),
-      (error: unknown) => ({ error }),
+      },
+      [{ taskId: task.taskId, agentId: task.agentId, operation: task.operation, params }],
     );
-  // A report ends the wait, and so does a cancellation of the task (the condition then rejects).
-  const interrupted = () => ({ interrupted: true as const });
-  const first = await Promise.race([settled, condition(() => reports.has(task.taskId)).then(interrupted, interrupted)]);
-  if ('interrupted' in first) {
-    callScope.cancel();
-    const ended = await settled;
-    if ('replied' in ended && ended.replied.kind !== 'accepted' && ended.replied.recorded) return answerRecordedByCall(task.taskId, ended.replied, state);
-    // A report: its outcome, with the attempts the call made; a cancellation: runTask records it.
-    if (!reports.has(task.taskId)) return await taskScope.cancelRequested;
-    return outcomeOfReport(reports.get(task.taskId)!, 'replied' in ended ? ended.replied.attempt : undefined);
+  } catch (error) {
+    if (reports.has(task.taskId)) return outcomeOfReport(reports.get(task.taskId)!);
+    // A cancellation: runTask records it. Otherwise the activity recorded its attempts in the index itself.
+    if (isCancellation(error)) throw error;
+    return failure(activityError(error));
+  } finally {
+    state.callsInFlight.delete(task.taskId);
   }
-  // The activity recorded its attempts in the index itself.
-  if ('error' in first) return failure(activityError(first.error));
-  const { replied } = first;
-  if (replied.kind !== 'accepted') return replied.recorded ? answerRecordedByCall(task.taskId, replied, state) : outcomeOfAnswer(replied);
+  if (replied.kind !== 'accepted' && replied.recorded) return answerRecordedByCall(task.taskId, replied, state);
+  // A report that came while the call ran: its outcome, with the attempts the call made.
+  if (reports.has(task.taskId)) return outcomeOfReport(reports.get(task.taskId)!, replied.attempt);
+  if (replied.kind !== 'accepted') return outcomeOfAnswer(replied);
 
   awaitingReport.add(task.taskId);
   const remainingMs = task.timeoutMs - (Date.now() - startedAt);
