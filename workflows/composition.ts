@@ -5,6 +5,7 @@ import {
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
+  CancelledFailure,
   condition,
   isCancellation,
   proxyActivities,
@@ -132,6 +133,10 @@ export async function compositionWorkflow(input: CompositionInput): Promise<Comp
     },
   );
 
+  // Cancelling the whole workflow (an operator, in the Temporal Web UI or CLI) cancels every task still
+  // running. The root scope then refuses new activities, so those ends are recorded and told shielded from it.
+  const root = CancellationScope.current();
+
   async function runTask(task: PlannedTask, position: number): Promise<void> {
     let outcome: TaskOutcome | undefined;
     try {
@@ -142,9 +147,15 @@ export async function compositionWorkflow(input: CompositionInput): Promise<Comp
     // A cancellation wins over any outcome not yet recorded, even one its scope produced meanwhile;
     // the agent's answer its call recorded before hearing of the cancellation stands.
     const recordedByCall = state.recordedByCall.has(task.taskId);
-    if ((cancelRequested.has(position) && !recordedByCall) || outcome === undefined) outcome = { status: TaskStatus.CANCELLED };
+    const ended: TaskOutcome = (cancelRequested.has(position) && !recordedByCall) || outcome === undefined ? { status: TaskStatus.CANCELLED } : outcome;
     // Children may start before the index is written: they only read the outcome held here.
-    outcomes[position] = outcome;
+    outcomes[position] = ended;
+    const conclude = () => concludeTask(task, position, ended, recordedByCall);
+    await (root.consideredCancelled ? CancellationScope.nonCancellable(conclude) : conclude());
+  }
+
+  /** Records the task's end (unless its call did), then tells whoever waits for it. */
+  async function concludeTask(task: PlannedTask, position: number, outcome: TaskOutcome, recordedByCall: boolean): Promise<void> {
     if (!recordedByCall) {
       await bookkeeping.recordTask.executeWithOptions(
         { ...bookkeepingOptions, summary: `record ${outcome.status}: ${describeTask(task)}` },
@@ -167,6 +178,8 @@ export async function compositionWorkflow(input: CompositionInput): Promise<Comp
   await Promise.all(input.tasks.map(runTask));
   // Every promise a workflow creates costs a captured stack (the SDK's stack-trace query): none spent for nothing.
   if (deliveries.length > 0) await Promise.all(deliveries);
+  // Shown as Canceled in the Web UI, like the tasks it cut short.
+  if (root.consideredCancelled) throw new CancelledFailure('Workflow cancelled: its tasks still running were cancelled');
   return { tasks: input.tasks.map((task, position) => ({ taskId: task.taskId, status: outcomes[position]!.status })) };
 }
 

@@ -1,3 +1,4 @@
+import { Client, Connection, WorkflowExecutionStatusName } from '@temporalio/client';
 import { MongoClient } from 'mongodb';
 import { AgentServer, completes } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
@@ -115,6 +116,35 @@ describe('task cancellation', () => {
     expect((await call('GET', `/tasks/${grandchild}`, { apiKey: 'admin' })).body).toMatchObject({ status: 'cancelled', parentTaskId: child });
     expect((await call('GET', `/tasks/${unrelated}`, { apiKey: 'admin' })).body).toMatchObject({ status: 'pending' });
     expect((await cancel(unrelated)).status).toBe(200);
+  });
+
+  it('records the tasks an operator cut short by cancelling their workflow in Temporal, and tells their agents', async () => {
+    const fast = await registerAgent({ mcpUrl: server.route('fast-before-operator', completes({ text: 'ok' })) });
+    const task = (agentId: string, extra: Record<string, unknown> = {}) => ({ agentId, operation: 'tools/echo', params: { text: 'o' }, ...extra });
+    const reply = await call('POST', '/tasks/compose', { apiKey: 'admin', body: [task(fast.agentId), task(patient.agentId), task(fast.agentId, { parents: ['1'] })] });
+    const [done, awaited, waiting] = reply.body.map((entry: any) => entry.taskId);
+    await waitForTask(awaited, { until: awaiting });
+    expect(await waitForTask(done)).toMatchObject({ status: 'completed' });
+
+    const connection = await Connection.connect({ address: testStack().temporalAddress });
+    try {
+      const workflow = new Client({ connection, namespace: testStack().temporalNamespace }).workflow.getHandle(`composition-${reply.body[0].compositionId}`);
+      await workflow.cancel();
+      expect(await waitForTask(awaited, { timeoutMs: 5_000 })).toMatchObject({ status: 'cancelled' });
+      expect(await waitForTask(waiting, { timeoutMs: 5_000 })).toMatchObject({ status: 'cancelled' });
+      expect((await call('GET', `/tasks/${done}`, { apiKey: 'admin' })).body).toMatchObject({ status: 'completed' });
+      await until(() => server.callsTo('patient').some((received) => received.body?.taskId === awaited && received.body?.cancel), 'cancel notice', 10_000);
+      // Shown as cancelled in the Web UI once the notice went out.
+      let status: WorkflowExecutionStatusName = 'RUNNING';
+      for (let tries = 0; tries < 100 && status === 'RUNNING'; tries += 1) {
+        status = (await workflow.describe()).status.name;
+        if (status === 'RUNNING') await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(status).toBe('CANCELLED');
+    } finally {
+      await connection.close();
+    }
+    expect(server.callsTo('fast-before-operator').filter((received) => received.body?.taskId === waiting)).toHaveLength(0);
   });
 
   it('answers 409 for an ended task, 403 to others than creator and admin, 404 for an unknown task', async () => {
