@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
+import { request, type Dispatcher } from 'undici';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { loadConfig } from '../../src/config/config';
 import { mongoUriFor } from '../../src/embedded/ferretdb';
@@ -79,14 +80,18 @@ function summarise(samples: Sample[]): Measurement {
   return { throughput: latencies.length / wallSeconds, p50: at(0.5), p99: at(0.99) };
 }
 
-async function api(baseUrl: string, adminKey: string, method: string, route: string, body?: unknown): Promise<any> {
-  const response = await fetch(`${baseUrl}${route}`, {
+/**
+ * One API call with undici's `request`, as (a) calls the agent: `fetch` costs the bench process about
+ * 1.3 ms more CPU per call, taken from the same two cores as the service under test.
+ */
+async function api(baseUrl: string, adminKey: string, method: Dispatcher.HttpMethod, route: string, body?: unknown): Promise<any> {
+  const response = await request(`${baseUrl}${route}`, {
     method,
     headers: { 'x-api-key': adminKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const parsed = await response.json();
-  if (response.status >= 300) throw new Error(`${method} ${route} answered ${response.status}: ${JSON.stringify(parsed)}`);
+  const parsed = await response.body.json();
+  if (response.statusCode >= 300) throw new Error(`${method} ${route} answered ${response.statusCode}: ${JSON.stringify(parsed)}`);
   return parsed;
 }
 
