@@ -261,7 +261,7 @@ async function main(): Promise<void> {
       '(API and worker in one process), and a trivial agent on loopback that answers `completed` at once.',
       '(a) calls the agent directly with the same signed POST; (b) starts a bare workflow with one activity',
       'making that call, with the Temporal client, and waits for its result; (c) `POST /tasks`, then',
-      `\`GET /tasks/{taskId}?waitMs=${WAIT_MS}\`, which answers once the task ended. (b) and (c) both start their workflows`,
+      `\`GET /tasks/{taskId}?waitMs=${WAIT_MS}\` (undici's \`request\`), which answers once the task ended. (b) and (c) both start their workflows`,
       `eagerly: client and worker share one native connection. (b) and (c) alternate in ${ROUNDS} rounds of 1/${ROUNDS} of the tasks,`,
       'each round starting once no workflow runs. Throughput in tasks/s, latencies in ms.',
       '',
