@@ -16,11 +16,14 @@ export class ServiceProcess {
   private constructor(
     private readonly child: ChildProcess,
     readonly logFile: string,
+    /** Where this process's lines start: a restarted process appends to the log of the one before. */
+    private readonly logStart: number,
   ) {
     this.exit = new Promise((resolve) => child.once('exit', () => resolve()));
   }
 
   static spawn(entry: Entry, env: Record<string, string>, logFile: string): ServiceProcess {
+    const logStart = fs.existsSync(logFile) ? fs.statSync(logFile).size : 0;
     const log = fs.openSync(logFile, 'a');
     const child = spawn(process.execPath, ['--import', 'tsx', entry], {
       cwd: ROOT,
@@ -28,7 +31,7 @@ export class ServiceProcess {
       stdio: ['ignore', log, log],
     });
     fs.closeSync(log);
-    return new ServiceProcess(child, logFile);
+    return new ServiceProcess(child, logFile, logStart);
   }
 
   get pid(): number {
@@ -51,12 +54,12 @@ export class ServiceProcess {
     throw new Error(`service not ready within ${timeoutMs} ms:\n${this.logTail()}`);
   }
 
-  /** Resolves once the log contains `text` (for processes without an API, like a worker). */
+  /** Resolves once this process logged `text` (for processes without an API, like a worker). */
   async waitForLog(text: string, timeoutMs = 90_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       if (!this.running) throw new Error(`service exited:\n${this.logTail()}`);
-      if (fs.readFileSync(this.logFile, 'utf8').includes(text)) return;
+      if (fs.readFileSync(this.logFile).subarray(this.logStart).toString('utf8').includes(text)) return;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     throw new Error(`"${text}" not logged within ${timeoutMs} ms:\n${this.logTail()}`);
