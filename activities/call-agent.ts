@@ -23,12 +23,6 @@ export type CallAgentResult =
   | { kind: 'failed'; error: TaskError; attempt: number; recorded: boolean }
   | { kind: 'accepted'; attempt: number };
 
-/**
- * How often a running call heartbeats. A heartbeat is what brings a cancellation to the attempt (the
- * worker sends one at most every maxHeartbeatThrottleInterval); a call shorter than this sends none.
- */
-export const CALL_HEARTBEAT_MS = 1_000;
-
 export interface CallAgentSettings {
   callTimeoutMs: number;
   /** Largest reply body read from an agent. */
@@ -36,63 +30,59 @@ export interface CallAgentSettings {
 }
 
 /**
- * One signed `POST mcpUrl` per attempt. Retryable trouble (network, timeout, 408, 429, 5xx) is thrown
- * as a retryable failure so Temporal's retry policy spaces the attempts; 400/404/422 and replies
- * outside the protocol are thrown non-retryable, with the task error as details.
+ * One signed `POST mcpUrl` per attempt, run as a local activity by the task's workflow. Retryable
+ * trouble (network, timeout, 408, 429, 5xx) is thrown as a retryable failure so Temporal's retry
+ * policy spaces the attempts; 400/404/422 and replies outside the protocol are thrown non-retryable,
+ * with the task error as details. A cancellation of the task aborts the call at once.
  */
 export function callAgentActivity(agents: RecentAgents, index: TaskIndex, dispatcher: Dispatcher, settings: CallAgentSettings) {
   return async function callAgent({ taskId, agentId, operation, params }: CallAgentInput): Promise<CallAgentResult> {
     const context = Context.current();
-    const { attempt } = context.info;
-    const heartbeats = setInterval(() => context.heartbeat(), CALL_HEARTBEAT_MS);
+    const agent = await agents.findById(agentId);
+    if (!agent) throw ApplicationFailure.nonRetryable(`Agent ${agentId} no longer exists`, TaskErrorCode.AGENT_NOT_FOUND);
+    const before = await index.startCall(taskId);
+    if (before?.status !== TaskStatus.PENDING) return answerRecordedEarlier(before);
+    const attempt = (before.callsStarted ?? 0) + 1;
+    // The first call's phase is written by the API or the workflow; later ones show the retries.
+    if (attempt > 1) await index.recordByWorkflow(taskId, { phase: TaskPhase.CALLING_AGENT, attempts: attempt });
+
+    /** Shows the failed attempt on the task (attempts, attemptErrors, phase) and returns the failure to throw. */
+    async function failedAttempt(failure: ApplicationFailure): Promise<ApplicationFailure> {
+      const attemptError = { attempt, code: failure.type ?? TaskErrorCode.AGENT_UNREACHABLE, message: failure.message, at: new Date().toISOString() };
+      await index.recordByWorkflow(taskId, { attempts: attempt, attemptError, ...(failure.nonRetryable ? {} : { phase: TaskPhase.RETRYING }) });
+      return failure;
+    }
+
+    let status: number;
+    let text: string;
     try {
-      const agent = await agents.findById(agentId);
-      if (!agent) throw ApplicationFailure.nonRetryable(`Agent ${agentId} no longer exists`, TaskErrorCode.AGENT_NOT_FOUND);
-      // The first attempt's phase is written by the API or the workflow; later ones show the retries.
-      if (attempt > 1 && !(await index.update(taskId, { phase: TaskPhase.CALLING_AGENT, attempts: attempt }))) {
-        return answerRecordedEarlier(await index.find(taskId));
-      }
+      ({ status, text } = await postSigned(dispatcher, {
+        url: agent.mcpUrl,
+        secret: agent.signingSecret,
+        messageId: `${taskId}-${attempt}`,
+        payload: { taskId, operation, params },
+        timeoutMs: settings.callTimeoutMs,
+        maxReplyBytes: settings.maxReplyBytes,
+        signal: context.cancellationSignal,
+      }));
+    } catch (error) {
+      if (context.cancellationSignal.aborted) throw new CancelledFailure(`Call to ${agent.mcpUrl} abandoned: the task was cancelled or reported on`);
+      throw await failedAttempt(ApplicationFailure.retryable(`Calling ${agent.mcpUrl} failed: ${describeError(error)}`, TaskErrorCode.AGENT_UNREACHABLE));
+    }
 
-      /** Shows the failed attempt on the task (attempts, attemptErrors, phase) and returns the failure to throw. */
-      async function failedAttempt(failure: ApplicationFailure): Promise<ApplicationFailure> {
-        const attemptError = { attempt, code: failure.type ?? TaskErrorCode.AGENT_UNREACHABLE, message: failure.message, at: new Date().toISOString() };
-        await index.update(taskId, { attempts: attempt, attemptError, ...(failure.nonRetryable ? {} : { phase: TaskPhase.RETRYING }) });
-        return failure;
-      }
-
-      let status: number;
-      let text: string;
-      try {
-        ({ status, text } = await postSigned(dispatcher, {
-          url: agent.mcpUrl,
-          secret: agent.signingSecret,
-          messageId: `${taskId}-${attempt}`,
-          payload: { taskId, operation, params },
-          timeoutMs: settings.callTimeoutMs,
-          maxReplyBytes: settings.maxReplyBytes,
-          signal: context.cancellationSignal,
-        }));
-      } catch (error) {
-        if (context.cancellationSignal.aborted) throw new CancelledFailure(`Call to ${agent.mcpUrl} abandoned: the task was cancelled or reported on`);
-        throw await failedAttempt(ApplicationFailure.retryable(`Calling ${agent.mcpUrl} failed: ${describeError(error)}`, TaskErrorCode.AGENT_UNREACHABLE));
-      }
-
-      const verdict = interpretAgentReply(status, text);
-      switch (verdict.kind) {
-        case 'retry':
-          throw await failedAttempt(ApplicationFailure.retryable(`Calling ${agent.mcpUrl}: ${verdict.reason}`, TaskErrorCode.AGENT_UNREACHABLE));
-        case 'refused':
-          throw await failedAttempt(ApplicationFailure.nonRetryable(verdict.error.message, verdict.error.code, verdict.error.details));
-        case 'accepted':
-          await index.update(taskId, { phase: TaskPhase.AWAITING_AGENT_REPORT });
-          return { kind: 'accepted', attempt };
-        case 'completed':
-          return { ...verdict, attempt, recorded: await recorded(index, taskId, { status: TaskStatus.COMPLETED, result: verdict.result, attempts: attempt }) };
-        case 'failed':
-          return { ...verdict, attempt, recorded: await recorded(index, taskId, { status: TaskStatus.FAILED, error: verdict.error, attempts: attempt }) };
-      }
-    } finally {
-      clearInterval(heartbeats);
+    const verdict = interpretAgentReply(status, text);
+    switch (verdict.kind) {
+      case 'retry':
+        throw await failedAttempt(ApplicationFailure.retryable(`Calling ${agent.mcpUrl}: ${verdict.reason}`, TaskErrorCode.AGENT_UNREACHABLE));
+      case 'refused':
+        throw await failedAttempt(ApplicationFailure.nonRetryable(verdict.error.message, verdict.error.code, verdict.error.details));
+      case 'accepted':
+        await index.recordByWorkflow(taskId, { phase: TaskPhase.AWAITING_AGENT_REPORT });
+        return { kind: 'accepted', attempt };
+      case 'completed':
+        return { ...verdict, attempt, recorded: await recorded(index, taskId, { status: TaskStatus.COMPLETED, result: verdict.result, attempts: attempt }) };
+      case 'failed':
+        return { ...verdict, attempt, recorded: await recorded(index, taskId, { status: TaskStatus.FAILED, error: verdict.error, attempts: attempt }) };
     }
   };
 }
@@ -109,7 +99,7 @@ async function recorded(index: TaskIndex, taskId: string, outcome: Parameters<Ta
 }
 
 /**
- * An earlier attempt recorded the agent's answer and was then lost (its worker died before Temporal
+ * An earlier call recorded the agent's answer and was then lost (its worker died before Temporal
  * heard of it): that answer stands, and the agent is not called again.
  */
 function answerRecordedEarlier(task: TaskDocument | null): CallAgentResult {

@@ -11,6 +11,7 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  TimeoutFailure,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
@@ -36,18 +37,17 @@ import {
   type TaskResult,
 } from '../src/router/task-types';
 
-/**
- * Index writes and schema checks: short, so local activities (run inside the workflow task, no
- * round trip through the server of their own); retried until MongoDB answers again.
- */
+/** Index writes and schema checks: short, and retried until MongoDB answers again. */
 const bookkeepingOptions = {
   startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds' },
 } as const;
 
-const bookkeeping = proxyLocalActivities<Activities>(bookkeepingOptions);
-/** The agent call: a regular activity (it may take the whole call timeout and many retries); options per task at the call site. */
-const agentCalls = proxyActivities<Activities>(bookkeepingOptions);
+/**
+ * Run by the worker within the workflow task, without a round trip through the server of their own:
+ * the bookkeeping, and the agent call with its task's own timeout and retry policy.
+ */
+const localActivities = proxyLocalActivities<Activities>(bookkeepingOptions);
 
 /** Telling an agent of a cancellation: a few quick tries, then the task is cancelled all the same. */
 const notificationOptions = {
@@ -75,8 +75,6 @@ const callbacks = proxyActivities<Activities>(callbackOptions);
 
 /** Margin of the activity's own timeout over the HTTP call's, for loading the agent and recording. */
 const CALL_ACTIVITY_MARGIN_MS = 10_000;
-/** A call attempt heartbeats every second (activities/call-agent.ts); one silent this long is retried. */
-const CALL_HEARTBEAT_TIMEOUT = '5 seconds';
 
 /** What the workflow's handlers and its tasks share. */
 interface WorkflowState {
@@ -157,7 +155,7 @@ export async function compositionWorkflow(input: CompositionInput): Promise<Comp
   /** Records the task's end (unless its call did), then tells whoever waits for it. */
   async function concludeTask(task: PlannedTask, position: number, outcome: TaskOutcome, recordedByCall: boolean): Promise<void> {
     if (!recordedByCall) {
-      await bookkeeping.recordTask.executeWithOptions(
+      await localActivities.recordTask.executeWithOptions(
         { ...bookkeepingOptions, summary: `record ${outcome.status}: ${describeTask(task)}` },
         [task.taskId, outcome],
       );
@@ -208,7 +206,7 @@ const describeTask = (task: PlannedTask): string => `${task.agentName}: ${task.o
 
 /** The TASK frame over the agent's socket to the room, when some API process holds one; false otherwise. */
 async function deliverInRoom(task: PlannedTask, room: RoomOfTask, params: Record<string, unknown>): Promise<boolean> {
-  const queue = await bookkeeping.findAgentSocket({ roomId: room.roomId, agentId: task.agentId });
+  const queue = await localActivities.findAgentSocket({ roomId: room.roomId, agentId: task.agentId });
   if (queue === null) return false;
   try {
     return await roomDeliveryAt(queue).deliverTaskFrame.executeWithOptions(
@@ -223,7 +221,7 @@ async function deliverInRoom(task: PlannedTask, room: RoomOfTask, params: Record
 
 /** The task_update SYSTEM frame, to every API process with sockets to the room; a process gone misses it. */
 async function announceInRoom(task: PlannedTask, room: RoomOfTask, outcome: TaskOutcome): Promise<void> {
-  const queues = await bookkeeping.findRoomSockets(room.roomId);
+  const queues = await localActivities.findRoomSockets(room.roomId);
   await Promise.all(
     queues.map((queue) =>
       roomDeliveryAt(queue)
@@ -259,7 +257,7 @@ async function execute(task: PlannedTask, input: CompositionInput, outcomes: Arr
     const substitution = substitute(params, parentResults);
     if ('error' in substitution) return failure(substitution.error);
     try {
-      params = await bookkeeping.validateParams.executeWithOptions({ ...bookkeepingOptions, summary: `check params: ${describeTask(task)}` }, [
+      params = await localActivities.validateParams.executeWithOptions({ ...bookkeepingOptions, summary: `check params: ${describeTask(task)}` }, [
         { agentId: task.agentId, operation: task.operation, params: substitution.params },
       ]);
     } catch (error) {
@@ -268,7 +266,7 @@ async function execute(task: PlannedTask, input: CompositionInput, outcomes: Arr
   }
 
   if (task.parents.length > 0) {
-    await bookkeeping.recordTask.executeWithOptions({ ...bookkeepingOptions, summary: `calling: ${describeTask(task)}` }, [task.taskId, { phase: TaskPhase.CALLING_AGENT }]);
+    await localActivities.recordTask.executeWithOptions({ ...bookkeepingOptions, summary: `calling: ${describeTask(task)}` }, [task.taskId, { phase: TaskPhase.CALLING_AGENT }]);
   }
   if (task.room && (await deliverInRoom(task, task.room, params))) {
     awaitingReport.add(task.taskId);
@@ -278,18 +276,19 @@ async function execute(task: PlannedTask, input: CompositionInput, outcomes: Arr
     if (!ended) return failure({ code: TaskErrorCode.AGENT_TIMEOUT, message: `Agent got the task over its room socket but answered nothing within ${task.timeoutMs} ms` });
     awaitingReport.delete(task.taskId);
   }
-  // While the call runs, a report or a cancellation of the task cancels it (through this task's
-  // scope). Nothing is decided before the attempt ended (it hears of a cancellation by its
-  // heartbeats), so an answer it recorded in the index is never overwritten.
+  // A local activity, with its retries: Temporal records only its outcome. Signals and updates that
+  // arrive meanwhile wait until the worker renews the workflow task (WORKFLOW_TASK_TIMEOUT in
+  // src/router/task-launcher.ts); a report or a cancellation of the task then cancels the call
+  // through this task's scope. Nothing is decided before the attempt ended, so an answer it
+  // recorded in the index is never overwritten.
   if (reports.has(task.taskId)) return outcomeOfReport(reports.get(task.taskId)!);
   let replied: CallAgentResult;
   state.callsInFlight.set(task.taskId, CancellationScope.current());
   try {
-    replied = await agentCalls.callAgent.executeWithOptions(
+    replied = await localActivities.callAgent.executeWithOptions(
       {
         summary: describeTask(task),
         startToCloseTimeout: input.agentCallTimeoutMs + CALL_ACTIVITY_MARGIN_MS,
-        heartbeatTimeout: CALL_HEARTBEAT_TIMEOUT,
         cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
         retry: {
           maximumAttempts: task.retry.maxAttempts,
@@ -340,15 +339,15 @@ function outcomeOfReport(report: AgentReport, attempts?: number): TaskOutcome {
 }
 
 /**
- * The task error for a failed activity: a non-retryable failure carries its code as type and the
- * detail as first detail (a local activity's failure arrives unwrapped); anything else from a
- * remote activity (retries used up, timeouts) means the agent was unreachable.
+ * The task error for a failed local activity (its failure arrives as it was thrown, or wrapped in
+ * an ActivityFailure): a non-retryable failure carries its code as type and the detail as first
+ * detail; a retryable one or a timeout, once the retries are used up, means the agent was unreachable.
  */
 function activityError(error: unknown): TaskError {
-  const cause = error instanceof ActivityFailure ? error.cause : error;
+  const cause = error instanceof ActivityFailure && error.cause ? error.cause : error;
   if (cause instanceof ApplicationFailure && cause.nonRetryable && cause.type) {
     return { code: cause.type, message: cause.message, ...(cause.details?.length ? { details: cause.details[0] } : {}) };
   }
-  if (!(error instanceof ActivityFailure)) throw error;
-  return { code: TaskErrorCode.AGENT_UNREACHABLE, message: `Agent unreachable after its retries: ${error.cause?.message ?? error.message}` };
+  if (!(cause instanceof ApplicationFailure || cause instanceof TimeoutFailure)) throw error;
+  return { code: TaskErrorCode.AGENT_UNREACHABLE, message: `Agent unreachable after its retries: ${cause.message}` };
 }

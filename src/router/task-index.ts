@@ -30,6 +30,8 @@ export interface TaskDocument {
   result?: string;
   error?: string;
   attempts?: number;
+  /** Calls to the agent started so far, by any worker (TaskIndex.startCall). */
+  callsStarted?: number;
   /** Why each failed call to the agent failed, in order. */
   attemptErrors?: AttemptError[];
   /** The agent's last progress report. */
@@ -150,21 +152,31 @@ export class TaskIndex {
 
   /**
    * Applies `change` to a task still pending, and says whether it was; an ended task keeps its
-   * outcome. For writers that may run after the task ended: an agent's progress report, a call
-   * attempt that outlived the worker that ran it.
+   * outcome. For writers that may run after the task ended: an agent's progress report, a TASK
+   * frame's delivery to a room (a regular activity, which may outlive its workflow's wait).
    */
   update(taskId: string, change: TaskChange): Promise<boolean> {
     return this.write({ _id: taskId, status: TaskStatus.PENDING }, change);
   }
 
   /**
-   * Applies a change the task's workflow decided, or the agent's answer its call recorded on the
-   * workflow's behalf. The workflow decides nothing while a call attempt runs, so these records
-   * follow one another and need no condition on the status; and on FerretDB a filter on more than
+   * Applies a change the task's workflow decided, or what a call attempt records on the workflow's
+   * behalf (its retries, the agent's answer). The workflow decides nothing while a call attempt
+   * runs, so these records follow one another and need no condition on the status; and on FerretDB a filter on more than
    * `_id` decodes the whole collection (measured: 150 ms of its CPU per update at 1000 tasks).
    */
   async recordByWorkflow(taskId: string, change: TaskChange): Promise<void> {
     await this.write({ _id: taskId }, change);
+  }
+
+  /**
+   * Counts a call to the task's agent about to start, and returns the task as it stood before. The
+   * count numbers the calls across worker crashes, which Temporal's attempt of a local activity does
+   * not: a crashed worker's call starts again elsewhere at attempt 1. The status tells whether an
+   * earlier call's answer already ended the task. Waiting lookups are not woken: nothing they show changed.
+   */
+  async startCall(taskId: string): Promise<TaskDocument | null> {
+    return this.tasks.findOneAndUpdate({ _id: taskId }, { $inc: { callsStarted: 1 } }, { returnDocument: 'before' });
   }
 
   private async write(filter: Filter<TaskDocument>, change: TaskChange): Promise<boolean> {

@@ -27,6 +27,14 @@ export interface TaskLauncherDeps {
 const SUMMARY_CHARS = 200;
 
 /**
+ * Workflow task timeout of a task's workflow. Agent calls run as local activities inside a workflow
+ * task, which the worker renews at 80 % of this while a call runs: a cancellation or a report that
+ * arrives meanwhile waits for that renewal, up to 4 s (8 s with Temporal's default of 10 s). It is
+ * also how long a crashed worker's workflow task waits before another worker takes it up.
+ */
+const WORKFLOW_TASK_TIMEOUT = '5 seconds';
+
+/**
  * Checks task requests completely, records them in the task index and starts their workflow. Nothing
  * starts unless every element passed: a 4xx leaves no trace.
  */
@@ -133,6 +141,7 @@ export class TaskLauncher {
           { key: AGENT_ID_ATTRIBUTE, value: first.agentId },
           { key: OPERATION_ATTRIBUTE, value: first.operation },
         ],
+        workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
         staticSummary: summaryOf(input),
         staticDetails: detailsOf(input),
         // Taken up only when this process runs the task worker (TemporalHandle); otherwise a normal start.

@@ -31,8 +31,6 @@ export async function startWorker(config: WorkerConfig, connection: NativeConnec
     taskQueue: config.taskQueue,
     ...(workflowsPath === undefined ? {} : { workflowsPath }),
     activities,
-    // A call attempt hears of its cancellation in a heartbeat's answer: send them every second.
-    maxHeartbeatThrottleInterval: '1 second',
     maxConcurrentWorkflowTaskExecutions: WORKFLOW_TASK_SLOTS,
   });
   const running = worker.run();

@@ -1,4 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { AgentServer, type AgentBehaviour } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call } from '../support/http';
@@ -122,7 +123,7 @@ describe('compositions', () => {
     expect(callsTagged('substitution')).toHaveLength(1);
   });
 
-  it('lets an operator find a task workflow by its search attributes', async () => {
+  it('lets an operator find a task workflow by its search attributes, and its agent call by its summary', async () => {
     const reply = await call('POST', '/tasks', { apiKey: 'admin', body: relayTask({ tag: 'operator' }) });
     const { taskId } = reply.body;
     await waitForTask(taskId);
@@ -139,5 +140,9 @@ describe('compositions', () => {
     expect(found).toEqual([{ workflowId: `task-${taskId}`, agentId: agent.agentId, operation: 'tools/relay' }]);
     const description = await client.workflow.getHandle(`task-${taskId}`).describe();
     expect(await description.staticSummary()).toBe(`${agent.name}: tools/relay`);
+    // The agent call is a local activity: its marker in the history carries the summary the Web UI shows.
+    const { events } = await client.workflow.getHandle(`task-${taskId}`).fetchHistory();
+    const calls = (events ?? []).filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+    expect(calls.map((event) => event.userMetadata?.summary && defaultPayloadConverter.fromPayload(event.userMetadata.summary))).toEqual([`${agent.name}: tools/relay`]);
   });
 });
