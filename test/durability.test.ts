@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { MongoClient } from 'mongodb';
 import { freePort } from '../src/embedded/managed-process';
 import { AgentServer, type AgentBehaviour } from './support/agent-server';
 import { registerAgent, type RegisteredAgent } from './support/agents';
@@ -107,6 +108,39 @@ describe('durability across process crashes', () => {
     expect(callsAbout('in-flight', inFlight).map((received) => received.headers['webhook-id'])).toEqual([`${inFlight}-1`, `${inFlight}-2`]);
     for (const taskId of [awaiting.taskId, recovering, inFlight]) await expectEndedOnce(taskId);
   }, 120_000);
+
+  it('keeps an answer recorded in the index but not yet in Temporal at a worker SIGKILL, without calling its agent again', async () => {
+    // Both calls of the composition run in one workflow task, which stays open while the slow call
+    // runs: the fast answer is in the index, not yet in Temporal's history, when the worker dies.
+    let fastCalls = 0;
+    const fastAgent = await register('answered-before-kill', () => ({ status: 200, body: { status: 'completed', result: { call: (fastCalls += 1) } } }));
+    let slowCalls = 0;
+    const slowAgent = await register('slow-at-kill', () => {
+      slowCalls += 1;
+      return { status: 200, body: { status: 'completed', result: { from: slowCalls === 1 ? 'first' : 'retry' } }, delayMs: slowCalls === 1 ? 10_000 : 0 };
+    });
+    const task = (agent: RegisteredAgent) => ({ agentId: agent.agentId, operation: 'tools/echo', params: { text: 'durable' }, callbackUrl: hookUrl, timeoutMs: PATIENT_TIMEOUT_MS });
+    const reply = await call('POST', '/tasks/compose', { baseUrl, apiKey: 'admin', body: [task(fastAgent), task(slowAgent)] });
+    expect(reply.status).toBe(202);
+    const [fast, slow] = reply.body.map((entry: { taskId: string }) => entry.taskId);
+    await until(() => slowCalls === 1, 'the slow call');
+    expect(await waitForTask(fast)).toMatchObject({ status: 'completed', result: { call: 1 } });
+    await worker.stop('SIGKILL');
+    await startWorker();
+
+    expect(await waitForTask(slow, { timeoutMs: 30_000 })).toMatchObject({ status: 'completed', result: { from: 'retry' }, attempts: 2 });
+    expect(callsAbout('slow-at-kill', slow).map((received) => received.headers['webhook-id'])).toEqual([`${slow}-1`, `${slow}-2`]);
+    expect(await waitForTask(fast)).toMatchObject({ status: 'completed', result: { call: 1 }, attempts: 1 });
+    expect(fastCalls).toBe(1);
+    // The restarted worker ran the fast call again: it counted itself, found the answer and kept it.
+    const mongo = await MongoClient.connect(stack.mongoUri);
+    try {
+      expect(await mongo.db(stack.mongoDatabase).collection('tasks').findOne({ _id: fast as unknown as never })).toMatchObject({ callsStarted: 2 });
+    } finally {
+      await mongo.close();
+    }
+    for (const taskId of [fast, slow]) await expectEndedOnce(taskId);
+  }, 90_000);
 
   it('answers 503 to a cancellation while no worker runs, and cancels once one does', async () => {
     const { taskId } = await awaitingTask('cancel-without-worker');
