@@ -162,8 +162,9 @@ export class TaskIndex {
   /**
    * Applies a change the task's workflow decided, or what a call attempt records on the workflow's
    * behalf (its retries, the agent's answer). The workflow decides nothing while a call attempt
-   * runs, so these records follow one another and need no condition on the status; and on FerretDB a filter on more than
-   * `_id` decodes the whole collection (measured: 150 ms of its CPU per update at 1000 tasks).
+   * runs, so these records follow one another and need no condition on the status; and on FerretDB
+   * a filter on more than `_id` decodes the whole collection (measured: 150 ms of its CPU per
+   * update at 1000 tasks).
    */
   async recordByWorkflow(taskId: string, change: TaskChange): Promise<void> {
     await this.write({ _id: taskId }, change);
