@@ -17,6 +17,7 @@ import type { Logger } from './ops/logger';
 import { createMetrics } from './ops/metrics';
 import { createRouterRoutes } from './router/routes';
 import { TaskChanges } from './router/task-changes';
+import { watchEndedRuns } from './router/ended-runs';
 import { COMPOSITIONS_COLLECTION, TASKS_COLLECTION, TaskIndex } from './router/task-index';
 import { TaskLauncher } from './router/task-launcher';
 import { IDEMPOTENCY_KEYS_COLLECTION, IdempotencyKeys } from './router/idempotency-keys';
@@ -80,6 +81,8 @@ export async function startService(config: Config, endpoints: Endpoints, logger:
     if (options.worker) {
       worker = await startTaskWorker(config, temporal.connection, { config, store, taskChanges, agents: shared.recentAgents, logger: logger.child({ component: 'worker' }) });
       stops.push(() => worker!.stop());
+      const endedRuns = watchEndedRuns({ temporal, index: new TaskIndex(store, taskChanges), logger: logger.child({ component: 'ended-runs' }), intervalMs: config.endedRunsCheckMs });
+      stops.push(() => endedRuns.stop());
     }
 
     let url: string | undefined;

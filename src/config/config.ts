@@ -43,6 +43,8 @@ export interface Config {
   defaultTaskTimeoutMs: number;
   maxTaskTimeoutMs: number;
   agentCallTimeoutMs: number;
+  /** How often a worker process looks for task workflows that closed without ending their tasks. */
+  endedRunsCheckMs: number;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -156,6 +158,7 @@ export function loadConfig(env: Env = process.env): Config {
     defaultTaskTimeoutMs: read.integer('DEFAULT_TASK_TIMEOUT_MS', 24 * HOUR_MS, 1_000, 365 * 24 * HOUR_MS),
     maxTaskTimeoutMs: read.integer('MAX_TASK_TIMEOUT_MS', 7 * 24 * HOUR_MS, 1_000, 365 * 24 * HOUR_MS),
     agentCallTimeoutMs: read.integer('AGENT_CALL_TIMEOUT_MS', 30_000, 100, 10 * 60_000),
+    endedRunsCheckMs: read.integer('ENDED_RUNS_CHECK_MS', 10_000, 100, 10 * 60_000),
   };
 
   if (config.authJwtSecret !== undefined && config.authJwtSecret.length < 32) {

@@ -33,6 +33,8 @@ export const TaskErrorCode = {
   AGENT_UNREACHABLE: 'AGENT_UNREACHABLE',
   AGENT_TIMEOUT: 'AGENT_TIMEOUT',
   AGENT_PROTOCOL_ERROR: 'AGENT_PROTOCOL_ERROR',
+  /** The task's workflow failed (or timed out) before it ended the task: src/router/ended-runs.ts. */
+  WORKFLOW_ENDED: 'WORKFLOW_ENDED',
 } as const;
 export type TaskErrorCode = (typeof TaskErrorCode)[keyof typeof TaskErrorCode];
 

@@ -146,6 +146,26 @@ describe('task cancellation', () => {
     expect(server.callsTo('fast-before-operator').filter((received) => received.body?.taskId === waiting)).toHaveLength(0);
   });
 
+  it('records the tasks still running in a workflow an operator terminated as cancelled, leaving ended ones as they were', async () => {
+    const fast = await registerAgent({ mcpUrl: server.route('fast-before-terminate', completes({ text: 'ok' })) });
+    const task = (agentId: string) => ({ agentId, operation: 'tools/echo', params: { text: 't' } });
+    const reply = await call('POST', '/tasks/compose', { apiKey: 'admin', body: [task(fast.agentId), task(patient.agentId)] });
+    const [done, awaited] = reply.body.map((entry: any) => entry.taskId);
+    await waitForTask(awaited, { until: awaiting });
+    expect(await waitForTask(done)).toMatchObject({ status: 'completed' });
+
+    const connection = await Connection.connect({ address: testStack().temporalAddress });
+    try {
+      await new Client({ connection, namespace: testStack().temporalNamespace }).workflow.getHandle(`composition-${reply.body[0].compositionId}`).terminate('operator test');
+    } finally {
+      await connection.close();
+    }
+    // No workflow code runs after a terminate: the worker process finds the run and ends the task.
+    expect(await waitForTask(awaited, { timeoutMs: 10_000 })).toMatchObject({ status: 'cancelled' });
+    expect((await call('GET', `/tasks/${done}`, { apiKey: 'admin' })).body).toMatchObject({ status: 'completed', result: { text: 'ok' } });
+    expect((await call('GET', `/compositions/${reply.body[0].compositionId}`, { apiKey: 'admin' })).body.status).toBe('cancelled');
+  });
+
   it('answers 409 for an ended task, 403 to others than creator and admin, 404 for an unknown task', async () => {
     const creator = await registerAgent();
     const taskId = await awaitingTask(creator.apiKey);

@@ -75,6 +75,8 @@ export function serviceEnv(stack: Omit<TestStack, 'servicePid'>, overrides: Reco
     ALLOW_INSECURE_AGENT_URLS: 'true',
     ALLOW_PRIVATE_AGENT_URLS: 'true',
     LOG_LEVEL: 'info',
+    // A terminated workflow's tasks are ended within a second rather than 10 s.
+    ENDED_RUNS_CHECK_MS: '500',
     ...overrides,
   };
 }

@@ -1,0 +1,77 @@
+import type { WorkflowExecutionInfo } from '@temporalio/client';
+import type { Logger } from '../ops/logger';
+import type { TaskChange, TaskDocument, TaskIndex } from './task-index';
+import type { TemporalHandle } from './temporal-client';
+import { TaskErrorCode, TaskStatus, workflowIdOfComposition, workflowIdOfTask } from './task-types';
+
+/** Runs that closed without their workflow code ending their tasks: no code runs after a terminate. */
+const ENDED_RUNS_QUERY = 'WorkflowType = "compositionWorkflow" AND ExecutionStatus IN ("Terminated", "Failed", "TimedOut")';
+/** Visibility lists a closed run a moment after it closed: each look goes this far back over the last. */
+const VISIBILITY_LAG_MS = 60_000;
+
+const TASK_RUN_PREFIX = workflowIdOfTask('');
+const COMPOSITION_RUN_PREFIX = workflowIdOfComposition('');
+
+export interface EndedRunsWatch {
+  stop(): Promise<void>;
+}
+
+/**
+ * An operator may terminate a task's workflow (in the Web UI or CLI), and a workflow may fail: its
+ * tasks still pending would stay so in the index for good. A worker process lists such runs every
+ * `intervalMs` and ends their pending tasks itself: `cancelled` after a terminate, `failed` with
+ * WORKFLOW_ENDED otherwise. No callback or cancellation notice goes out for them.
+ */
+export function watchEndedRuns({ temporal, index, logger, intervalMs }: { temporal: TemporalHandle; index: TaskIndex; logger: Logger; intervalMs: number }): EndedRunsWatch {
+  // The first look has no lower bound: runs that ended while no worker ran are found too.
+  let since: Date | undefined;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  async function look(): Promise<void> {
+    const lookedAt = Date.now();
+    const query = since === undefined ? ENDED_RUNS_QUERY : `${ENDED_RUNS_QUERY} AND CloseTime >= "${since.toISOString()}"`;
+    for await (const run of temporal.client.workflow.list({ query })) await endPendingTasks(run);
+    since = new Date(lookedAt - VISIBILITY_LAG_MS);
+  }
+
+  async function endPendingTasks(run: WorkflowExecutionInfo): Promise<void> {
+    const change: TaskChange =
+      run.status.name === 'TERMINATED'
+        ? { status: TaskStatus.CANCELLED }
+        : { status: TaskStatus.FAILED, error: { code: TaskErrorCode.WORKFLOW_ENDED, message: `The task's workflow ${run.workflowId} ended ${run.status.name} before the task did` } };
+    for (const task of await tasksOfRun(index, run.workflowId)) {
+      if (task.status === TaskStatus.PENDING && (await index.update(task._id, change))) {
+        logger.warn({ taskId: task._id, workflowId: run.workflowId, runStatus: run.status.name, status: change.status }, 'task ended with its closed workflow');
+      }
+    }
+  }
+
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      running = look()
+        .catch((error: unknown) => logger.warn({ err: error }, 'looking for ended task workflows failed; trying again'))
+        .finally(schedule);
+    }, intervalMs);
+    timer.unref();
+  };
+  let running: Promise<void> = Promise.resolve();
+  schedule();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
+
+async function tasksOfRun(index: TaskIndex, workflowId: string): Promise<TaskDocument[]> {
+  if (workflowId.startsWith(TASK_RUN_PREFIX)) {
+    const task = await index.find(workflowId.slice(TASK_RUN_PREFIX.length));
+    return task ? [task] : [];
+  }
+  if (workflowId.startsWith(COMPOSITION_RUN_PREFIX)) return (await index.findComposition(workflowId.slice(COMPOSITION_RUN_PREFIX.length)))?.tasks ?? [];
+  return [];
+}
