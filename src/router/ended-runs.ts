@@ -27,6 +27,7 @@ export function watchEndedRuns({ temporal, index, logger, intervalMs }: { tempor
   let since: Date | undefined;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
 
   async function look(): Promise<void> {
     const lookedAt = Date.now();
@@ -56,7 +57,6 @@ export function watchEndedRuns({ temporal, index, logger, intervalMs }: { tempor
     }, intervalMs);
     timer.unref();
   };
-  let running: Promise<void> = Promise.resolve();
   schedule();
   return {
     async stop() {
