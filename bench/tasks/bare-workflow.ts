@@ -1,9 +1,17 @@
 // The floor Temporal itself sets: one workflow, one activity making the same agent call as the router.
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { BareActivities } from './agent-call';
 
-const { callAgentOnce } = proxyActivities<BareActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 1 } });
+const callOptions = { startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 1 } } as const;
+const { callAgentOnce } = proxyActivities<BareActivities>(callOptions);
+const local = proxyLocalActivities<BareActivities>(callOptions);
 
+/** (b): the call as a regular activity, as the baseline names it. */
 export async function bareTaskWorkflow(taskId: string): Promise<unknown> {
   return callAgentOnce(taskId);
+}
+
+/** (b′): the call as a local activity, as the router makes it. */
+export async function bareLocalTaskWorkflow(taskId: string): Promise<unknown> {
+  return local.callAgentOnce(taskId);
 }

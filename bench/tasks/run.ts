@@ -19,7 +19,7 @@ import { WORKFLOW_TASK_SLOTS } from '../../src/router/task-worker';
 import { cpuDuring } from './process-cpu';
 import { ServiceProcess } from '../../test/support/service-process';
 import { directCaller, startTrivialAgent } from './agent-call';
-import type { bareTaskWorkflow } from './bare-workflow';
+import type { bareLocalTaskWorkflow, bareTaskWorkflow } from './bare-workflow';
 
 const MONGO_DATABASE = 'acs_bench';
 
@@ -33,7 +33,7 @@ const DAG_LEVELS = 10;
 const DAG_WIDTH = 10;
 const BARE_QUEUE = 'bench-bare';
 
-/** (b) and (c) alternate in this many rounds per concurrency, so a change in the machine's speed falls on both alike. */
+/** (b), (b′) and (c) alternate in this many rounds per concurrency, so a change in the machine's speed falls on all alike. */
 const ROUNDS = 2;
 /** Longest wait for the service's workflows to finish before a round starts. */
 const DRAIN_MS = 60_000;
@@ -172,10 +172,13 @@ async function main(): Promise<void> {
     };
     const bare = (taskId: string) =>
       client.workflow.execute<typeof bareTaskWorkflow>('bareTaskWorkflow', { taskQueue: BARE_QUEUE, workflowId: `bare-${randomUUID()}`, args: [taskId], requestEagerStart: true });
+    const bareLocal = (taskId: string) =>
+      client.workflow.execute<typeof bareLocalTaskWorkflow>('bareLocalTaskWorkflow', { taskQueue: BARE_QUEUE, workflowId: `bare-local-${randomUUID()}`, args: [taskId], requestEagerStart: true });
 
     const rows: string[] = [];
-    // CPU per task of each process, for (b) and (c) at each concurrency: the bench process runs (b)'s
-    // worker and client, the agent and (c)'s HTTP client.
+    const localRows: string[] = [];
+    // CPU per task of each process, for (b), (b′) and (c) at each concurrency: the bench process runs
+    // the bare workflows' worker and client, the agent and (c)'s HTTP client.
     const pids = { 'Temporal dev server': servers[0].pid!, FerretDB: servers[1].pid!, service: service.pid, 'bench process': process.pid };
     const cpuRows: string[] = [];
     // (c) reports a task completed before its workflow finished; the rest of that work is waited
@@ -184,11 +187,13 @@ async function main(): Promise<void> {
       const deadline = Date.now() + DRAIN_MS;
       while ((await client.workflow.count(`ExecutionStatus = "Running"`)).count > 0 && Date.now() < deadline) await sleep(50);
     };
-    const measureInRounds = async (concurrency: number, total: number, jobs: Record<'b' | 'c', (n: number) => Promise<unknown>>) => {
-      const samples = { b: [] as Sample[], c: [] as Sample[] };
-      const cpu = { b: {} as Record<string, number>, c: {} as Record<string, number> };
+    const variants = ['b', 'bLocal', 'c'] as const;
+    const labels = { b: '(b)', bLocal: '(b′)', c: '(c)' };
+    const measureInRounds = async (concurrency: number, total: number, jobs: Record<(typeof variants)[number], (n: number) => Promise<unknown>>) => {
+      const samples = { b: [] as Sample[], bLocal: [] as Sample[], c: [] as Sample[] };
+      const cpu = { b: {} as Record<string, number>, bLocal: {} as Record<string, number>, c: {} as Record<string, number> };
       for (let round = 0; round < ROUNDS; round += 1) {
-        for (const variant of ['b', 'c'] as const) {
+        for (const variant of variants) {
           await drained();
           const { result, cpuMs } = await cpuDuring(pids, async () => {
             const taken = await sample(total / ROUNDS, concurrency, (n) => jobs[variant](round * (total / ROUNDS) + n));
@@ -199,12 +204,12 @@ async function main(): Promise<void> {
           for (const [name, ms] of Object.entries(cpuMs)) cpu[variant][name] = (cpu[variant][name] ?? 0) + ms;
         }
       }
-      for (const variant of ['b', 'c'] as const) {
+      for (const variant of variants) {
         const perTask = Object.keys(pids).map((name) => cpu[variant][name] / total);
         const sum = perTask.reduce((a, b) => a + b, 0);
-        cpuRows.push(`| (${variant}) | ${concurrency} | ${perTask.map((ms) => (variant === 'b' && ms < 0.05 ? '' : ms.toFixed(1))).join(' | ')} | ${sum.toFixed(1)} |`);
+        cpuRows.push(`| ${labels[variant]} | ${concurrency} | ${perTask.map((ms) => (variant !== 'c' && ms < 0.05 ? '' : ms.toFixed(1))).join(' | ')} | ${sum.toFixed(1)} |`);
       }
-      return { b: summarise(samples.b), c: summarise(samples.c) };
+      return { b: summarise(samples.b), bLocal: summarise(samples.bLocal), c: summarise(samples.c) };
     };
     const bareProfile = { agentCalled: 0, observed: 0, runs: 0 };
     let dagLine = '';
@@ -212,12 +217,13 @@ async function main(): Promise<void> {
       // Warm up connections, the workflow bundle's caches and the schema cache.
       await measure(10, 2, (n) => direct(`warm-${n}`));
       await measure(10, 2, (n) => bare(`warm-bare-${n}`));
+      await measure(10, 2, (n) => bareLocal(`warm-bare-local-${n}`));
       await measure(10, 2, viaRouter);
       for (const concurrency of CONCURRENCY) {
         const total = TASKS_AT(concurrency);
         const a = await measure(total, concurrency, (n) => direct(`direct-${concurrency}-${n}`));
         profiling = concurrency === 1;
-        const { b, c } = await measureInRounds(concurrency, total, {
+        const { b, bLocal, c } = await measureInRounds(concurrency, total, {
           b: async (n) => {
             const sent = Date.now();
             const taskId = `bare-${concurrency}-${n}`;
@@ -228,12 +234,14 @@ async function main(): Promise<void> {
               bareProfile.runs += 1;
             }
           },
+          bLocal: (n) => bareLocal(`bare-local-${concurrency}-${n}`),
           c: viaRouter,
         });
         profiling = false;
         const format = (m: Measurement) => `${m.throughput.toFixed(1)} | ${m.p50.toFixed(1)} | ${m.p99.toFixed(1)}`;
         rows.push(`| ${concurrency} | ${total} | ${format(a)} | ${format(b)} | ${format(c)} | ${((100 * c.throughput) / b.throughput).toFixed(0)} % | ${(c.p50 - b.p50).toFixed(1)} |`);
-        process.stdout.write(`${rows[rows.length - 1]}\n`);
+        localRows.push(`| ${concurrency} | ${format(bLocal)} | ${((100 * c.throughput) / bLocal.throughput).toFixed(0)} % | ${(c.p50 - bLocal.p50).toFixed(1)} |`);
+        process.stdout.write(`${rows[rows.length - 1]}\n${localRows[localRows.length - 1]}\n`);
       }
 
       const composition = Array.from({ length: DAG_LEVELS * DAG_WIDTH }, (_, position) => {
@@ -263,12 +271,19 @@ async function main(): Promise<void> {
       '(a) calls the agent directly with the same signed POST; (b) starts a bare workflow with one activity',
       'making that call, with the Temporal client, and waits for its result; (c) `POST /tasks`, then',
       `\`GET /tasks/{taskId}?waitMs=${WAIT_MS}\` (undici's \`request\`), which answers once the task ended. (b) and (c) both start their workflows`,
-      `eagerly: client and worker share one native connection. (b) and (c) alternate in ${ROUNDS} rounds of 1/${ROUNDS} of the tasks,`,
+      `eagerly: client and worker share one native connection. (b), (b′) and (c) alternate in ${ROUNDS} rounds of 1/${ROUNDS} of the tasks,`,
       'each round starting once no workflow runs. Throughput in tasks/s, latencies in ms.',
       '',
       '| concurrency | tasks | (a) tasks/s | (a) p50 | (a) p99 | (b) tasks/s | (b) p50 | (b) p99 | (c) tasks/s | (c) p50 | (c) p99 | (c)/(b) throughput | (c)−(b) p50 |',
       '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
       ...rows,
+      '',
+      "(b′) is (b) with the call as a local activity, as the router makes it since step 13 below: what the router adds over Temporal's",
+      'cheapest way to make the call.',
+      '',
+      "| concurrency | (b′) tasks/s | (b′) p50 | (b′) p99 | (c)/(b′) throughput | (c)−(b′) p50 |",
+      '|---|---|---|---|---|---|',
+      ...localRows,
       '',
       `DAG: ${dagLine}.`,
       '',
