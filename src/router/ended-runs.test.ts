@@ -1,0 +1,53 @@
+import pino from 'pino';
+import { watchEndedRuns } from './ended-runs';
+import type { TaskChange, TaskDocument, TaskIndex } from './task-index';
+import type { TemporalHandle } from './temporal-client';
+import { TaskStatus } from './task-types';
+
+const task = (id: string, status: TaskStatus) => ({ _id: id, status }) as TaskDocument;
+
+/**
+ * The branches a test against Temporal cannot reach (a workflow that fails on its own), with a
+ * stand-in for the visibility list and the index. test/router/cancellation.test.ts terminates a
+ * real run.
+ */
+describe('watchEndedRuns', () => {
+  it('ends the pending tasks of failed and terminated runs, and looks again only from shortly before its last look', async () => {
+    const runs = [
+      { workflowId: 'task-t1', status: { name: 'FAILED' } },
+      { workflowId: 'composition-c1', status: { name: 'TERMINATED' } },
+      { workflowId: 'task-gone', status: { name: 'TIMED_OUT' } },
+    ];
+    const queries: string[] = [];
+    const temporal = {
+      client: {
+        workflow: {
+          async *list({ query }: { query: string }) {
+            queries.push(query);
+            if (queries.length === 1) yield* runs;
+          },
+        },
+      },
+    } as unknown as TemporalHandle;
+    const updates: Array<[string, TaskChange]> = [];
+    const index = {
+      find: async (taskId: string) => (taskId === 't1' ? task('t1', TaskStatus.PENDING) : null),
+      findComposition: async () => ({ tasks: [task('c1-done', TaskStatus.COMPLETED), task('c1-open', TaskStatus.PENDING)] }),
+      update: async (taskId: string, change: TaskChange) => {
+        updates.push([taskId, change]);
+        return true;
+      },
+    } as unknown as TaskIndex;
+
+    const watch = watchEndedRuns({ temporal, index, logger: pino({ level: 'silent' }), intervalMs: 10 });
+    for (let tries = 0; tries < 200 && queries.length < 2; tries += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    await watch.stop();
+
+    expect(updates).toEqual([
+      ['t1', { status: TaskStatus.FAILED, error: { code: 'WORKFLOW_ENDED', message: "The task's workflow task-t1 ended FAILED before the task did" } }],
+      ['c1-open', { status: TaskStatus.CANCELLED }],
+    ]);
+    expect(queries[0]).not.toContain('CloseTime');
+    expect(queries[1]).toMatch(/ AND CloseTime >= "\d{4}-\d\d-\d\dT[\d:.]+Z"$/);
+  });
+});
