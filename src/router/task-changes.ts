@@ -10,7 +10,7 @@ export interface RereadSchedule {
 
 /**
  * With a worker in this process, a task requested here nearly always ends here: its workflow starts
- * eagerly on this worker, which also takes the call activity it schedules. Re-reads are then a
+ * eagerly on this worker, which also makes the agent call (a local activity). Re-reads are then a
  * safety net (a full worker, a restart) and each one costs a store round trip per waiting lookup.
  */
 const REREADS_WITH_WORKER: RereadSchedule = { firstMs: 1_000, lastMs: 5_000 };
