@@ -35,6 +35,12 @@ const BARE_QUEUE = 'bench-bare';
 
 /** (b), (b′) and (c) alternate in this many rounds per concurrency, so a change in the machine's speed falls on all alike. */
 const ROUNDS = 2;
+/**
+ * Tasks run one at a time, each after a pause in which the last one's workflow finishes: the latency
+ * the router adds to a task, apart from the CPU it shares with the tasks around it.
+ */
+const ALONE_TASKS = 60;
+const ALONE_PAUSE_MS = 150;
 /** Longest wait for the service's workflows to finish before a round starts. */
 const DRAIN_MS = 60_000;
 
@@ -72,6 +78,19 @@ async function sample(total: number, concurrency: number, job: (n: number) => Pr
     }),
   );
   return { latencies, wallSeconds: (performance.now() - started) / 1000 };
+}
+
+/** Latencies of `total` jobs run one at a time, each after a pause of ALONE_PAUSE_MS. */
+async function aloneSample(total: number, job: (n: number) => Promise<unknown>): Promise<Sample> {
+  const latencies: number[] = [];
+  for (let n = 0; n < total; n += 1) {
+    await sleep(ALONE_PAUSE_MS);
+    const begun = performance.now();
+    await job(n);
+    latencies.push(performance.now() - begun);
+  }
+  // The pauses are not the jobs' time.
+  return { latencies, wallSeconds: latencies.reduce((sum, ms) => sum + ms, 0) / 1000 };
 }
 
 function summarise(samples: Sample[]): Measurement {
@@ -212,6 +231,7 @@ async function main(): Promise<void> {
       return { b: summarise(samples.b), bLocal: summarise(samples.bLocal), c: summarise(samples.c) };
     };
     const bareProfile = { agentCalled: 0, observed: 0, runs: 0 };
+    let aloneRow = '';
     let dagLine = '';
     await worker.runUntil(async () => {
       // Warm up connections, the workflow bundle's caches and the schema cache.
@@ -243,6 +263,16 @@ async function main(): Promise<void> {
         localRows.push(`| ${concurrency} | ${format(bLocal)} | ${((100 * c.throughput) / bLocal.throughput).toFixed(0)} % | ${(c.p50 - bLocal.p50).toFixed(1)} |`);
         process.stdout.write(`${rows[rows.length - 1]}\n${localRows[localRows.length - 1]}\n`);
       }
+
+      const alone = { b: [] as Sample[], bLocal: [] as Sample[], c: [] as Sample[] };
+      const aloneJobs = { b: (n: number) => bare(`bare-alone-${n}`), bLocal: (n: number) => bareLocal(`bare-local-alone-${n}`), c: viaRouter };
+      for (let round = 0; round < ROUNDS; round += 1) {
+        for (const variant of variants) alone[variant].push(await aloneSample(ALONE_TASKS / ROUNDS, (n) => aloneJobs[variant](round * (ALONE_TASKS / ROUNDS) + n)));
+      }
+      const [aloneB, aloneBLocal, aloneC] = [summarise(alone.b), summarise(alone.bLocal), summarise(alone.c)];
+      const pair = (m: Measurement) => `${m.p50.toFixed(1)} | ${m.p99.toFixed(1)}`;
+      aloneRow = `| ${pair(aloneB)} | ${pair(aloneBLocal)} | ${pair(aloneC)} | ${(aloneC.p50 - aloneB.p50).toFixed(1)} | ${(aloneC.p50 - aloneBLocal.p50).toFixed(1)} |`;
+      process.stdout.write(`${aloneRow}\n`);
 
       const composition = Array.from({ length: DAG_LEVELS * DAG_WIDTH }, (_, position) => {
         const level = Math.floor(position / DAG_WIDTH);
@@ -284,6 +314,14 @@ async function main(): Promise<void> {
       "| concurrency | (b′) tasks/s | (b′) p50 | (b′) p99 | (c)/(b′) throughput | (c)−(b′) p50 |",
       '|---|---|---|---|---|---|',
       ...localRows,
+      '',
+      `One task at a time, ${ALONE_TASKS} of each, each after a ${ALONE_PAUSE_MS} ms pause in which the last one's workflow finishes: the latency`,
+      'the router adds to a task, apart from the CPU it shares with the work around it (in the tables above, a task of (c) is seen',
+      'completed before its workflow finished, and the next one starts while it does). Latencies in ms.',
+      '',
+      '| (b) p50 | (b) p99 | (b′) p50 | (b′) p99 | (c) p50 | (c) p99 | (c)−(b) p50 | (c)−(b′) p50 |',
+      '|---|---|---|---|---|---|---|---|',
+      aloneRow,
       '',
       `DAG: ${dagLine}.`,
       '',
