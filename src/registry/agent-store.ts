@@ -1,7 +1,7 @@
 import type { Filter, IndexDescription } from 'mongodb';
 import { PrincipalKind, type Principal } from '../auth/principal';
 import type { Store } from '../store/mongo';
-import { canSee, type Agent, type AgentDocument } from './agent';
+import { ifVisible, type Agent, type AgentDocument } from './agent';
 import { derivedFields, type SearchCandidate } from './search';
 
 export const AGENTS_COLLECTION = 'agents';
@@ -50,8 +50,7 @@ export class AgentStore {
 
   /** The agent when it exists and `principal` may see it; null otherwise (callers answer 404 either way). */
   async findVisible(principal: Principal | undefined, agentId: string): Promise<Agent | null> {
-    const agent = await this.findById(agentId);
-    return agent && canSee(principal, agent) ? agent : null;
+    return ifVisible(principal, await this.findById(agentId));
   }
 
   async insert(agent: Agent): Promise<void> {

@@ -81,6 +81,11 @@ export function canSee(principal: Principal | undefined, agent: Pick<Agent, 'id'
   return isTheAgent(principal, agent) || principal.id === agent.ownerId || agent.sharedWith.includes(principal.id);
 }
 
+/** `agent` when it exists and `principal` may see it; null otherwise, so that callers answer 404 either way. */
+export function ifVisible(principal: Principal | undefined, agent: Agent | null): Agent | null {
+  return agent && canSee(principal, agent) ? agent : null;
+}
+
 /** Whether `principal` is `agent` itself: only its agent key is; a human whose `sub` equals the agentId is not. */
 export function isTheAgent(principal: Principal, agent: Pick<Agent, 'id'>): boolean {
   return principal.kind === PrincipalKind.AGENT && principal.id === agent.id;

@@ -1,5 +1,5 @@
 import type { Principal } from '../auth/principal';
-import { canSee, type Agent } from './agent';
+import { ifVisible, type Agent } from './agent';
 import type { AgentStore } from './agent-store';
 
 /** How long an agent read for a task is used again without reading it anew. */
@@ -39,7 +39,6 @@ export class RecentAgents {
 
   /** The agent when it exists and `principal` may see it; null otherwise. */
   async findVisible(principal: Principal | undefined, agentId: string): Promise<Agent | null> {
-    const agent = await this.findById(agentId);
-    return agent && canSee(principal, agent) ? agent : null;
+    return ifVisible(principal, await this.findById(agentId));
   }
 }
