@@ -22,7 +22,7 @@ export class AgentStore {
 
   constructor(private readonly store: Store) {}
 
-  /** Called after every change of a stored agent made through this store. */
+  /** Called after every change of a stored agent made through this store; a write that matched nothing changed nothing. */
   onChange(listener: (agentId: string) => void): void {
     this.changeListeners.push(listener);
   }
@@ -61,20 +61,22 @@ export class AgentStore {
   async replace(agent: Agent, expectedVersion: number): Promise<boolean> {
     const { _id, ...document } = toDocument(agent, derivedFields(agent));
     const result = await this.collection.replaceOne({ _id, version: expectedVersion }, document);
+    if (result.matchedCount === 0) return false;
     this.changed(_id);
-    return result.matchedCount === 1;
+    return true;
   }
 
   /** A new signing secret; not a change of the registration, so `version` stays. */
   async setSigningSecret(agentId: string, signingSecret: string): Promise<void> {
-    await this.collection.updateOne({ _id: agentId }, { $set: { signingSecret, updatedAt: new Date() } });
-    this.changed(agentId);
+    const result = await this.collection.updateOne({ _id: agentId }, { $set: { signingSecret, updatedAt: new Date() } });
+    if (result.matchedCount === 1) this.changed(agentId);
   }
 
   async delete(agentId: string): Promise<boolean> {
     const result = await this.collection.deleteOne({ _id: agentId });
+    if (result.deletedCount === 0) return false;
     this.changed(agentId);
-    return result.deletedCount === 1;
+    return true;
   }
 
   /** One page of the agents `principal` may see, in agentId order, after the agentId `after`. */
