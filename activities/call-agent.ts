@@ -11,6 +11,8 @@ export interface CallAgentInput {
   agentId: string;
   operation: string;
   params: Record<string, unknown>;
+  /** The task's retry.maxAttempts, held across worker restarts by the index's count of calls. */
+  maxAttempts: number;
 }
 
 /**
@@ -36,13 +38,18 @@ export interface CallAgentSettings {
  * with the task error as details. A cancellation of the task aborts the call at once.
  */
 export function callAgentActivity(agents: RecentAgents, index: TaskIndex, dispatcher: Dispatcher, settings: CallAgentSettings) {
-  return async function callAgent({ taskId, agentId, operation, params }: CallAgentInput): Promise<CallAgentResult> {
+  return async function callAgent({ taskId, agentId, operation, params, maxAttempts }: CallAgentInput): Promise<CallAgentResult> {
     const context = Context.current();
     const agent = await agents.findById(agentId);
     if (!agent) throw ApplicationFailure.nonRetryable(`Agent ${agentId} no longer exists`, TaskErrorCode.AGENT_NOT_FOUND);
     const before = await index.startCall(taskId);
     if (before?.status !== TaskStatus.PENDING) return answerRecordedEarlier(before);
     const attempt = (before.callsStarted ?? 0) + 1;
+    // A crashed worker's call starts again at Temporal's attempt 1, with the whole retry policy
+    // ahead of it: the index's count keeps the task to its maxAttempts all the same.
+    if (attempt > maxAttempts) {
+      throw ApplicationFailure.nonRetryable(`Agent unreachable after its retries: all ${maxAttempts} attempts were made (counted across worker restarts)`, TaskErrorCode.AGENT_UNREACHABLE);
+    }
     // The first call's phase is written by the API or the workflow; later ones show the retries.
     if (attempt > 1) await index.recordByWorkflow(taskId, { phase: TaskPhase.CALLING_AGENT, attempts: attempt });
 

@@ -297,7 +297,7 @@ async function execute(task: PlannedTask, input: CompositionInput, outcomes: Arr
           maximumInterval: task.retry.maxIntervalMs,
         },
       },
-      [{ taskId: task.taskId, agentId: task.agentId, operation: task.operation, params }],
+      [{ taskId: task.taskId, agentId: task.agentId, operation: task.operation, params, maxAttempts: task.retry.maxAttempts }],
     );
   } catch (error) {
     if (reports.has(task.taskId)) return outcomeOfReport(reports.get(task.taskId)!);

@@ -41,7 +41,7 @@ describe('one attempt of the call activity', () => {
     await index.create({ kind: PrincipalKind.ADMIN, id: 'admin' }, [{ _id: taskId, agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' }, phase: TaskPhase.CALLING_AGENT }]);
     return taskId;
   }
-  const input = (taskId: string) => ({ taskId, agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' } });
+  const input = (taskId: string, maxAttempts = 5) => ({ taskId, agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' }, maxAttempts });
 
   it("records the agent's answer as the task's outcome itself", async () => {
     const taskId = await pendingTask();
@@ -62,5 +62,22 @@ describe('one attempt of the call activity', () => {
     await index.recordByWorkflow(taskId, { status: TaskStatus.CANCELLED });
     await expect(new MockActivityEnvironment({ attempt: 3 }).run(callAgent, input(taskId))).rejects.toThrow('The task is no longer pending (cancelled)');
     expect(server.callsTo('answers').filter((received) => received.body?.taskId === taskId)).toHaveLength(0);
+  });
+
+  it('does not call the agent once the calls before a worker restart used up maxAttempts', async () => {
+    const taskId = await pendingTask();
+    // Two calls counted by a worker that then crashed; Temporal starts the call again at its attempt 1.
+    await index.startCall(taskId);
+    await index.startCall(taskId);
+    const call = new MockActivityEnvironment({ attempt: 1 }).run(callAgent, input(taskId, 2));
+    await expect(call).rejects.toMatchObject({ nonRetryable: true, type: 'AGENT_UNREACHABLE', message: expect.stringContaining('all 2 attempts were made') });
+    expect(server.callsTo('answers').filter((received) => received.body?.taskId === taskId)).toHaveLength(0);
+  });
+
+  it('still makes the last allowed attempt after a worker restart', async () => {
+    const taskId = await pendingTask();
+    await index.startCall(taskId);
+    expect(await new MockActivityEnvironment({ attempt: 1 }).run(callAgent, input(taskId, 2))).toMatchObject({ kind: 'completed', attempt: 2, recorded: true });
+    expect(server.callsTo('answers').filter((received) => received.body?.taskId === taskId)).toHaveLength(1);
   });
 });
