@@ -1,0 +1,138 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { Worker, type ReplayResult } from '@temporalio/worker';
+import { AgentServer, type AgentBehaviour } from '../support/agent-server';
+import { registerAgent, type RegisteredAgent } from '../support/agents';
+import { call } from '../support/http';
+import { tool, waitForTask } from '../support/tasks';
+import { testStack } from '../support/test-stack';
+
+/**
+ * Histories of runs that earlier versions of the service started. A workflow change that one of
+ * them could no longer replay would strand such a run, still open, at an upgrade: guard the change
+ * with `patched()` instead. Record a new set with RECORD_HISTORIES=<folder under this one>.
+ */
+const RECORDED = path.resolve(__dirname, '../fixtures/histories');
+
+/** Answers as `params.reply` says: completed with the params, 503 to the first call of a tag, 202, or refused. */
+function scripted(): AgentBehaviour {
+  const tagsCalled = new Set<string>();
+  return (received) => {
+    if (received.body.cancel) return { status: 200, body: {} };
+    const { reply, tag } = received.body.params;
+    const firstCall = !tagsCalled.has(tag);
+    tagsCalled.add(tag);
+    if (reply === 'unavailable-once' && firstCall) return { status: 503, body: 'try again' };
+    if (reply === 'accept') return { status: 202, body: { status: 'pending' } };
+    if (reply === 'refuse') return { status: 422, body: { error: { code: 'VALIDATION_ERROR', message: 'refused by the test agent' } } };
+    return { status: 200, body: { status: 'completed', result: received.body.params } };
+  };
+}
+
+const { History } = temporal.api.history.v1;
+type RecordedHistory = { workflowId: string; history: temporal.api.history.v1.IHistory };
+/** Kept as protobuf's JSON form: int64 as text, enums by name, payloads' bytes in base64. */
+const historyText = (history: RecordedHistory['history']): string =>
+  JSON.stringify(History.toObject(History.fromObject(history), { longs: String, enums: String, bytes: String }), null, 1);
+const historyOf = (text: string) => History.fromObject(JSON.parse(text));
+
+const replayAll = async (histories: RecordedHistory[]): Promise<ReplayResult[]> => {
+  const results: ReplayResult[] = [];
+  for await (const result of Worker.runReplayHistories({ workflowsPath: require.resolve('../../workflows'), replayName: 'replay-test' }, histories)) results.push(result);
+  return results;
+};
+
+const failuresOf = (results: ReplayResult[]) => results.filter((result) => result.error !== undefined).map((result) => `${result.workflowId}: ${result.error?.message}`);
+
+describe('workflow replay', () => {
+  let server: AgentServer;
+  let agent: RegisteredAgent;
+  let connection: Connection;
+  let client: Client;
+
+  beforeAll(async () => {
+    server = await AgentServer.start();
+    connection = await Connection.connect({ address: testStack().temporalAddress });
+    client = new Client({ connection, namespace: testStack().temporalNamespace });
+    agent = await registerAgent({ mcpUrl: server.route('scripted', scripted()), capabilities: { tools: [{ ...tool('script'), inputSchema: { type: 'object' } }] } });
+  });
+  afterAll(async () => {
+    await server.close();
+    await connection.close();
+  });
+
+  const task = (tag: string, reply: string, extra: Record<string, unknown> = {}) => ({ agentId: agent.agentId, operation: 'tools/script', params: { tag, reply }, ...extra });
+  const fast = { retry: { initialIntervalMs: 100, maxIntervalMs: 100 } };
+
+  /** Runs each kind of task the service starts, and returns each workflow's history once it closed. */
+  async function runScenarios(): Promise<RecordedHistory[]> {
+    const workflowIds: Record<string, string> = {};
+    const single = async (name: string, body: Record<string, unknown>, then?: (taskId: string) => Promise<void>) => {
+      const reply = await call('POST', '/tasks', { apiKey: 'admin', body });
+      expect(reply.status).toBe(202);
+      await then?.(reply.body.taskId);
+      workflowIds[name] = `task-${reply.body.taskId}`;
+      return waitForTask(reply.body.taskId);
+    };
+    const composition = async (name: string, body: unknown[]) => {
+      const reply = await call('POST', '/tasks/compose', { apiKey: 'admin', body });
+      expect(reply.status).toBe(202);
+      workflowIds[name] = `composition-${reply.body[0].compositionId}`;
+      return Promise.all(reply.body.map((element: { taskId: string }) => waitForTask(element.taskId)));
+    };
+    const untilAwaitingReport = (taskId: string) => waitForTask(taskId, { until: (seen) => seen.phase === 'awaiting_agent_report' }).then(() => undefined);
+
+    const outcomes = await Promise.all([
+      single('completed', task('completed', 'complete')),
+      single('retried', task('retried', 'unavailable-once', fast)),
+      single('reported', task('reported', 'accept'), async (taskId) => {
+        await untilAwaitingReport(taskId);
+        expect((await call('POST', `/tasks/${taskId}/result`, { apiKey: 'admin', body: { status: 'completed', result: { reported: true } } })).status).toBe(200);
+      }),
+      single('cancelled', task('cancelled', 'accept'), async (taskId) => {
+        await untilAwaitingReport(taskId);
+        expect((await call('POST', `/tasks/${taskId}/cancel`, { apiKey: 'admin' })).status).toBe(200);
+      }),
+      single('refused', task('refused', 'refuse')),
+      single('callback', task('callback', 'complete', { callbackUrl: server.route('callback-receiver', () => ({ status: 200, body: {} })) })),
+      composition('diamond', [
+        task('diamond', 'complete'),
+        task('diamond', 'complete', { params: { tag: { source: { taskId: '0', field: 'tag' }, type: 'string' }, reply: 'complete' }, parents: ['0'] }),
+        task('diamond', 'refuse', { parents: ['0'] }),
+        task('diamond', 'complete', { parents: ['1', '2'] }),
+      ]),
+    ]);
+    expect(outcomes.flat().map((outcome) => outcome.status)).toEqual(['completed', 'completed', 'completed', 'cancelled', 'failed', 'completed', 'completed', 'completed', 'failed', 'failed']);
+
+    return Promise.all(
+      Object.entries(workflowIds).map(async ([name, workflowId]) => {
+        const handle = client.workflow.getHandle(workflowId);
+        await handle.result();
+        return { workflowId: name, history: await handle.fetchHistory() };
+      }),
+    );
+  }
+
+  it("replays the runs it starts now, and those earlier versions started, with today's workflow code", async () => {
+    const fresh = await runScenarios();
+    const recordTo = process.env.RECORD_HISTORIES;
+    if (recordTo) {
+      const folder = path.join(RECORDED, recordTo);
+      fs.mkdirSync(folder, { recursive: true });
+      for (const { workflowId, history } of fresh) fs.writeFileSync(path.join(folder, `${workflowId}.json`), historyText(history));
+    }
+    const recorded = fs.readdirSync(RECORDED).flatMap((version) =>
+      fs.readdirSync(path.join(RECORDED, version)).map((file) => ({
+        workflowId: `${version}/${path.basename(file, '.json')}`,
+        history: historyOf(fs.readFileSync(path.join(RECORDED, version, file), 'utf8')),
+      })),
+    );
+    expect(recorded.length).toBeGreaterThanOrEqual(fresh.length);
+
+    const results = await replayAll([...fresh, ...recorded]);
+    expect(results).toHaveLength(fresh.length + recorded.length);
+    expect(failuresOf(results)).toEqual([]);
+  });
+});
