@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -6,6 +7,8 @@ import { Worker, type ReplayResult } from '@temporalio/worker';
 import { AgentServer, type AgentBehaviour } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call } from '../support/http';
+import { newUserId } from '../support/humans';
+import { createRoom, RoomClient } from '../support/room-client';
 import { tool, waitForTask } from '../support/tasks';
 import { testStack } from '../support/test-stack';
 
@@ -82,6 +85,27 @@ describe('workflow replay', () => {
       workflowIds[name] = `composition-${reply.body[0].compositionId}`;
       return Promise.all(reply.body.map((element: { taskId: string }) => waitForTask(element.taskId)));
     };
+    /** A human asks for the task in a room: the agent's socket there answers it, or without one the agent is called over HTTP. */
+    const inRoom = async (name: string, tag: string, withAgentSocket: boolean) => {
+      const room = await createRoom({ participants: [{ type: 'AGENT', participantId: agent.agentId }] });
+      const asker = await RoomClient.connect(room.roomId, { human: newUserId() });
+      const agentSocket = withAgentSocket ? await RoomClient.connect(room.roomId, { apiKey: agent.apiKey }) : undefined;
+      try {
+        const requestId = randomUUID();
+        asker.send({ type: 'TASK_REQUEST', data: { requestId, agentId: agent.agentId, operation: 'tools/script', params: { tag, reply: 'complete' } } });
+        const created = await asker.waitFor((frame) => frame.type === 'TASK_CREATED' && frame.data.requestId === requestId, 10_000);
+        const { taskId } = created.data;
+        workflowIds[name] = `task-${taskId}`;
+        if (agentSocket) {
+          await agentSocket.waitFor((frame) => frame.type === 'TASK' && frame.data.taskId === taskId, 10_000);
+          agentSocket.send({ type: 'TASK_RESULT', data: { taskId, status: 'completed', result: { via: 'socket' } } });
+        }
+        await asker.waitFor((frame) => frame.type === 'SYSTEM' && frame.data.event === 'task_update' && frame.data.taskId === taskId, 10_000);
+        return waitForTask(taskId);
+      } finally {
+        await Promise.all([asker.close(), agentSocket?.close()]);
+      }
+    };
     const untilAwaitingReport = (taskId: string) => waitForTask(taskId, { until: (seen) => seen.phase === 'awaiting_agent_report' }).then(() => undefined);
 
     const outcomes = await Promise.all([
@@ -97,6 +121,8 @@ describe('workflow replay', () => {
       }),
       single('refused', task('refused', 'refuse')),
       single('callback', task('callback', 'complete', { callbackUrl: server.route('callback-receiver', () => ({ status: 200, body: {} })) })),
+      inRoom('room-socket', 'room-socket', true),
+      inRoom('room-http', 'room-http', false),
       composition('diamond', [
         task('diamond', 'complete'),
         task('diamond', 'complete', { params: { tag: { source: { taskId: '0', field: 'tag' }, type: 'string' }, reply: 'complete' }, parents: ['0'] }),
@@ -104,7 +130,8 @@ describe('workflow replay', () => {
         task('diamond', 'complete', { parents: ['1', '2'] }),
       ]),
     ]);
-    expect(outcomes.flat().map((outcome) => outcome.status)).toEqual(['completed', 'completed', 'completed', 'cancelled', 'failed', 'completed', 'completed', 'completed', 'failed', 'failed']);
+    expect(outcomes.flat().map((outcome) => outcome.status)).toEqual(['completed', 'completed', 'completed', 'cancelled', 'failed', 'completed', 'completed', 'completed', 'completed', 'completed', 'failed', 'failed']);
+    expect(outcomes.slice(6, 8).map((outcome) => outcome.result)).toEqual([{ via: 'socket' }, { tag: 'room-http', reply: 'complete' }]);
 
     return Promise.all(
       Object.entries(workflowIds).map(async ([name, workflowId]) => {
