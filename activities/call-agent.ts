@@ -61,7 +61,7 @@ export function callAgentActivity(agents: RecentAgents, index: TaskIndex, dispat
     }
 
     let status: number;
-    let text: string;
+    let text: string | null;
     try {
       ({ status, text } = await postSigned(dispatcher, {
         url: agent.mcpUrl,

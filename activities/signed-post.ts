@@ -9,14 +9,20 @@ export interface SignedPost {
   messageId: string;
   payload: unknown;
   timeoutMs: number;
-  /** Largest reply body read. */
+  /** Largest reply body read; a longer one is discarded and its text is null. */
   maxReplyBytes: number;
   /** Aborts the call early (the activity's cancellation). */
   signal?: AbortSignal;
 }
 
+export interface SignedPostReply {
+  status: number;
+  /** Null when the body exceeded maxReplyBytes. */
+  text: string | null;
+}
+
 /** One `POST url` with a JSON body and Standard Webhooks headers, through the outbound guard's dispatcher. Network trouble throws. */
-export async function postSigned(dispatcher: Dispatcher, { url, secret, messageId, payload, timeoutMs, maxReplyBytes, signal }: SignedPost): Promise<{ status: number; text: string }> {
+export async function postSigned(dispatcher: Dispatcher, { url, secret, messageId, payload, timeoutMs, maxReplyBytes, signal }: SignedPost): Promise<SignedPostReply> {
   const body = JSON.stringify(payload);
   const reply = await request(url, {
     method: 'POST',
@@ -28,14 +34,14 @@ export async function postSigned(dispatcher: Dispatcher, { url, secret, messageI
   return { status: reply.statusCode, text: await readLimited(reply.body, maxReplyBytes) };
 }
 
-async function readLimited(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<string> {
+async function readLimited(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<string | null> {
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of body) {
     total += (chunk as Buffer).length;
     if (total > maxBytes) {
       body.destroy();
-      throw new Error(`reply body exceeds ${maxBytes} bytes`);
+      return null;
     }
     chunks.push(chunk as Buffer);
   }

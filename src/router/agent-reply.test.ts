@@ -9,6 +9,8 @@ describe('interpretAgentReply', () => {
     [200, json({ status: 'completed', result: [1, 2] }), { kind: 'completed', result: { 0: [1, 2] } }],
     [200, json({ status: 'failed', error: { code: 'X', message: 'm' } }), { kind: 'failed', error: { code: 'X', message: 'm' } }],
     [400, json({ status: 'failed', error: { code: 'VALIDATION_ERROR', message: 'bad' } }), { kind: 'failed', error: { code: 'VALIDATION_ERROR', message: 'bad' } }],
+    [200, json({ status: 'failed', error: 'disk full' }), { kind: 'failed', error: 'disk full' }],
+    [422, json({ status: 'failed', error: ['a', 'b'] }), { kind: 'failed', error: ['a', 'b'] }],
     [202, json({ status: 'received' }), { kind: 'accepted' }],
     [202, json({ status: 'executing', message: 'on it' }), { kind: 'accepted' }],
   ])('HTTP %i %s', (status, body, verdict) => {
@@ -30,7 +32,22 @@ describe('interpretAgentReply', () => {
     [204, ''],
     [302, ''],
     [200, json([1])],
+    [200, json({ status: 'failed', error: null })],
   ])('calls HTTP %i %s a protocol error', (status, body) => {
     expect(interpretAgentReply(status, body)).toMatchObject({ kind: 'refused', error: { code: 'AGENT_PROTOCOL_ERROR' } });
+  });
+
+  describe('a body longer than the service reads (null)', () => {
+    it('is a protocol error on a 2xx', () => {
+      expect(interpretAgentReply(200, null)).toEqual({
+        kind: 'refused',
+        error: { code: 'AGENT_PROTOCOL_ERROR', message: 'Agent answered HTTP 200 with a body longer than MAX_BODY_BYTES', details: '(longer than MAX_BODY_BYTES: not read)' },
+      });
+    });
+
+    it('leaves a retried or rejected status as it is', () => {
+      expect(interpretAgentReply(503, null).kind).toBe('retry');
+      expect(interpretAgentReply(404, null)).toMatchObject({ kind: 'refused', error: { code: 'AGENT_REJECTED' } });
+    });
   });
 });

@@ -13,6 +13,7 @@ export type AgentReplyVerdict =
 const RETRIED_STATUSES = new Set([408, 429]);
 const REJECTED_STATUSES = new Set([400, 404, 422]);
 const ACCEPTED_STATUSES = new Set(['pending', 'executing', 'received']);
+const OVERSIZED_BODY = '(longer than MAX_BODY_BYTES: not read)';
 
 function parseJson(text: string): unknown {
   try {
@@ -27,25 +28,24 @@ export function isRetriedStatus(status: number): boolean {
   return RETRIED_STATUSES.has(status) || status >= 500;
 }
 
-export function interpretAgentReply(status: number, bodyText: string): AgentReplyVerdict {
+/** `bodyText` is null for a body longer than the service reads (MAX_BODY_BYTES): only its status counts then. */
+export function interpretAgentReply(status: number, bodyText: string | null): AgentReplyVerdict {
   if (isRetriedStatus(status)) return { kind: 'retry', reason: `agent answered HTTP ${status}` };
-  const body = parseJson(bodyText) as Record<string, unknown> | undefined;
-  const reported = typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {};
+  const body = bodyText === null ? undefined : parseJson(bodyText);
+  const reported = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
   const is2xx = status >= 200 && status < 300;
 
-  if (reported.status === 'failed' && reported.error !== undefined && (is2xx || (status >= 400 && status < 500))) {
-    const error = reported.error;
-    return { kind: 'failed', error: typeof error === 'object' && error !== null && !Array.isArray(error) ? (error as TaskError) : { message: String(error) } };
+  if (reported.status === 'failed' && reported.error !== undefined && reported.error !== null && (is2xx || (status >= 400 && status < 500))) {
+    return { kind: 'failed', error: reported.error as TaskError };
   }
   if ((status === 200 || status === 201) && reported.status === 'completed' && 'result' in reported) {
     return { kind: 'completed', result: normaliseResult(reported.result) };
   }
   if (status === 202 && typeof reported.status === 'string' && ACCEPTED_STATUSES.has(reported.status)) return { kind: 'accepted' };
+  const details = bodyText === null ? OVERSIZED_BODY : (body ?? bodyText.slice(0, 1024));
   if (REJECTED_STATUSES.has(status)) {
-    return { kind: 'refused', error: { code: TaskErrorCode.AGENT_REJECTED, message: `Agent answered HTTP ${status}`, details: body ?? bodyText.slice(0, 1024) } };
+    return { kind: 'refused', error: { code: TaskErrorCode.AGENT_REJECTED, message: `Agent answered HTTP ${status}`, details } };
   }
-  return {
-    kind: 'refused',
-    error: { code: TaskErrorCode.AGENT_PROTOCOL_ERROR, message: `Agent answered HTTP ${status} with a body outside the task protocol`, details: body ?? bodyText.slice(0, 1024) },
-  };
+  const what = bodyText === null ? 'a body longer than MAX_BODY_BYTES' : 'a body outside the task protocol';
+  return { kind: 'refused', error: { code: TaskErrorCode.AGENT_PROTOCOL_ERROR, message: `Agent answered HTTP ${status} with ${what}`, details } };
 }

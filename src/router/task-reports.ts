@@ -10,7 +10,7 @@ export interface AgentReportBody {
   taskId?: string;
   status: 'completed' | 'failed' | 'pending';
   result?: unknown;
-  error?: Record<string, unknown> | string;
+  error?: TaskError;
   message?: string;
   progress?: number;
 }
@@ -54,8 +54,7 @@ function reportOf(taskId: string, body: AgentReportBody): AgentReport {
     return { taskId, status: TaskStatus.COMPLETED, result: normaliseResult(body.result) };
   }
   if (body.error === undefined) throw new ApiError(ErrorCode.VALIDATION_ERROR, 'A failed report needs an error');
-  const error: TaskError = typeof body.error === 'string' ? { message: body.error } : body.error;
-  return { taskId, status: TaskStatus.FAILED, error };
+  return { taskId, status: TaskStatus.FAILED, error: body.error };
 }
 
 function endedWith(task: TaskDocument, report: AgentReport): boolean {

@@ -60,7 +60,8 @@ export const AGENT_REPORT_SCHEMA = {
     taskId: { type: 'string' },
     status: { enum: ['completed', 'failed', 'pending'] },
     result: {},
-    error: { anyOf: [{ type: 'object' }, { type: 'string' }] },
+    // Any JSON value but null, kept as the agent sent it.
+    error: { not: { type: 'null' } },
     message: { type: 'string', maxLength: 10_000 },
     progress: { type: 'number', minimum: 0, maximum: 1 },
   },

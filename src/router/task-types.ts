@@ -38,8 +38,15 @@ export const TaskErrorCode = {
 } as const;
 export type TaskErrorCode = (typeof TaskErrorCode)[keyof typeof TaskErrorCode];
 
-/** A task's error: the router's `{code, message, details?}`, or whatever the agent sent. */
-export type TaskError = { code: string; message: string; details?: unknown } | Record<string, unknown>;
+/** An error the router itself puts on a failed task. */
+export interface RouterError {
+  code: TaskErrorCode | string;
+  message: string;
+  details?: unknown;
+}
+
+/** A task's error: the router's own, or the agent's, any JSON value but null, kept exactly as it was sent. */
+export type TaskError = RouterError | Record<string, unknown> | unknown[] | string | number | boolean;
 
 /** A result as stored: a JSON object, or `{"0": value}` for anything else (CONTRACT.md, "Tasks"). */
 export type TaskResult = Record<string, unknown>;

@@ -71,6 +71,15 @@ describe('calls to an agent and what its replies make of the task', () => {
     expect(server.callsTo(route)).toHaveLength(1);
   });
 
+  it.each([
+    ['a string', 'disk full'],
+    ['an array', [{ code: 'A' }, { code: 'B' }]],
+    ['a number', 42],
+  ])('keeps an error that is %s as sent', async (what, error) => {
+    const { taskId } = await runTask(`failed-${what.replace(/\W/g, '')}`, () => ({ status: 200, body: { status: 'failed', error } }));
+    expect((await waitForTask(taskId)).error).toEqual(error);
+  });
+
   it.each([400, 404, 422])('fails on HTTP %i without a failed body, not retried', async (status) => {
     const route = `rejects-${status}`;
     const { taskId } = await runTask(route, () => ({ status, body: 'no' }), { retry: QUICK_RETRY });
@@ -135,6 +144,17 @@ describe('calls to an agent and what its replies make of the task', () => {
     expect(server.callsTo(route)).toHaveLength(1);
   });
 
+  it('fails with AGENT_PROTOCOL_ERROR, not retried, on a reply longer than MAX_BODY_BYTES', async () => {
+    const huge = { status: 'completed', result: { text: 'x'.repeat(1024 * 1024) } };
+    const { taskId } = await runTask('oversized', () => ({ status: 200, body: huge }), { retry: QUICK_RETRY });
+    expect(await waitForTask(taskId)).toMatchObject({
+      status: 'failed',
+      error: { code: 'AGENT_PROTOCOL_ERROR', message: 'Agent answered HTTP 200 with a body longer than MAX_BODY_BYTES' },
+      attempts: 1,
+    });
+    expect(server.callsTo('oversized')).toHaveLength(1);
+  });
+
   it('waits for the report of an agent that answered 202, then fails with AGENT_TIMEOUT', async () => {
     const { taskId } = await runTask('silent', () => ({ status: 202, body: { status: 'received' } }), { timeoutMs: 2_000 });
     const waiting = await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' || task.status !== 'pending' });
@@ -161,11 +181,19 @@ describe('calls to an agent and what its replies make of the task', () => {
     expectError(await report({ status: 'failed', error: 'no' }), 409, 'CONFLICT');
   });
 
-  it('takes a failed report with an error as sent, also from an admin', async () => {
-    const { taskId } = await runTask('reports-failure', () => ({ status: 202, body: { status: 'executing' } }));
+  it.each([
+    ['an object', { code: 'OPERATION_FAILED', message: 'gave up' }],
+    ['a string', 'gave up'],
+  ])('takes a failed report with an error that is %s as sent, also from an admin', async (what, error) => {
+    const { taskId } = await runTask(`reports-failure-${what.replace(/\W/g, '')}`, () => ({ status: 202, body: { status: 'executing' } }));
     await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' || task.status !== 'pending' });
-    const error = { code: 'OPERATION_FAILED', message: 'gave up' };
     expect((await call('POST', `/v1/tasks/${taskId}/result`, { apiKey: 'admin', body: { status: 'failed', error } })).status).toBe(200);
-    expect(await waitForTask(taskId)).toMatchObject({ status: 'failed', error });
+    expect((await waitForTask(taskId)).error).toEqual(error);
+    expect((await call('POST', `/v1/tasks/${taskId}/result`, { apiKey: 'admin', body: { status: 'failed', error } })).status).toBe(200);
+  });
+
+  it('refuses a failed report whose error is null', async () => {
+    const { agent, taskId } = await runTask('reports-null', () => ({ status: 202, body: { status: 'executing' } }));
+    expectError(await call('POST', `/tasks/${taskId}/result`, { apiKey: agent.apiKey, body: { status: 'failed', error: null } }), 400, 'VALIDATION_ERROR');
   });
 });
