@@ -19,6 +19,19 @@ describe('HTTP edge of the running service', () => {
     expect(error.message).toContain('/no/such/route');
   });
 
+  it('answers a method a route does not take with 405, the contract error body and Allow', async () => {
+    const reply = await call('DELETE', '/tasks', { apiKey: 'admin' });
+    expect(expectError(reply, 405, 'METHOD_NOT_ALLOWED').message).toBe('DELETE is not allowed on /tasks; allowed: POST');
+    expect(reply.headers.get('allow')).toBe('POST');
+  });
+
+  it('answers a method no route knows with 405, never a 5xx', async () => {
+    const reply = await call('PROPFIND', '/v1/agents', { apiKey: 'admin' });
+    expectError(reply, 405, 'METHOD_NOT_ALLOWED');
+    expect(reply.headers.get('allow')).toMatch(/GET/);
+    expectError(await call('PROPFIND', '/no/such/route', { apiKey: 'admin' }), 404, 'NOT_FOUND');
+  });
+
   it('answers malformed JSON with 400 VALIDATION_ERROR', async () => {
     const reply = await call('POST', '/agents', { rawBody: '{"name": ', headers: { 'content-type': 'application/json' } });
     expect(expectError(reply, 400, 'VALIDATION_ERROR').message).toMatch(/Malformed JSON/);

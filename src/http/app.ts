@@ -34,11 +34,11 @@ export function createApp(deps: AppDeps): Koa {
   app.use(deps.authenticator.middleware());
 
   for (const module of deps.modules) {
-    app.use(module.router.routes()).use(module.router.allowedMethods({ throw: true }));
+    app.use(module.router.routes()).use(module.router.allowedMethods());
     if (module.versioned) {
       const v1 = new Router({ prefix: '/v1' });
       v1.use(module.router.routes());
-      app.use(v1.routes()).use(v1.allowedMethods({ throw: true }));
+      app.use(v1.routes()).use(v1.allowedMethods());
     }
   }
   return app;

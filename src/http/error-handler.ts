@@ -12,9 +12,7 @@ export function errorHandler(logger: Logger) {
   return async function handleErrors(ctx: Context, next: Next): Promise<void> {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) {
-        throw new ApiError(ErrorCode.NOT_FOUND, `No route for ${ctx.method} ${ctx.path}`);
-      }
+      if (ctx.body === undefined) throwForUnanswered(ctx);
     } catch (thrown) {
       const error = toApiError(thrown);
       if (error.status >= 500) {
@@ -27,14 +25,25 @@ export function errorHandler(logger: Logger) {
   };
 }
 
+/**
+ * What @koa/router leaves without a body: no route (404), or a route without this method (405, with
+ * Allow), or a method no route knows (501, which the contract's "bad input is never 5xx" makes a 405).
+ */
+function throwForUnanswered(ctx: Context): void {
+  const allowed = ctx.response.get('Allow');
+  if (ctx.status === 404 || (ctx.status === 501 && !allowed)) throw new ApiError(ErrorCode.NOT_FOUND, `No route for ${ctx.method} ${ctx.path}`);
+  if (ctx.status === 405 || ctx.status === 501) {
+    throw new ApiError(ErrorCode.METHOD_NOT_ALLOWED, `${ctx.method} is not allowed on ${ctx.path}; allowed: ${allowed}`, undefined, { Allow: allowed });
+  }
+}
+
 export function toApiError(thrown: unknown): ApiError {
   if (thrown instanceof ApiError) return thrown;
   if (isStoreUnavailable(thrown)) return new ApiError(ErrorCode.UNAVAILABLE, 'MongoDB is unreachable');
   if (isStoreBusy(thrown)) return new ApiError(ErrorCode.UNAVAILABLE, 'The database is busy; try again', undefined, { 'Retry-After': '1' });
   if (isTemporalUnavailable(thrown)) return new ApiError(ErrorCode.UNAVAILABLE, 'Temporal is unreachable');
   const status = (thrown as { status?: number }).status;
-  // Errors raised by Koa itself (for instance ctx.throw or @koa/router's 405) carry a status.
-  if (status === 405) return new ApiError(ErrorCode.METHOD_NOT_ALLOWED, 'Method not allowed');
+  // Errors of Koa or a library made with http-errors carry an HTTP status.
   if (status !== undefined && status >= 400 && status < 500) {
     return new ApiError(ErrorCode.VALIDATION_ERROR, (thrown as Error).message);
   }
