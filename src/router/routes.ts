@@ -88,7 +88,7 @@ export function createRouterRoutes({ launcher, index, idempotencyKeys, temporal,
     const composition = await index.findComposition(ctx.params.compositionId);
     if (!composition) throw notFound(`Composition ${ctx.params.compositionId}`);
     if (!canReadComposition(principal, composition)) throw forbidden('Only the composition creator, its agents and admins may read this composition');
-    ctx.body = toCompositionView(composition);
+    ctx.body = toCompositionView(composition, principal);
   });
 
   return { router, versioned: true };

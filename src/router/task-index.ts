@@ -317,8 +317,28 @@ export function toTaskView(task: TaskDocument): TaskView {
   };
 }
 
-/** pending while any task is; else completed when all completed; else failed (or cancelled when nothing failed). */
-export function toCompositionView({ compositionId, createdAt, tasks }: StoredComposition): CompositionView {
+/**
+ * A task of a composition as a reader who may not read that task sees it (the agent of a sibling
+ * task): where it stands, without its result, error or progress.
+ */
+function toTaskOutline(task: TaskDocument): TaskView {
+  return {
+    taskId: task._id,
+    status: task.status,
+    ...(task.phase === undefined ? {} : { phase: task.phase }),
+    agentId: task.agentId,
+    operation: task.operation,
+    ...(task.compositionId === undefined ? {} : { compositionId: task.compositionId }),
+    createdAt: task.createdAt.toISOString(),
+    updatedAt: task.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * pending while any task is; else completed when all completed; else failed (or cancelled when
+ * nothing failed). The reader sees in full only the tasks it may read on their own.
+ */
+export function toCompositionView({ compositionId, createdAt, tasks }: StoredComposition, reader: Principal): CompositionView {
   const statuses = new Set(tasks.map((task) => task.status));
   const status = statuses.has(TaskStatus.PENDING)
     ? TaskStatus.PENDING
@@ -328,5 +348,6 @@ export function toCompositionView({ compositionId, createdAt, tasks }: StoredCom
         ? TaskStatus.CANCELLED
         : TaskStatus.COMPLETED;
   const updatedAt = new Date(Math.max(createdAt.getTime(), ...tasks.map((task) => task.updatedAt.getTime())));
-  return { compositionId, status, tasks: tasks.map(toTaskView), createdAt: createdAt.toISOString(), updatedAt: updatedAt.toISOString() };
+  const viewOf = (task: TaskDocument) => (canRead(reader, task) ? toTaskView(task) : toTaskOutline(task));
+  return { compositionId, status, tasks: tasks.map(viewOf), createdAt: createdAt.toISOString(), updatedAt: updatedAt.toISOString() };
 }

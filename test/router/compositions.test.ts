@@ -79,6 +79,35 @@ describe('compositions', () => {
     expect((await call('GET', '/compositions/unknown', { apiKey: 'admin' })).status).toBe(404);
   });
 
+  it('shows the agent of one task the other tasks of its composition without their results or errors', async () => {
+    const other = await registerAgent({ mcpUrl: server.route('relay', relay), capabilities: { tools: [{ ...tool('relay'), inputSchema: { type: 'object' } }] } });
+    const { compositionId, taskIds } = await compose([
+      relayTask({ tag: 'outline', secret: 'only for the creator and agent 0' }),
+      { ...relayTask({ tag: 'outline', reply: 'fail' }), agentId: other.agentId },
+      { ...relayTask({ tag: 'outline', mine: true }), agentId: other.agentId },
+    ]);
+    await waitAll(taskIds);
+
+    const full = (await call('GET', `/compositions/${compositionId}`, { apiKey: 'admin' })).body;
+    expect(full.tasks.map((task: { result?: unknown; error?: unknown }) => [task.result !== undefined, task.error !== undefined])).toEqual([[true, false], [false, true], [true, false]]);
+
+    const seenByOther = await call('GET', `/compositions/${compositionId}`, { apiKey: other.apiKey });
+    expect(seenByOther.status).toBe(200);
+    expect(seenByOther.body.status).toBe('failed');
+    expect(seenByOther.body.tasks[0]).toEqual({
+      taskId: taskIds[0],
+      status: 'completed',
+      agentId: agent.agentId,
+      operation: 'tools/relay',
+      compositionId,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
+    expect(seenByOther.body.tasks[1]).toEqual(full.tasks[1]);
+    expect(seenByOther.body.tasks[2]).toEqual(full.tasks[2]);
+    expect((await call('GET', `/compositions/${compositionId}`, { apiKey: agent.apiKey })).body.tasks[1].error).toBeUndefined();
+  });
+
   it('runs tasks without mutual parents at the same time', async () => {
     const { compositionId, taskIds } = await compose([relayTask({ tag: 'parallel', reply: 'slow' }), relayTask({ tag: 'parallel', reply: 'slow' })]);
     await waitAll(taskIds);
