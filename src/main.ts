@@ -25,7 +25,10 @@ export async function main(options: MainOptions): Promise<void> {
   }
   const logger = createLogger(config);
   if (options.embedded && options.api && !config.adminApiKey) {
-    config = { ...config, adminApiKey: persistentAdminKey(config.dataDir) };
+    config = { ...config, adminApiKey: persistentSecret(config.dataDir, 'admin-api-key', () => `acs_admin_${randomBytes(24).toString('base64url')}`) };
+  }
+  if (options.embedded && !config.callbackSigningSecret) {
+    config = { ...config, callbackSigningSecret: persistentSecret(config.dataDir, 'callback-signing-secret', () => `whsec_${randomBytes(32).toString('base64')}`) };
   }
 
   // Handlers go in first, so Ctrl-C during start-up still stops what was started.
@@ -64,23 +67,28 @@ export async function main(options: MainOptions): Promise<void> {
       `Agent coordination service is up.`,
       `  API:             ${service.url}`,
       ...(endpoints.temporalUiUrl ? [`  Temporal Web UI: ${endpoints.temporalUiUrl}`] : []),
-      ...(options.embedded ? [`  Admin API key:   ${config.adminApiKey}`, `  Data folder:     ${config.dataDir}`] : []),
+      ...(options.embedded
+        ? [`  Admin API key:   ${config.adminApiKey}`, `  Callback secret: ${config.callbackSigningSecret}`, `  Data folder:     ${config.dataDir}`]
+        : []),
       `Ctrl-C stops everything this process started.`,
     ];
     process.stdout.write(`\n${lines.join('\n')}\n\n`);
   }
 }
 
-/** npm start generates an admin key once and keeps it with the data, so a restart keeps working credentials. */
-function persistentAdminKey(dataDir: string): string {
-  const file = path.join(dataDir, 'admin-api-key');
+/**
+ * npm start generates the admin key and the callback signing secret once and keeps them with the
+ * data, so a restart keeps working credentials and receivers keep verifying signatures.
+ */
+function persistentSecret(dataDir: string, fileName: string, generate: () => string): string {
+  const file = path.join(dataDir, fileName);
   try {
     return fs.readFileSync(file, 'utf8').trim();
   } catch {
-    const key = `acs_admin_${randomBytes(24).toString('base64url')}`;
+    const secret = generate();
     fs.mkdirSync(dataDir, { recursive: true });
-    fs.writeFileSync(file, `${key}\n`, { mode: 0o600 });
-    return key;
+    fs.writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+    return secret;
   }
 }
 

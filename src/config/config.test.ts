@@ -55,6 +55,19 @@ describe('loadConfig', () => {
     expect((thrown as ConfigError).problems).toHaveLength(6);
   });
 
+  it.each([
+    ['no whsec_ prefix', Buffer.alloc(32, 7).toString('base64')],
+    ['a key that is not base64', 'whsec_not base64!'],
+    ['a key of 8 bytes', `whsec_${Buffer.alloc(8, 7).toString('base64')}`],
+  ])('refuses a CALLBACK_SIGNING_SECRET with %s', (_what, secret) => {
+    expect(() => loadConfig({ CALLBACK_SIGNING_SECRET: secret })).toThrow(/CALLBACK_SIGNING_SECRET must be whsec_/);
+  });
+
+  it('takes a CALLBACK_SIGNING_SECRET of 32 random bytes', () => {
+    const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    expect(loadConfig({ CALLBACK_SIGNING_SECRET: secret }).callbackSigningSecret).toBe(secret);
+  });
+
   it('refuses a default task timeout above the maximum', () => {
     expect(() => loadConfig({ DEFAULT_TASK_TIMEOUT_MS: '100000', MAX_TASK_TIMEOUT_MS: '5000' })).toThrow(/DEFAULT_TASK_TIMEOUT_MS/);
   });

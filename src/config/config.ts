@@ -119,6 +119,13 @@ class EnvReader {
   }
 }
 
+/** A Standard Webhooks secret: `whsec_` + base64 of a 24 to 64 byte key. */
+function isWebhookSecret(secret: string): boolean {
+  const match = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(secret);
+  const keyBytes = match ? Buffer.from(match[1], 'base64').length : 0;
+  return keyBytes >= 24 && keyBytes <= 64;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const read = new EnvReader(env);
   const cwd = process.cwd();
@@ -166,6 +173,9 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (config.adminApiKey !== undefined && config.adminApiKey.length < 16) {
     read.problems.push('ADMIN_API_KEY must be at least 16 characters');
+  }
+  if (config.callbackSigningSecret !== undefined && !isWebhookSecret(config.callbackSigningSecret)) {
+    read.problems.push('CALLBACK_SIGNING_SECRET must be whsec_ followed by the base64 of 24 to 64 random bytes (Standard Webhooks)');
   }
   if (config.defaultTaskTimeoutMs > config.maxTaskTimeoutMs) {
     read.problems.push('DEFAULT_TASK_TIMEOUT_MS must not exceed MAX_TASK_TIMEOUT_MS');

@@ -20,7 +20,7 @@ export interface TaskLauncherDeps {
   index: TaskIndex;
   temporal: TemporalHandle;
   schemas: UserSchemaCompiler;
-  config: Pick<Config, 'taskQueue' | 'defaultTaskTimeoutMs' | 'maxTaskTimeoutMs' | 'agentCallTimeoutMs'>;
+  config: Pick<Config, 'taskQueue' | 'defaultTaskTimeoutMs' | 'maxTaskTimeoutMs' | 'agentCallTimeoutMs' | 'callbackSigningSecret'>;
 }
 
 /** Longest staticSummary shown in the Temporal Web UI's list. */
@@ -82,7 +82,11 @@ export class TaskLauncher {
         throw new ApiError(ErrorCode.VALIDATION_ERROR, `${where}params do not match the inputSchema of ${request.operation}: ${summary}`, problems);
       }
     }
-    const { maxTaskTimeoutMs, defaultTaskTimeoutMs } = this.deps.config;
+    const { maxTaskTimeoutMs, defaultTaskTimeoutMs, callbackSigningSecret } = this.deps.config;
+    if (request.callbackUrl !== undefined && callbackSigningSecret === undefined) {
+      // Accepted, the callback could never be signed: the caller would wait for it in vain.
+      throw new ApiError(ErrorCode.VALIDATION_ERROR, `${where}callbackUrl cannot be used: this service has no CALLBACK_SIGNING_SECRET to sign callbacks with`);
+    }
     if (request.timeoutMs !== undefined && request.timeoutMs > maxTaskTimeoutMs) {
       throw new ApiError(ErrorCode.VALIDATION_ERROR, `${where}timeoutMs must be at most ${maxTaskTimeoutMs}`);
     }

@@ -12,7 +12,8 @@ import { testStack } from '../support/test-stack';
 
 /**
  * A second API process configured as in production: human tokens verified against a JWKS (served
- * here, on loopback) with issuer and audience, and agent URLs that must be https.
+ * here, on loopback) with issuer and audience, agent URLs that must be https, and no
+ * CALLBACK_SIGNING_SECRET (a service whose operator set up no task callbacks).
  */
 const ISSUER = 'https://idp.test';
 const AUDIENCE = 'agent-coordination';
@@ -46,6 +47,7 @@ beforeAll(async () => {
       AUTH_ISSUER: ISSUER,
       AUTH_AUDIENCE: AUDIENCE,
       ALLOW_INSECURE_AGENT_URLS: 'false',
+      CALLBACK_SIGNING_SECRET: '',
     }),
     path.join(stack.runDir, `production-settings-${port}.log`),
   );
@@ -119,5 +121,16 @@ describe('https agent URLs (ALLOW_INSECURE_AGENT_URLS=false)', () => {
     const path = `/agents/${created.body.agentId}`;
     expectError(await call('PATCH', path, { baseUrl, apiKey: 'admin', body: { mcpUrl: 'http://agent.example.com/mcp' } }), 400, 'VALIDATION_ERROR');
     expect((await call('PATCH', path, { baseUrl, apiKey: 'admin', body: { mcpUrl: 'https://agent.example.com/v2' } })).status).toBe(200);
+  });
+});
+
+describe('task callbacks without CALLBACK_SIGNING_SECRET', () => {
+  it('answers 400 to a task with a callbackUrl, which could never be signed', async () => {
+    const agent = await call('POST', '/agents', { baseUrl, apiKey: 'admin', body: httpsAgent() });
+    const task = { agentId: agent.body.agentId, operation: 'tools/echo', params: { text: 'x' }, callbackUrl: 'https://receiver.example.com/done' };
+    const error = expectError(await call('POST', '/tasks', { baseUrl, apiKey: 'admin', body: task }), 400, 'VALIDATION_ERROR');
+    expect(error.message).toMatch(/CALLBACK_SIGNING_SECRET/);
+    const composed = expectError(await call('POST', '/tasks/compose', { baseUrl, apiKey: 'admin', body: [{ ...task, callbackUrl: undefined }, task] }), 400, 'VALIDATION_ERROR');
+    expect(composed.message).toMatch(/^Task 1: callbackUrl/);
   });
 });
