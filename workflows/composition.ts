@@ -8,6 +8,7 @@ import {
   CancelledFailure,
   condition,
   isCancellation,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -72,6 +73,12 @@ const callbackOptions = {
   retry: { maximumAttempts: 12, initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '2 minutes' },
 } as const;
 const callbacks = proxyActivities<Activities>(callbackOptions);
+
+/**
+ * Patch id (workflow versioning): a dependant that cannot run fails as soon as one parent failed or
+ * was cancelled, instead of once all its parents ended. Runs recorded before it keep the old wait.
+ */
+const FAIL_AT_FIRST_FAILED_PARENT = 'dependant-fails-at-first-failed-parent';
 
 /** Margin of the activity's own timeout over the HTTP call's, for loading the agent and recording. */
 const CALL_ACTIVITY_MARGIN_MS = 10_000;
@@ -245,8 +252,10 @@ async function execute(task: PlannedTask, input: CompositionInput, outcomes: Arr
   const { reports, socketsLost, awaitingReport } = state;
   let params = task.params;
   if (task.parents.length > 0) {
-    await condition(() => task.parents.every((parent) => outcomes[parent] !== undefined));
-    const failedParent = task.parents.find((parent) => outcomes[parent]!.status !== TaskStatus.COMPLETED);
+    const endedUncompleted = (parent: number) => outcomes[parent] !== undefined && outcomes[parent]!.status !== TaskStatus.COMPLETED;
+    const failsEarly = !task.executeOnParentFailure && patched(FAIL_AT_FIRST_FAILED_PARENT);
+    await condition(() => task.parents.every((parent) => outcomes[parent] !== undefined) || (failsEarly && task.parents.some(endedUncompleted)));
+    const failedParent = task.parents.find(endedUncompleted);
     if (failedParent !== undefined && !task.executeOnParentFailure) {
       return failure({ code: TaskErrorCode.DEPENDENCY_FAILED, message: `Parent task ${failedParent} (${input.tasks[failedParent].taskId}) ${outcomes[failedParent]!.status}` });
     }

@@ -136,6 +136,20 @@ describe('compositions', () => {
     expect((await call('GET', `/compositions/${compositionId}`, { apiKey: 'admin' })).body.status).toBe('failed');
   });
 
+  it('fails a dependant as soon as one parent failed, without waiting for its other parents', async () => {
+    const { taskIds } = await compose([
+      relayTask({ tag: 'early', reply: 'slow' }),
+      relayTask({ tag: 'early', reply: 'fail' }),
+      relayTask({ tag: 'early', step: 'child' }, { parents: ['0', '1'] }),
+    ]);
+    const child = await waitForTask(taskIds[2]);
+    expect(child).toMatchObject({ status: 'failed', error: { code: 'DEPENDENCY_FAILED', message: expect.stringContaining(taskIds[1]) } });
+    const slowParent = await waitForTask(taskIds[0]);
+    expect(slowParent.status).toBe('completed');
+    expect(Date.parse(child.updatedAt)).toBeLessThan(Date.parse(slowParent.updatedAt));
+    expect(callsTagged('early').map((received) => received.body.params.step ?? received.body.params.reply).sort()).toEqual(['fail', 'slow']);
+  });
+
   it('fails a task whose substituted params are wrong: MISSING_FIELD, TYPE_MISMATCH, VALIDATION_ERROR', async () => {
     const { taskIds } = await compose([
       relayTask({ tag: 'substitution', reply: 'produce' }),
