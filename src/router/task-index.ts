@@ -34,6 +34,12 @@ export interface TaskDocument {
   callsStarted?: number;
   /** Why each failed call to the agent failed, in order. */
   attemptErrors?: AttemptError[];
+  /**
+   * Digests of the outcomes reported for the task (POST /tasks/{taskId}/result), each once: the
+   * first is the one it ends with. Digests, so a misbehaving agent's stream of different reports
+   * grows the document by 44 bytes each, not by their bodies.
+   */
+  reportDigests?: string[];
   /** The agent's last progress report. */
   progress?: number;
   message?: string;
@@ -178,6 +184,17 @@ export class TaskIndex {
    */
   async startCall(taskId: string): Promise<TaskDocument | null> {
     return this.tasks.findOneAndUpdate({ _id: taskId }, { $inc: { callsStarted: 1 } }, { returnDocument: 'before' });
+  }
+
+  /**
+   * Adds a reported outcome's digest to the task's and says whether that outcome is the first one
+   * reported, or the same again: the outcome the task ends with. One atomic write keyed by `_id`
+   * alone, so two different reports arriving together cannot both be told they were taken.
+   */
+  async claimReport(taskId: string, digest: string): Promise<boolean> {
+    const before = await this.tasks.findOneAndUpdate({ _id: taskId }, { $addToSet: { reportDigests: digest } }, { returnDocument: 'before' });
+    const first = before?.reportDigests?.[0];
+    return first === undefined || first === digest;
   }
 
   private async write(filter: Filter<TaskDocument>, change: TaskChange): Promise<boolean> {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { PrincipalKind, type Principal } from '../auth/principal';
 import { ApiError, ErrorCode, forbidden, notFound } from '../http/errors';
@@ -19,7 +20,8 @@ const conflict = (taskId: string) => new ApiError(ErrorCode.CONFLICT, `Task ${ta
 
 /**
  * An agent's report on its task: progress goes to the index, an outcome to the workflow as the
- * agentReport signal. Repeating the outcome a task ended with answers 200; a different one 409.
+ * agentReport signal. Repeating the outcome reported first, or the one the task ended with, answers
+ * 200; a different one 409, before the end as after it.
  */
 export async function deliverReport(index: TaskIndex, temporal: TemporalHandle, principal: Principal, taskId: string, body: AgentReportBody): Promise<{ taskId: string; status: string }> {
   const task = await index.find(taskId);
@@ -36,6 +38,9 @@ export async function deliverReport(index: TaskIndex, temporal: TemporalHandle, 
   if (task.status !== TaskStatus.PENDING) {
     if (!endedWith(task, report)) throw conflict(taskId);
     return { taskId, status: report.status };
+  }
+  if (!(await index.claimReport(taskId, digestOf(report)))) {
+    throw new ApiError(ErrorCode.CONFLICT, `Task ${taskId} already has a different outcome reported, which it ends with`);
   }
   try {
     await temporal.client.workflow.getHandle(workflowIdOf(task)).signal(agentReportSignal, report);
@@ -55,6 +60,11 @@ function reportOf(taskId: string, body: AgentReportBody): AgentReport {
   }
   if (body.error === undefined) throw new ApiError(ErrorCode.VALIDATION_ERROR, 'A failed report needs an error');
   return { taskId, status: TaskStatus.FAILED, error: body.error };
+}
+
+function digestOf(report: AgentReport): string {
+  const outcome = report.status === TaskStatus.COMPLETED ? { status: report.status, result: report.result } : { status: report.status, error: report.error };
+  return createHash('sha256').update(JSON.stringify(outcome)).digest('base64');
 }
 
 function endedWith(task: TaskDocument, report: AgentReport): boolean {

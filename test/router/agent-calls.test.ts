@@ -192,6 +192,20 @@ describe('calls to an agent and what its replies make of the task', () => {
     expect((await call('POST', `/v1/tasks/${taskId}/result`, { apiKey: 'admin', body: { status: 'failed', error } })).status).toBe(200);
   });
 
+  it('takes only the first of two different reports sent together, answering the other 409', async () => {
+    const { agent, taskId } = await runTask('reports-twice', () => ({ status: 202, body: { status: 'received' } }));
+    await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' || task.status !== 'pending' });
+    const reports = [
+      { status: 'completed', result: { answer: 'first' } },
+      { status: 'failed', error: { code: 'OPERATION_FAILED', message: 'second' } },
+    ];
+    const replies = await Promise.all(reports.map((body) => call('POST', `/tasks/${taskId}/result`, { apiKey: agent.apiKey, body })));
+    expect(replies.map((reply) => reply.status).sort()).toEqual([200, 409]);
+    const taken = reports[replies.findIndex((reply) => reply.status === 200)];
+    expect(await waitForTask(taskId)).toMatchObject(taken);
+    expect((await call('POST', `/tasks/${taskId}/result`, { apiKey: agent.apiKey, body: taken })).status).toBe(200);
+  });
+
   it('refuses a failed report whose error is null', async () => {
     const { agent, taskId } = await runTask('reports-null', () => ({ status: 202, body: { status: 'executing' } }));
     expectError(await call('POST', `/tasks/${taskId}/result`, { apiKey: agent.apiKey, body: { status: 'failed', error: null } }), 400, 'VALIDATION_ERROR');
