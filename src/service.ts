@@ -18,7 +18,7 @@ import { createMetrics } from './ops/metrics';
 import { createRouterRoutes } from './router/routes';
 import { TaskChanges } from './router/task-changes';
 import { watchEndedRuns } from './router/ended-runs';
-import { COMPOSITIONS_COLLECTION, TASKS_COLLECTION, TaskIndex } from './router/task-index';
+import { COMPOSITIONS_COLLECTION, REPORTED_OUTCOMES_COLLECTION, TASKS_COLLECTION, TaskIndex } from './router/task-index';
 import { TaskLauncher } from './router/task-launcher';
 import { IDEMPOTENCY_KEYS_COLLECTION, IdempotencyKeys } from './router/idempotency-keys';
 import { startTaskWorker, type RunningWorker } from './router/task-worker';
@@ -50,6 +50,7 @@ export const SERVICE_COLLECTIONS: ReadonlyArray<{ name: string; indexes: IndexDe
   { name: AGENTS_COLLECTION, indexes: AgentStore.indexes() },
   { name: TASKS_COLLECTION, indexes: TaskIndex.taskIndexes() },
   { name: COMPOSITIONS_COLLECTION, indexes: [] },
+  { name: REPORTED_OUTCOMES_COLLECTION, indexes: [] },
   { name: IDEMPOTENCY_KEYS_COLLECTION, indexes: [] },
   { name: ROOMS_COLLECTION, indexes: RoomStore.indexes() },
   { name: MESSAGES_COLLECTION, indexes: MessageStore.indexes() },

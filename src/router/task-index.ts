@@ -6,6 +6,7 @@ import { TaskStatus, workflowIdOfComposition, workflowIdOfTask, type Requester, 
 
 export const TASKS_COLLECTION = 'tasks';
 export const COMPOSITIONS_COLLECTION = 'compositions';
+export const REPORTED_OUTCOMES_COLLECTION = 'reported_outcomes';
 
 /**
  * A task as MongoDB keeps it for lookups. params, result and error are JSON text: they are the
@@ -34,12 +35,6 @@ export interface TaskDocument {
   callsStarted?: number;
   /** Why each failed call to the agent failed, in order. */
   attemptErrors?: AttemptError[];
-  /**
-   * Digests of the outcomes reported for the task (POST /tasks/{taskId}/result), each once: the
-   * first is the one it ends with. Digests, so a misbehaving agent's stream of different reports
-   * grows the document by 44 bytes each, not by their bodies.
-   */
-  reportDigests?: string[];
   /** The agent's last progress report. */
   progress?: number;
   message?: string;
@@ -55,6 +50,15 @@ export interface AttemptError {
   message: string;
   /** ISO time of the failure. */
   at: string;
+}
+
+/** The first outcome reported for a task (POST /tasks/{taskId}/result): the one it ends with. */
+interface ReportedOutcomeDocument {
+  /** The taskId. */
+  _id: string;
+  /** SHA-256 of the outcome's JSON. */
+  digest: string;
+  reportedAt: Date;
 }
 
 interface CompositionDocument {
@@ -138,6 +142,10 @@ export class TaskIndex {
     return this.store.collection<CompositionDocument>(COMPOSITIONS_COLLECTION);
   }
 
+  private get reportedOutcomes() {
+    return this.store.collection<ReportedOutcomeDocument>(REPORTED_OUTCOMES_COLLECTION);
+  }
+
   async create(createdBy: Principal, tasks: NewTask[], compositionId?: string): Promise<void> {
     const now = new Date();
     const documents = tasks.map(({ params, ...task }) => ({ ...task, params: JSON.stringify(params), status: TaskStatus.PENDING, createdBy, createdAt: now, updatedAt: now }));
@@ -187,14 +195,19 @@ export class TaskIndex {
   }
 
   /**
-   * Adds a reported outcome's digest to the task's and says whether that outcome is the first one
-   * reported, or the same again: the outcome the task ends with. One atomic write keyed by `_id`
-   * alone, so two different reports arriving together cannot both be told they were taken.
+   * Says whether the outcome with this digest is the first one reported for the task, or the same
+   * again: the outcome the task ends with. The claim is an insert keyed by the taskId, because on
+   * FerretDB only a unique key is atomic: of two concurrent findOneAndUpdate or conditional updates
+   * both may see the document as it was before either (README, "Quick start").
    */
   async claimReport(taskId: string, digest: string): Promise<boolean> {
-    const before = await this.tasks.findOneAndUpdate({ _id: taskId }, { $addToSet: { reportDigests: digest } }, { returnDocument: 'before' });
-    const first = before?.reportDigests?.[0];
-    return first === undefined || first === digest;
+    try {
+      await whileLocked(() => this.reportedOutcomes.insertOne({ _id: taskId, digest, reportedAt: new Date() }), { duplicatesOnRetryAreOurs: false });
+      return true;
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+    }
+    return (await this.reportedOutcomes.findOne({ _id: taskId }))?.digest === digest;
   }
 
   private async write(filter: Filter<TaskDocument>, change: TaskChange): Promise<boolean> {
