@@ -7,9 +7,9 @@ import { TaskStatus } from './task-types';
 const task = (id: string, status: TaskStatus) => ({ _id: id, status }) as TaskDocument;
 
 /**
- * The branches a test against Temporal cannot reach (a workflow that fails on its own), with a
- * stand-in for the visibility list and the index. test/router/cancellation.test.ts terminates a
- * real run.
+ * Every branch, with a stand-in for the visibility list and the index, including a run that Failed,
+ * which the service's workflow never does on purpose. test/router/cancellation.test.ts has real
+ * runs that were terminated and that timed out.
  */
 describe('watchEndedRuns', () => {
   it('ends the pending tasks of failed and terminated runs, and looks again only from shortly before its last look', async () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { MongoClient } from 'mongodb';
 import { AgentServer, completes } from '../support/agent-server';
@@ -5,6 +6,7 @@ import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call, expectError } from '../support/http';
 import { waitForTask } from '../support/tasks';
 import { testStack } from '../support/test-stack';
+import { DEFAULT_RETRY, type PlannedTask } from '../../src/router/task-types';
 import { webhookSignature } from '../../src/router/webhook-signature';
 import { until } from '../support/until';
 
@@ -164,6 +166,52 @@ describe('task cancellation', () => {
     expect(await waitForTask(awaited, { timeoutMs: 10_000 })).toMatchObject({ status: 'cancelled' });
     expect((await call('GET', `/tasks/${done}`, { apiKey: 'admin' })).body).toMatchObject({ status: 'completed', result: { text: 'ok' } });
     expect((await call('GET', `/compositions/${reply.body[0].compositionId}`, { apiKey: 'admin' })).body.status).toBe('cancelled');
+  });
+
+  it('records the task of a workflow that timed out as failed with WORKFLOW_ENDED', async () => {
+    // The service starts its workflows without a run timeout; one started with it stands for any
+    // run that closed on its own without ending its tasks (TimedOut, like Failed, runs no more code).
+    const taskId = randomUUID();
+    const now = new Date();
+    await mongo.db(testStack().mongoDatabase).collection<any>('tasks').insertOne({
+      _id: taskId,
+      agentId: patient.agentId,
+      operation: 'tools/echo',
+      params: JSON.stringify({ text: 'times out' }),
+      status: 'pending',
+      phase: 'calling_agent',
+      createdBy: { kind: 'admin', id: 'admin' },
+      createdAt: now,
+      updatedAt: now,
+    });
+    const planned: PlannedTask = {
+      taskId,
+      agentId: patient.agentId,
+      agentName: patient.name,
+      operation: 'tools/echo',
+      params: { text: 'times out' },
+      parents: [],
+      executeOnParentFailure: false,
+      timeoutMs: 60_000,
+      retry: DEFAULT_RETRY,
+      notifyAgent: false,
+    };
+    const connection = await Connection.connect({ address: testStack().temporalAddress });
+    try {
+      await new Client({ connection, namespace: testStack().temporalNamespace }).workflow.start('compositionWorkflow', {
+        workflowId: `task-${taskId}`,
+        taskQueue: testStack().taskQueue,
+        args: [{ tasks: [planned], agentCallTimeoutMs: 5_000 }],
+        workflowExecutionTimeout: '2 seconds',
+      });
+    } finally {
+      await connection.close();
+    }
+    expect(await waitForTask(taskId, { until: awaiting })).toMatchObject({ phase: 'awaiting_agent_report' });
+    expect(await waitForTask(taskId, { timeoutMs: 15_000 })).toMatchObject({
+      status: 'failed',
+      error: { code: 'WORKFLOW_ENDED', message: `The task's workflow task-${taskId} ended TIMED_OUT before the task did` },
+    });
   });
 
   it('answers 409 for an ended task, 403 to others than creator and admin, 404 for an unknown task', async () => {
