@@ -37,6 +37,16 @@ describe('HTTP edge of the running service', () => {
     expect(expectError(reply, 400, 'VALIDATION_ERROR').message).toMatch(/Malformed JSON/);
   });
 
+  it('answers JSON nested deeper than 100 levels with 400 VALIDATION_ERROR, whatever the route', async () => {
+    const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    const task = (params: string) => `{"agentId":"a","operation":"tools/x","params":{"deep":${params}}}`;
+    const headers = { 'content-type': 'application/json' };
+    const tooDeep = await call('POST', '/tasks', { apiKey: 'admin', rawBody: task(nested(5000)), headers });
+    expect(expectError(tooDeep, 400, 'VALIDATION_ERROR').message).toBe('JSON body nests deeper than 100 levels');
+    const deepEnough = await call('POST', '/tasks', { apiKey: 'admin', rawBody: task(nested(97)), headers });
+    expectError(deepEnough, 404, 'AGENT_NOT_FOUND');
+  });
+
   it('answers a body over MAX_BODY_BYTES with 413 before reading it all', async () => {
     const reply = await call('POST', '/agents', { rawBody: `"${'x'.repeat(1024 * 1024 + 10)}"`, headers: { 'content-type': 'application/json' } });
     expectError(reply, 413, 'PAYLOAD_TOO_LARGE');

@@ -1,5 +1,6 @@
 import type { Context, Next } from 'koa';
 import { ApiError, ErrorCode } from './errors';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth';
 
 declare module 'koa' {
   interface Request {
@@ -12,7 +13,8 @@ const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
 /**
  * Reads a JSON request body into `ctx.request.body`, refusing more than `maxBytes` (413) before
- * buffering it, malformed JSON (400) and non-JSON media types (415). A missing body reads as undefined.
+ * buffering it, malformed or too deeply nested JSON (400) and non-JSON media types (415). A missing
+ * body reads as undefined.
  */
 export function jsonBody(maxBytes: number) {
   return async function readJsonBody(ctx: Context, next: Next): Promise<void> {
@@ -26,11 +28,16 @@ export function jsonBody(maxBytes: number) {
     if (mediaType !== '' && mediaType !== 'application/json' && !mediaType.endsWith('+json')) {
       throw new ApiError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'Request bodies must be JSON (Content-Type: application/json)');
     }
+    let body: unknown;
     try {
-      ctx.request.body = JSON.parse(raw.toString('utf8'));
+      body = JSON.parse(raw.toString('utf8'));
     } catch (error) {
       throw new ApiError(ErrorCode.VALIDATION_ERROR, `Malformed JSON body: ${(error as Error).message}`);
     }
+    if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
+      throw new ApiError(ErrorCode.VALIDATION_ERROR, `JSON body nests deeper than ${MAX_JSON_DEPTH} levels`);
+    }
+    ctx.request.body = body;
     return next();
   };
 }

@@ -1,4 +1,5 @@
-import { SchemaRejected, UserSchemaCompiler, nestsDeeperThan } from './user-schemas';
+import { nestsDeeperThan } from '../http/json-depth';
+import { SchemaRejected, UserSchemaCompiler } from './user-schemas';
 
 describe('UserSchemaCompiler', () => {
   const compiler = new UserSchemaCompiler();

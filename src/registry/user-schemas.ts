@@ -1,5 +1,6 @@
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { nestsDeeperThan } from '../http/json-depth';
 import type { JsonSchema } from './agent';
 
 /** Limits on schemas agents supply, so that one registration cannot make compilation slow or huge. */
@@ -75,16 +76,4 @@ function checkShape(schema: unknown): void {
   if (JSON.stringify(schema).length > USER_SCHEMA_LIMITS.maxBytes) {
     throw new SchemaRejected(`a schema must be at most ${USER_SCHEMA_LIMITS.maxBytes} bytes of JSON`);
   }
-}
-
-/** Iterative, and stops at the first path deeper than `limit`. */
-export function nestsDeeperThan(root: unknown, limit: number): boolean {
-  const pending: Array<[unknown, number]> = [[root, 1]];
-  while (pending.length > 0) {
-    const [value, depth] = pending.pop()!;
-    if (typeof value !== 'object' || value === null) continue;
-    if (depth > limit) return true;
-    for (const child of Object.values(value)) pending.push([child, depth + 1]);
-  }
-  return false;
 }

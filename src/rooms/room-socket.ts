@@ -1,6 +1,7 @@
 import type { RawData, WebSocket } from 'ws';
 import { ApiError, ErrorCode, invalid } from '../http/errors';
 import { toApiError } from '../http/error-handler';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-depth';
 import { validator } from '../http/validate';
 import type { Logger } from '../ops/logger';
 import { CLIENT_FRAME_TYPES, CloseCode, errorFrame, FrameType, messageFrame, type Frame } from './frames';
@@ -183,9 +184,12 @@ export class RoomSocket implements RoomConnection {
 function parseFrame(data: RawData, isBinary: boolean): unknown {
   if (isBinary) throw invalid('Frames must be JSON text, not binary');
   const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as Buffer).toString('utf8');
+  let frame: unknown;
   try {
-    return JSON.parse(text);
+    frame = JSON.parse(text);
   } catch {
     throw invalid('Malformed JSON frame');
   }
+  if (nestsDeeperThan(frame, MAX_JSON_DEPTH)) throw invalid(`Frames must nest at most ${MAX_JSON_DEPTH} levels deep`);
+  return frame;
 }

@@ -50,4 +50,26 @@ describe('interpretAgentReply', () => {
       expect(interpretAgentReply(404, null)).toMatchObject({ kind: 'refused', error: { code: 'AGENT_REJECTED' } });
     });
   });
+
+  describe('JSON nested deeper than MAX_JSON_DEPTH', () => {
+    const deepResult = `{"status":"completed","result":${'['.repeat(5000)}${']'.repeat(5000)}}`;
+
+    it('is a protocol error on a 2xx, with only the start of the body as details', () => {
+      expect(interpretAgentReply(200, deepResult)).toEqual({
+        kind: 'refused',
+        error: { code: 'AGENT_PROTOCOL_ERROR', message: 'Agent answered HTTP 200 with JSON nested deeper than 100 levels', details: deepResult.slice(0, 1024) },
+      });
+    });
+
+    it('keeps a rejected status, with a storable details', () => {
+      const verdict = interpretAgentReply(422, deepResult);
+      expect(verdict).toMatchObject({ kind: 'refused', error: { code: 'AGENT_REJECTED', details: deepResult.slice(0, 1024) } });
+      expect(() => JSON.stringify(verdict)).not.toThrow();
+    });
+
+    it('accepts 100 levels', () => {
+      const result = JSON.parse(`${'['.repeat(98)}${']'.repeat(98)}`);
+      expect(interpretAgentReply(200, json({ status: 'completed', result }))).toMatchObject({ kind: 'completed' });
+    });
+  });
 });

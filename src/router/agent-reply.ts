@@ -1,3 +1,4 @@
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-depth';
 import { normaliseResult, TaskErrorCode, type TaskError, type TaskResult } from './task-types';
 
 /** What one HTTP reply of an agent means for its task (CONTRACT.md, "Tasks": call to the agent). */
@@ -31,7 +32,10 @@ export function isRetriedStatus(status: number): boolean {
 /** `bodyText` is null for a body longer than the service reads (MAX_BODY_BYTES): only its status counts then. */
 export function interpretAgentReply(status: number, bodyText: string | null): AgentReplyVerdict {
   if (isRetriedStatus(status)) return { kind: 'retry', reason: `agent answered HTTP ${status}` };
-  const body = bodyText === null ? undefined : parseJson(bodyText);
+  const parsed = bodyText === null ? undefined : parseJson(bodyText);
+  // Read as unparseable: a result or error this deep could not be stored.
+  const tooDeep = nestsDeeperThan(parsed, MAX_JSON_DEPTH);
+  const body = tooDeep ? undefined : parsed;
   const reported = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
   const is2xx = status >= 200 && status < 300;
 
@@ -46,6 +50,11 @@ export function interpretAgentReply(status: number, bodyText: string | null): Ag
   if (REJECTED_STATUSES.has(status)) {
     return { kind: 'refused', error: { code: TaskErrorCode.AGENT_REJECTED, message: `Agent answered HTTP ${status}`, details } };
   }
-  const what = bodyText === null ? 'a body longer than MAX_BODY_BYTES' : 'a body outside the task protocol';
+  const what =
+    bodyText === null
+      ? 'a body longer than MAX_BODY_BYTES'
+      : tooDeep
+        ? `JSON nested deeper than ${MAX_JSON_DEPTH} levels`
+        : 'a body outside the task protocol';
   return { kind: 'refused', error: { code: TaskErrorCode.AGENT_PROTOCOL_ERROR, message: `Agent answered HTTP ${status} with ${what}`, details } };
 }

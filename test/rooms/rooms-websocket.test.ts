@@ -158,6 +158,15 @@ describe('room WebSocket frames', () => {
     expect((await client.waitFor(isError)).data.code).toBe('VALIDATION_ERROR');
   });
 
+  it('answers a frame nested deeper than 100 levels with a VALIDATION_ERROR frame and stays open', async () => {
+    const room = await createRoom();
+    const client = await connect(room.roomId, { human: newUserId() });
+    client.ws.send(`{"type":"MESSAGE","data":{"content":"x","metadata":${'{"a":'.repeat(5000)}{}${'}'.repeat(5000)}}}`);
+    const error = await client.waitFor(isError);
+    expect(error.data).toMatchObject({ code: 'VALIDATION_ERROR', message: 'Frames must nest at most 100 levels deep' });
+    expect(client.ws.readyState).toBe(client.ws.OPEN);
+  });
+
   it('closes a connection whose frame exceeds maxPayload (1 MiB) with 1009', async () => {
     const room = await createRoom();
     const client = await connect(room.roomId, { human: newUserId() });
