@@ -21,6 +21,7 @@ describe('UserSchemaCompiler', () => {
     ['a remote $ref', { $ref: 'https://example.com/schema.json' }, /can't resolve reference/],
     ['a wrong type name', { type: 'strin' }, /type must be/],
     ['a non-object', ['type', 'string'], /JSON object/],
+    ['an $async schema', { $async: true, type: 'object' }, /must not be \$async/],
     ['deep nesting', JSON.parse(`${'{"not":'.repeat(40)}{}${'}'.repeat(40)}`), /nest at most/],
   ])('rejects %s', (_what, schema, message) => {
     expect(() => compiler.compile(schema as never)).toThrow(SchemaRejected);

@@ -44,13 +44,18 @@ export class UserSchemaCompiler {
   /** Compiles `schema` or throws SchemaRejected saying why. */
   compile(schema: JsonSchema): ValidateFunction {
     checkShape(schema);
+    let validate: ValidateFunction;
     try {
       // Without addUsedSchema, Ajv resolves a `$ref: "#"` (a recursive schema) only against a root
       // that has an $id; a placeholder one costs nothing and registers nothing.
-      return this.ajv.compile('$id' in schema ? schema : { $id: PLACEHOLDER_ID, ...schema });
+      validate = this.ajv.compile('$id' in schema ? schema : { $id: PLACEHOLDER_ID, ...schema });
     } catch (error) {
       throw new SchemaRejected((error as Error).message);
     }
+    // An `$async` schema compiles to a validator that returns a promise, which every caller would
+    // take for "valid" while its rejection went unhandled.
+    if ((validate as { $async?: boolean }).$async) throw new SchemaRejected('a schema must not be $async');
+    return validate;
   }
 
   /** The compiled validator for `key` (for instance `${agentId}@${version}:${operation}`), compiled once. */

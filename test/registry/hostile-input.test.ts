@@ -55,6 +55,7 @@ describe('hostile registrations', () => {
     ['a schema with an invalid regular expression', withTools(tool({ inputSchema: { type: 'string', pattern: '(' } }))],
     ['a schema with an unknown format', withTools(tool({ inputSchema: { type: 'string', format: 'shoe-size' } }))],
     ['a schema whose type is an object', withTools(tool({ inputSchema: { type: { $gt: '' } } }))],
+    ['an $async schema, whose validator would answer with a promise', withTools(tool({ inputSchema: { $async: true, type: 'object' } }))],
     ['a schema that is not draft 7', withTools(tool({ inputSchema: { $schema: 'https://example.com/my-meta', type: 'object' } }))],
   ])('answers 400 to %s', async (_what, body) => {
     expectRefused(await timed(() => call('POST', '/agents', { apiKey: 'admin', body })), 400);
