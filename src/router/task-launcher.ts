@@ -112,8 +112,9 @@ export class TaskLauncher {
 
   /**
    * Idempotency claim first: a repeat ends there with the first launch's ids. Then the index, then
-   * the workflow: its activities update documents that must already exist. If Temporal refuses the
-   * start, the documents and the claim go again and the caller gets the error (503).
+   * the workflow: its activities update documents that must already exist. If either fails, the
+   * documents and the claim go again, so that a retry with the same key can start the tasks, and
+   * the caller gets the error.
    */
   private async start(principal: Principal, input: CompositionInput, workflowId: string, idempotency?: IdempotencyClaim, origin: TaskOrigin = {}): Promise<LaunchedIds> {
     const { index, temporal, config } = this.deps;
@@ -121,21 +122,21 @@ export class TaskLauncher {
     const ids: LaunchedIds = { taskIds: input.tasks.map((task) => task.taskId), ...(input.compositionId === undefined ? {} : { compositionId: input.compositionId }) };
     const earlier = await idempotency?.claim(ids);
     if (earlier) return earlier;
-    await index.create(
-      principal,
-      input.tasks.map((task, position) => ({
-        _id: task.taskId,
-        agentId: task.agentId,
-        operation: task.operation,
-        params: task.params,
-        ...(task.callbackUrl === undefined ? {} : { callbackUrl: task.callbackUrl }),
-        phase: task.parents.length > 0 ? TaskPhase.WAITING_FOR_PARENTS : TaskPhase.CALLING_AGENT,
-        ...origin,
-        ...(input.compositionId === undefined ? {} : { compositionId: input.compositionId, index: position }),
-      })),
-      input.compositionId,
-    );
     try {
+      await index.create(
+        principal,
+        input.tasks.map((task, position) => ({
+          _id: task.taskId,
+          agentId: task.agentId,
+          operation: task.operation,
+          params: task.params,
+          ...(task.callbackUrl === undefined ? {} : { callbackUrl: task.callbackUrl }),
+          phase: task.parents.length > 0 ? TaskPhase.WAITING_FOR_PARENTS : TaskPhase.CALLING_AGENT,
+          ...origin,
+          ...(input.compositionId === undefined ? {} : { compositionId: input.compositionId, index: position }),
+        })),
+        input.compositionId,
+      );
       await temporal.client.workflow.start<typeof compositionWorkflow>('compositionWorkflow', {
         workflowId,
         taskQueue: config.taskQueue,
