@@ -20,15 +20,21 @@ const alreadyEnded = (taskId: string, status: string) => new ApiError(ErrorCode.
 /**
  * `POST /tasks/{taskId}/cancel` by the task's creator or an admin. The workflow cancels and records
  * (its dependants then fail with DEPENDENCY_FAILED); the tasks delegated from it, down the whole
- * tree, are cancelled after it, each by its own workflow.
+ * tree, are cancelled after it, each by its own workflow. If some of those could not be cancelled
+ * (503), sending the cancellation again finishes the tree: a cancelled task whose tree still has
+ * pending tasks is not a 409.
  */
 export async function cancelTask(index: TaskIndex, temporal: TemporalHandle, principal: Principal, taskId: string): Promise<{ taskId: string; status: string }> {
   const task = await index.find(taskId);
   if (!task) throw notFound(`Task ${taskId}`);
   const isCreator = principal.kind === task.createdBy.kind && principal.id === task.createdBy.id;
   if (!isCreator && principal.kind !== PrincipalKind.ADMIN) throw forbidden('Only the task creator or an admin may cancel this task');
-  if (task.status !== TaskStatus.PENDING) throw alreadyEnded(taskId, task.status);
 
+  if (task.status === TaskStatus.CANCELLED) {
+    if ((await cancelDelegatedTree(index, temporal, taskId)) === 0) throw alreadyEnded(taskId, task.status);
+    return { taskId, status: task.status };
+  }
+  if (task.status !== TaskStatus.PENDING) throw alreadyEnded(taskId, task.status);
   const status = await cancelInWorkflow(index, temporal, task);
   if (status !== TaskStatus.CANCELLED) throw alreadyEnded(taskId, status);
   await cancelDelegatedTree(index, temporal, taskId);
@@ -50,12 +56,29 @@ async function cancelInWorkflow(index: TaskIndex, temporal: TemporalHandle, task
   }
 }
 
-async function cancelDelegatedTree(index: TaskIndex, temporal: TemporalHandle, rootTaskId: string): Promise<void> {
+/**
+ * Cancels every pending task delegated from `rootTaskId`, down the tree, and returns how many it
+ * cancelled. A delegate that could not be cancelled does not stop the others; the caller then gets
+ * a 503 saying how many are left.
+ */
+async function cancelDelegatedTree(index: TaskIndex, temporal: TemporalHandle, rootTaskId: string): Promise<number> {
   let parents = [rootTaskId];
+  let cancelled = 0;
+  const failures: unknown[] = [];
   for (let depth = 0; parents.length > 0 && depth < MAX_DELEGATION_DEPTH; depth += 1) {
     const delegated = await index.findDelegated(parents);
     // Ended tasks are passed through: their own delegates may still run.
-    await Promise.all(delegated.filter((task) => task.status === TaskStatus.PENDING).map((task) => cancelInWorkflow(index, temporal, task)));
+    const outcomes = await Promise.allSettled(delegated.filter((task) => task.status === TaskStatus.PENDING).map((task) => cancelInWorkflow(index, temporal, task)));
+    for (const outcome of outcomes) {
+      if (outcome.status === 'rejected') failures.push(outcome.reason);
+      else if (outcome.value === TaskStatus.CANCELLED) cancelled += 1;
+    }
     parents = delegated.map((task) => task._id);
   }
+  if (failures.length > 0) {
+    throw new ApiError(ErrorCode.UNAVAILABLE, `Task ${rootTaskId} is cancelled, but ${failures.length} of the tasks delegated from it could not be cancelled yet; send the cancellation again`, {
+      causes: failures.map((failure) => (failure instanceof Error ? failure.message : String(failure))),
+    });
+  }
+  return cancelled;
 }
