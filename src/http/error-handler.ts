@@ -2,7 +2,7 @@ import type { Context, Next } from 'koa';
 import type { Logger } from '../ops/logger';
 import { isStoreBusy, isStoreUnavailable } from '../store/mongo';
 import { ApiError, ErrorCode } from './errors';
-import { isTemporalUnavailable } from '../router/temporal-client';
+import { temporalOutage } from '../router/temporal-client';
 
 /**
  * Turns anything thrown below into the contract's error body. Known outages become 503; anything
@@ -41,7 +41,8 @@ export function toApiError(thrown: unknown): ApiError {
   if (thrown instanceof ApiError) return thrown;
   if (isStoreUnavailable(thrown)) return new ApiError(ErrorCode.UNAVAILABLE, 'MongoDB is unreachable');
   if (isStoreBusy(thrown)) return new ApiError(ErrorCode.UNAVAILABLE, 'The database is busy; try again', undefined, { 'Retry-After': '1' });
-  if (isTemporalUnavailable(thrown)) return new ApiError(ErrorCode.UNAVAILABLE, 'Temporal is unreachable');
+  const outage = temporalOutage(thrown);
+  if (outage) return new ApiError(ErrorCode.UNAVAILABLE, `Temporal ${outage}; try again`, undefined, { 'Retry-After': '1' });
   const status = (thrown as { status?: number }).status;
   // Errors of Koa or a library made with http-errors carry an HTTP status.
   if (status !== undefined && status >= 400 && status < 500) {

@@ -3,8 +3,17 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { Config } from '../config/config';
 import type { Logger } from '../ops/logger';
 
-/** gRPC status codes that mean the Temporal frontend could not be reached or did not answer. */
-const UNREACHABLE_GRPC_CODES = new Set([4 /* DEADLINE_EXCEEDED */, 14 /* UNAVAILABLE */]);
+/**
+ * gRPC status codes with which Temporal says "not now": the request may succeed if sent again, so
+ * the API answers 503 with Retry-After rather than 500. Each maps to the words an error message uses.
+ */
+const TRANSIENT_GRPC_CODES = new Map([
+  [1 /* CANCELLED */, 'dropped the request'],
+  [4 /* DEADLINE_EXCEEDED */, 'did not answer in time'],
+  [8 /* RESOURCE_EXHAUSTED */, 'is over its rate or capacity limits'],
+  [10 /* ABORTED */, 'aborted the request'],
+  [14 /* UNAVAILABLE */, 'is unreachable'],
+]);
 
 export interface TemporalHandle {
   client: Client;
@@ -53,7 +62,8 @@ export async function connectTemporal(config: Pick<Config, 'temporalNamespace'> 
   };
 }
 
-export function isTemporalUnavailable(error: unknown): boolean {
+/** What went wrong, when `error` is Temporal saying "not now" (TRANSIENT_GRPC_CODES); otherwise undefined. */
+export function temporalOutage(error: unknown): string | undefined {
   const cause = error instanceof ServiceError ? error.cause : error;
-  return isGrpcServiceError(cause) && UNREACHABLE_GRPC_CODES.has(cause.code);
+  return isGrpcServiceError(cause) ? TRANSIENT_GRPC_CODES.get(cause.code) : undefined;
 }
