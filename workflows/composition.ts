@@ -139,7 +139,8 @@ export async function compositionWorkflow(input: CompositionInput): Promise<Comp
   );
 
   // Cancelling the whole workflow (an operator, in the Temporal Web UI or CLI) cancels every task still
-  // running. The root scope then refuses new activities, so those ends are recorded and told shielded from it.
+  // running. Each end is recorded and told shielded from it: the cancel may come while a record runs,
+  // and the root scope refuses new activities once it came.
   const root = CancellationScope.current();
 
   async function runTask(task: PlannedTask, position: number): Promise<void> {
@@ -155,8 +156,7 @@ export async function compositionWorkflow(input: CompositionInput): Promise<Comp
     const ended: TaskOutcome = (cancelRequested.has(position) && !recordedByCall) || outcome === undefined ? { status: TaskStatus.CANCELLED } : outcome;
     // Children may start before the index is written: they only read the outcome held here.
     outcomes[position] = ended;
-    const conclude = () => concludeTask(task, position, ended, recordedByCall);
-    await (root.consideredCancelled ? CancellationScope.nonCancellable(conclude) : conclude());
+    await CancellationScope.nonCancellable(() => concludeTask(task, position, ended, recordedByCall));
   }
 
   /** Records the task's end (unless its call did), then tells whoever waits for it. */

@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto';
+import { Context } from '@temporalio/activity';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import type { TaskChange } from '../../src/router/task-index';
+import { agentReportSignal, DEFAULT_RETRY, TaskStatus, type CompositionInput } from '../../src/router/task-types';
+import { testStack } from '../support/test-stack';
+import { until } from '../support/until';
+
+Runtime.install({ logger: new DefaultLogger('WARN') });
+
+/**
+ * The composition workflow on a real worker, with stand-in activities so that an operator's cancel
+ * can be made to arrive while a task's end is being recorded: the record must still land, or the
+ * task would stay pending in the index for good.
+ */
+describe('an operator cancelling a workflow while it records a task', () => {
+  it('lets the record finish, then ends the workflow Canceled', async () => {
+    const stack = testStack();
+    const taskQueue = `cancel-race-${randomUUID()}`;
+    const taskId = randomUUID();
+    const recordsStarted: TaskChange[] = [];
+    const recordsFinished: TaskChange[] = [];
+    const activities = {
+      callAgent: async () => ({ kind: 'accepted', attempt: 1 }),
+      recordTask: async (_taskId: string, change: TaskChange) => {
+        recordsStarted.push(change);
+        // Longer than the workflow task's renewal (80 % of 2 s), which is when the cancel comes in.
+        await Context.current().sleep(4_000);
+        recordsFinished.push(change);
+      },
+    };
+    const input: CompositionInput = {
+      agentCallTimeoutMs: 5_000,
+      tasks: [{ taskId, agentId: 'agent', agentName: 'Slow recorder', operation: 'tools/echo', params: {}, parents: [], executeOnParentFailure: false, timeoutMs: 60_000, retry: DEFAULT_RETRY, notifyAgent: false }],
+    };
+
+    const workerConnection = await NativeConnection.connect({ address: stack.temporalAddress });
+    const connection = await Connection.connect({ address: stack.temporalAddress });
+    try {
+      const worker = await Worker.create({ connection: workerConnection, namespace: stack.temporalNamespace, taskQueue, workflowsPath: require.resolve('../../workflows'), activities });
+      await worker.runUntil(async () => {
+        const client = new Client({ connection, namespace: stack.temporalNamespace });
+        const workflow = await client.workflow.start('compositionWorkflow', { taskQueue, workflowId: `task-${taskId}`, args: [input], workflowTaskTimeout: '2 seconds' });
+        await workflow.signal(agentReportSignal, { taskId, status: TaskStatus.COMPLETED, result: { done: true } });
+        await until(() => recordsStarted.length > 0, 'the record of the task started', 10_000);
+        await workflow.cancel();
+        const closedAs = await until(async () => {
+          const { name } = (await workflow.describe()).status;
+          return name === 'RUNNING' ? undefined : name;
+        }, 'the workflow closed', 15_000);
+        expect(closedAs).toBe('CANCELLED');
+      });
+    } finally {
+      await connection.close();
+      await workerConnection.close();
+    }
+    expect(recordsFinished).toEqual([{ status: TaskStatus.COMPLETED, result: { done: true }, attempts: 1 }]);
+  });
+});
