@@ -30,4 +30,12 @@ describe('pending arguments', () => {
   it('does not take inherited properties for fields', () => {
     expect(substitute({ a: from('0', 'toString') }, [{}])).toMatchObject({ error: { code: 'MISSING_FIELD' } });
   });
+
+  it('keeps a param named __proto__ as a field, substituted or literal', () => {
+    const params = JSON.parse('{"__proto__": {"polluted": true}, "constructor": 1}');
+    params.b = from('0', 'text');
+    const substituted = substitute(params, [{ text: 'hi' }]);
+    expect(JSON.stringify(substituted)).toBe('{"params":{"__proto__":{"polluted":true},"constructor":1,"b":"hi"}}');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
 });

@@ -35,16 +35,17 @@ export type Substitution = { params: Record<string, unknown> } | { error: TaskEr
  * undefined for a parent that did not complete: its arguments resolve to null (executeOnParentFailure).
  */
 export function substitute(params: Record<string, unknown>, results: ReadonlyArray<TaskResult | undefined>): Substitution {
-  const resolved: Record<string, unknown> = {};
+  // Entries, not assignments: a param named "__proto__" would set the prototype instead of a field.
+  const resolved: Array<[string, unknown]> = [];
   for (const [name, value] of Object.entries(params)) {
     if (!isPendingArgument(value)) {
-      resolved[name] = value;
+      resolved.push([name, value]);
       continue;
     }
     const { taskId, field } = value.source;
     const parentResult = results[Number(taskId)];
     if (parentResult === undefined) {
-      resolved[name] = null;
+      resolved.push([name, null]);
       continue;
     }
     if (!Object.prototype.hasOwnProperty.call(parentResult, field)) {
@@ -60,7 +61,7 @@ export function substitute(params: Record<string, unknown>, results: ReadonlyArr
         },
       };
     }
-    resolved[name] = substituted;
+    resolved.push([name, substituted]);
   }
-  return { params: resolved };
+  return { params: Object.fromEntries(resolved) };
 }
