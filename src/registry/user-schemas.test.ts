@@ -28,6 +28,14 @@ describe('UserSchemaCompiler', () => {
     expect(() => compiler.compile(schema as never)).toThrow(message);
   });
 
+  it('runs pattern and patternProperties as RE2', () => {
+    const validate = compiler.compile({ type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } }, patternProperties: { '^x-\\d+$': { type: 'number' } } });
+    expect(validate({ s: 'aaa', 'x-1': 1 })).toBe(true);
+    expect(validate({ s: 'aaab' })).toBe(false);
+    expect(validate({ 'x-2': 'not a number' })).toBe(false);
+    expect(() => compiler.compile({ type: 'string', pattern: '(a)\\1' })).toThrow(/invalid escape sequence/);
+  });
+
   it('compiles a schema that refers to its own root', () => {
     const validate = compiler.compile({ type: 'object', properties: { child: { $ref: '#' } } });
     expect(validate({ child: { child: {} } })).toBe(true);

@@ -1,5 +1,7 @@
 import Ajv, { type ValidateFunction } from 'ajv';
+import type { RegExpEngine } from 'ajv/dist/types';
 import addFormats from 'ajv-formats';
+import { RE2JS } from 're2js';
 import { nestsDeeperThan } from '../http/json-depth';
 import type { JsonSchema } from './agent';
 
@@ -7,6 +9,20 @@ import type { JsonSchema } from './agent';
 export const USER_SCHEMA_LIMITS = { maxBytes: 64 * 1024, maxDepth: 32 } as const;
 
 const PLACEHOLDER_ID = 'https://agent-schema.invalid/root.json';
+
+/**
+ * `pattern` and `patternProperties` of agents' schemas run on RE2 (linear time). With JavaScript's
+ * backtracking RegExp, a pattern such as `^(a+)+$` and 40 characters of params would hold the
+ * process's event loop for hours. Lookarounds and backreferences are refused at registration.
+ */
+const linearTimeRegExp: RegExpEngine = Object.assign(
+  (pattern: string) => {
+    const compiled = RE2JS.compile(RE2JS.translateRegExp(pattern));
+    // Ajv shares one compiled pattern between schemas by this key.
+    return { test: (text: string) => compiled.test(text), toString: () => pattern };
+  },
+  { code: 'linearTimeRegExp' },
+);
 
 export class SchemaRejected extends Error {
   constructor(message: string) {
@@ -37,6 +53,7 @@ export class UserSchemaCompiler {
       addUsedSchema: false,
       validateSchema: true,
       logger: false,
+      code: { regExp: linearTimeRegExp },
     });
     addFormats(this.ajv);
   }

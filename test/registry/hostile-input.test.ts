@@ -69,6 +69,20 @@ describe('hostile registrations', () => {
     expectRefused(await timed(() => call('POST', '/agents', { apiKey: 'admin', rawBody, headers: { 'content-type': 'application/json' } })), 400);
   });
 
+  it('checks params against a catastrophic pattern in linear time, and refuses lookarounds', async () => {
+    const inputSchema = { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } };
+    const agent = await registerAgent({ capabilities: { tools: [{ name: 'backtrack', description: 'd', inputSchema }] } });
+    // About 10 s of backtracking for JavaScript's RegExp, doubling with each further character.
+    const params = { s: `${'a'.repeat(30)}b` };
+    const reply = await timed(() => call('POST', '/tasks', { apiKey: 'admin', body: { agentId: agent.agentId, operation: 'tools/backtrack', params } }));
+    expectRefused(reply, 400);
+    expect(reply.body.error.message).toMatch(/must match pattern/);
+
+    const lookahead = withTools(tool({ inputSchema: { type: 'string', pattern: '^(?=a)' } }));
+    const refused = await call('POST', '/agents', { apiKey: 'admin', body: lookahead });
+    expect({ status: refused.status, message: refused.body.error.message }).toEqual({ status: 400, message: expect.stringMatching(/unsupported Perl syntax/) });
+  });
+
   it('answers 413 to a body over 1 MiB', async () => {
     const body = agentRegistration({ description: 'z'.repeat(1_100_000) });
     expectRefused(await timed(() => call('POST', '/agents', { apiKey: 'admin', body })), 413);
