@@ -64,10 +64,18 @@ function reportOf(taskId: string, body: AgentReportBody): AgentReport {
 
 function digestOf(report: AgentReport): string {
   const outcome = report.status === TaskStatus.COMPLETED ? { status: report.status, result: report.result } : { status: report.status, error: report.error };
-  return createHash('sha256').update(JSON.stringify(outcome)).digest('base64');
+  return createHash('sha256').update(canonicalJson(outcome)).digest('base64');
 }
 
 function endedWith(task: TaskDocument, report: AgentReport): boolean {
   if (task.status !== report.status) return false;
-  return report.status === TaskStatus.COMPLETED ? task.result === JSON.stringify(report.result) : task.error === JSON.stringify(report.error);
+  const [stored, reported] = report.status === TaskStatus.COMPLETED ? [task.result, report.result] : [task.error, report.error];
+  return stored !== undefined && canonicalJson(JSON.parse(stored)) === canonicalJson(reported);
+}
+
+/** JSON with every object's keys sorted: the same outcome sent again with its keys in another order is the same report. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, member: unknown) =>
+    typeof member === 'object' && member !== null && !Array.isArray(member) ? Object.fromEntries(Object.entries(member).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : member,
+  );
 }

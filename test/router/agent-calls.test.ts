@@ -206,6 +206,17 @@ describe('calls to an agent and what its replies make of the task', () => {
     expect((await call('POST', `/tasks/${taskId}/result`, { apiKey: agent.apiKey, body: taken })).status).toBe(200);
   });
 
+  it('takes the same outcome with its keys in another order as the same report, before and after the end', async () => {
+    const { agent, taskId } = await runTask('reports-reordered', () => ({ status: 202, body: { status: 'received' } }));
+    await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' || task.status !== 'pending' });
+    const report = (result: unknown) => call('POST', `/tasks/${taskId}/result`, { apiKey: agent.apiKey, body: { status: 'completed', result } });
+    const replies = await Promise.all([report({ a: 1, nested: { x: [1, { p: 1, q: 2 }], y: 2 } }), report({ nested: { y: 2, x: [1, { q: 2, p: 1 }] }, a: 1 })]);
+    expect(replies.map((reply) => reply.status)).toEqual([200, 200]);
+    expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: { a: 1, nested: { x: [1, { p: 1, q: 2 }], y: 2 } } });
+    expect((await report({ nested: { x: [1, { q: 2, p: 1 }], y: 2 }, a: 1 })).status).toBe(200);
+    expectError(await report({ nested: { x: [{ q: 2, p: 1 }, 1], y: 2 }, a: 1 }), 409, 'CONFLICT');
+  });
+
   it('refuses a failed report whose error is null', async () => {
     const { agent, taskId } = await runTask('reports-null', () => ({ status: 202, body: { status: 'executing' } }));
     expectError(await call('POST', `/tasks/${taskId}/result`, { apiKey: agent.apiKey, body: { status: 'failed', error: null } }), 400, 'VALIDATION_ERROR');
