@@ -213,7 +213,9 @@ const describeTask = (task: PlannedTask): string => `${task.agentName}: ${task.o
 
 /** The TASK frame over the agent's socket to the room, when some API process holds one; false otherwise. */
 async function deliverInRoom(task: PlannedTask, room: RoomOfTask, params: Record<string, unknown>): Promise<boolean> {
-  const queue = await localActivities.findAgentSocket({ roomId: room.roomId, agentId: task.agentId });
+  const queue = await localActivities.findAgentSocket.executeWithOptions({ ...bookkeepingOptions, summary: `find agent socket: ${describeTask(task)}` }, [
+    { roomId: room.roomId, agentId: task.agentId },
+  ]);
   if (queue === null) return false;
   try {
     return await roomDeliveryAt(queue).deliverTaskFrame.executeWithOptions(
@@ -228,7 +230,7 @@ async function deliverInRoom(task: PlannedTask, room: RoomOfTask, params: Record
 
 /** The task_update SYSTEM frame, to every API process with sockets to the room; a process gone misses it. */
 async function announceInRoom(task: PlannedTask, room: RoomOfTask, outcome: TaskOutcome): Promise<void> {
-  const queues = await localActivities.findRoomSockets(room.roomId);
+  const queues = await localActivities.findRoomSockets.executeWithOptions({ ...bookkeepingOptions, summary: `find room sockets: ${describeTask(task)}` }, [room.roomId]);
   await Promise.all(
     queues.map((queue) =>
       roomDeliveryAt(queue)
