@@ -53,10 +53,17 @@ export function callAgentActivity(agents: RecentAgents, index: TaskIndex, dispat
     // The first call's phase is written by the API or the workflow; later ones show the retries.
     if (attempt > 1) await index.recordByWorkflow(taskId, { phase: TaskPhase.CALLING_AGENT, attempts: attempt });
 
-    /** Shows the failed attempt on the task (attempts, attemptErrors, phase) and returns the failure to throw. */
+    /**
+     * Shows the failed attempt on the task (attempts, attemptErrors, phase) and returns the failure to
+     * throw. Best effort: thrown instead, a failed write would turn a final refusal into a retry.
+     */
     async function failedAttempt(failure: ApplicationFailure): Promise<ApplicationFailure> {
       const attemptError = { attempt, code: failure.type ?? TaskErrorCode.AGENT_UNREACHABLE, message: failure.message, at: new Date().toISOString() };
-      await index.recordByWorkflow(taskId, { attempts: attempt, attemptError, ...(failure.nonRetryable ? {} : { phase: TaskPhase.RETRYING }) });
+      try {
+        await index.recordByWorkflow(taskId, { attempts: attempt, attemptError, ...(failure.nonRetryable ? {} : { phase: TaskPhase.RETRYING }) });
+      } catch (error) {
+        context.log.warn('Recording a failed attempt failed; the attempt is missing from attemptErrors', { taskId, attempt, error: describeError(error) });
+      }
       return failure;
     }
 

@@ -80,4 +80,19 @@ describe('one attempt of the call activity', () => {
     expect(await new MockActivityEnvironment({ attempt: 1 }).run(callAgent, input(taskId, 2))).toMatchObject({ kind: 'completed', attempt: 2, recorded: true });
     expect(server.callsTo('answers').filter((received) => received.body?.taskId === taskId)).toHaveLength(1);
   });
+
+  it("keeps an agent's refusal final when recording the failed attempt fails", async () => {
+    const refusing = await registerAgent({ mcpUrl: server.route('refuses', () => ({ status: 404, body: 'no such tool' })) });
+    const unwritable = new (class extends TaskIndex {
+      override async recordByWorkflow(taskId: string, change: Parameters<TaskIndex['recordByWorkflow']>[1]): Promise<void> {
+        if ('attemptError' in change) throw new Error('MongoDB went away');
+        return super.recordByWorkflow(taskId, change);
+      }
+    })(store, new TaskChanges({ workerInProcess: true }));
+    const refusingCall = callAgentActivity(new RecentAgents(new AgentStore(store)), unwritable, outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 5_000 }), { callTimeoutMs: 5_000, maxReplyBytes: 65_536 });
+    const taskId = randomUUID();
+    await index.create({ kind: PrincipalKind.ADMIN, id: 'admin' }, [{ _id: taskId, agentId: refusing.agentId, operation: 'tools/echo', params: { text: 'x' }, phase: TaskPhase.CALLING_AGENT }]);
+    const call = new MockActivityEnvironment({ attempt: 1 }).run(refusingCall, { ...input(taskId), agentId: refusing.agentId });
+    await expect(call).rejects.toMatchObject({ nonRetryable: true, type: 'AGENT_REJECTED', message: 'Agent answered HTTP 404' });
+  });
 });
