@@ -1,4 +1,5 @@
 import { WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/common';
 import { ADMIN_PRINCIPAL } from '../auth/principal';
 import { ApiError } from '../http/errors';
 import { cancelTask } from './task-cancellation';
@@ -60,5 +61,32 @@ describe('cancelTask down a delegation tree', () => {
     tree.stuckWorkflow.answers = true;
     await expect(tree.cancel()).resolves.toEqual({ taskId: 'root', status: 'cancelled' });
     await expect(tree.cancel()).rejects.toMatchObject({ status: 409, code: 'CONFLICT', message: 'Task root already ended: cancelled' });
+  });
+
+  it('cancels a task still pending in the index whose workflow is gone (terminated, not yet swept)', async () => {
+    const task = { _id: 'orphan', status: TaskStatus.PENDING, createdBy: ADMIN_PRINCIPAL } as TaskDocument;
+    const index = {
+      find: async () => task,
+      findDelegated: async () => [],
+      update: async (_taskId: string, change: { status: TaskStatus }) => {
+        if (task.status !== TaskStatus.PENDING) return false;
+        task.status = change.status;
+        return true;
+      },
+    } as unknown as TaskIndex;
+    const temporal = {
+      client: {
+        withDeadline: (_deadline: number, call: () => Promise<unknown>) => call(),
+        workflow: {
+          getHandle: (workflowId: string) => ({
+            executeUpdate: async () => {
+              throw new WorkflowNotFoundError('workflow execution already completed', workflowId, undefined);
+            },
+          }),
+        },
+      },
+    } as unknown as TemporalHandle;
+    await expect(cancelTask(index, temporal, ADMIN_PRINCIPAL, 'orphan')).resolves.toEqual({ taskId: 'orphan', status: 'cancelled' });
+    expect(task.status).toBe(TaskStatus.CANCELLED);
   });
 });

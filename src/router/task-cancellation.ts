@@ -51,7 +51,9 @@ async function cancelInWorkflow(index: TaskIndex, temporal: TemporalHandle, task
       throw new ApiError(ErrorCode.UNAVAILABLE, `No worker recorded the cancellation within ${CANCEL_WAIT_MS} ms; send it again`);
     }
     if (!(error instanceof WorkflowNotFoundError) && !(error instanceof WorkflowUpdateFailedError)) throw error;
-    // The run ended between our read and the update: the index says how.
+    // No run to cancel: it ended between our read and the update, and recorded how (the index says),
+    // or it was terminated or failed without recording, which the ended-runs watch would find later.
+    if (error instanceof WorkflowNotFoundError && (await index.update(task._id, { status: TaskStatus.CANCELLED }))) return TaskStatus.CANCELLED;
     return (await index.find(task._id))?.status ?? TaskStatus.CANCELLED;
   }
 }
