@@ -9,7 +9,7 @@ import type { Config } from './config/config';
 import type { Endpoints } from './embedded/stack';
 import { createApp, type RouteModule } from './http/app';
 import { createOpsRoutes } from './ops/health';
-import { AGENTS_COLLECTION, AgentStore } from './registry/agent-store';
+import { AGENT_CHANGE_CLAIMS_COLLECTION, AGENTS_COLLECTION, AgentStore } from './registry/agent-store';
 import { RecentAgents } from './registry/recent-agents';
 import { createRegistryRoutes } from './registry/routes';
 import { UserSchemaCompiler } from './registry/user-schemas';
@@ -48,6 +48,7 @@ export interface RunningService {
 export const SERVICE_COLLECTIONS: ReadonlyArray<{ name: string; indexes: IndexDescription[] }> = [
   { name: API_KEYS_COLLECTION, indexes: ApiKeyStore.indexes() },
   { name: AGENTS_COLLECTION, indexes: AgentStore.indexes() },
+  { name: AGENT_CHANGE_CLAIMS_COLLECTION, indexes: [] },
   { name: TASKS_COLLECTION, indexes: TaskIndex.taskIndexes() },
   { name: COMPOSITIONS_COLLECTION, indexes: [] },
   { name: REPORTED_OUTCOMES_COLLECTION, indexes: [] },

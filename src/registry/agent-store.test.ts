@@ -1,3 +1,4 @@
+import { MongoServerError } from 'mongodb';
 import type { Store } from '../store/mongo';
 import type { Agent } from './agent';
 import { AgentStore } from './agent-store';
@@ -8,6 +9,8 @@ function storeMatching(matched: number) {
     replaceOne: async () => ({ matchedCount: matched }),
     updateOne: async () => ({ matchedCount: matched }),
     deleteOne: async () => ({ deletedCount: matched }),
+    // The claim of a change, in its own collection: always granted here.
+    insertOne: async () => ({ acknowledged: true }),
   };
   const agents = new AgentStore({ collection: () => collection } as unknown as Store);
   const heard: string[] = [];
@@ -38,5 +41,34 @@ describe('AgentStore change listeners', () => {
     await agents.setSigningSecret('agent-1', 'whsec_new');
     expect(await agents.delete('agent-1')).toBe(false);
     expect(heard).toEqual([]);
+  });
+});
+
+describe('AgentStore.replace under a claim', () => {
+  /** Collections where the claim of version 1 is already held since `claimedAt`. */
+  function storeWithClaim(claimedAt: Date) {
+    const claims = new Map<string, Date>([['agent-1@1', claimedAt]]);
+    const collection = {
+      insertOne: async ({ _id }: { _id: string }) => {
+        if (claims.has(_id)) throw new MongoServerError({ message: 'E11000 duplicate key', code: 11000 });
+        claims.set(_id, new Date());
+      },
+      findOne: async ({ _id }: { _id: string }) => (claims.has(_id) ? { _id, claimedAt: claims.get(_id) } : null),
+      deleteOne: async ({ _id }: { _id: string }) => ({ deletedCount: Number(claims.delete(_id)) }),
+      replaceOne: async () => ({ matchedCount: 1 }),
+    };
+    return { agents: new AgentStore({ collection: () => collection } as unknown as Store), claims };
+  }
+
+  it('refuses a change while another holds the claim of the same version', async () => {
+    const { agents, claims } = storeWithClaim(new Date());
+    expect(await agents.replace(agent, 1)).toBe(false);
+    expect(claims.has('agent-1@1')).toBe(true);
+  });
+
+  it('takes over a claim left by a process that died before writing, and frees it after', async () => {
+    const { agents, claims } = storeWithClaim(new Date(Date.now() - 60_000));
+    expect(await agents.replace(agent, 1)).toBe(true);
+    expect(claims.size).toBe(0);
   });
 });

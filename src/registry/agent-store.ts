@@ -1,10 +1,20 @@
 import type { Filter, IndexDescription } from 'mongodb';
 import { PrincipalKind, type Principal } from '../auth/principal';
-import type { Store } from '../store/mongo';
+import { isDuplicateKey, type Store } from '../store/mongo';
 import { ifVisible, type Agent, type AgentDocument } from './agent';
 import { derivedFields, type SearchCandidate } from './search';
 
 export const AGENTS_COLLECTION = 'agents';
+export const AGENT_CHANGE_CLAIMS_COLLECTION = 'agent_change_claims';
+
+/** A claim left by a process that died between claiming a change and writing it is taken over after this long. */
+const STALE_CLAIM_MS = 30_000;
+
+/** `{agentId}@{version}`: the one change allowed to move the agent on from that version. */
+interface ChangeClaimDocument {
+  _id: string;
+  claimedAt: Date;
+}
 
 export function toDocument(agent: Agent, derived: Pick<AgentDocument, 'operations' | 'searchTokens' | 'searchFields'>): AgentDocument {
   const { id, capabilities, ...rest } = agent;
@@ -57,13 +67,43 @@ export class AgentStore {
     await this.collection.insertOne(toDocument(agent, derivedFields(agent)));
   }
 
-  /** Replaces the stored agent if it is still at `expectedVersion`; false when someone changed or deleted it meanwhile. */
+  /**
+   * Replaces the stored agent if it is still at `expectedVersion`; false when someone changed or
+   * deleted it meanwhile. FerretDB does not make the conditional replace atomic (README), so of
+   * concurrent changes from one version, the one that inserts that version's claim first writes.
+   */
   async replace(agent: Agent, expectedVersion: number): Promise<boolean> {
-    const { _id, ...document } = toDocument(agent, derivedFields(agent));
-    const result = await this.collection.replaceOne({ _id, version: expectedVersion }, document);
-    if (result.matchedCount === 0) return false;
-    this.changed(_id);
-    return true;
+    const claimId = `${agent.id}@${expectedVersion}`;
+    if (!(await this.claimChange(claimId))) return false;
+    try {
+      const { _id, ...document } = toDocument(agent, derivedFields(agent));
+      const result = await this.collection.replaceOne({ _id, version: expectedVersion }, document);
+      if (result.matchedCount === 0) return false;
+      this.changed(_id);
+      return true;
+    } finally {
+      // The agent has left that version (or had already): a later holder of the claim replaces nothing.
+      await this.changeClaims.deleteOne({ _id: claimId }).catch(() => undefined);
+    }
+  }
+
+  private get changeClaims() {
+    return this.store.collection<ChangeClaimDocument>(AGENT_CHANGE_CLAIMS_COLLECTION);
+  }
+
+  private async claimChange(claimId: string): Promise<boolean> {
+    for (let tries = 0; tries < 2; tries += 1) {
+      try {
+        await this.changeClaims.insertOne({ _id: claimId, claimedAt: new Date() });
+        return true;
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+      }
+      const held = await this.changeClaims.findOne({ _id: claimId });
+      if (held && Date.now() - held.claimedAt.getTime() < STALE_CLAIM_MS) return false;
+      if (held) await this.changeClaims.deleteOne({ _id: claimId, claimedAt: held.claimedAt });
+    }
+    return false;
   }
 
   /** A new signing secret; not a change of the registration, so `version` stays. */

@@ -22,6 +22,23 @@ describe('PATCH /agents/{id}', () => {
     expect((await call('GET', `/agents/${agent.agentId}`, { apiKey: agent.apiKey })).status).toBe(200);
   });
 
+  it('applies concurrent changes one version at a time: no two are answered 200 for the same version, none is lost', async () => {
+    const agent = await registerAgent();
+    let version = agent.version;
+    for (let round = 0; round < 5; round += 1) {
+      const descriptions = Array.from({ length: 8 }, (_, writer) => `round ${round} writer ${writer}`);
+      const replies = await Promise.all(descriptions.map((description) => call('PATCH', `/agents/${agent.agentId}`, { apiKey: 'admin', body: { description } })));
+      const winners = replies.filter((reply) => reply.status === 200).map((reply) => ({ version: reply.body.version, description: reply.body.description }));
+      expect(replies.filter((reply) => reply.status !== 200).map((reply) => reply.body.error?.code)).toEqual(Array(8 - winners.length).fill('CONFLICT'));
+      // A request that read the agent after another's change builds on it; two built on the same version would lose one.
+      winners.sort((a, b) => a.version - b.version);
+      expect(winners.map((winner) => winner.version)).toEqual(winners.map((_, position) => version + 1 + position));
+      version += winners.length;
+      const stored = await call('GET', `/agents/${agent.agentId}`, { apiKey: 'admin' });
+      expect({ description: stored.body.description, version: stored.body.version }).toEqual(winners.at(-1));
+    }
+  });
+
   it('resolves the endpoint aliases', async () => {
     const agent = await registerAgent();
     const reply = await call('PATCH', `/v1/agents/${agent.agentId}`, { apiKey: 'admin', body: { mcpEndpoint: 'http://127.0.0.1:9/v2/mcp' } });
