@@ -6,7 +6,7 @@ import { AgentStore } from './agent-store';
 /** An AgentStore over a stand-in collection whose writes match `matched` documents. */
 function storeMatching(matched: number) {
   const collection = {
-    replaceOne: async () => ({ matchedCount: matched }),
+    findOne: async () => (matched ? { version: 2 } : null),
     updateOne: async () => ({ matchedCount: matched }),
     deleteOne: async () => ({ deletedCount: matched }),
     // The claim of a change, in its own collection: always granted here.
@@ -55,7 +55,7 @@ describe('AgentStore.replace under a claim', () => {
       },
       findOne: async ({ _id }: { _id: string }) => (claims.has(_id) ? { _id, claimedAt: claims.get(_id) } : null),
       deleteOne: async ({ _id }: { _id: string }) => ({ deletedCount: Number(claims.delete(_id)) }),
-      replaceOne: async () => ({ matchedCount: 1 }),
+      updateOne: async () => ({ matchedCount: 1 }),
     };
     return { agents: new AgentStore({ collection: () => collection } as unknown as Store), claims };
   }

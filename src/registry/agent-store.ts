@@ -9,8 +9,11 @@ export const AGENT_CHANGE_CLAIMS_COLLECTION = 'agent_change_claims';
 
 /** A claim left by a process that died between claiming a change and writing it is taken over after this long. */
 const STALE_CLAIM_MS = 30_000;
+/** A rotation waits for changes holding the claim, which each take a few writes. */
+const ROTATION_TRIES = 40;
+const ROTATION_RETRY_MS = 50;
 
-/** `{agentId}@{version}`: the one change allowed to move the agent on from that version. */
+/** `{agentId}@{version}`: held by the one write of the agent at that version under way. */
 interface ChangeClaimDocument {
   _id: string;
   claimedAt: Date;
@@ -68,27 +71,54 @@ export class AgentStore {
   }
 
   /**
-   * Replaces the stored agent if it is still at `expectedVersion`; false when someone changed or
-   * deleted it meanwhile. FerretDB does not make the conditional replace atomic (README), so of
-   * concurrent changes from one version, the one that inserts that version's claim first writes.
+   * Writes the agent's registration if it is still at `expectedVersion`; false when someone changed
+   * or deleted it meanwhile. The stored signing secret stays: a change read before a rotation must
+   * not write the old secret back.
    */
   async replace(agent: Agent, expectedVersion: number): Promise<boolean> {
-    const claimId = `${agent.id}@${expectedVersion}`;
-    if (!(await this.claimChange(claimId))) return false;
-    try {
-      const { _id, ...document } = toDocument(agent, derivedFields(agent));
-      const result = await this.collection.replaceOne({ _id, version: expectedVersion }, document);
-      if (result.matchedCount === 0) return false;
-      this.changed(_id);
-      return true;
-    } finally {
-      // The agent has left that version (or had already): a later holder of the claim replaces nothing.
-      await this.changeClaims.deleteOne({ _id: claimId }).catch(() => undefined);
+    const { _id, signingSecret: _rotatedOnItsOwn, ...fields } = toDocument(agent, derivedFields(agent));
+    const definedFields = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+    const written = await this.whileClaimed(_id, expectedVersion, () => this.collection.updateOne({ _id, version: expectedVersion }, { $set: definedFields }));
+    if (written) this.changed(_id);
+    return written;
+  }
+
+  /**
+   * A new signing secret; not a change of the registration, so `version` stays. False when the
+   * agent is gone, or changes kept it busy for every try.
+   */
+  async setSigningSecret(agentId: string, signingSecret: string): Promise<boolean> {
+    for (let tries = 0; tries < ROTATION_TRIES; tries += 1) {
+      const current = await this.collection.findOne({ _id: agentId }, { projection: { version: 1 } });
+      if (!current) return false;
+      const set = () => this.collection.updateOne({ _id: agentId, version: current.version }, { $set: { signingSecret, updatedAt: new Date() } });
+      if (await this.whileClaimed(agentId, current.version, set)) {
+        this.changed(agentId);
+        return true;
+      }
+      await new Promise((resolve) => setTimeout(resolve, ROTATION_RETRY_MS));
     }
+    return false;
   }
 
   private get changeClaims() {
     return this.store.collection<ChangeClaimDocument>(AGENT_CHANGE_CLAIMS_COLLECTION);
+  }
+
+  /**
+   * Runs `write` of the agent at `version` holding that version's claim, and says whether it
+   * matched. FerretDB does not make a conditional write atomic (README): without the claim, two
+   * writers that read the same version could both write, the later undoing the earlier.
+   */
+  private async whileClaimed(agentId: string, version: number, write: () => Promise<{ matchedCount: number }>): Promise<boolean> {
+    const claimId = `${agentId}@${version}`;
+    if (!(await this.claimChange(claimId))) return false;
+    try {
+      return (await write()).matchedCount === 1;
+    } finally {
+      // Freed whether the agent left that version or not: a later holder finds the version as it is.
+      await this.changeClaims.deleteOne({ _id: claimId }).catch(() => undefined);
+    }
   }
 
   private async claimChange(claimId: string): Promise<boolean> {
@@ -104,12 +134,6 @@ export class AgentStore {
       if (held) await this.changeClaims.deleteOne({ _id: claimId, claimedAt: held.claimedAt });
     }
     return false;
-  }
-
-  /** A new signing secret; not a change of the registration, so `version` stays. */
-  async setSigningSecret(agentId: string, signingSecret: string): Promise<void> {
-    const result = await this.collection.updateOne({ _id: agentId }, { $set: { signingSecret, updatedAt: new Date() } });
-    if (result.matchedCount === 1) this.changed(agentId);
   }
 
   async delete(agentId: string): Promise<boolean> {

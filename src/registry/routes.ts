@@ -132,10 +132,13 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
   router.post('/agents/:agentId/keys/rotate', async (ctx) => {
     const { principal, agent } = await visibleAgent(ctx);
     if (!isTheAgent(principal, agent) && !canManage(principal, agent)) throw forbidden("Only the agent, its owner or an admin may rotate the agent's credentials");
+    // The secret first: if changes keep the agent busy, nothing is rotated yet.
+    const signingSecret = newSigningSecret();
+    if (!(await agents.setSigningSecret(agent.id, signingSecret))) {
+      throw new ApiError(ErrorCode.CONFLICT, `Agent ${agent.id} was being changed or was deleted; rotate again`);
+    }
     await apiKeys.revokeAllOf(agent.id);
     const { key } = await apiKeys.issue(PrincipalKind.AGENT, agent.id);
-    const signingSecret = newSigningSecret();
-    await agents.setSigningSecret(agent.id, signingSecret);
     ctx.body = { agentId: agent.id, apiKey: key, signingSecret };
   });
 

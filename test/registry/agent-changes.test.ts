@@ -117,6 +117,19 @@ describe('POST /agents/{id}/keys/rotate', () => {
     expect(stored!.signingSecret).toBe(reply.body.signingSecret);
   });
 
+  it('keeps the rotated signing secret when a change of the agent runs at the same time', async () => {
+    const agent = await registerAgent();
+    for (let round = 0; round < 10; round += 1) {
+      const [changed, rotated] = await Promise.all([
+        call('PATCH', `/agents/${agent.agentId}`, { apiKey: 'admin', body: { description: `round ${round}` } }),
+        call('POST', `/agents/${agent.agentId}/keys/rotate`, { apiKey: 'admin' }),
+      ]);
+      expect({ round, changed: changed.status, rotated: rotated.status }).toEqual({ round, changed: expect.any(Number), rotated: 200 });
+      const stored = await database().collection('agents').findOne({ _id: agent.agentId as never });
+      expect({ round, signingSecret: stored!.signingSecret }).toEqual({ round, signingSecret: rotated.body.signingSecret });
+    }
+  });
+
   it('is for the agent, its owner and admins', async () => {
     const owner = newUserId();
     const agent = await registerAgentWith({ headers: await humanHeaders(owner) });
