@@ -7,6 +7,20 @@ import type { TaskDocument, TaskIndex } from './task-index';
 import type { TemporalHandle } from './temporal-client';
 import { TaskStatus } from './task-types';
 
+/** A Temporal client whose cancelTask updates `answer` decides, by workflow and task. */
+function temporalAnswering(answer: (workflowId: string, taskId: string) => TaskStatus): TemporalHandle {
+  return {
+    client: {
+      withDeadline: (_deadline: number, call: () => Promise<unknown>) => call(),
+      workflow: {
+        getHandle: (workflowId: string) => ({
+          executeUpdate: async (_update: unknown, { args: [taskId] }: { args: [string] }) => answer(workflowId, taskId),
+        }),
+      },
+    },
+  } as unknown as TemporalHandle;
+}
+
 /**
  * A delegation tree in memory: root → [stuck, sibling], stuck → [grandchild]. The workflow of
  * `stuck` answers no cancellation while `stuckWorkflow.answers` is false, as when no worker runs it.
@@ -24,20 +38,11 @@ function delegationTree() {
     find: async (taskId: string) => tasks.get(taskId) ?? null,
     findDelegated: async (parents: string[]) => [...tasks.values()].filter((task) => parents.includes(task.parentTaskId ?? '')),
   } as unknown as TaskIndex;
-  const temporal = {
-    client: {
-      withDeadline: (_deadline: number, call: () => Promise<unknown>) => call(),
-      workflow: {
-        getHandle: (workflowId: string) => ({
-          executeUpdate: async (_update: unknown, { args: [taskId] }: { args: [string] }) => {
-            if (taskId === 'stuck' && !stuckWorkflow.answers) throw new WorkflowUpdateRPCTimeoutOrCancelledError(`no worker for ${workflowId}`);
-            tasks.get(taskId)!.status = TaskStatus.CANCELLED;
-            return TaskStatus.CANCELLED;
-          },
-        }),
-      },
-    },
-  } as unknown as TemporalHandle;
+  const temporal = temporalAnswering((workflowId, taskId) => {
+    if (taskId === 'stuck' && !stuckWorkflow.answers) throw new WorkflowUpdateRPCTimeoutOrCancelledError(`no worker for ${workflowId}`);
+    tasks.get(taskId)!.status = TaskStatus.CANCELLED;
+    return TaskStatus.CANCELLED;
+  });
   const cancel = () => cancelTask(index, temporal, ADMIN_PRINCIPAL, 'root');
   const statuses = () => Object.fromEntries([...tasks.values()].map((task) => [task._id, task.status]));
   return { cancel, statuses, stuckWorkflow };
@@ -74,18 +79,9 @@ describe('cancelTask down a delegation tree', () => {
         return true;
       },
     } as unknown as TaskIndex;
-    const temporal = {
-      client: {
-        withDeadline: (_deadline: number, call: () => Promise<unknown>) => call(),
-        workflow: {
-          getHandle: (workflowId: string) => ({
-            executeUpdate: async () => {
-              throw new WorkflowNotFoundError('workflow execution already completed', workflowId, undefined);
-            },
-          }),
-        },
-      },
-    } as unknown as TemporalHandle;
+    const temporal = temporalAnswering((workflowId) => {
+      throw new WorkflowNotFoundError('workflow execution already completed', workflowId, undefined);
+    });
     await expect(cancelTask(index, temporal, ADMIN_PRINCIPAL, 'orphan')).resolves.toEqual({ taskId: 'orphan', status: 'cancelled' });
     expect(task.status).toBe(TaskStatus.CANCELLED);
   });

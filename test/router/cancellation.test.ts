@@ -8,7 +8,7 @@ import { waitForTask } from '../support/tasks';
 import { testStack } from '../support/test-stack';
 import { DEFAULT_RETRY, type PlannedTask } from '../../src/router/task-types';
 import { webhookSignature } from '../../src/router/webhook-signature';
-import { until } from '../support/until';
+import { closedStatus, until } from '../support/until';
 
 /** POST /tasks/{taskId}/cancel: the task, its composed dependants and its delegated tree. */
 describe('task cancellation', () => {
@@ -137,11 +137,7 @@ describe('task cancellation', () => {
       expect((await call('GET', `/tasks/${done}`, { apiKey: 'admin' })).body).toMatchObject({ status: 'completed' });
       await until(() => server.callsTo('patient').some((received) => received.body?.taskId === awaited && received.body?.cancel), 'cancel notice', 10_000);
       // Shown as cancelled in the Web UI once the notice went out.
-      const closedAs = await until(async () => {
-        const { name } = (await workflow.describe()).status;
-        return name === 'RUNNING' ? undefined : name;
-      }, 'the workflow closed', 10_000);
-      expect(closedAs).toBe('CANCELLED');
+      expect(await closedStatus(workflow)).toBe('CANCELLED');
     } finally {
       await connection.close();
     }

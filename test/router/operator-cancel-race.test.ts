@@ -5,7 +5,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import type { TaskChange } from '../../src/router/task-index';
 import { agentReportSignal, DEFAULT_RETRY, TaskStatus, type CompositionInput } from '../../src/router/task-types';
 import { testStack } from '../support/test-stack';
-import { until } from '../support/until';
+import { closedStatus, until } from '../support/until';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
@@ -45,11 +45,7 @@ describe('an operator cancelling a workflow while it records a task', () => {
         await workflow.signal(agentReportSignal, { taskId, status: TaskStatus.COMPLETED, result: { done: true } });
         await until(() => recordsStarted.length > 0, 'the record of the task started', 10_000);
         await workflow.cancel();
-        const closedAs = await until(async () => {
-          const { name } = (await workflow.describe()).status;
-          return name === 'RUNNING' ? undefined : name;
-        }, 'the workflow closed', 15_000);
-        expect(closedAs).toBe('CANCELLED');
+        expect(await closedStatus(workflow, 15_000)).toBe('CANCELLED');
       });
     } finally {
       await connection.close();

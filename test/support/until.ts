@@ -11,3 +11,11 @@ export async function until<T>(probe: () => T | undefined | false | null | Promi
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/** The status a Temporal workflow closed with (CANCELLED, COMPLETED, ...), once it closed. */
+export function closedStatus(workflow: { describe(): Promise<{ status: { name: string } }> }, timeoutMs = 10_000): Promise<string> {
+  return until(async () => {
+    const { name } = (await workflow.describe()).status;
+    return name === 'RUNNING' ? undefined : name;
+  }, 'the workflow closed', timeoutMs);
+}
