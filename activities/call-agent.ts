@@ -13,16 +13,25 @@ export interface CallAgentInput {
   params: Record<string, unknown>;
   /** The task's retry.maxAttempts, held across worker restarts by the index's count of calls. */
   maxAttempts: number;
+  /**
+   * The workflow needs the result itself (a dependant's pending argument, a room's task_update).
+   * Otherwise a recorded answer comes back without its result or error, which stay in the index.
+   */
+  keepsResult?: boolean;
 }
 
 /**
  * What the workflow goes on with; every other outcome is thrown as an ApplicationFailure. `recorded`:
  * the agent's answer is already the task's outcome in the index, so lookups see it without waiting
  * for the workflow; false only when that write failed, and the workflow records it then.
+ *
+ * A recorded answer leaves out its result or error unless the input `keepsResult`: a local
+ * activity's result goes into the workflow's history, and Temporal terminates a run whose workflow
+ * task completes with more than 4 MiB (five sibling tasks answering 900 KB each at once did).
  */
 export type CallAgentResult =
-  | { kind: 'completed'; result: TaskResult; attempt: number; recorded: boolean }
-  | { kind: 'failed'; error: TaskError; attempt: number; recorded: boolean }
+  | { kind: 'completed'; result?: TaskResult; attempt: number; recorded: boolean }
+  | { kind: 'failed'; error?: TaskError; attempt: number; recorded: boolean }
   | { kind: 'accepted'; attempt: number };
 
 export interface CallAgentSettings {
@@ -38,12 +47,12 @@ export interface CallAgentSettings {
  * with the task error as details. A cancellation of the task aborts the call at once.
  */
 export function callAgentActivity(agents: RecentAgents, index: TaskIndex, dispatcher: Dispatcher, settings: CallAgentSettings) {
-  return async function callAgent({ taskId, agentId, operation, params, maxAttempts }: CallAgentInput): Promise<CallAgentResult> {
+  return async function callAgent({ taskId, agentId, operation, params, maxAttempts, keepsResult = false }: CallAgentInput): Promise<CallAgentResult> {
     const context = Context.current();
     const agent = await agents.findById(agentId);
     if (!agent) throw ApplicationFailure.nonRetryable(`Agent ${agentId} no longer exists`, TaskErrorCode.AGENT_NOT_FOUND);
     const before = await index.startCall(taskId);
-    if (before?.status !== TaskStatus.PENDING) return answerRecordedEarlier(before);
+    if (before?.status !== TaskStatus.PENDING) return withoutStoredOutcome(answerRecordedEarlier(before), keepsResult);
     const attempt = (before.callsStarted ?? 0) + 1;
     // A crashed worker's call starts again at Temporal's attempt 1, with the whole retry policy
     // ahead of it: the index's count keeps the task to its maxAttempts all the same.
@@ -94,11 +103,17 @@ export function callAgentActivity(agents: RecentAgents, index: TaskIndex, dispat
         await index.recordByWorkflow(taskId, { phase: TaskPhase.AWAITING_AGENT_REPORT });
         return { kind: 'accepted', attempt };
       case 'completed':
-        return { ...verdict, attempt, recorded: await recorded(index, taskId, { status: TaskStatus.COMPLETED, result: verdict.result, attempts: attempt }) };
+        return withoutStoredOutcome({ ...verdict, attempt, recorded: await recorded(index, taskId, { status: TaskStatus.COMPLETED, result: verdict.result, attempts: attempt }) }, keepsResult);
       case 'failed':
-        return { ...verdict, attempt, recorded: await recorded(index, taskId, { status: TaskStatus.FAILED, error: verdict.error, attempts: attempt }) };
+        return withoutStoredOutcome({ ...verdict, attempt, recorded: await recorded(index, taskId, { status: TaskStatus.FAILED, error: verdict.error, attempts: attempt }) }, keepsResult);
     }
   };
+}
+
+/** The answer without the result or error the index holds, unless the workflow keeps it (CallAgentResult). */
+function withoutStoredOutcome(answer: Exclude<CallAgentResult, { kind: 'accepted' }>, keepsResult: boolean): CallAgentResult {
+  if (keepsResult || !answer.recorded) return answer;
+  return { kind: answer.kind, attempt: answer.attempt, recorded: true };
 }
 
 /** Records the agent's answer as the task's outcome here, rather than a workflow task later: false when the write failed. */
@@ -116,7 +131,7 @@ async function recorded(index: TaskIndex, taskId: string, outcome: Parameters<Ta
  * An earlier call recorded the agent's answer and was then lost (its worker died before Temporal
  * heard of it): that answer stands, and the agent is not called again.
  */
-function answerRecordedEarlier(task: TaskDocument | null): CallAgentResult {
+function answerRecordedEarlier(task: TaskDocument | null): Exclude<CallAgentResult, { kind: 'accepted' }> {
   const view = task && toTaskView(task);
   if (view?.status === TaskStatus.COMPLETED) return { kind: 'completed', result: view.result!, attempt: view.attempts ?? 1, recorded: true };
   if (view?.status === TaskStatus.FAILED) return { kind: 'failed', error: view.error!, attempt: view.attempts ?? 1, recorded: true };

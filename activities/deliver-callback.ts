@@ -2,6 +2,7 @@ import { ApplicationFailure, log } from '@temporalio/activity';
 import type { Dispatcher } from 'undici';
 import type { RecentAgents } from '../src/registry/recent-agents';
 import { isRetriedStatus } from '../src/router/agent-reply';
+import { toTaskView, type TaskIndex } from '../src/router/task-index';
 import type { TaskCallback } from '../src/router/task-types';
 import { describeError, postSigned } from './signed-post';
 
@@ -19,10 +20,12 @@ export interface DeliverCallbackSettings {
  * callbackUrl and with the agent's signingSecret for its registered one. Network trouble, 408, 429
  * and 5xx are retried by the workflow's policy; other refusals are final.
  */
-export function deliverCallbackActivity(agents: RecentAgents, dispatcher: Dispatcher, settings: DeliverCallbackSettings) {
-  return async function deliverCallback(target: CallbackTarget, callback: TaskCallback): Promise<void> {
+export function deliverCallbackActivity(agents: RecentAgents, index: TaskIndex, dispatcher: Dispatcher, settings: DeliverCallbackSettings) {
+  /** `outcomeInIndex`: the workflow did not hold the task's result or error (CallAgentResult); the callback reads them from the index. */
+  return async function deliverCallback(target: CallbackTarget, sent: TaskCallback, outcomeInIndex = false): Promise<void> {
     const destination = await destinationOf(target);
     if (!destination) return;
+    const callback = outcomeInIndex ? await withStoredOutcome(sent) : sent;
     let status: number;
     try {
       ({ status } = await postSigned(dispatcher, {
@@ -40,6 +43,13 @@ export function deliverCallbackActivity(agents: RecentAgents, dispatcher: Dispat
     if (isRetriedStatus(status)) throw ApplicationFailure.retryable(message);
     throw ApplicationFailure.nonRetryable(message);
   };
+
+  async function withStoredOutcome(callback: TaskCallback): Promise<TaskCallback> {
+    const task = await index.find(callback.taskId);
+    const view = task && toTaskView(task);
+    if (!view) throw ApplicationFailure.nonRetryable(`Task ${callback.taskId} is not in the task index`);
+    return { ...callback, ...(view.result === undefined ? {} : { result: view.result }), ...(view.error === undefined ? {} : { error: view.error }) };
+  }
 
   async function destinationOf(target: CallbackTarget): Promise<{ url: string; secret: string } | undefined> {
     if (target.kind === 'agent') {

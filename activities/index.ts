@@ -33,7 +33,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     callAgent: callAgentActivity(agents, index, dispatcher, { callTimeoutMs: deps.config.agentCallTimeoutMs, maxReplyBytes: deps.config.maxBodyBytes }),
     notifyCancellation: notifyCancellationActivity(agents, dispatcher, { callTimeoutMs: deps.config.agentCallTimeoutMs }),
-    deliverCallback: deliverCallbackActivity(agents, dispatcher, { callbackSigningSecret: deps.config.callbackSigningSecret, callTimeoutMs: deps.config.agentCallTimeoutMs }),
+    deliverCallback: deliverCallbackActivity(agents, index, dispatcher, { callbackSigningSecret: deps.config.callbackSigningSecret, callTimeoutMs: deps.config.agentCallTimeoutMs }),
     validateParams: validateParamsActivity(agents, new UserSchemaCompiler()),
     recordTask: recordTaskActivity(index),
     ...findRoomSocketsActivities(new PresenceLookup(deps.store)),

@@ -95,6 +95,20 @@ interface WorkflowState {
   recordedByCall: Set<string>;
   /** The scope of each task whose agent call is running: a report ends the call by cancelling it. */
   callsInFlight: Map<string, CancellationScope>;
+  /** Tasks whose result the workflow holds itself, rather than leaving it in the index. */
+  resultsKept: Set<string>;
+}
+
+/**
+ * The tasks whose result the workflow needs: a dependant's pending argument reads it, or a room's
+ * task_update carries it. The others' results stay out of the history (CallAgentResult).
+ */
+function resultsTheWorkflowNeeds(tasks: PlannedTask[]): Set<string> {
+  const needed = new Set(tasks.filter((task) => task.room !== undefined).map((task) => task.taskId));
+  for (const task of tasks) {
+    for (const [, argument] of pendingArgumentsOf(task.params)) needed.add(tasks[Number(argument.source.taskId)].taskId);
+  }
+  return needed;
 }
 
 export interface CompositionSummary {
@@ -102,7 +116,7 @@ export interface CompositionSummary {
 }
 
 export async function compositionWorkflow(input: CompositionInput): Promise<CompositionSummary> {
-  const state: WorkflowState = { reports: new Map(), socketsLost: new Set(), awaitingReport: new Set(), recordedByCall: new Set(), callsInFlight: new Map() };
+  const state: WorkflowState = { reports: new Map(), socketsLost: new Set(), awaitingReport: new Set(), recordedByCall: new Set(), callsInFlight: new Map(), resultsKept: resultsTheWorkflowNeeds(input.tasks) };
   const { reports, awaitingReport } = state;
   setHandler(agentReportSignal, (report) => {
     if (reports.has(report.taskId)) return;
@@ -176,7 +190,7 @@ export async function compositionWorkflow(input: CompositionInput): Promise<Comp
           .catch(() => undefined),
       );
     }
-    deliveries.push(...deliverCallbacks(task, outcome));
+    deliveries.push(...deliverCallbacks(task, outcome, recordedByCall && outcome.result === undefined && outcome.error === undefined));
     if (task.room) await announceInRoom(task, task.room, outcome);
   }
 
@@ -189,8 +203,11 @@ export async function compositionWorkflow(input: CompositionInput): Promise<Comp
   return { tasks: input.tasks.map((task, position) => ({ taskId: task.taskId, status: outcomes[position]!.status })) };
 }
 
-/** The task's and its agent's completion callbacks, each settled whether delivered or given up. */
-function deliverCallbacks(task: PlannedTask, outcome: TaskOutcome): Array<Promise<void>> {
+/**
+ * The task's and its agent's completion callbacks, each settled whether delivered or given up.
+ * `outcomeInIndex`: the call left the result or error in the index only, where the activity reads it.
+ */
+function deliverCallbacks(task: PlannedTask, outcome: TaskOutcome, outcomeInIndex: boolean): Array<Promise<void>> {
   const callback: TaskCallback = {
     taskId: task.taskId,
     status: outcome.status,
@@ -205,7 +222,9 @@ function deliverCallbacks(task: PlannedTask, outcome: TaskOutcome): Array<Promis
     ...(task.notifyAgent ? [{ kind: 'agent' as const, agentId: task.agentId }] : []),
   ];
   return targets.map((target) =>
-    callbacks.deliverCallback.executeWithOptions({ ...callbackOptions, summary: `callback to ${target.kind}: ${describeTask(task)}` }, [target, callback]).catch(() => undefined),
+    callbacks.deliverCallback
+      .executeWithOptions({ ...callbackOptions, summary: `callback to ${target.kind}: ${describeTask(task)}` }, outcomeInIndex ? [target, callback, true] : [target, callback])
+      .catch(() => undefined),
   );
 }
 
@@ -308,7 +327,7 @@ async function execute(task: PlannedTask, input: CompositionInput, outcomes: Arr
           maximumInterval: task.retry.maxIntervalMs,
         },
       },
-      [{ taskId: task.taskId, agentId: task.agentId, operation: task.operation, params, maxAttempts: task.retry.maxAttempts }],
+      [{ taskId: task.taskId, agentId: task.agentId, operation: task.operation, params, maxAttempts: task.retry.maxAttempts, keepsResult: state.resultsKept.has(task.taskId) }],
     );
   } catch (error) {
     if (reports.has(task.taskId)) return outcomeOfReport(reports.get(task.taskId)!);
@@ -334,8 +353,13 @@ async function execute(task: PlannedTask, input: CompositionInput, outcomes: Arr
 
 type AgentAnswer = Exclude<CallAgentResult, { kind: 'accepted' }>;
 
-const outcomeOfAnswer = (answer: AgentAnswer): TaskOutcome =>
-  answer.kind === 'completed' ? { status: TaskStatus.COMPLETED, result: answer.result, attempts: answer.attempt } : failure(answer.error, answer.attempt);
+/** Without result or error when the call left them in the index only (CallAgentResult). */
+const outcomeOfAnswer = (answer: AgentAnswer): TaskOutcome => ({
+  status: answer.kind === 'completed' ? TaskStatus.COMPLETED : TaskStatus.FAILED,
+  ...(answer.kind === 'completed' && answer.result !== undefined ? { result: answer.result } : {}),
+  ...(answer.kind === 'failed' && answer.error !== undefined ? { error: answer.error } : {}),
+  attempts: answer.attempt,
+});
 
 /** The agent's answer its call already recorded in the index: it stands, and runTask does not record it again. */
 function answerRecordedByCall(taskId: string, answer: AgentAnswer, state: WorkflowState): TaskOutcome {

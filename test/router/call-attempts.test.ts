@@ -43,16 +43,21 @@ describe('one attempt of the call activity', () => {
   }
   const input = (taskId: string, maxAttempts = 5) => ({ taskId, agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' }, maxAttempts });
 
-  it("records the agent's answer as the task's outcome itself", async () => {
+  it("records the agent's answer as the task's outcome itself, and leaves the result out of the workflow's history", async () => {
     const taskId = await pendingTask();
-    expect(await new MockActivityEnvironment({ attempt: 1 }).run(callAgent, input(taskId))).toEqual({ kind: 'completed', result: { text: 'from the agent' }, attempt: 1, recorded: true });
+    expect(await new MockActivityEnvironment({ attempt: 1 }).run(callAgent, input(taskId))).toEqual({ kind: 'completed', attempt: 1, recorded: true });
     expect(await index.find(taskId)).toMatchObject({ status: TaskStatus.COMPLETED, result: JSON.stringify({ text: 'from the agent' }), attempts: 1 });
+  });
+
+  it('returns the result to a workflow that keeps it for a dependant', async () => {
+    const taskId = await pendingTask();
+    expect(await new MockActivityEnvironment({ attempt: 1 }).run(callAgent, { ...input(taskId), keepsResult: true })).toEqual({ kind: 'completed', result: { text: 'from the agent' }, attempt: 1, recorded: true });
   });
 
   it('returns the answer an earlier attempt recorded before it was lost, and does not call the agent again', async () => {
     const taskId = await pendingTask();
     await index.recordByWorkflow(taskId, { status: TaskStatus.COMPLETED, result: { text: 'first attempt' }, attempts: 1 });
-    expect(await new MockActivityEnvironment({ attempt: 2 }).run(callAgent, input(taskId))).toEqual({ kind: 'completed', result: { text: 'first attempt' }, attempt: 1, recorded: true });
+    expect(await new MockActivityEnvironment({ attempt: 2 }).run(callAgent, { ...input(taskId), keepsResult: true })).toEqual({ kind: 'completed', result: { text: 'first attempt' }, attempt: 1, recorded: true });
     expect(server.callsTo('answers').filter((received) => received.body?.taskId === taskId)).toHaveLength(0);
     expect(await index.find(taskId)).toMatchObject({ status: TaskStatus.COMPLETED, result: JSON.stringify({ text: 'first attempt' }), attempts: 1 });
   });

@@ -1,0 +1,50 @@
+import { Client, Connection } from '@temporalio/client';
+import { AgentServer } from '../support/agent-server';
+import { registerAgent } from '../support/agents';
+import { call } from '../support/http';
+import { waitForTask } from '../support/tasks';
+import { testStack } from '../support/test-stack';
+import { closedStatus, until } from '../support/until';
+
+/**
+ * Temporal terminates a run whose workflow task completes with more than 4 MiB (GrpcMessageTooLarge).
+ * Results answered together by sibling tasks used to travel in one such completion; now only the
+ * results the workflow needs (a dependant's pending argument) do.
+ */
+describe('a composition whose tasks answer large results at the same time', () => {
+  let server: AgentServer;
+  beforeAll(async () => {
+    server = await AgentServer.start();
+  });
+  afterAll(() => server.close());
+
+  it('completes every task, runs its workflow to the end, and sends callbacks with the whole result', async () => {
+    const blob = 'x'.repeat(800 * 1024);
+    const agent = await registerAgent({ mcpUrl: server.route('large', () => ({ status: 200, body: { status: 'completed', result: { blob } } })) });
+    const task = (extra: Record<string, unknown> = {}) => ({ agentId: agent.agentId, operation: 'tools/echo', params: { text: 'large' }, ...extra });
+    const hook = server.route('large-hook', () => ({ status: 200, body: {} }));
+    // Six siblings of 800 KB (4.8 MB together), one with a callback, and a dependant that takes a parent's blob.
+    const body = [task({ callbackUrl: hook }), task(), task(), task(), task(), task(), task({ params: { text: { source: { taskId: '1', field: 'blob' }, type: 'string' } }, parents: ['1'] })];
+    const reply = await call('POST', '/tasks/compose', { apiKey: 'admin', body });
+    expect(reply.status).toBe(202);
+    const taskIds: string[] = reply.body.map((entry: { taskId: string }) => entry.taskId);
+
+    for (const taskId of taskIds) {
+      const ended = await waitForTask(taskId, { timeoutMs: 30_000 });
+      expect({ status: ended.status, blobLength: ended.result?.blob?.length }).toEqual({ status: 'completed', blobLength: blob.length });
+    }
+    const dependantCall = server.callsTo('large').find((received) => received.body?.taskId === taskIds[6]);
+    expect(dependantCall?.body.params.text).toHaveLength(blob.length);
+
+    const callback = await until(() => server.callsTo('large-hook').find((received) => received.body?.taskId === taskIds[0]), 'the callback', 20_000);
+    expect({ status: callback.body.status, blobLength: callback.body.result?.blob?.length }).toEqual({ status: 'completed', blobLength: blob.length });
+
+    const connection = await Connection.connect({ address: testStack().temporalAddress });
+    try {
+      const workflow = new Client({ connection, namespace: testStack().temporalNamespace }).workflow.getHandle(`composition-${reply.body[0].compositionId}`);
+      expect(await closedStatus(workflow, 20_000)).toBe('COMPLETED');
+    } finally {
+      await connection.close();
+    }
+  }, 90_000);
+});
