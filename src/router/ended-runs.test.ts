@@ -15,24 +15,36 @@ describe('watchEndedRuns', () => {
   it('ends the pending tasks of failed and terminated runs, and looks again only from shortly before its last look', async () => {
     const runs = [
       { workflowId: 'task-t1', status: { name: 'FAILED' } },
-      { workflowId: 'composition-c1', status: { name: 'TERMINATED' } },
+      { workflowId: 'composition-c1', runId: 'r-c1', status: { name: 'TERMINATED' } },
+      { workflowId: 'composition-c2', runId: 'r-c2', status: { name: 'TERMINATED' } },
       { workflowId: 'task-gone', status: { name: 'TIMED_OUT' } },
     ];
+    // c1 an operator terminated; c2 Temporal itself, over its limits.
+    const terminations: Record<string, { reason: string; identity: string }> = {
+      'r-c1': { reason: 'operator test', identity: 'temporal-cli:ops@host' },
+      'r-c2': { reason: 'GrpcMessageTooLarge', identity: 'history-service' },
+    };
     const queries: string[] = [];
     const temporal = {
       client: {
+        options: { namespace: 'default' },
         workflow: {
           async *list({ query }: { query: string }) {
             queries.push(query);
             if (queries.length === 1) yield* runs;
           },
         },
+        workflowService: {
+          getWorkflowExecutionHistoryReverse: async ({ execution }: { execution: { runId: string } }) => ({
+            history: { events: [{ workflowExecutionTerminatedEventAttributes: terminations[execution.runId] }] },
+          }),
+        },
       },
     } as unknown as TemporalHandle;
     const updates: Array<[string, TaskChange]> = [];
     const index = {
       find: async (taskId: string) => (taskId === 't1' ? task('t1', TaskStatus.PENDING) : null),
-      findComposition: async () => ({ tasks: [task('c1-done', TaskStatus.COMPLETED), task('c1-open', TaskStatus.PENDING)] }),
+      findComposition: async (compositionId: string) => ({ tasks: [task(`${compositionId}-done`, TaskStatus.COMPLETED), task(`${compositionId}-open`, TaskStatus.PENDING)] }),
       update: async (taskId: string, change: TaskChange) => {
         updates.push([taskId, change]);
         return true;
@@ -44,8 +56,9 @@ describe('watchEndedRuns', () => {
     await watch.stop();
 
     expect(updates).toEqual([
-      ['t1', { status: TaskStatus.FAILED, error: { code: 'WORKFLOW_ENDED', message: "The task's workflow task-t1 ended FAILED before the task did" } }],
+      ['t1', { status: TaskStatus.FAILED, error: { code: 'WORKFLOW_ENDED', message: "The task's workflow task-t1 ended FAILED before the task ended" } }],
       ['c1-open', { status: TaskStatus.CANCELLED }],
+      ['c2-open', { status: TaskStatus.FAILED, error: { code: 'WORKFLOW_ENDED', message: "The task's workflow composition-c2 was terminated by Temporal (GrpcMessageTooLarge) before the task ended" } }],
     ]);
     expect(queries[0]).not.toContain('CloseTime');
     expect(queries[1]).toMatch(/ AND CloseTime >= "\d{4}-\d\d-\d\dT[\d:.]+Z"$/);

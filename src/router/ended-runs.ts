@@ -6,6 +6,11 @@ import { TaskErrorCode, TaskStatus, workflowIdOfComposition, workflowIdOfTask } 
 
 /** Runs that closed without their workflow code ending their tasks: no code runs after a terminate. */
 const ENDED_RUNS_QUERY = 'WorkflowType = "compositionWorkflow" AND ExecutionStatus IN ("Terminated", "Failed", "TimedOut")';
+/**
+ * Who terminated a run, as its termination event names it, when Temporal did so itself: a run over
+ * its limits (history size, a workflow task completing with more than 4 MiB), not an operator's choice.
+ */
+const SERVER_IDENTITY = 'history-service';
 /** Visibility lists a closed run a moment after it closed: each look goes this far back over the last. */
 const VISIBILITY_LAG_MS = 60_000;
 
@@ -19,8 +24,8 @@ export interface EndedRunsWatch {
 /**
  * An operator may terminate a task's workflow (in the Web UI or CLI), and a workflow may fail: its
  * tasks still pending would stay so in the index for good. A worker process lists such runs every
- * `intervalMs` and ends their pending tasks itself: `cancelled` after a terminate, `failed` with
- * WORKFLOW_ENDED otherwise. No callback or cancellation notice goes out for them.
+ * `intervalMs` and ends their pending tasks itself: `cancelled` after an operator's terminate,
+ * `failed` with WORKFLOW_ENDED otherwise. No callback or cancellation notice goes out for them.
  */
 export function watchEndedRuns({ temporal, index, logger, intervalMs }: { temporal: TemporalHandle; index: TaskIndex; logger: Logger; intervalMs: number }): EndedRunsWatch {
   // The first look has no lower bound: runs that ended while no worker ran are found too.
@@ -37,15 +42,27 @@ export function watchEndedRuns({ temporal, index, logger, intervalMs }: { tempor
   }
 
   async function endPendingTasks(run: WorkflowExecutionInfo): Promise<void> {
-    const change: TaskChange =
-      run.status.name === 'TERMINATED'
-        ? { status: TaskStatus.CANCELLED }
-        : { status: TaskStatus.FAILED, error: { code: TaskErrorCode.WORKFLOW_ENDED, message: `The task's workflow ${run.workflowId} ended ${run.status.name} before the task did` } };
-    for (const task of await tasksOfRun(index, run.workflowId)) {
-      if (task.status === TaskStatus.PENDING && (await index.update(task._id, change))) {
+    const pending = (await tasksOfRun(index, run.workflowId)).filter((task) => task.status === TaskStatus.PENDING);
+    if (pending.length === 0) return;
+    const change = await changeForEndOf(run);
+    for (const task of pending) {
+      if (await index.update(task._id, change)) {
         logger.warn({ taskId: task._id, workflowId: run.workflowId, runStatus: run.status.name, status: change.status }, 'task ended with its closed workflow');
       }
     }
+  }
+
+  /** Cancelled when an operator terminated the run; failed with WORKFLOW_ENDED when it failed, timed out or Temporal terminated it. */
+  async function changeForEndOf(run: WorkflowExecutionInfo): Promise<TaskChange> {
+    const ended = (how: string): TaskChange => ({ status: TaskStatus.FAILED, error: { code: TaskErrorCode.WORKFLOW_ENDED, message: `The task's workflow ${run.workflowId} ${how} before the task ended` } });
+    if (run.status.name !== 'TERMINATED') return ended(`ended ${run.status.name}`);
+    const { history } = await temporal.client.workflowService.getWorkflowExecutionHistoryReverse({
+      namespace: temporal.client.options.namespace,
+      execution: { workflowId: run.workflowId, runId: run.runId },
+      maximumPageSize: 1,
+    });
+    const termination = history?.events?.[0]?.workflowExecutionTerminatedEventAttributes;
+    return termination?.identity === SERVER_IDENTITY ? ended(`was terminated by Temporal (${termination.reason})`) : { status: TaskStatus.CANCELLED };
   }
 
   const schedule = () => {

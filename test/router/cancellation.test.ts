@@ -206,7 +206,7 @@ describe('task cancellation', () => {
     expect(await waitForTask(taskId, { until: awaiting })).toMatchObject({ phase: 'awaiting_agent_report' });
     expect(await waitForTask(taskId, { timeoutMs: 15_000 })).toMatchObject({
       status: 'failed',
-      error: { code: 'WORKFLOW_ENDED', message: `The task's workflow task-${taskId} ended TIMED_OUT before the task did` },
+      error: { code: 'WORKFLOW_ENDED', message: `The task's workflow task-${taskId} ended TIMED_OUT before the task ended` },
     });
   });
 
