@@ -36,6 +36,7 @@ function delegationTree() {
   const stuckWorkflow = { answers: false };
   const index = {
     find: async (taskId: string) => tasks.get(taskId) ?? null,
+    claimOutcome: async () => null,
     findDelegated: async (parents: string[]) => [...tasks.values()].filter((task) => parents.includes(task.parentTaskId ?? '')),
   } as unknown as TaskIndex;
   const temporal = temporalAnswering((workflowId, taskId) => {
@@ -72,6 +73,7 @@ describe('cancelTask down a delegation tree', () => {
     const task = { _id: 'orphan', status: TaskStatus.PENDING, createdBy: ADMIN_PRINCIPAL } as TaskDocument;
     const index = {
       find: async () => task,
+      claimOutcome: async () => null,
       findDelegated: async () => [],
       update: async (_taskId: string, change: { status: TaskStatus }) => {
         if (task.status !== TaskStatus.PENDING) return false;

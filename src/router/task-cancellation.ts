@@ -2,7 +2,7 @@ import { WorkflowNotFoundError } from '@temporalio/common';
 import { WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { PrincipalKind, type Principal } from '../auth/principal';
 import { ApiError, ErrorCode, forbidden, notFound } from '../http/errors';
-import { workflowIdOf, type TaskDocument, type TaskIndex } from './task-index';
+import { CANCELLATION_CLAIM, workflowIdOf, type TaskDocument, type TaskIndex } from './task-index';
 import type { TemporalHandle } from './temporal-client';
 import { cancelTaskUpdate, TaskStatus } from './task-types';
 
@@ -41,8 +41,11 @@ export async function cancelTask(index: TaskIndex, temporal: TemporalHandle, pri
   return { taskId, status };
 }
 
-/** The status the task has after the workflow handled the cancellation. */
+/** The status the task has after the workflow handled the cancellation, or will have when its agent's report came first. */
 async function cancelInWorkflow(index: TaskIndex, temporal: TemporalHandle, task: TaskDocument): Promise<string> {
+  // A cancellation and the agent's report arriving together: the one claimed first is the outcome, the other is 409.
+  const reported = await index.claimOutcome(task._id, CANCELLATION_CLAIM, TaskStatus.CANCELLED);
+  if (reported?.status !== undefined) return reported.status;
   try {
     const handle = temporal.client.workflow.getHandle(workflowIdOf(task));
     return await temporal.client.withDeadline(Date.now() + CANCEL_WAIT_MS, () => handle.executeUpdate(cancelTaskUpdate, { args: [task._id] }));

@@ -53,13 +53,22 @@ export interface AttemptError {
 }
 
 /** The first outcome reported for a task (POST /tasks/{taskId}/result): the one it ends with. */
+/** The first outcome claimed for a task before it ended: an agent's report, or a cancellation. */
 interface ReportedOutcomeDocument {
   /** The taskId. */
   _id: string;
-  /** SHA-256 of the outcome's JSON. */
+  /** SHA-256 of the reported outcome's JSON, or CANCELLATION_CLAIM. */
   digest: string;
+  /** The status the task ends with; missing in claims of versions before cancellations claimed too. */
+  status?: TaskStatus;
   reportedAt: Date;
 }
+
+/** The claim of a cancellation, in place of a report's digest (which is base64, never this). */
+export const CANCELLATION_CLAIM = 'cancellation';
+
+/** Another outcome claimed first, which the task ends with. */
+export type HeldOutcome = Pick<ReportedOutcomeDocument, 'digest' | 'status'>;
 
 interface CompositionDocument {
   _id: string;
@@ -195,19 +204,21 @@ export class TaskIndex {
   }
 
   /**
-   * Says whether the outcome with this digest is the first one reported for the task, or the same
-   * again: the outcome the task ends with. The claim is an insert keyed by the taskId, because on
-   * FerretDB only a unique key is atomic: of two concurrent findOneAndUpdate or conditional updates
-   * both may see the document as it was before either (README, "Quick start").
+   * Claims the outcome with this digest (an agent's report, or CANCELLATION_CLAIM) as the one the
+   * task ends with: null when it is the first claimed, or the same again; otherwise the outcome
+   * held. The claim is an insert keyed by the taskId, because on FerretDB only a unique key is
+   * atomic: of two concurrent findOneAndUpdate or conditional updates both may see the document as
+   * it was before either (README, "Quick start").
    */
-  async claimReport(taskId: string, digest: string): Promise<boolean> {
+  async claimOutcome(taskId: string, digest: string, status: TaskStatus): Promise<HeldOutcome | null> {
     try {
-      await whileLocked(() => this.reportedOutcomes.insertOne({ _id: taskId, digest, reportedAt: new Date() }), { duplicatesOnRetryAreOurs: false });
-      return true;
+      await whileLocked(() => this.reportedOutcomes.insertOne({ _id: taskId, digest, status, reportedAt: new Date() }), { duplicatesOnRetryAreOurs: false });
+      return null;
     } catch (error) {
       if (!isDuplicateKey(error)) throw error;
     }
-    return (await this.reportedOutcomes.findOne({ _id: taskId }))?.digest === digest;
+    const held = await this.reportedOutcomes.findOne({ _id: taskId });
+    return !held || held.digest === digest ? null : { digest: held.digest, ...(held.status === undefined ? {} : { status: held.status }) };
   }
 
   private async write(filter: Filter<TaskDocument>, change: TaskChange): Promise<boolean> {

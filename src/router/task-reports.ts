@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { PrincipalKind, type Principal } from '../auth/principal';
 import { ApiError, ErrorCode, forbidden, notFound } from '../http/errors';
-import { workflowIdOf, type TaskDocument, type TaskIndex } from './task-index';
+import { CANCELLATION_CLAIM, workflowIdOf, type TaskDocument, type TaskIndex } from './task-index';
 import type { TemporalHandle } from './temporal-client';
 import { agentReportSignal, normaliseResult, TaskStatus, type AgentReport, type TaskError } from './task-types';
 
@@ -39,8 +39,10 @@ export async function deliverReport(index: TaskIndex, temporal: TemporalHandle, 
     if (!endedWith(task, report)) throw conflict(taskId);
     return { taskId, status: report.status };
   }
-  if (!(await index.claimReport(taskId, digestOf(report)))) {
-    throw new ApiError(ErrorCode.CONFLICT, `Task ${taskId} already has a different outcome reported, which it ends with`);
+  const held = await index.claimOutcome(taskId, digestOf(report), report.status);
+  if (held) {
+    const which = held.digest === CANCELLATION_CLAIM ? 'is being cancelled' : 'already has a different outcome reported, which it ends with';
+    throw new ApiError(ErrorCode.CONFLICT, `Task ${taskId} ${which}`);
   }
   try {
     await temporal.client.workflow.getHandle(workflowIdOf(task)).signal(agentReportSignal, report);

@@ -217,6 +217,22 @@ describe('calls to an agent and what its replies make of the task', () => {
     expectError(await report({ nested: { x: [{ q: 2, p: 1 }, 1], y: 2 }, a: 1 }), 409, 'CONFLICT');
   });
 
+  it('gives a cancellation and a report sent together one winner: the other is 409, and the task ends as the winner said', async () => {
+    for (let round = 0; round < 4; round += 1) {
+      const { agent, taskId } = await runTask(`reports-or-cancel-${round}`, () => ({ status: 202, body: { status: 'received' } }));
+      await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' || task.status !== 'pending' });
+      const [reported, cancelled] = await Promise.all([
+        call('POST', `/tasks/${taskId}/result`, { apiKey: agent.apiKey, body: { status: 'completed', result: { round } } }),
+        call('POST', `/tasks/${taskId}/cancel`, { apiKey: 'admin' }),
+      ]);
+      expect({ round, statuses: [reported.status, cancelled.status].sort() }).toEqual({ round, statuses: [200, 409] });
+      const ended = await waitForTask(taskId);
+      expect({ round, ended: ended.status, result: ended.result }).toEqual(
+        reported.status === 200 ? { round, ended: 'completed', result: { round } } : { round, ended: 'cancelled', result: undefined },
+      );
+    }
+  });
+
   it('refuses a failed report whose error is null', async () => {
     const { agent, taskId } = await runTask('reports-null', () => ({ status: 202, body: { status: 'executing' } }));
     expectError(await call('POST', `/tasks/${taskId}/result`, { apiKey: agent.apiKey, body: { status: 'failed', error: null } }), 400, 'VALIDATION_ERROR');
