@@ -21,7 +21,8 @@ export const REGISTRATION_LIMITS = {
 
 const text = (maxLength: number) => ({ type: 'string', maxLength: maxLength }) as const;
 const nonEmptyText = (maxLength: number) => ({ type: 'string', minLength: 1, maxLength: maxLength }) as const;
-const URL_FIELD = { type: 'string', minLength: 1, maxLength: REGISTRATION_LIMITS.urlChars, format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' } as const;
+/** An http(s) URL with a host: `format: uri` alone admits `http://` and `http:///x`, which no call could reach. */
+export const HTTP_URL_FIELD = { type: 'string', minLength: 1, maxLength: REGISTRATION_LIMITS.urlChars, format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#\\s]' } as const;
 const SCHEMA_OBJECT = { type: 'object' } as const;
 const CAPABILITY_NAME = { type: 'string', pattern: CAPABILITY_NAME_PATTERN } as const;
 
@@ -66,14 +67,14 @@ const AGENT_FIELDS = {
   name: nonEmptyText(REGISTRATION_LIMITS.nameChars),
   description: text(REGISTRATION_LIMITS.textChars),
   defaultPrompt: text(REGISTRATION_LIMITS.textChars),
-  imageUrl: URL_FIELD,
-  backgroundImageUrl: URL_FIELD,
-  websiteUrl: URL_FIELD,
-  mcpUrl: URL_FIELD,
-  chatUrl: URL_FIELD,
-  mcpEndpoint: URL_FIELD,
-  chatEndpoint: URL_FIELD,
-  callbackUrl: URL_FIELD,
+  imageUrl: HTTP_URL_FIELD,
+  backgroundImageUrl: HTTP_URL_FIELD,
+  websiteUrl: HTTP_URL_FIELD,
+  mcpUrl: HTTP_URL_FIELD,
+  chatUrl: HTTP_URL_FIELD,
+  mcpEndpoint: HTTP_URL_FIELD,
+  chatEndpoint: HTTP_URL_FIELD,
+  callbackUrl: HTTP_URL_FIELD,
   capabilities: CAPABILITIES_SCHEMA,
   visibility: { type: 'string', enum: ['public', 'private'] },
   sharedWith: {

@@ -4,6 +4,8 @@
  * (composition size, timeoutMs ceiling) are checked in code.
  */
 
+import { HTTP_URL_FIELD } from '../registry/registration-schema';
+
 const MAX_RETRY_INTERVAL_MS = 24 * 3_600_000;
 
 export const RETRY_POLICY_SCHEMA = {
@@ -21,7 +23,7 @@ export const TASK_FIELDS = {
   agentId: { type: 'string', minLength: 1, maxLength: 256 },
   operation: { type: 'string', minLength: 1, maxLength: 300 },
   params: { type: 'object' },
-  callbackUrl: { type: 'string', maxLength: 2_048, format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' },
+  callbackUrl: HTTP_URL_FIELD,
   timeoutMs: { type: 'integer', minimum: 1_000 },
   retry: RETRY_POLICY_SCHEMA,
 } as const;

@@ -33,6 +33,8 @@ describe('hostile registrations', () => {
     ['a 100k-character description', agentRegistration({ description: LONG })],
     ['a 100k-character defaultPrompt', agentRegistration({ defaultPrompt: LONG })],
     ['a 100k-character URL', agentRegistration({ mcpUrl: `http://127.0.0.1/${LONG}` })],
+    ['a URL without a host', agentRegistration({ callbackUrl: 'http://' })],
+    ['a URL with an empty host', agentRegistration({ mcpUrl: 'http:///mcp' })],
     ['a 100k-character tool name', withTools(tool({ name: LONG }))],
     ['a 100k-character tool description', withTools(tool({ description: LONG }))],
     ['a 100k-character sharedWith id', agentRegistration({ sharedWith: [LONG] })],

@@ -61,6 +61,8 @@ describe('task requests', () => {
       ['a retry interval above the default cap', { retry: { initialIntervalMs: 60_000 } }, 400, 'VALIDATION_ERROR'],
       ['a pending argument outside a composition', { params: { text: { source: { taskId: '0', field: 'text' } } } }, 400, 'VALIDATION_ERROR'],
       ['parents outside a composition', { parents: [] }, 400, 'VALIDATION_ERROR'],
+      ['a callbackUrl without a host', { callbackUrl: 'http://' }, 400, 'VALIDATION_ERROR'],
+      ['a callbackUrl with an empty host', { callbackUrl: 'http:///hook' }, 400, 'VALIDATION_ERROR'],
     ])('refuses %s', async (_what, overrides, status, code) => {
       const before = await taskCount();
       expectError(await call('POST', '/tasks', { apiKey: 'admin', body: send(task(overrides)) }), status, code);
