@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Principal } from '../auth/principal';
 import { ApiError, ErrorCode } from '../http/errors';
 import { isDuplicateKey, type Store } from '../store/mongo';
+import { canonicalJson } from './canonical-json';
 import { whileLocked } from './task-index';
 
 export const IDEMPOTENCY_KEYS_COLLECTION = 'idempotency_keys';
@@ -20,7 +21,7 @@ export interface LaunchedIds {
 interface IdempotencyDocument extends LaunchedIds {
   /** sha256 of caller and key: the `_id` makes the claim unique, so two concurrent repeats cannot both win. */
   _id: string;
-  /** sha256 of the route and the request body: the same key with another request is a 409. */
+  /** sha256 of the route and the request body, keys in any order: the same key with another request is a 409. */
   requestHash: string;
   createdAt: Date;
   /** Set once the workflow started: until then a concurrent repeat waits. */
@@ -52,7 +53,7 @@ export class IdempotencyKeys {
       throw new ApiError(ErrorCode.VALIDATION_ERROR, `Idempotency-Key must be 1 to ${MAX_KEY_CHARS} printable ASCII characters without spaces`);
     }
     const _id = sha256(JSON.stringify([principal.kind, principal.id, key]));
-    const requestHash = sha256(JSON.stringify([route, body]));
+    const requestHash = sha256(canonicalJson([route, body]));
     const insert = async (ids: LaunchedIds): Promise<boolean> => {
       try {
         await whileLocked(() => this.keys.insertOne({ _id, requestHash, ...ids, createdAt: new Date() }), { duplicatesOnRetryAreOurs: false });

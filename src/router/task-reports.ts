@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { PrincipalKind, type Principal } from '../auth/principal';
 import { ApiError, ErrorCode, forbidden, notFound } from '../http/errors';
+import { canonicalJson } from './canonical-json';
 import { CANCELLATION_CLAIM, workflowIdOf, type TaskDocument, type TaskIndex } from './task-index';
 import type { TemporalHandle } from './temporal-client';
 import { agentReportSignal, normaliseResult, TaskStatus, type AgentReport, type TaskError } from './task-types';
@@ -75,9 +76,3 @@ function endedWith(task: TaskDocument, report: AgentReport): boolean {
   return stored !== undefined && canonicalJson(JSON.parse(stored)) === canonicalJson(reported);
 }
 
-/** JSON with every object's keys sorted: the same outcome sent again with its keys in another order is the same report. */
-function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, member: unknown) =>
-    typeof member === 'object' && member !== null && !Array.isArray(member) ? Object.fromEntries(Object.entries(member).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : member,
-  );
-}

@@ -40,6 +40,14 @@ describe('Idempotency-Key', () => {
     expect(server.calls.filter((received) => received.body?.params?.text === 'concurrent')).toHaveLength(1);
   });
 
+  it('takes the same body with its members in another order as a repeat', async () => {
+    const idempotencyKey = freshKey();
+    const first = await post('/tasks', { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'reordered' } }, idempotencyKey);
+    expect(first.status).toBe(202);
+    const repeat = await post('/tasks', { params: { text: 'reordered' }, operation: 'tools/echo', agentId: agent.agentId }, idempotencyKey);
+    expect({ status: repeat.status, body: repeat.body }).toEqual({ status: 202, body: first.body });
+  });
+
   it('answers 409 CONFLICT to the same key with a different body', async () => {
     const idempotencyKey = freshKey();
     expect((await post('/tasks', task('a'), idempotencyKey)).status).toBe(202);
