@@ -7,6 +7,7 @@ import { createKeyRoutes } from './auth/key-routes';
 import { HumanTokenVerifier } from './auth/human-tokens';
 import type { Config } from './config/config';
 import type { Endpoints } from './embedded/stack';
+import { answerClientErrors } from './http/client-errors';
 import { createApp, type RouteModule } from './http/app';
 import { createOpsRoutes } from './ops/health';
 import { AGENT_CHANGE_CLAIMS_COLLECTION, AGENTS_COLLECTION, AgentStore } from './registry/agent-store';
@@ -150,6 +151,7 @@ async function serveApi(
     modules,
   });
   const server = http.createServer(app.callback());
+  answerClientErrors(server);
   // Agents hold connections open between calls; keep them a little longer than common client pools do.
   server.keepAliveTimeout = 65_000;
   rooms.attach(server);

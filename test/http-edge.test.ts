@@ -1,4 +1,6 @@
+import net from 'node:net';
 import { call, expectError } from './support/http';
+import { testStack } from './support/test-stack';
 
 describe('HTTP edge of the running service', () => {
   it('answers /healthz and /readyz', async () => {
@@ -50,6 +52,23 @@ describe('HTTP edge of the running service', () => {
   it('answers a body over MAX_BODY_BYTES with 413 before reading it all', async () => {
     const reply = await call('POST', '/agents', { rawBody: `"${'x'.repeat(1024 * 1024 + 10)}"`, headers: { 'content-type': 'application/json' } });
     expectError(reply, 413, 'PAYLOAD_TOO_LARGE');
+  });
+
+  it('answers requests that Node refuses before the app, headers too large or malformed, with the contract error body', async () => {
+    const tooLong = await call('GET', `/agents/search?query=${'a'.repeat(20_000)}`, { apiKey: 'admin' });
+    expectError(tooLong, 431, 'PAYLOAD_TOO_LARGE');
+
+    const { port } = new URL(testStack().baseUrl);
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(port), '127.0.0.1', () => socket.write('POST /tasks HTTP/1.1\r\nHost: 127.0.0.1\r\nIdempotency-Key: a\x01b\r\nContent-Length: 0\r\n\r\n'));
+      let answer = '';
+      socket.on('data', (chunk) => (answer += chunk.toString('utf8')));
+      socket.on('end', () => resolve(answer));
+      socket.on('error', reject);
+    });
+    const [head, body] = raw.split('\r\n\r\n');
+    expect(head.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+    expect(JSON.parse(body)).toEqual({ error: { code: 'VALIDATION_ERROR', message: expect.stringMatching(/^Malformed HTTP request: /) } });
   });
 
   it('refuses bodies that are not JSON', async () => {
