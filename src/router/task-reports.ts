@@ -29,6 +29,7 @@ export async function deliverReport(index: TaskIndex, temporal: TemporalHandle, 
   if (!task) throw notFound(`Task ${taskId}`);
   const isItsAgent = principal.kind === PrincipalKind.AGENT && principal.id === task.agentId;
   if (!isItsAgent && principal.kind !== PrincipalKind.ADMIN) throw forbidden('Only the agent executing this task, or an admin, may report on it');
+  checkReportBody(taskId, body);
 
   if (body.status === TaskStatus.PENDING) {
     if (task.status !== TaskStatus.PENDING) throw conflict(taskId);
@@ -54,6 +55,16 @@ export async function deliverReport(index: TaskIndex, temporal: TemporalHandle, 
     if (!ended || !endedWith(ended, report)) throw conflict(taskId);
   }
   return { taskId, status: report.status };
+}
+
+/** What the schema cannot say: a body that names another task, or carries a member its status would drop. */
+function checkReportBody(taskId: string, body: AgentReportBody): void {
+  if (body.taskId !== undefined && body.taskId !== taskId) {
+    throw new ApiError(ErrorCode.VALIDATION_ERROR, `The body's taskId (${body.taskId}) is not the task of the path (${taskId})`);
+  }
+  const dropped = body.status === TaskStatus.COMPLETED ? ['error'] : body.status === TaskStatus.FAILED ? ['result'] : ['result', 'error'];
+  const extra = dropped.find((member) => member in body);
+  if (extra) throw new ApiError(ErrorCode.VALIDATION_ERROR, `A ${body.status} report carries no ${extra}`);
 }
 
 function reportOf(taskId: string, body: AgentReportBody): AgentReport {

@@ -233,6 +233,18 @@ describe('calls to an agent and what its replies make of the task', () => {
     }
   });
 
+  it.each([
+    ['names another task', (taskId: string) => ({ taskId: `${taskId}-other`, status: 'pending', progress: 0.1 }), /is not the task of the path/],
+    ['is completed with an error', () => ({ status: 'completed', result: {}, error: { code: 'X' } }), /A completed report carries no error/],
+    ['is failed with a result', () => ({ status: 'failed', error: 'no', result: 1 }), /A failed report carries no result/],
+    ['is pending with a result', () => ({ status: 'pending', progress: 0.5, result: 1 }), /A pending report carries no result/],
+  ])('refuses a report body that %s, which would be dropped', async (_what, body, message) => {
+    const { agent, taskId } = await runTask('reports-odd-bodies', () => ({ status: 202, body: { status: 'received' } }));
+    const reply = await call('POST', `/tasks/${taskId}/result`, { apiKey: agent.apiKey, body: body(taskId) });
+    expect(expectError(reply, 400, 'VALIDATION_ERROR').message).toMatch(message);
+    expect((await call('GET', `/tasks/${taskId}`, { apiKey: 'admin' })).body.status).toBe('pending');
+  });
+
   it('refuses a failed report whose error is null', async () => {
     const { agent, taskId } = await runTask('reports-null', () => ({ status: 202, body: { status: 'executing' } }));
     expectError(await call('POST', `/tasks/${taskId}/result`, { apiKey: agent.apiKey, body: { status: 'failed', error: null } }), 400, 'VALIDATION_ERROR');
