@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
 import type { Principal } from '../auth/principal';
 import type { Config } from '../config/config';
 import { ApiError, ErrorCode } from '../http/errors';
@@ -112,9 +113,11 @@ export class TaskLauncher {
 
   /**
    * Idempotency claim first: a repeat ends there with the first launch's ids. Then the index, then
-   * the workflow: its activities update documents that must already exist. If either fails, the
-   * documents and the claim go again, so that a retry with the same key can start the tasks, and
-   * the caller gets the error.
+   * the workflow: its activities update documents that must already exist. If the index fails, or
+   * the workflow certainly did not start, the documents and the claim go again, so that a retry with
+   * the same key can start the tasks, and the caller gets the error. A start that failed although
+   * the workflow runs is a launch like any other; one whose outcome Temporal cannot tell keeps
+   * both, as removing them would leave a running workflow without its tasks.
    */
   private async start(principal: Principal, input: CompositionInput, workflowId: string, idempotency?: IdempotencyClaim, origin: TaskOrigin = {}): Promise<LaunchedIds> {
     const { index, temporal, config } = this.deps;
@@ -122,6 +125,10 @@ export class TaskLauncher {
     const ids: LaunchedIds = { taskIds: input.tasks.map((task) => task.taskId), ...(input.compositionId === undefined ? {} : { compositionId: input.compositionId }) };
     const earlier = await idempotency?.claim(ids);
     if (earlier) return earlier;
+    const undo = async () => {
+      await index.remove(ids.taskIds, input.compositionId).catch(() => undefined);
+      await idempotency?.release().catch(() => undefined);
+    };
     try {
       await index.create(
         principal,
@@ -137,6 +144,11 @@ export class TaskLauncher {
         })),
         input.compositionId,
       );
+    } catch (error) {
+      await undo();
+      throw error;
+    }
+    try {
       await temporal.client.workflow.start<typeof compositionWorkflow>('compositionWorkflow', {
         workflowId,
         taskQueue: config.taskQueue,
@@ -153,13 +165,35 @@ export class TaskLauncher {
         requestEagerStart: true,
       });
     } catch (error) {
-      await index.remove(ids.taskIds, input.compositionId).catch(() => undefined);
-      await idempotency?.release().catch(() => undefined);
-      throw error;
+      if (!(await startedAnyway(temporal, workflowId, error, ids, idempotency !== undefined))) {
+        await undo();
+        throw error;
+      }
     }
     // The tasks run whatever happens here: a failed confirmation only makes repeats wait their bound.
     await idempotency?.confirm().catch(() => undefined);
     return ids;
+  }
+}
+
+/**
+ * Whether the workflow of a start that failed runs all the same: the server may have started it
+ * just before the start's deadline passed, and the client's retry of such a start is told that it
+ * already runs. Workflow ids hold fresh UUIDs, so a workflow with ours is the one this launch
+ * started. When Temporal cannot tell, a 503 whose details name the kept tasks: the caller sends the
+ * request again (with its Idempotency-Key, the repeat answers the same ids) or looks them up.
+ */
+async function startedAnyway(temporal: TemporalHandle, workflowId: string, startError: unknown, ids: LaunchedIds, idempotent: boolean): Promise<boolean> {
+  if (startError instanceof WorkflowExecutionAlreadyStartedError) return true;
+  try {
+    await temporal.client.workflow.getHandle(workflowId).describe();
+    return true;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    const advice = idempotent ? 'send the request again with the same Idempotency-Key' : 'look them up before sending the request again';
+    const unknown = new ApiError(ErrorCode.UNAVAILABLE, `Temporal failed to start workflow ${workflowId} and could not tell whether it started after all; its tasks are kept: ${advice}`, ids, { 'Retry-After': '1' });
+    // The error handler logs a 5xx with its causes: the start's failure says what went wrong.
+    throw Object.assign(unknown, { cause: startError });
   }
 }
 
