@@ -4,8 +4,7 @@ import type { RunningTestStack } from './global-setup';
 export default async function globalTeardown(): Promise<void> {
   const running = (globalThis as { acsTestStack?: RunningTestStack }).acsTestStack;
   if (!running) return;
-  await running.service.stop();
-  await Promise.all(running.processes.map((process) => process.stop()));
+  await running.stop();
   // ACS_KEEP_TEST_RUN=1 keeps the servers' data and logs for a post-mortem.
   if (process.env.ACS_KEEP_TEST_RUN !== '1') fs.rmSync(running.runDir, { recursive: true, force: true });
 }

@@ -1,0 +1,111 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../src/config/config';
+import { mongoUriFor } from '../../src/embedded/ferretdb';
+import { freePort, type ManagedProcess } from '../../src/embedded/managed-process';
+import { ensureBinaries } from '../../src/embedded/provision';
+import { startTemporalDevServer, temporalAddress } from '../../src/embedded/temporal-dev-server';
+import { startServiceFerretDb } from './ferretdb';
+import { ServiceProcess } from './service-process';
+import { STACK_FILE_VARIABLE, type TestStack } from './test-stack';
+
+export interface LocalStackOptions {
+  /** Prefix of the temp folder that holds the servers' data and logs. */
+  runDirPrefix: string;
+  database: string;
+  /** Serve the Temporal Web UI on a free loopback port too (the test suite runs without it). */
+  webUi?: boolean;
+  /** Variables of the service process beyond serviceEnv's. */
+  env?: Record<string, string>;
+}
+
+export interface LocalStack {
+  stack: TestStack;
+  processes: ManagedProcess[];
+  service: ServiceProcess;
+  runDir: string;
+  /** Set with `webUi`. */
+  temporalUiUrl?: string;
+  /** Stops the service, then the servers; the temp folder stays. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The real Temporal dev server and FerretDB on free loopback ports, and the service on top as a
+ * child process, exactly as `npm start` runs it. The stack is written to `stack.json` in the run's
+ * folder and named by ACS_TEST_STACK_FILE, so the helpers of test/support talk to it.
+ */
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const binaries = ensureBinaries(loadConfig().cacheDir);
+  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), options.runDirPrefix));
+  const [temporalPort, mongoPort, apiPort] = [await freePort(), await freePort(), await freePort()];
+  const uiPort = options.webUi ? await freePort() : undefined;
+  const namespace = 'default';
+  const processes = await Promise.all([
+    startTemporalDevServer({ binary: binaries.temporal, dataDir: runDir, port: temporalPort, uiPort, namespace }),
+    startServiceFerretDb({ binary: binaries.ferretdb, dataDir: runDir, port: mongoPort, database: options.database }),
+  ]);
+  const stopServers = () => Promise.all(processes.map((process) => process.stop()));
+
+  const stack: Omit<TestStack, 'servicePid'> = {
+    baseUrl: `http://127.0.0.1:${apiPort}`,
+    wsUrl: `ws://127.0.0.1:${apiPort}`,
+    adminKey: `acs_admin_test_${randomBytes(16).toString('hex')}`,
+    jwtSecret: randomBytes(32).toString('hex'),
+    callbackSigningSecret: `whsec_${randomBytes(32).toString('base64')}`,
+    temporalAddress: temporalAddress(temporalPort),
+    temporalNamespace: namespace,
+    taskQueue: 'agent-tasks',
+    mongoUri: mongoUriFor(mongoPort),
+    mongoDatabase: options.database,
+    runDir,
+    binaries,
+  };
+  const service = ServiceProcess.spawn('start.ts', serviceEnv(stack, { PORT: String(apiPort), ...options.env }), path.join(runDir, 'service.log'));
+  try {
+    await service.waitReady(stack.baseUrl);
+  } catch (error) {
+    await service.stop();
+    await stopServers();
+    throw error;
+  }
+
+  const stackFile = path.join(runDir, 'stack.json');
+  const written: TestStack = { ...stack, servicePid: service.pid };
+  fs.writeFileSync(stackFile, JSON.stringify(written, null, 2));
+  process.env[STACK_FILE_VARIABLE] = stackFile;
+  return {
+    stack: written,
+    processes,
+    service,
+    runDir,
+    ...(uiPort === undefined ? {} : { temporalUiUrl: `http://127.0.0.1:${uiPort}` }),
+    async stop() {
+      await service.stop();
+      await stopServers();
+    },
+  };
+}
+
+/** The environment a service process of the test stack runs with; tests that start more processes reuse it. */
+export function serviceEnv(stack: Omit<TestStack, 'servicePid'>, overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    TEMPORAL_ADDRESS: stack.temporalAddress,
+    TEMPORAL_NAMESPACE: stack.temporalNamespace,
+    TEMPORAL_TASK_QUEUE: stack.taskQueue,
+    MONGODB_URI: stack.mongoUri,
+    MONGODB_DATABASE: stack.mongoDatabase,
+    DATA_DIR: stack.runDir,
+    ADMIN_API_KEY: stack.adminKey,
+    AUTH_JWT_SECRET: stack.jwtSecret,
+    CALLBACK_SIGNING_SECRET: stack.callbackSigningSecret,
+    ALLOW_INSECURE_AGENT_URLS: 'true',
+    ALLOW_PRIVATE_AGENT_URLS: 'true',
+    LOG_LEVEL: 'info',
+    // A terminated workflow's tasks are ended within a second rather than 10 s.
+    ENDED_RUNS_CHECK_MS: '500',
+    ...overrides,
+  };
+}
