@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { AgentServer, completes, type ReceivedCall } from '../support/agent-server';
+import { registerAgent } from '../support/agents';
+import { call } from '../support/http';
+import { waitForTask } from '../support/tasks';
+import { testStack } from '../support/test-stack';
+import { closedStatus } from '../support/until';
+
+const { EventType, ResetReapplyType } = temporal.api.enums.v1;
+
+/**
+ * What an operator's Reset in the Temporal Web UI does to the service's tasks. Cancel and Terminate
+ * from the Web UI are covered in cancellation.test.ts ("an operator ... cancelling their workflow",
+ * "... terminated").
+ */
+describe('Reset of a task workflow in the Temporal Web UI', () => {
+  let server: AgentServer;
+  let connection: Connection;
+  let client: Client;
+
+  beforeAll(async () => {
+    server = await AgentServer.start();
+    connection = await Connection.connect({ address: testStack().temporalAddress });
+    client = new Client({ connection, namespace: testStack().temporalNamespace });
+  });
+  afterAll(async () => {
+    await server.close();
+    await connection.close();
+  });
+
+  /**
+   * The request the Web UI sends for "Reset to first workflow task" on a Temporal server of 1.24 or
+   * later, with its options left as they are: signals and updates after that point are applied again
+   * to the new run. Resolves with the new run's handle once that run closed.
+   */
+  async function resetToFirstWorkflowTask(workflowId: string) {
+    const { runId } = await client.workflow.getHandle(workflowId).describe();
+    const { events } = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    const firstCompleted = events!.find((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)!;
+    const reset = await client.workflowService.resetWorkflowExecution({
+      namespace: testStack().temporalNamespace,
+      workflowExecution: { workflowId, runId },
+      workflowTaskFinishEventId: firstCompleted.eventId,
+      reason: 'operator-actions test',
+      requestId: randomUUID(),
+      resetReapplyType: ResetReapplyType.RESET_REAPPLY_TYPE_ALL_ELIGIBLE,
+    });
+    expect(reset.runId).not.toBe(runId);
+    const newRun = client.workflow.getHandle(workflowId, reset.runId!);
+    expect(await closedStatus(newRun, 20_000)).toBe('COMPLETED');
+    return newRun;
+  }
+
+  const task = (taskId: string) => call('GET', `/tasks/${taskId}`, { apiKey: 'admin' }).then((reply) => reply.body);
+  const webhook = (received: ReceivedCall) => ({ id: received.headers['webhook-id'], body: received.body });
+  /** A callback receiver's deliveries of one task, in order. */
+  const deliveries = (route: string, taskId: string) => server.callsTo(route).filter((received) => received.body?.taskId === taskId).map(webhook);
+
+  it('of a completed task: the new run takes the answer the index holds without calling the agent, the outcome stands, and both callbacks go out again with the same webhook-ids', async () => {
+    const agent = await registerAgent({ mcpUrl: server.route('counted', completes({ text: 'once' })), callbackUrl: server.route('agent-hook', () => ({ status: 200, body: {} })) });
+    const reply = await call('POST', '/tasks', { apiKey: 'admin', body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' }, callbackUrl: server.route('task-hook', () => ({ status: 204 })) } });
+    const taskId = reply.body.taskId;
+    expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: { text: 'once' } });
+    // The run closes once its callbacks were delivered.
+    expect(await closedStatus(client.workflow.getHandle(`task-${taskId}`))).toBe('COMPLETED');
+    const before = await task(taskId);
+    const [toTask] = deliveries('task-hook', taskId);
+    const [toAgent] = deliveries('agent-hook', taskId);
+
+    await resetToFirstWorkflowTask(`task-${taskId}`);
+
+    expect(server.callsTo('counted').filter((received) => received.body?.taskId === taskId)).toHaveLength(1);
+    // Not even updatedAt moves: the call found the task ended and wrote nothing.
+    expect(await task(taskId)).toEqual(before);
+    // The same callbacks again, told apart only by completedAt: a receiver that drops a webhook-id it
+    // has seen (Standard Webhooks) takes it once.
+    const again = (first: ReturnType<typeof webhook>) => ({ id: first.id, body: { ...first.body, completedAt: expect.any(String) } });
+    expect(deliveries('task-hook', taskId)).toEqual([toTask, again(toTask)]);
+    expect(toTask.id).toBe(`${taskId}-callback-task`);
+    expect(deliveries('agent-hook', taskId)).toEqual([toAgent, again(toAgent)]);
+    expect(toAgent.id).toBe(`${taskId}-callback-agent`);
+  });
+
+  it('of a task cancelled through the API: the cancellation, applied again to the new run, keeps it cancelled; the agent is neither called nor told again; its callback goes out again', async () => {
+    const agent = await registerAgent({
+      mcpUrl: server.route('patient', (received) => (received.body?.cancel ? { status: 200, body: {} } : { status: 202, body: { status: 'received' } })),
+      callbackUrl: server.route('patient-hook', () => ({ status: 200, body: {} })),
+    });
+    const reply = await call('POST', '/tasks', { apiKey: 'admin', body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' } } });
+    const taskId = reply.body.taskId;
+    await waitForTask(taskId, { until: (view) => view.phase === 'awaiting_agent_report' });
+    expect((await call('POST', `/tasks/${taskId}/cancel`, { apiKey: 'admin' })).status).toBe(200);
+    expect(await closedStatus(client.workflow.getHandle(`task-${taskId}`))).toBe('COMPLETED');
+    const before = await task(taskId);
+    expect(before).toMatchObject({ status: 'cancelled' });
+    const callsBefore = server.callsTo('patient').filter((received) => received.body?.taskId === taskId).map(webhook);
+    expect(callsBefore.map((received) => received.id)).toEqual([`${taskId}-1`, `${taskId}-cancel`]);
+
+    await resetToFirstWorkflowTask(`task-${taskId}`);
+
+    // Recorded cancelled once more by the new run: only updatedAt moves.
+    expect(await task(taskId)).toEqual({ ...before, updatedAt: expect.any(String) });
+    expect(server.callsTo('patient').filter((received) => received.body?.taskId === taskId).map(webhook)).toEqual(callsBefore);
+    expect(deliveries('patient-hook', taskId).map(({ id, body }) => [id, body.status])).toEqual([
+      [`${taskId}-callback-agent`, 'cancelled'],
+      [`${taskId}-callback-agent`, 'cancelled'],
+    ]);
+  });
+});
