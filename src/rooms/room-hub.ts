@@ -3,6 +3,7 @@ import type { Logger } from '../ops/logger';
 import { isDuplicateKey, isStoreBusy } from '../store/mongo';
 import { messageFrame, participantEventFrame, SystemEvent, type Frame } from './frames';
 import type { Message, MessageStore } from './message-store';
+import { remember } from './remember';
 import { participantKey, type ParticipantRef } from './room';
 
 /** One live connection to a room, whatever carries it. */
@@ -161,7 +162,7 @@ export class RoomHub {
   publishStored(message: Message): void {
     const room = this.rooms.get(message.roomId);
     if (!room || room.publishedSeqs.has(message.seq)) return;
-    remember(room.publishedSeqs, message.seq);
+    remember(room.publishedSeqs, message.seq, REMEMBERED_SEQS);
     this.publish(message.roomId, messageFrame(message), message.seq);
   }
 
@@ -203,7 +204,7 @@ export class RoomHub {
       let outcome: { stored: Message[]; error?: unknown };
       try {
         const first = await this.messages.reserveSeqs(roomId, remaining.length);
-        for (let seq = first; seq < first + remaining.length; seq += 1) remember(room.reservedSeqs, seq);
+        for (let seq = first; seq < first + remaining.length; seq += 1) remember(room.reservedSeqs, seq, REMEMBERED_SEQS);
         outcome = await this.messages.insertMany(remaining.map((pending, index) => ({ ...pending.message, seq: first + index })));
       } catch (error) {
         outcome = { stored: [], error };
@@ -241,10 +242,4 @@ export class RoomHub {
   private forgetIfIdle(roomId: string, room: LiveRoom): void {
     if (room.idle && this.rooms.get(roomId) === room) this.rooms.delete(roomId);
   }
-}
-
-/** Adds `seq` to a bounded set, forgetting the oldest beyond REMEMBERED_SEQS. */
-function remember(seqs: Set<number>, seq: number): void {
-  seqs.add(seq);
-  if (seqs.size > REMEMBERED_SEQS) seqs.delete(seqs.values().next().value!);
 }
