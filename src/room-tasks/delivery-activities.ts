@@ -1,8 +1,9 @@
-import { randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { TaskIndex } from '../router/task-index';
 import { TaskPhase, type Requester, type TaskOutcome } from '../router/task-types';
 import { FrameType, SystemEvent } from '../rooms/frames';
 import { ParticipantType, type ParticipantRef } from '../rooms/room';
+import { remember } from '../rooms/remember';
 import type { RoomHub } from '../rooms/room-hub';
 import type { DeliveredTasks } from './delivered-tasks';
 
@@ -25,19 +26,38 @@ export interface TaskUpdateInput {
 }
 
 /**
+ * How many TASK frames and task_updates a process remembers having sent. Temporal retries a
+ * delivery activity within its 5 s bound (the workflow's roomDeliveryOptions), so only the latest
+ * matter.
+ */
+const REMEMBERED_FRAMES = 10_000;
+
+/**
  * Activities of an API process's own delivery queue (SocketPresence.queue): the workflow routes
- * them to the process that holds the sockets, so they act on its RoomHub.
+ * them to the process that holds the sockets, so they act on its RoomHub. An attempt may run again
+ * after its frame went out (Temporal timed it out, or its answer was lost): each frame goes out of
+ * a process once.
  */
 export function roomDeliveryActivities(hub: RoomHub, index: TaskIndex, deliveredTasks: DeliveredTasks) {
+  /** Tasks whose TASK frame reached a socket of this process. */
+  const sentTasks = new Set<string>();
+  /** Ids of the task_updates this process published. */
+  const publishedUpdates = new Set<string>();
   return {
     /** False when the agent's socket is gone: the workflow then calls it over HTTP. */
     async deliverTaskFrame({ taskId, agentId, operation, params, roomId, requestedBy, workflowId }: TaskFrameInput): Promise<boolean> {
+      // The agent has it; should its socket have closed since, DeliveredTasks told the workflow.
+      if (sentTasks.has(taskId)) return true;
       const agent: ParticipantRef = { type: ParticipantType.AGENT, id: agentId };
       if (!hub.isConnected(roomId, agent)) return false;
       // Before the frame: a fast TASK_RESULT must find the task awaiting it, not be overwritten.
       await index.update(taskId, { phase: TaskPhase.AWAITING_AGENT_REPORT });
+      // An earlier attempt, still running when this one started, may have sent it meanwhile.
+      if (sentTasks.has(taskId)) return true;
       deliveredTasks.delivered(roomId, agentId, taskId, workflowId);
-      return hub.sendTo(roomId, agent, { type: FrameType.TASK, data: { taskId, operation, params, roomId, requestedBy } });
+      const sent = hub.sendTo(roomId, agent, { type: FrameType.TASK, data: { taskId, operation, params, roomId, requestedBy } });
+      if (sent) remember(sentTasks, taskId, REMEMBERED_FRAMES);
+      return sent;
     },
 
     /**
@@ -46,10 +66,13 @@ export function roomDeliveryActivities(hub: RoomHub, index: TaskIndex, delivered
      */
     async publishTaskUpdate({ roomId, taskId, agentId, outcome }: TaskUpdateInput): Promise<void> {
       deliveredTasks.ended(roomId, agentId, taskId);
+      const id = taskUpdateId(taskId, outcome.status);
+      if (publishedUpdates.has(id)) return;
+      remember(publishedUpdates, id, REMEMBERED_FRAMES);
       hub.publish(roomId, {
         type: FrameType.SYSTEM,
         data: {
-          id: randomUUID(),
+          id,
           roomId,
           event: SystemEvent.TASK_UPDATE,
           taskId,
@@ -65,3 +88,14 @@ export function roomDeliveryActivities(hub: RoomHub, index: TaskIndex, delivered
 }
 
 export type RoomDeliveryActivities = ReturnType<typeof roomDeliveryActivities>;
+
+/**
+ * A task_update's id: a UUID (RFC 9562 version 8) made of the SHA-256 of the task and its status,
+ * so that every attempt and every process names the same update alike, and a client that gets it
+ * twice can tell.
+ */
+function taskUpdateId(taskId: string, status: string): string {
+  const hex = createHash('sha256').update(`task_update\n${taskId}\n${status}`).digest('hex');
+  const variant = (0x8 | (parseInt(hex[16], 16) & 0x3)).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
