@@ -1,5 +1,5 @@
 import { ApiError, ErrorCode } from '../http/errors';
-import { pendingArgumentsOf } from './pending-arguments';
+import { pendingArgumentsOf } from '../../workflows/pending-arguments';
 import { PENDING_ARGUMENT_TYPES, type TaskRequest } from './task-types';
 
 const INDEX_PATTERN = /^(0|[1-9][0-9]*)$/;

@@ -10,7 +10,7 @@ import type { compositionWorkflow } from '../../workflows/composition';
 import { checkCompositionGraph } from './composition-graph';
 import type { IdempotencyClaim, LaunchedIds } from './idempotency-keys';
 import { findOperation, paramsProblems } from './operations';
-import { pendingArgumentsOf } from './pending-arguments';
+import { pendingArgumentsOf } from '../../workflows/pending-arguments';
 import { AGENT_ID_ATTRIBUTE, OPERATION_ATTRIBUTE } from './search-attributes';
 import type { TaskIndex } from './task-index';
 import { TaskPhase, DEFAULT_RETRY, workflowIdOfComposition, workflowIdOfTask, type CompositionInput, type PlannedTask, type TaskOrigin, type TaskRequest } from './task-types';
