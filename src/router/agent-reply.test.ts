@@ -21,6 +21,13 @@ describe('interpretAgentReply', () => {
     expect(interpretAgentReply(status, json({ status: 'failed', error: { message: 'busy' } })).kind).toBe('retry');
   });
 
+  it('names the status and the start of the body of a retried reply, on one line, as the Web UI shows its last failure', () => {
+    expect(interpretAgentReply(503, 'database\n  is down')).toEqual({ kind: 'retry', reason: 'agent answered HTTP 503: database is down' });
+    expect(interpretAgentReply(500, '')).toEqual({ kind: 'retry', reason: 'agent answered HTTP 500' });
+    const reason = (interpretAgentReply(502, 'x'.repeat(5000)) as { reason: string }).reason;
+    expect(reason).toBe(`agent answered HTTP 502: ${'x'.repeat(199)}…`);
+  });
+
   it.each([400, 404, 422])('refuses HTTP %i without an error body as AGENT_REJECTED', (status) => {
     expect(interpretAgentReply(status, 'nope')).toMatchObject({ kind: 'refused', error: { code: 'AGENT_REJECTED' } });
   });

@@ -16,6 +16,17 @@ const REJECTED_STATUSES = new Set([400, 404, 422]);
 const ACCEPTED_STATUSES = new Set(['pending', 'executing', 'received']);
 const OVERSIZED_BODY = '(longer than MAX_BODY_BYTES: not read)';
 
+/** Longest part of a refusing agent's body quoted in a retried attempt's error (and the Web UI's last failure). */
+const EXCERPT_CHARS = 200;
+
+/** `: <the body's start>` on one line, or nothing for an empty body. */
+function excerptOf(bodyText: string | null): string {
+  if (bodyText === null) return ' (body longer than MAX_BODY_BYTES)';
+  const flat = bodyText.replace(/\s+/g, ' ').trim();
+  if (flat === '') return '';
+  return `: ${flat.length > EXCERPT_CHARS ? `${flat.slice(0, EXCERPT_CHARS - 1)}…` : flat}`;
+}
+
 function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -31,7 +42,7 @@ export function isRetriedStatus(status: number): boolean {
 
 /** `bodyText` is null for a body longer than the service reads (MAX_BODY_BYTES): only its status counts then. */
 export function interpretAgentReply(status: number, bodyText: string | null): AgentReplyVerdict {
-  if (isRetriedStatus(status)) return { kind: 'retry', reason: `agent answered HTTP ${status}` };
+  if (isRetriedStatus(status)) return { kind: 'retry', reason: `agent answered HTTP ${status}${excerptOf(bodyText)}` };
   const parsed = bodyText === null ? undefined : parseJson(bodyText);
   // Read as unparseable: a result or error this deep could not be stored.
   const tooDeep = nestsDeeperThan(parsed, MAX_JSON_DEPTH);
