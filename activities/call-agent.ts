@@ -34,6 +34,13 @@ export type CallAgentResult =
   | { kind: 'failed'; error?: TaskError; attempt: number; recorded: boolean }
   | { kind: 'accepted'; attempt: number };
 
+/**
+ * How often a call heartbeats while it waits for the agent. A heartbeat is how a regular activity
+ * hears of a cancellation, and how Temporal knows its worker still runs it; a call shorter than this
+ * sends none.
+ */
+export const CALL_HEARTBEAT_MS = 1_000;
+
 export interface CallAgentSettings {
   callTimeoutMs: number;
   /** Largest reply body read from an agent. */
@@ -41,10 +48,11 @@ export interface CallAgentSettings {
 }
 
 /**
- * One signed `POST mcpUrl` per attempt, run as a local activity by the task's workflow. Retryable
- * trouble (network, timeout, 408, 429, 5xx) is thrown as a retryable failure so Temporal's retry
- * policy spaces the attempts; 400/404/422 and replies outside the protocol are thrown non-retryable,
- * with the task error as details. A cancellation of the task aborts the call at once.
+ * One signed `POST mcpUrl` per attempt. Retryable trouble (network, timeout, 408, 429, 5xx) is thrown
+ * as a retryable failure so Temporal's retry policy spaces the attempts, and its message is what the
+ * Web UI shows as the last failure; 400/404/422 and replies outside the protocol are thrown
+ * non-retryable, with the task error as details. A cancellation of the task aborts the call.
+ * Runs started before the call became a regular activity still run it as a local one.
  */
 export function callAgentActivity(agents: RecentAgents, index: TaskIndex, dispatcher: Dispatcher, settings: CallAgentSettings) {
   return async function callAgent({ taskId, agentId, operation, params, maxAttempts, keepsResult = false }: CallAgentInput): Promise<CallAgentResult> {
@@ -78,6 +86,7 @@ export function callAgentActivity(agents: RecentAgents, index: TaskIndex, dispat
 
     let status: number;
     let text: string | null;
+    const heartbeats = context.info.isLocal ? undefined : setInterval(() => context.heartbeat(), CALL_HEARTBEAT_MS);
     try {
       ({ status, text } = await postSigned(dispatcher, {
         url: agent.mcpUrl,
@@ -91,6 +100,8 @@ export function callAgentActivity(agents: RecentAgents, index: TaskIndex, dispat
     } catch (error) {
       if (context.cancellationSignal.aborted) throw new CancelledFailure(`Call to ${agent.mcpUrl} abandoned: the task was cancelled or reported on`);
       throw await failedAttempt(ApplicationFailure.retryable(`Calling ${agent.mcpUrl} failed: ${describeError(error)}`, TaskErrorCode.AGENT_UNREACHABLE));
+    } finally {
+      clearInterval(heartbeats);
     }
 
     const verdict = interpretAgentReply(status, text);

@@ -1,6 +1,7 @@
 // Types and constants shared by the API, the activities and the composition workflow. Imported by
-// workflow code, so it must stay free of Node modules and of anything that does I/O.
-import { defineSignal, defineUpdate } from '@temporalio/workflow';
+// workflow code, so it must stay free of Node modules and of anything that does I/O, and holds no
+// logic the workflow runs: what the workflow decides lives under workflows/, behind patched().
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 
 export const TaskStatus = {
   PENDING: 'pending',
@@ -160,7 +161,8 @@ export interface TaskCallback {
 export interface AgentReport {
   taskId: string;
   status: typeof TaskStatus.COMPLETED | typeof TaskStatus.FAILED;
-  result?: unknown;
+  /** Normalised by the API (normaliseResult) before the signal is sent. */
+  result?: TaskResult;
   error?: TaskError;
 }
 
@@ -174,6 +176,35 @@ export const agentSocketLostSignal = defineSignal<[string]>('agentSocketLost');
  * recorded: `cancelled`, or the status the task had already ended with.
  */
 export const cancelTaskUpdate = defineUpdate<TaskStatus, [string]>('cancelTask');
+
+/** What a task of a running workflow is waiting for, as the `tasks` query and the run's current details show it. */
+export const TaskWait = {
+  PARENTS: 'parents',
+  PARAMS_CHECK: 'params check',
+  ROOM_SOCKET: 'TASK frame over the room socket',
+  AGENT_CALL: 'agent call',
+  REPORT: "agent's report",
+  RECORD: 'outcome recorded',
+} as const;
+export type TaskWait = (typeof TaskWait)[keyof typeof TaskWait];
+
+/** One task of a running workflow, as the `tasks` query answers it. */
+export interface TaskProgress {
+  /** Index in the composition. */
+  position: number;
+  taskId: string;
+  agentId: string;
+  agentName: string;
+  operation: string;
+  status: TaskStatus;
+  /** Calls made to the agent, once a call ended. */
+  attempts?: number;
+  /** Absent once the task ended and its outcome was recorded. */
+  waitingFor?: TaskWait;
+}
+
+/** The live state of every task of the workflow (also shown as its current details in the Web UI). */
+export const tasksQuery = defineQuery<TaskProgress[]>('tasks');
 
 export const workflowIdOfTask = (taskId: string): string => `task-${taskId}`;
 export const workflowIdOfComposition = (compositionId: string): string => `composition-${compositionId}`;

@@ -14,18 +14,26 @@ type WorkerConfig = Pick<Config, 'temporalNamespace' | 'taskQueue'>;
  * worker only while a slot is free; with the default 40, a busy worker has none, the start falls back
  * to the task queue, and new workflows wait there behind the rest (bench/tasks at 50 concurrent
  * tasks: p99 8 to 9 s; with 200 slots 2 s, and a third more throughput). A slot only holds a task:
- * the workflow thread still runs one activation at a time. An agent call holds its workflow task
- * (a local activity), so there are as many as there are call slots.
+ * the workflow thread still runs one activation at a time.
  */
 export const WORKFLOW_TASK_SLOTS = 1000;
 
 /**
- * Local activity slots: agent calls in flight, and the bookkeeping. A call mostly waits on the
- * network. With 100 (the default) and 200 workflow task slots, 250 calls to an agent answering in
- * 8 s took 28 s, in three rounds, and a quick task sent among them 17 s; with 1000 of each, 19 s and
- * 3 s (bound by the CPU of 2 cores).
+ * Activity slots: agent calls in flight, callbacks and notices. A call mostly waits on the network.
+ * With 100 (the default), 250 calls to an agent answering in 8 s took three rounds of 8 s, and a
+ * quick task sent among them waited for a slot.
  */
-const LOCAL_ACTIVITY_SLOTS = WORKFLOW_TASK_SLOTS;
+const ACTIVITY_SLOTS = 1000;
+
+/** Local activity slots: the bookkeeping (index writes, params checks), and the agent calls of runs started before they became regular activities. */
+const LOCAL_ACTIVITY_SLOTS = 1000;
+
+/**
+ * Longest wait between two heartbeats a call sends to the server (the SDK's default: 80 % of the
+ * heartbeat timeout). A heartbeat's answer is how a call in flight hears that its task was
+ * cancelled or reported on, so this bounds how long the call goes on after that.
+ */
+const HEARTBEAT_THROTTLE = '1 second';
 
 /** Polls the task queue with the workflows in `workflows/` and the activities in `activities/`. */
 export function startTaskWorker(config: WorkerConfig, connection: NativeConnection, deps: ActivityDeps): Promise<RunningWorker> {
@@ -41,7 +49,9 @@ export async function startWorker(config: WorkerConfig, connection: NativeConnec
     ...(workflowsPath === undefined ? {} : { workflowsPath }),
     activities,
     maxConcurrentWorkflowTaskExecutions: WORKFLOW_TASK_SLOTS,
+    maxConcurrentActivityTaskExecutions: ACTIVITY_SLOTS,
     maxConcurrentLocalActivityExecutions: LOCAL_ACTIVITY_SLOTS,
+    maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
   });
   const running = worker.run();
   logger.info({ taskQueue: config.taskQueue }, 'worker polling');

@@ -183,9 +183,9 @@ describe('compositions', () => {
     expect(found).toEqual([{ workflowId: `task-${taskId}`, agentId: agent.agentId, operation: 'tools/relay' }]);
     const description = await client.workflow.getHandle(`task-${taskId}`).describe();
     expect(await description.staticSummary()).toBe(`${agent.name}: tools/relay`);
-    // The agent call is a local activity: its marker in the history carries the summary the Web UI shows.
+    // The agent call is an activity: its scheduled event carries the summary the Web UI shows.
     const { events } = await client.workflow.getHandle(`task-${taskId}`).fetchHistory();
-    const calls = (events ?? []).filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity');
-    expect(calls.map((event) => event.userMetadata?.summary && defaultPayloadConverter.fromPayload(event.userMetadata.summary))).toEqual([`${agent.name}: tools/relay`]);
+    const calls = (events ?? []).filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callAgent');
+    expect(calls.map((event) => event.userMetadata?.summary && defaultPayloadConverter.fromPayload(event.userMetadata.summary))).toEqual([`${agent.name}: tools/relay (task ${taskId})`]);
   });
 });

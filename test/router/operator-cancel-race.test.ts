@@ -51,6 +51,7 @@ describe('an operator cancelling a workflow while it records a task', () => {
       await connection.close();
       await workerConnection.close();
     }
-    expect(recordsFinished).toEqual([{ status: TaskStatus.COMPLETED, result: { done: true }, attempts: 1 }]);
+    // The report may come before or after the call's answer, so the outcome may or may not name its attempts.
+    expect(recordsFinished).toEqual([expect.objectContaining({ status: TaskStatus.COMPLETED, result: { done: true } })]);
   });
 });

@@ -1,0 +1,376 @@
+// One task of a composition, from its parents to its recorded outcome. Its state lives here; its
+// life is a sequence of named steps: await parents, resolve params, deliver in the room, call the
+// agent, await the report, conclude.
+import { ActivityCancellationType, CancellationScope, condition, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
+import type { CallAgentResult } from '../activities/call-agent';
+import type { CallbackTarget } from '../activities/deliver-callback';
+import {
+  TaskErrorCode,
+  TaskPhase,
+  TaskStatus,
+  TaskWait,
+  type AgentReport,
+  type CompositionInput,
+  type PlannedTask,
+  type RoomOfTask,
+  type TaskCallback,
+  type TaskOutcome,
+  type TaskProgress,
+} from '../src/router/task-types';
+import {
+  agentCalls,
+  bookkeeping,
+  bookkeepingOptions,
+  CALL_ACTIVITY_MARGIN_MS,
+  CALL_HEARTBEAT_TIMEOUT,
+  callbackOptions,
+  callbacks,
+  notificationOptions,
+  notifications,
+  roomDeliveryAt,
+  roomDeliveryOptions,
+} from './activity-stubs';
+import { activityError, failure, outcomeOfAnswer, outcomeOfReport } from './outcomes';
+import { pendingArgumentsOf, substitute } from './pending-arguments';
+import { FAIL_AT_FIRST_FAILED_PARENT } from './versions';
+
+/** What a task needs of the run it belongs to. */
+export interface RunOfTask {
+  readonly input: CompositionInput;
+  readonly tasks: readonly TaskRun[];
+  /** The run took the VISIBLE_AGENT_CALLS patch: regular call activity, named timers. */
+  readonly visibleCalls: boolean;
+  /** Callbacks, notices and room frames, settled before the workflow returns. */
+  readonly deliveries: Array<Promise<void>>;
+  /** A task's state changed: the run's current details are drawn again. */
+  changed(): void;
+}
+
+type Params = Record<string, unknown>;
+
+const endedUncompleted = (parent: TaskRun): boolean => parent.outcome !== undefined && parent.outcome.status !== TaskStatus.COMPLETED;
+
+export class TaskRun {
+  /** Set once the task ended, before it is recorded: dependants read it. */
+  outcome?: TaskOutcome;
+  /** The outcome is in the index: a cancellation's update may answer. */
+  recorded = false;
+  /** Kept even when it arrives before the call returned 202, so a fast agent's report is not lost. */
+  private report?: AgentReport;
+  /** The agent left the room before answering the TASK frame. */
+  private socketLost = false;
+  /** The agent took the task and owes a report: told when the task is cancelled. */
+  private awaitingReport = false;
+  /** The call already recorded the agent's answer in the index. */
+  private recordedByCall = false;
+  private cancelRequested = false;
+  private attempts?: number;
+  private waitingFor?: TaskWait;
+  /** Cancelling one task leaves its siblings running. */
+  private readonly scope = new CancellationScope();
+  /** Set while the agent call runs: a report ends the call by cancelling it. */
+  private callScope?: CancellationScope;
+
+  constructor(
+    readonly task: PlannedTask,
+    readonly position: number,
+    private readonly run: RunOfTask,
+    /** A dependant's pending argument reads the result, or a room's task_update carries it. */
+    private readonly keepsResult: boolean,
+  ) {
+    this.waitingFor = task.parents.length > 0 ? TaskWait.PARENTS : TaskWait.AGENT_CALL;
+  }
+
+  /** The agent's report (`agentReport` signal); the first one counts. */
+  reported(report: AgentReport): void {
+    if (this.report) return;
+    this.report = report;
+    // An agent may report while its call is still being retried, say after a reply lost on the way
+    // back: the report ends the task, and the call with it.
+    this.callScope?.cancel();
+  }
+
+  /** The agent's socket that got the TASK frame closed before it answered. */
+  socketClosed(): void {
+    this.socketLost = true;
+  }
+
+  /** `POST /tasks/{taskId}/cancel`: answers the status the task ended with, once recorded. */
+  async cancel(): Promise<TaskStatus> {
+    if (this.outcome === undefined) {
+      this.cancelRequested = true;
+      this.scope.cancel();
+    }
+    await condition(() => this.recorded);
+    return this.outcome!.status;
+  }
+
+  progress(): TaskProgress {
+    const { taskId, agentId, agentName, operation } = this.task;
+    return {
+      position: this.position,
+      taskId,
+      agentId,
+      agentName,
+      operation,
+      status: this.recorded ? this.outcome!.status : TaskStatus.PENDING,
+      ...(this.attempts === undefined ? {} : { attempts: this.attempts }),
+      ...(this.waitingFor === undefined ? {} : { waitingFor: this.waitingFor }),
+    };
+  }
+
+  /** The task's whole life; a cancellation (of the task or the workflow) ends it `cancelled`. */
+  async live(): Promise<void> {
+    let outcome: TaskOutcome | undefined;
+    try {
+      outcome = await this.scope.run(() => this.execute());
+    } catch (error) {
+      if (!isCancellation(error)) throw error;
+    }
+    // A cancellation wins over any outcome not yet recorded, even one its scope produced meanwhile;
+    // the agent's answer its call recorded before hearing of the cancellation stands.
+    const ended: TaskOutcome = (this.cancelRequested && !this.recordedByCall) || outcome === undefined ? { status: TaskStatus.CANCELLED } : outcome;
+    // Dependants may start before the index is written: they only read the outcome held here.
+    this.outcome = ended;
+    if (ended.attempts !== undefined) this.attempts = ended.attempts;
+    this.waitFor(TaskWait.RECORD);
+    // Shielded from a workflow cancel that may come while the record runs: the root scope refuses
+    // new activities once it came.
+    await CancellationScope.nonCancellable(() => this.conclude(ended));
+  }
+
+  /**
+   * The task's steps, in order. A report can come at any point of a task's life and wins over what
+   * has not ended yet, so each step that ends looks for one first.
+   *
+   * Each step's wait is awaited here, directly: when several waits end in one activation (as the
+   * local activities of one workflow task do on replay), the order in which tasks schedule their
+   * next commands follows the order of those ends only if every path takes as many microtask turns,
+   * and a run whose order changed would no longer replay.
+   */
+  private async execute(): Promise<TaskOutcome> {
+    let params = this.task.params;
+    if (this.task.parents.length > 0) {
+      await this.parentsEnded();
+      const parentFailure = this.parentFailure();
+      if (parentFailure) return parentFailure;
+    }
+    const startedAt = Date.now();
+    if (pendingArgumentsOf(params).length > 0) {
+      const substitution = this.substituteArguments();
+      if ('error' in substitution) return failure(substitution.error);
+      try {
+        params = await this.checkParams(substitution.params);
+      } catch (error) {
+        return failure(activityError(error));
+      }
+    }
+    if (this.task.parents.length > 0) await this.recordCallingPhase();
+
+    if (this.task.room && (await this.deliverInRoom(this.task.room, params))) {
+      this.awaitingReport = true;
+      const ended = await this.reportOrSocketLost(startedAt);
+      if (this.report) return outcomeOfReport(this.report, 1);
+      if (!ended) return failure({ code: TaskErrorCode.AGENT_TIMEOUT, message: `Agent got the task over its room socket but answered nothing within ${this.task.timeoutMs} ms` });
+      this.awaitingReport = false;
+    }
+
+    if (this.report) return outcomeOfReport(this.report);
+    let replied: CallAgentResult;
+    this.callScope = CancellationScope.current();
+    try {
+      replied = await this.callAgent(params);
+    } catch (error) {
+      if (this.report) return outcomeOfReport(this.report);
+      // A cancellation: live() records it. Otherwise the activity recorded its attempts in the index itself.
+      if (isCancellation(error)) throw error;
+      return failure(activityError(error));
+    } finally {
+      this.callScope = undefined;
+    }
+    this.attempts = replied.attempt;
+    if (replied.kind !== 'accepted' && replied.recorded) {
+      this.recordedByCall = true;
+      return outcomeOfAnswer(replied);
+    }
+    // A report that came while the call ran: its outcome, with the attempts the call made.
+    if (this.report) return outcomeOfReport(this.report, replied.attempt);
+    if (replied.kind !== 'accepted') return outcomeOfAnswer(replied);
+
+    this.awaitingReport = true;
+    if (!(await this.reportArrived(startedAt))) {
+      return failure({ code: TaskErrorCode.AGENT_TIMEOUT, message: `Agent accepted the task but reported no outcome within ${this.task.timeoutMs} ms` }, replied.attempt);
+    }
+    return outcomeOfReport(this.report!, replied.attempt);
+  }
+
+  /** Step: every parent ended, or (FAIL_AT_FIRST_FAILED_PARENT) one failed and this task cannot run. */
+  private parentsEnded(): Promise<void> {
+    const failsEarly = !this.task.executeOnParentFailure && patched(FAIL_AT_FIRST_FAILED_PARENT);
+    this.waitFor(TaskWait.PARENTS);
+    return condition(() => this.parentRuns().every((parent) => parent.outcome !== undefined) || (failsEarly && this.parentRuns().some(endedUncompleted)));
+  }
+
+  /** DEPENDENCY_FAILED when a parent failed or was cancelled, unless the task runs on a parent's failure. */
+  private parentFailure(): TaskOutcome | undefined {
+    const failed = this.parentRuns().find(endedUncompleted);
+    if (failed === undefined || this.task.executeOnParentFailure) return undefined;
+    return failure({ code: TaskErrorCode.DEPENDENCY_FAILED, message: `Parent task ${failed.position} (${failed.task.taskId}) ${failed.outcome!.status}` });
+  }
+
+  private parentRuns(): TaskRun[] {
+    return this.task.parents.map((parent) => this.run.tasks[parent]);
+  }
+
+  /** Step: pending arguments filled in from the parents' results. */
+  private substituteArguments() {
+    return substitute(
+      this.task.params,
+      this.run.tasks.map(({ outcome }) => (outcome?.status === TaskStatus.COMPLETED ? outcome.result : undefined)),
+    );
+  }
+
+  /** Step: the substituted params checked against the inputSchema, with its defaults filled in. */
+  private checkParams(params: Params): Promise<Params> {
+    this.waitFor(TaskWait.PARAMS_CHECK);
+    return bookkeeping.validateParams.executeWithOptions({ ...bookkeepingOptions, summary: `check params: ${this.describe()}` }, [
+      { agentId: this.task.agentId, operation: this.task.operation, params },
+    ]);
+  }
+
+  /** A dependant's phase moves from waiting_for_parents to calling_agent (a task without parents starts there). */
+  private recordCallingPhase(): Promise<void> {
+    return bookkeeping.recordTask.executeWithOptions({ ...bookkeepingOptions, summary: `calling: ${this.describe()}` }, [this.task.taskId, { phase: TaskPhase.CALLING_AGENT }]);
+  }
+
+  /** Step: the TASK frame over the agent's socket, when some API process holds one; false otherwise. */
+  private async deliverInRoom(room: RoomOfTask, params: Params): Promise<boolean> {
+    const { taskId, agentId, operation } = this.task;
+    this.waitFor(TaskWait.ROOM_SOCKET);
+    const queue = await bookkeeping.findAgentSocket.executeWithOptions({ ...bookkeepingOptions, summary: `find agent socket: ${this.describe()}` }, [{ roomId: room.roomId, agentId }]);
+    if (queue === null) return false;
+    try {
+      return await roomDeliveryAt(queue).deliverTaskFrame.executeWithOptions({ ...roomDeliveryOptions, taskQueue: queue, summary: `TASK frame: ${this.describe()}` }, [
+        { taskId, agentId, operation, params, roomId: room.roomId, requestedBy: room.requestedBy, workflowId: workflowInfo().workflowId },
+      ]);
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      return false;
+    }
+  }
+
+  /** Step: the agent's answer over its room socket; false at the task's timeout. */
+  private reportOrSocketLost(startedAt: number): Promise<boolean> {
+    return this.waitForAgent(() => this.report !== undefined || this.socketLost, startedAt);
+  }
+
+  /**
+   * Step: the call with its retries. Nothing is decided before an attempt ended
+   * (WAIT_CANCELLATION_COMPLETED: it hears of a cancellation through its heartbeats), so an answer
+   * it recorded in the index is never overwritten.
+   */
+  private callAgent(params: Params): Promise<CallAgentResult> {
+    const { task } = this;
+    this.waitFor(TaskWait.AGENT_CALL);
+    const options = {
+      startToCloseTimeout: this.run.input.agentCallTimeoutMs + CALL_ACTIVITY_MARGIN_MS,
+      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+      retry: {
+        maximumAttempts: task.retry.maxAttempts,
+        initialInterval: task.retry.initialIntervalMs,
+        backoffCoefficient: task.retry.backoffCoefficient,
+        maximumInterval: task.retry.maxIntervalMs,
+      },
+    };
+    const input = { taskId: task.taskId, agentId: task.agentId, operation: task.operation, params, maxAttempts: task.retry.maxAttempts, keepsResult: this.keepsResult };
+    if (this.run.visibleCalls) {
+      return agentCalls.callAgent.executeWithOptions({ ...options, heartbeatTimeout: CALL_HEARTBEAT_TIMEOUT, summary: `${this.describe()} (task ${task.taskId})` }, [input]);
+    }
+    // Runs started before VISIBLE_AGENT_CALLS make the call as a local activity.
+    return bookkeeping.callAgent.executeWithOptions({ ...options, summary: this.describe() }, [input]);
+  }
+
+  /** Step, after a 202: the agent's report; false once the task's timeoutMs has passed. */
+  private reportArrived(startedAt: number): Promise<boolean> {
+    return this.waitForAgent(() => this.report !== undefined, startedAt);
+  }
+
+  /** Until `done`, or the task's timeoutMs since it started; a timer named after what it waits for. */
+  private waitForAgent(done: () => boolean, startedAt: number): Promise<boolean> {
+    this.waitFor(TaskWait.REPORT);
+    const remainingMs = this.task.timeoutMs - (Date.now() - startedAt);
+    if (remainingMs <= 0) return Promise.resolve(false);
+    if (!this.run.visibleCalls) return condition(done, remainingMs);
+    return condition(done, remainingMs, { summary: `report from ${this.task.agentName} for task ${this.task.taskId}` });
+  }
+
+  /** Records the task's end (unless its call did), then tells whoever waits for it. */
+  private async conclude(outcome: TaskOutcome): Promise<void> {
+    const { task } = this;
+    if (!this.recordedByCall) {
+      await bookkeeping.recordTask.executeWithOptions({ ...bookkeepingOptions, summary: `record ${outcome.status}: ${this.describe()}` }, [task.taskId, outcome]);
+    }
+    this.recorded = true;
+    this.waitFor(undefined);
+    // After the record: neither an unreachable agent nor a slow callback receiver delays the outcome.
+    if (outcome.status === TaskStatus.CANCELLED && this.awaitingReport) {
+      this.run.deliveries.push(
+        notifications.notifyCancellation
+          .executeWithOptions({ ...notificationOptions, summary: `tell of cancellation: ${this.describe()}` }, [{ taskId: task.taskId, agentId: task.agentId }])
+          .catch(() => undefined),
+      );
+    }
+    this.run.deliveries.push(...this.deliverCallbacks(outcome, this.recordedByCall && outcome.result === undefined && outcome.error === undefined));
+    if (task.room) await this.announceInRoom(task.room, outcome);
+  }
+
+  /**
+   * The task's and its agent's completion callbacks, each settled whether delivered or given up.
+   * `outcomeInIndex`: the call left the result or error in the index only, where the activity reads it.
+   */
+  private deliverCallbacks(outcome: TaskOutcome, outcomeInIndex: boolean): Array<Promise<void>> {
+    const { task } = this;
+    const callback: TaskCallback = {
+      taskId: task.taskId,
+      status: outcome.status,
+      ...(outcome.result === undefined ? {} : { result: outcome.result }),
+      ...(outcome.error === undefined ? {} : { error: outcome.error }),
+      agentId: task.agentId,
+      operation: task.operation,
+      completedAt: new Date().toISOString(),
+    };
+    const targets: CallbackTarget[] = [
+      ...(task.callbackUrl === undefined ? [] : [{ kind: 'task' as const, url: task.callbackUrl }]),
+      ...(task.notifyAgent ? [{ kind: 'agent' as const, agentId: task.agentId }] : []),
+    ];
+    return targets.map((target) =>
+      callbacks.deliverCallback
+        .executeWithOptions({ ...callbackOptions, summary: `callback to ${target.kind}: ${this.describe()}` }, outcomeInIndex ? [target, callback, true] : [target, callback])
+        .catch(() => undefined),
+    );
+  }
+
+  /** The task_update SYSTEM frame, to every API process with sockets to the room; a process gone misses it. */
+  private async announceInRoom(room: RoomOfTask, outcome: TaskOutcome): Promise<void> {
+    const { task } = this;
+    const queues = await bookkeeping.findRoomSockets.executeWithOptions({ ...bookkeepingOptions, summary: `find room sockets: ${this.describe()}` }, [room.roomId]);
+    await Promise.all(
+      queues.map((queue) =>
+        roomDeliveryAt(queue)
+          .publishTaskUpdate.executeWithOptions({ ...roomDeliveryOptions, taskQueue: queue, summary: `task_update: ${this.describe()}` }, [
+            { roomId: room.roomId, taskId: task.taskId, agentId: task.agentId, outcome },
+          ])
+          .catch(() => undefined),
+      ),
+    );
+  }
+
+  private describe(): string {
+    return `${this.task.agentName}: ${this.task.operation}`;
+  }
+
+  private waitFor(wait: TaskWait | undefined): void {
+    this.waitingFor = wait;
+    this.run.changed();
+  }
+}

@@ -1,0 +1,13 @@
+// Patch ids (workflow versioning): each names a change of the workflow's behaviour. A run recorded
+// before a change replays without its marker, so patched() answers false there and the run keeps
+// the behaviour it started with; test/router/replay.test.ts replays the histories of each version.
+
+/** A dependant that cannot run fails as soon as one parent failed or was cancelled, not once all ended. */
+export const FAIL_AT_FIRST_FAILED_PARENT = 'dependant-fails-at-first-failed-parent';
+
+/**
+ * The agent call is a regular activity with heartbeats (it was a local activity), the waits for a
+ * report are timers with summaries, and the run waits for its handlers before it returns. Asked once,
+ * at the start of the run, so a run that began without it never takes it up midway.
+ */
+export const VISIBLE_AGENT_CALLS = 'agent-call-as-activity';
