@@ -68,6 +68,11 @@ describe('loadConfig', () => {
     expect(loadConfig({ CALLBACK_SIGNING_SECRET: secret }).callbackSigningSecret).toBe(secret);
   });
 
+  it('refuses a MAX_COMPOSITION_SIZE whose workflow history would outgrow its budget', () => {
+    expect(loadConfig({ MAX_COMPOSITION_SIZE: '379' }).maxCompositionSize).toBe(379);
+    expect(() => loadConfig({ MAX_COMPOSITION_SIZE: '380' })).toThrow(/MAX_COMPOSITION_SIZE/);
+  });
+
   it('refuses a default task timeout above the maximum', () => {
     expect(() => loadConfig({ DEFAULT_TASK_TIMEOUT_MS: '100000', MAX_TASK_TIMEOUT_MS: '5000' })).toThrow(/DEFAULT_TASK_TIMEOUT_MS/);
   });

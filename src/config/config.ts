@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { MAX_COMPOSITION_SIZE_LIMIT } from '../router/history-budget';
 
 /**
  * Everything the service reads from its environment, parsed and checked once at start.
@@ -158,7 +159,7 @@ export function loadConfig(env: Env = process.env): Config {
     allowPrivateAgentUrls: read.boolean('ALLOW_PRIVATE_AGENT_URLS'),
 
     maxBodyBytes: read.integer('MAX_BODY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
-    maxCompositionSize: read.integer('MAX_COMPOSITION_SIZE', 100, 1, 10_000),
+    maxCompositionSize: read.integer('MAX_COMPOSITION_SIZE', 100, 1, MAX_COMPOSITION_SIZE_LIMIT),
     maxMessageChars: read.integer('MAX_MESSAGE_CHARS', 16_384, 1, 1024 * 1024),
     wsHeartbeatMs: read.integer('WS_HEARTBEAT_MS', 30_000, 50, 10 * 60_000),
     wsMaxBufferedBytes: read.integer('WS_MAX_BUFFERED_BYTES', 4 * 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
