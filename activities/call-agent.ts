@@ -18,6 +18,11 @@ export interface CallAgentInput {
    * Otherwise a recorded answer comes back without its result or error, which stay in the index.
    */
   keepsResult?: boolean;
+  /**
+   * The call is made in its workflow's first run, not one a Reset started: the first attempt of a
+   * regular activity there is the task's first call, with no earlier answer to look for.
+   */
+  firstRun?: boolean;
 }
 
 /**
@@ -55,15 +60,23 @@ export interface CallAgentSettings {
  * Runs started before the call became a regular activity still run it as a local one.
  */
 export function callAgentActivity(agents: RecentAgents, index: TaskIndex, dispatcher: Dispatcher, settings: CallAgentSettings) {
-  return async function callAgent({ taskId, agentId, operation, params, maxAttempts, keepsResult = false }: CallAgentInput): Promise<CallAgentResult> {
+  return async function callAgent({ taskId, agentId, operation, params, maxAttempts, keepsResult = false, firstRun = false }: CallAgentInput): Promise<CallAgentResult> {
     const context = Context.current();
+    const { isLocal, attempt: temporalAttempt } = context.info;
     const agent = await agents.findById(agentId);
     if (!agent) throw ApplicationFailure.nonRetryable(`Agent ${agentId} no longer exists`, TaskErrorCode.AGENT_NOT_FOUND);
-    const before = await index.startCall(taskId);
-    if (before?.status !== TaskStatus.PENDING) return withoutStoredOutcome(answerRecordedEarlier(before), keepsResult);
-    const attempt = (before.callsStarted ?? 0) + 1;
-    // A crashed worker's call starts again at Temporal's attempt 1, with the whole retry policy
-    // ahead of it: the index's count keeps the task to its maxAttempts all the same.
+    let attempt = 1;
+    // Any other call counts itself in the index and looks there first: an earlier call's answer (of
+    // a worker that died before Temporal heard it, or of the run before a Reset) ended the task.
+    // The first call of a first run has nothing to find: one store operation fewer per task.
+    if (isLocal || temporalAttempt > 1 || !firstRun) {
+      const before = await index.startCall(taskId);
+      if (before?.status !== TaskStatus.PENDING) return withoutStoredOutcome(answerRecordedEarlier(before), keepsResult);
+      // A local activity of a crashed worker starts again at Temporal's attempt 1, and so does the
+      // call of a run a Reset started: the index's counts keep numbering the calls, and hold the
+      // task to its maxAttempts.
+      attempt = Math.max(isLocal ? 1 : temporalAttempt, (before.callsStarted ?? 0) + 1, (before.attempts ?? 0) + 1);
+    }
     if (attempt > maxAttempts) {
       throw ApplicationFailure.nonRetryable(`Agent unreachable after its retries: all ${maxAttempts} attempts were made (counted across worker restarts)`, TaskErrorCode.AGENT_UNREACHABLE);
     }
@@ -111,7 +124,7 @@ export function callAgentActivity(agents: RecentAgents, index: TaskIndex, dispat
       case 'refused':
         throw await failedAttempt(ApplicationFailure.nonRetryable(verdict.error.message, verdict.error.code, verdict.error.details));
       case 'accepted':
-        await index.recordByWorkflow(taskId, { phase: TaskPhase.AWAITING_AGENT_REPORT });
+        await index.recordByWorkflow(taskId, { phase: TaskPhase.AWAITING_AGENT_REPORT, attempts: attempt });
         return { kind: 'accepted', attempt };
       case 'completed':
         return withoutStoredOutcome({ ...verdict, attempt, recorded: await recorded(index, taskId, { status: TaskStatus.COMPLETED, result: verdict.result, attempts: attempt }) }, keepsResult);

@@ -284,7 +284,10 @@ export class TaskRun {
     };
     const input = { taskId: task.taskId, agentId: task.agentId, operation: task.operation, params, maxAttempts: task.retry.maxAttempts, keepsResult: this.keepsResult };
     if (this.run.visibleCalls) {
-      return agentCalls.callAgent.executeWithOptions({ ...options, heartbeatTimeout: CALL_HEARTBEAT_TIMEOUT, summary: `${this.describe()} (task ${task.taskId})` }, [input]);
+      const { runId, firstExecutionRunId } = workflowInfo();
+      return agentCalls.callAgent.executeWithOptions({ ...options, heartbeatTimeout: CALL_HEARTBEAT_TIMEOUT, summary: `${this.describe()} (task ${task.taskId})` }, [
+        { ...input, firstRun: runId === firstExecutionRunId },
+      ]);
     }
     // Runs started before VISIBLE_AGENT_CALLS make the call as a local activity.
     return bookkeeping.callAgent.executeWithOptions({ ...options, summary: this.describe() }, [input]);

@@ -86,6 +86,26 @@ describe('one attempt of the call activity', () => {
     expect(server.callsTo('answers').filter((received) => received.body?.taskId === taskId)).toHaveLength(1);
   });
 
+  it('makes the first call of a first run without counting it first, and numbers a later attempt by Temporal', async () => {
+    const taskId = await pendingTask();
+    const first = await new MockActivityEnvironment({ attempt: 1 }).run(callAgent, { ...input(taskId), firstRun: true });
+    expect(first).toEqual({ kind: 'completed', attempt: 1, recorded: true });
+    expect((await index.find(taskId))?.callsStarted).toBeUndefined();
+
+    const retried = await pendingTask();
+    await index.recordByWorkflow(retried, { attempts: 1, attemptError: { attempt: 1, code: 'AGENT_UNREACHABLE', message: 'HTTP 503', at: new Date().toISOString() } });
+    expect(await new MockActivityEnvironment({ attempt: 2 }).run(callAgent, { ...input(retried), firstRun: true })).toMatchObject({ kind: 'completed', attempt: 2 });
+    expect(server.callsTo('answers').filter((received) => received.body?.taskId === retried).map((received) => received.headers['webhook-id'])).toEqual([`${retried}-2`]);
+  });
+
+  it('numbers the call of a run a Reset started after the calls of the run before, which Temporal counts from 1 again', async () => {
+    const taskId = await pendingTask();
+    // The first run's call was answered 202 without counting itself (its first attempt).
+    await index.recordByWorkflow(taskId, { phase: TaskPhase.AWAITING_AGENT_REPORT, attempts: 1 });
+    expect(await new MockActivityEnvironment({ attempt: 1 }).run(callAgent, { ...input(taskId), firstRun: false })).toMatchObject({ kind: 'completed', attempt: 2 });
+    expect(server.callsTo('answers').filter((received) => received.body?.taskId === taskId).map((received) => received.headers['webhook-id'])).toEqual([`${taskId}-2`]);
+  });
+
   it("keeps an agent's refusal final when recording the failed attempt fails", async () => {
     const refusing = await registerAgent({ mcpUrl: server.route('refuses', () => ({ status: 404, body: 'no such tool' })) });
     const unwritable = new (class extends TaskIndex {
