@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { AgentServer, completes, type AgentBehaviour } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
@@ -7,7 +6,7 @@ import { call } from '../support/http';
 import { newUserId } from '../support/humans';
 import { createRoom, isError, RoomClient } from '../support/room-client';
 import { tool, waitForTask } from '../support/tasks';
-import { testStack } from '../support/test-stack';
+import { withTemporal } from '../support/temporal';
 
 const FRAME_WAIT_MS = 10_000;
 let agentServer: AgentServer;
@@ -95,16 +94,13 @@ describe('a human asks for a task in a room', () => {
     const { agentSocket, asker, taskId } = await taskOverSocket();
     agentSocket.send({ type: 'TASK_RESULT', data: { taskId, status: 'completed', result: { text: 'done' } } });
     await asker.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS);
-    const connection = await Connection.connect({ address: testStack().temporalAddress });
-    try {
-      const { events } = await new Client({ connection, namespace: testStack().temporalNamespace }).workflow.getHandle(`task-${taskId}`).fetchHistory();
+    await withTemporal(async (client) => {
+      const { events } = await client.workflow.getHandle(`task-${taskId}`).fetchHistory();
       const activities = (events ?? []).filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity' || event.activityTaskScheduledEventAttributes);
       const summaries = activities.map((event) => (event.userMetadata?.summary ? defaultPayloadConverter.fromPayload(event.userMetadata.summary) : '(none)'));
       expect(summaries).toEqual(expect.arrayContaining([expect.stringMatching(/^find agent socket: /), expect.stringMatching(/^TASK frame: /), expect.stringMatching(/^find room sockets: /)]));
       expect(summaries).not.toContain('(none)');
-    } finally {
-      await connection.close();
-    }
+    });
   });
 
   it('goes over HTTP to mcpUrl when the agent is not connected to the room', async () => {

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
 import { MongoClient } from 'mongodb';
 import { AgentServer, completes } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call, expectError } from '../support/http';
 import { waitForTask } from '../support/tasks';
+import { withTemporal } from '../support/temporal';
 import { testStack } from '../support/test-stack';
 import { DEFAULT_RETRY, type PlannedTask } from '../../src/router/task-types';
 import { webhookSignature } from '../../src/router/webhook-signature';
@@ -128,9 +128,8 @@ describe('task cancellation', () => {
     await waitForTask(awaited, { until: awaiting });
     expect(await waitForTask(done)).toMatchObject({ status: 'completed' });
 
-    const connection = await Connection.connect({ address: testStack().temporalAddress });
-    try {
-      const workflow = new Client({ connection, namespace: testStack().temporalNamespace }).workflow.getHandle(`composition-${reply.body[0].compositionId}`);
+    await withTemporal(async (client) => {
+      const workflow = client.workflow.getHandle(`composition-${reply.body[0].compositionId}`);
       await workflow.cancel();
       expect(await waitForTask(awaited, { timeoutMs: 5_000 })).toMatchObject({ status: 'cancelled' });
       expect(await waitForTask(waiting, { timeoutMs: 5_000 })).toMatchObject({ status: 'cancelled' });
@@ -138,9 +137,7 @@ describe('task cancellation', () => {
       await until(() => server.callsTo('patient').some((received) => received.body?.taskId === awaited && received.body?.cancel), 'cancel notice', 10_000);
       // Shown as cancelled in the Web UI once the notice went out.
       expect(await closedStatus(workflow)).toBe('CANCELLED');
-    } finally {
-      await connection.close();
-    }
+    });
     expect(server.callsTo('fast-before-operator').filter((received) => received.body?.taskId === waiting)).toHaveLength(0);
   });
 
@@ -152,12 +149,7 @@ describe('task cancellation', () => {
     await waitForTask(awaited, { until: awaiting });
     expect(await waitForTask(done)).toMatchObject({ status: 'completed' });
 
-    const connection = await Connection.connect({ address: testStack().temporalAddress });
-    try {
-      await new Client({ connection, namespace: testStack().temporalNamespace }).workflow.getHandle(`composition-${reply.body[0].compositionId}`).terminate('operator test');
-    } finally {
-      await connection.close();
-    }
+    await withTemporal((client) => client.workflow.getHandle(`composition-${reply.body[0].compositionId}`).terminate('operator test'));
     // No workflow code runs after a terminate: the worker process finds the run and ends the task.
     expect(await waitForTask(awaited, { timeoutMs: 10_000 })).toMatchObject({ status: 'cancelled' });
     expect((await call('GET', `/tasks/${done}`, { apiKey: 'admin' })).body).toMatchObject({ status: 'completed', result: { text: 'ok' } });
@@ -192,17 +184,14 @@ describe('task cancellation', () => {
       retry: DEFAULT_RETRY,
       notifyAgent: false,
     };
-    const connection = await Connection.connect({ address: testStack().temporalAddress });
-    try {
-      await new Client({ connection, namespace: testStack().temporalNamespace }).workflow.start('compositionWorkflow', {
+    await withTemporal((client) =>
+      client.workflow.start('compositionWorkflow', {
         workflowId: `task-${taskId}`,
         taskQueue: testStack().taskQueue,
         args: [{ tasks: [planned], agentCallTimeoutMs: 5_000 }],
         workflowExecutionTimeout: '2 seconds',
-      });
-    } finally {
-      await connection.close();
-    }
+      }),
+    );
     expect(await waitForTask(taskId, { until: awaiting })).toMatchObject({ phase: 'awaiting_agent_report' });
     expect(await waitForTask(taskId, { timeoutMs: 15_000 })).toMatchObject({
       status: 'failed',

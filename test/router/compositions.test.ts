@@ -1,10 +1,10 @@
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { AgentServer, type AgentBehaviour } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call } from '../support/http';
 import { tool, waitForTask } from '../support/tasks';
-import { testStack } from '../support/test-stack';
+import { connectTemporal } from '../support/temporal';
 import { AGENT_ID_ATTRIBUTE, OPERATION_ATTRIBUTE } from '../../src/router/search-attributes';
 
 const PRODUCED = { text: 'hello', count: 3, big: 99, meta: { lang: 'en' }, items: [1, 2] };
@@ -22,11 +22,12 @@ const from = (taskId: string, field: string, type?: string) => ({ source: { task
 describe('compositions', () => {
   let server: AgentServer;
   let agent: RegisteredAgent;
-  let connection: Connection;
+  let client: Client;
+  let closeTemporal: () => Promise<void>;
 
   beforeAll(async () => {
     server = await AgentServer.start();
-    connection = await Connection.connect({ address: testStack().temporalAddress });
+    ({ client, close: closeTemporal } = await connectTemporal());
     agent = await registerAgent({
       mcpUrl: server.route('relay', relay),
       capabilities: { tools: [{ ...tool('relay'), inputSchema: { type: 'object' } }, tool('strict', { n: { type: 'number', maximum: 10 } })] },
@@ -34,7 +35,7 @@ describe('compositions', () => {
   });
   afterAll(async () => {
     await server.close();
-    await connection.close();
+    await closeTemporal();
   });
 
   const relayTask = (params: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ agentId: agent.agentId, operation: 'tools/relay', params, ...extra });
@@ -170,7 +171,6 @@ describe('compositions', () => {
     const reply = await call('POST', '/tasks', { apiKey: 'admin', body: relayTask({ tag: 'operator' }) });
     const { taskId } = reply.body;
     await waitForTask(taskId);
-    const client = new Client({ connection, namespace: testStack().temporalNamespace });
     const query = `AgentId = "${agent.agentId}" AND Operation = "tools/relay" AND WorkflowId = "task-${taskId}"`;
     let found: Array<{ workflowId: string; agentId?: string; operation?: string }> = [];
     // Visibility is eventually consistent: look a bounded number of times.

@@ -1,9 +1,8 @@
-import { Client, Connection } from '@temporalio/client';
 import { AgentServer } from '../support/agent-server';
 import { registerAgent } from '../support/agents';
 import { call } from '../support/http';
 import { waitForTask } from '../support/tasks';
-import { testStack } from '../support/test-stack';
+import { withTemporal } from '../support/temporal';
 import { closedStatus, until } from '../support/until';
 
 /**
@@ -39,12 +38,9 @@ describe('a composition whose tasks answer large results at the same time', () =
     const callback = await until(() => server.callsTo('large-hook').find((received) => received.body?.taskId === taskIds[0]), 'the callback', 20_000);
     expect({ status: callback.body.status, blobLength: callback.body.result?.blob?.length }).toEqual({ status: 'completed', blobLength: blob.length });
 
-    const connection = await Connection.connect({ address: testStack().temporalAddress });
-    try {
-      const workflow = new Client({ connection, namespace: testStack().temporalNamespace }).workflow.getHandle(`composition-${reply.body[0].compositionId}`);
+    await withTemporal(async (client) => {
+      const workflow = client.workflow.getHandle(`composition-${reply.body[0].compositionId}`);
       expect(await closedStatus(workflow, 20_000)).toBe('COMPLETED');
-    } finally {
-      await connection.close();
-    }
+    });
   }, 90_000);
 });

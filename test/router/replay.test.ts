@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { Worker, type ReplayResult } from '@temporalio/worker';
 import { AgentServer, type AgentBehaviour } from '../support/agent-server';
@@ -10,7 +10,7 @@ import { call } from '../support/http';
 import { newUserId } from '../support/humans';
 import { createRoom, RoomClient } from '../support/room-client';
 import { tool, waitForTask } from '../support/tasks';
-import { testStack } from '../support/test-stack';
+import { connectTemporal } from '../support/temporal';
 
 /**
  * Histories of runs that earlier versions of the service started. A workflow change that one of
@@ -53,18 +53,17 @@ const failuresOf = (results: ReplayResult[]) => results.filter((result) => resul
 describe('workflow replay', () => {
   let server: AgentServer;
   let agent: RegisteredAgent;
-  let connection: Connection;
   let client: Client;
+  let closeTemporal: () => Promise<void>;
 
   beforeAll(async () => {
     server = await AgentServer.start();
-    connection = await Connection.connect({ address: testStack().temporalAddress });
-    client = new Client({ connection, namespace: testStack().temporalNamespace });
+    ({ client, close: closeTemporal } = await connectTemporal());
     agent = await registerAgent({ mcpUrl: server.route('scripted', scripted()), capabilities: { tools: [{ ...tool('script'), inputSchema: { type: 'object' } }] } });
   });
   afterAll(async () => {
     await server.close();
-    await connection.close();
+    await closeTemporal();
   });
 
   const task = (tag: string, reply: string, extra: Record<string, unknown> = {}) => ({ agentId: agent.agentId, operation: 'tools/script', params: { tag, reply }, ...extra });

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { loadConfig } from '../../src/config/config';
@@ -17,6 +17,7 @@ import { call } from '../support/http';
 import { serviceEnv } from '../support/global-setup';
 import { ServiceProcess } from '../support/service-process';
 import { waitForTask } from '../support/tasks';
+import { connectTemporal } from '../support/temporal';
 import { testStack } from '../support/test-stack';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -55,7 +56,8 @@ describe('upgrading the worker while a run is open', () => {
   let server: AgentServer;
   let store: Store;
   let nativeConnection: NativeConnection;
-  let connection: Connection;
+  let client: Client;
+  let closeTemporal: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
     const port = await freePort();
@@ -65,7 +67,7 @@ describe('upgrading the worker while a run is open', () => {
     server = await AgentServer.start();
     store = await Store.connect(stack.mongoUri, stack.mongoDatabase);
     nativeConnection = await NativeConnection.connect({ address: stack.temporalAddress });
-    connection = await Connection.connect({ address: stack.temporalAddress });
+    ({ client, close: closeTemporal } = await connectTemporal());
     await api.waitReady(baseUrl);
   }, 60_000);
   afterAll(async () => {
@@ -73,7 +75,7 @@ describe('upgrading the worker while a run is open', () => {
     await server.close();
     await store?.close();
     await nativeConnection?.close();
-    await connection?.close();
+    await closeTemporal?.();
   });
 
   function workerWith(workflows: { workflowBundle: { code: string } } | { workflowsPath: string }): Promise<Worker> {
@@ -104,7 +106,7 @@ describe('upgrading the worker while a run is open', () => {
       const reported = await call('POST', `/tasks/${taskId}/result`, { baseUrl, apiKey: agent.apiKey, body: { status: 'completed', result: { after: 'upgrade' } } });
       expect(reported.status).toBe(200);
       expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: { after: 'upgrade' }, attempts: 1 });
-      const handle = new Client({ connection, namespace: stack.temporalNamespace }).workflow.getHandle(`task-${taskId}`);
+      const handle = client.workflow.getHandle(`task-${taskId}`);
       expect(await handle.result()).toEqual({ tasks: [{ taskId, status: 'completed' }] });
       // The run went on as it began: its call was a local activity, and it took no patch of today's.
       const { events } = await handle.fetchHistory();

@@ -1,10 +1,10 @@
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { AgentServer } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call } from '../support/http';
 import { waitForTask } from '../support/tasks';
-import { testStack } from '../support/test-stack';
+import { connectTemporal } from '../support/temporal';
 import { until } from '../support/until';
 import { tasksQuery, type TaskProgress } from '../../src/router/task-types';
 
@@ -16,17 +16,16 @@ const quickRetry = (maxAttempts: number) => ({ maxAttempts, initialIntervalMs: 2
 /** What an operator sees of a run in the Temporal Web UI, read through the same API the UI reads. */
 describe('runs as the Temporal Web UI shows them', () => {
   let server: AgentServer;
-  let connection: Connection;
   let client: Client;
+  let closeTemporal: () => Promise<void>;
 
   beforeAll(async () => {
     server = await AgentServer.start();
-    connection = await Connection.connect({ address: testStack().temporalAddress });
-    client = new Client({ connection, namespace: testStack().temporalNamespace });
+    ({ client, close: closeTemporal } = await connectTemporal());
   });
   afterAll(async () => {
     await server.close();
-    await connection.close();
+    await closeTemporal();
   });
 
   async function launch(agent: RegisteredAgent, extra: Record<string, unknown> = {}): Promise<string> {
