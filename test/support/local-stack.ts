@@ -11,6 +11,13 @@ import { startServiceFerretDb } from './ferretdb';
 import { ServiceProcess } from './service-process';
 import { STACK_FILE_VARIABLE, type TestStack } from './test-stack';
 
+/**
+ * How long the service gets to stop gracefully. Its worker waits for the agent calls in flight, and
+ * a call between two retries (a local activity) is in flight until its last attempt: a task with
+ * `maxAttempts: 10` on an unreachable agent held SIGTERM for 95 s.
+ */
+const SERVICE_STOP_MS = 15_000;
+
 export interface LocalStackOptions {
   /** Prefix of the temp folder that holds the servers' data and logs. */
   runDirPrefix: string;
@@ -28,7 +35,7 @@ export interface LocalStack {
   runDir: string;
   /** Set with `webUi`. */
   temporalUiUrl?: string;
-  /** Stops the service, then the servers; the temp folder stays. */
+  /** Stops the service (killed if it has not stopped within SERVICE_STOP_MS), then the servers; the temp folder stays. */
   stop(): Promise<void>;
 }
 
@@ -83,7 +90,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     runDir,
     ...(uiPort === undefined ? {} : { temporalUiUrl: `http://127.0.0.1:${uiPort}` }),
     async stop() {
-      await service.stop();
+      await Promise.race([service.stop(), new Promise((resolve) => setTimeout(resolve, SERVICE_STOP_MS).unref())]);
+      await service.stop('SIGKILL');
       await stopServers();
     },
   };
