@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { AgentServer, completes, type ReceivedCall } from '../support/agent-server';
 import { registerAgent } from '../support/agents';
 import { call } from '../support/http';
 import { waitForTask } from '../support/tasks';
+import { connectTemporal } from '../support/temporal';
 import { testStack } from '../support/test-stack';
 import { closedStatus } from '../support/until';
 
@@ -17,17 +18,16 @@ const { EventType, ResetReapplyType } = temporal.api.enums.v1;
  */
 describe('Reset of a task workflow in the Temporal Web UI', () => {
   let server: AgentServer;
-  let connection: Connection;
   let client: Client;
+  let closeTemporal: () => Promise<void>;
 
   beforeAll(async () => {
     server = await AgentServer.start();
-    connection = await Connection.connect({ address: testStack().temporalAddress });
-    client = new Client({ connection, namespace: testStack().temporalNamespace });
+    ({ client, close: closeTemporal } = await connectTemporal());
   });
   afterAll(async () => {
     await server.close();
-    await connection.close();
+    await closeTemporal();
   });
 
   /**
