@@ -96,7 +96,7 @@ describe('runs as the Temporal Web UI shows them', () => {
     const expected: TaskProgress = { position: 0, taskId, agentId: agent.agentId, agentName: agent.name, operation: 'tools/echo', status: 'pending', attempts: 1, waitingFor: "agent's report" };
     expect(await handleOf(taskId).query(tasksQuery)).toEqual([expected]);
     const metadata = await handleOf(taskId).query<{ currentDetails: string }>('__temporal_workflow_metadata');
-    expect(metadata.currentDetails).toContain(`| 0 | ${taskId} | ${agent.name} | tools/echo | pending | 1 | agent's report |`);
+    expect(metadata.currentDetails).toContain(`| 0 | ${agent.name} | tools/echo | pending | 1 | agent's report | ${taskId} |`);
 
     expect((await call('POST', `/tasks/${taskId}/result`, { apiKey: agent.apiKey, body: { status: 'completed', result: { done: true } } })).status).toBe(200);
     await handleOf(taskId).result();
