@@ -12,8 +12,9 @@ import { ServiceProcess } from './service-process';
 import { STACK_FILE_VARIABLE, type TestStack } from './test-stack';
 
 /**
- * How long the service gets to stop gracefully. Its worker waits for the agent calls in flight, and
- * a call between two retries (a local activity) is in flight until its last attempt: a task with
+ * How long the service gets to stop gracefully. Its worker waits for the local activities in
+ * flight, and an agent call made as one (by a run started before the call became a regular
+ * activity) stays in flight between its retries until its last attempt: such a task with
  * `maxAttempts: 10` on an unreachable agent held SIGTERM for 95 s.
  */
 const SERVICE_STOP_MS = 15_000;
