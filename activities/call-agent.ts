@@ -37,6 +37,8 @@ export interface CallAgentInput {
 export type CallAgentResult =
   | { kind: 'completed'; result?: TaskResult; attempt: number; recorded: boolean }
   | { kind: 'failed'; error?: TaskError; attempt: number; recorded: boolean }
+  /** Found cancelled in the index: by the run before a Reset, which the new run does not undo. */
+  | { kind: 'cancelled'; attempt: number; recorded: true }
   | { kind: 'accepted'; attempt: number };
 
 /**
@@ -136,7 +138,7 @@ export function callAgentActivity(agents: RecentAgents, index: TaskIndex, dispat
 
 /** The answer without the result or error the index holds, unless the workflow keeps it (CallAgentResult). */
 function withoutStoredOutcome(answer: Exclude<CallAgentResult, { kind: 'accepted' }>, keepsResult: boolean): CallAgentResult {
-  if (keepsResult || !answer.recorded) return answer;
+  if (keepsResult || !answer.recorded || answer.kind === 'cancelled') return answer;
   return { kind: answer.kind, attempt: answer.attempt, recorded: true };
 }
 
@@ -159,6 +161,7 @@ function answerRecordedEarlier(task: TaskDocument | null): Exclude<CallAgentResu
   const view = task && toTaskView(task);
   if (view?.status === TaskStatus.COMPLETED) return { kind: 'completed', result: view.result!, attempt: view.attempts ?? 1, recorded: true };
   if (view?.status === TaskStatus.FAILED) return { kind: 'failed', error: view.error!, attempt: view.attempts ?? 1, recorded: true };
-  // Only an attempt the workflow no longer waits for gets here: the workflow ended the task itself.
-  throw ApplicationFailure.nonRetryable(`The task is no longer pending (${task?.status ?? 'gone'}): the agent is not called`);
+  // A run a Reset started, without the cancellation that ended the run before: the task stays cancelled.
+  if (view?.status === TaskStatus.CANCELLED) return { kind: 'cancelled', attempt: view.attempts ?? 0, recorded: true };
+  throw ApplicationFailure.nonRetryable(`Task ${task?._id ?? ''} is not in the task index: the agent is not called`, TaskErrorCode.AGENT_PROTOCOL_ERROR);
 }

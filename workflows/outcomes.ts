@@ -7,12 +7,14 @@ export type AgentAnswer = Exclude<CallAgentResult, { kind: 'accepted' }>;
 
 export const failure = (error: TaskError, attempts?: number): TaskOutcome => ({ status: TaskStatus.FAILED, error, ...(attempts === undefined ? {} : { attempts }) });
 
+const STATUS_OF_ANSWER = { completed: TaskStatus.COMPLETED, failed: TaskStatus.FAILED, cancelled: TaskStatus.CANCELLED } as const;
+
 /** Without result or error when the call left them in the index only (CallAgentResult). */
 export const outcomeOfAnswer = (answer: AgentAnswer): TaskOutcome => ({
-  status: answer.kind === 'completed' ? TaskStatus.COMPLETED : TaskStatus.FAILED,
+  status: STATUS_OF_ANSWER[answer.kind],
   ...(answer.kind === 'completed' && answer.result !== undefined ? { result: answer.result } : {}),
   ...(answer.kind === 'failed' && answer.error !== undefined ? { error: answer.error } : {}),
-  attempts: answer.attempt,
+  ...(answer.attempt > 0 ? { attempts: answer.attempt } : {}),
 });
 
 export function outcomeOfReport(report: AgentReport, attempts?: number): TaskOutcome {

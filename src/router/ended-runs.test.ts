@@ -14,16 +14,19 @@ const task = (id: string, status: TaskStatus) => ({ _id: id, status }) as TaskDo
 describe('watchEndedRuns', () => {
   it('ends the pending tasks of failed and terminated runs, and looks again only from shortly before its last look', async () => {
     const runs = [
-      { workflowId: 'task-t1', status: { name: 'FAILED' } },
+      { workflowId: 'task-t1', runId: 'r-t1', status: { name: 'FAILED' } },
       { workflowId: 'composition-c1', runId: 'r-c1', status: { name: 'TERMINATED' } },
       { workflowId: 'composition-c2', runId: 'r-c2', status: { name: 'TERMINATED' } },
-      { workflowId: 'task-gone', status: { name: 'TIMED_OUT' } },
+      { workflowId: 'task-gone', runId: 'r-gone', status: { name: 'TIMED_OUT' } },
+      { workflowId: 'composition-c3', runId: 'r-c3', status: { name: 'TERMINATED' } },
     ];
-    // c1 an operator terminated; c2 Temporal itself, over its limits.
+    // c1 an operator terminated; c2 Temporal itself, over its limits; c3 a Reset, whose new run goes on.
     const terminations: Record<string, { reason: string; identity: string }> = {
       'r-c1': { reason: 'operator test', identity: 'temporal-cli:ops@host' },
       'r-c2': { reason: 'GrpcMessageTooLarge', identity: 'history-service' },
+      'r-c3': { reason: 'reset', identity: 'history-resetter' },
     };
+    const latestRuns: Record<string, string> = { 'composition-c3': 'r-c3-after-reset' };
     const queries: string[] = [];
     const temporal = {
       client: {
@@ -33,6 +36,7 @@ describe('watchEndedRuns', () => {
             queries.push(query);
             if (queries.length === 1) yield* runs;
           },
+          getHandle: (workflowId: string) => ({ describe: async () => ({ runId: latestRuns[workflowId] ?? runs.find((run) => run.workflowId === workflowId)!.runId }) }),
         },
         workflowService: {
           getWorkflowExecutionHistoryReverse: async ({ execution }: { execution: { runId: string } }) => ({

@@ -43,13 +43,22 @@ export function watchEndedRuns({ temporal, index, logger, intervalMs }: { tempor
 
   async function endPendingTasks(run: WorkflowExecutionInfo): Promise<void> {
     const pending = (await tasksOfRun(index, run.workflowId)).filter((task) => task.status === TaskStatus.PENDING);
-    if (pending.length === 0) return;
+    if (pending.length === 0 || (await replaced(run))) return;
     const change = await changeForEndOf(run);
     for (const task of pending) {
       if (await index.update(task._id, change)) {
         logger.warn({ taskId: task._id, workflowId: run.workflowId, runStatus: run.status.name, status: change.status }, 'task ended with its closed workflow');
       }
     }
+  }
+
+  /**
+   * A Reset in the Web UI terminates the run it resets and starts another with the same workflow id,
+   * which carries on with the tasks: the latest run of the id, when it is another, owns them.
+   */
+  async function replaced(run: WorkflowExecutionInfo): Promise<boolean> {
+    const latest = await temporal.client.workflow.getHandle(run.workflowId).describe();
+    return latest.runId !== run.runId;
   }
 
   /** Cancelled when an operator terminated the run; failed with WORKFLOW_ENDED when it failed, timed out or Temporal terminated it. */

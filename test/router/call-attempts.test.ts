@@ -62,10 +62,10 @@ describe('one attempt of the call activity', () => {
     expect(await index.find(taskId)).toMatchObject({ status: TaskStatus.COMPLETED, result: JSON.stringify({ text: 'first attempt' }), attempts: 1 });
   });
 
-  it('does not call the agent once the workflow ended the task another way', async () => {
+  it('does not call the agent once the task was cancelled, and answers that it was (a run a Reset started)', async () => {
     const taskId = await pendingTask();
     await index.recordByWorkflow(taskId, { status: TaskStatus.CANCELLED });
-    await expect(new MockActivityEnvironment({ attempt: 3 }).run(callAgent, input(taskId))).rejects.toThrow('The task is no longer pending (cancelled)');
+    expect(await new MockActivityEnvironment({ attempt: 1 }).run(callAgent, input(taskId))).toEqual({ kind: 'cancelled', attempt: 0, recorded: true });
     expect(server.callsTo('answers').filter((received) => received.body?.taskId === taskId)).toHaveLength(0);
   });
 

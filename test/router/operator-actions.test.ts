@@ -33,9 +33,9 @@ describe('Reset of a task workflow in the Temporal Web UI', () => {
   /**
    * The request the Web UI sends for "Reset to first workflow task" on a Temporal server of 1.24 or
    * later, with its options left as they are: signals and updates after that point are applied again
-   * to the new run. Resolves with the new run's handle once that run closed.
+   * to the new run. Resolves with the new run's handle, once that run closed unless `running`.
    */
-  async function resetToFirstWorkflowTask(workflowId: string) {
+  async function resetToFirstWorkflowTask(workflowId: string, { running = false } = {}) {
     const { runId } = await client.workflow.getHandle(workflowId).describe();
     const { events } = await client.workflow.getHandle(workflowId, runId).fetchHistory();
     const firstCompleted = events!.find((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)!;
@@ -49,7 +49,7 @@ describe('Reset of a task workflow in the Temporal Web UI', () => {
     });
     expect(reset.runId).not.toBe(runId);
     const newRun = client.workflow.getHandle(workflowId, reset.runId!);
-    expect(await closedStatus(newRun, 20_000)).toBe('COMPLETED');
+    if (!running) expect(await closedStatus(newRun, 20_000)).toBe('COMPLETED');
     return newRun;
   }
 
@@ -107,5 +107,38 @@ describe('Reset of a task workflow in the Temporal Web UI', () => {
       [`${taskId}-callback-agent`, 'cancelled'],
       [`${taskId}-callback-agent`, 'cancelled'],
     ]);
+  });
+  it('of a task awaiting its report: the new run carries the task on, calls the agent again as the next attempt, and ends it with the report', async () => {
+    const agent = await registerAgent({ mcpUrl: server.route('reports-later', (received) => (received.body?.cancel ? { status: 200, body: {} } : { status: 202, body: { status: 'received' } })) });
+    const reply = await call('POST', '/tasks', { apiKey: 'admin', body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' } } });
+    const taskId = reply.body.taskId;
+    await waitForTask(taskId, { until: (view) => view.phase === 'awaiting_agent_report' });
+
+    const newRun = await resetToFirstWorkflowTask(`task-${taskId}`, { running: true });
+    await waitForTask(taskId, { until: () => server.callsTo('reports-later').filter((received) => received.body?.taskId === taskId).length === 2 });
+    // The run the Reset terminated is not taken for one an operator terminated: the task stays pending.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(await task(taskId)).toMatchObject({ status: 'pending', phase: 'awaiting_agent_report', attempts: 2 });
+    expect(server.callsTo('reports-later').filter((received) => received.body?.taskId === taskId).map((received) => received.headers['webhook-id'])).toEqual([`${taskId}-1`, `${taskId}-2`]);
+
+    expect((await call('POST', `/tasks/${taskId}/result`, { apiKey: agent.apiKey, body: { status: 'completed', result: { late: true } } })).status).toBe(200);
+    expect(await closedStatus(newRun, 20_000)).toBe('COMPLETED');
+    expect(await task(taskId)).toMatchObject({ status: 'completed', result: { late: true } });
+  });
+
+  it('of a task cancelled by cancelling its workflow, which the new run does not hear again: the task stays cancelled and its agent is not called', async () => {
+    const agent = await registerAgent({ mcpUrl: server.route('cancelled-by-operator', (received) => (received.body?.cancel ? { status: 200, body: {} } : { status: 202, body: { status: 'received' } })) });
+    const reply = await call('POST', '/tasks', { apiKey: 'admin', body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' } } });
+    const taskId = reply.body.taskId;
+    await waitForTask(taskId, { until: (view) => view.phase === 'awaiting_agent_report' });
+    await client.workflow.getHandle(`task-${taskId}`).cancel();
+    expect(await closedStatus(client.workflow.getHandle(`task-${taskId}`))).toBe('CANCELLED');
+    const before = await task(taskId);
+    expect(before).toMatchObject({ status: 'cancelled' });
+
+    await resetToFirstWorkflowTask(`task-${taskId}`);
+
+    expect(await task(taskId)).toEqual(before);
+    expect(server.callsTo('cancelled-by-operator').filter((received) => received.body?.taskId === taskId && !received.body?.cancel)).toHaveLength(1);
   });
 });
