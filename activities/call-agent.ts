@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici';
 import type { RecentAgents } from '../src/registry/recent-agents';
 import { interpretAgentReply } from '../src/router/agent-reply';
 import { toTaskView, type TaskDocument, type TaskIndex } from '../src/router/task-index';
-import { TaskErrorCode, TaskPhase, TaskStatus, type TaskError, type TaskResult } from '../src/router/task-types';
+import { TaskErrorCode, TaskPhase, TaskStatus, type TaskError, type TaskResult } from '../workflows/task-types';
 import { describeError, postSigned } from './signed-post';
 
 export interface CallAgentInput {

@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici';
 import type { RecentAgents } from '../src/registry/recent-agents';
 import { isRetriedStatus } from '../src/router/agent-reply';
 import { toTaskView, type TaskIndex } from '../src/router/task-index';
-import type { TaskCallback } from '../src/router/task-types';
+import type { TaskCallback } from '../workflows/task-types';
 import { describeError, postSigned } from './signed-post';
 
 /** Who receives a completion callback, which decides the URL and the secret that signs it. */

@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { RecentAgents } from '../src/registry/recent-agents';
 import type { UserSchemaCompiler } from '../src/registry/user-schemas';
 import { findOperation, paramsProblems } from '../src/router/operations';
-import { TaskErrorCode } from '../src/router/task-types';
+import { TaskErrorCode } from '../workflows/task-types';
 
 export interface ValidateParamsInput {
   agentId: string;

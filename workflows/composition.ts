@@ -1,7 +1,7 @@
 // One workflow per composition; a single task is a composition of one. Tasks form a DAG through
 // `parents`: each starts the moment its parents ended, independent ones run concurrently.
 import { allHandlersFinished, CancellationScope, CancelledFailure, condition, patched, setCurrentDetails, setHandler } from '@temporalio/workflow';
-import { agentReportSignal, agentSocketLostSignal, cancelTaskUpdate, tasksQuery, type CompositionInput, type PlannedTask, type TaskStatus } from '../src/router/task-types';
+import { agentReportSignal, agentSocketLostSignal, cancelTaskUpdate, tasksQuery, type CompositionInput, type PlannedTask, type TaskStatus } from './task-types';
 import { detailsOf } from './live-details';
 import { pendingArgumentsOf } from './pending-arguments';
 import { TaskRun, type RunOfTask } from './task-run';

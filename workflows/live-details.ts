@@ -1,6 +1,6 @@
 // The run's current details (setCurrentDetails): the Web UI shows them under User Metadata, as
 // Markdown, while the run is open and after it closed.
-import type { TaskProgress } from '../src/router/task-types';
+import type { TaskProgress } from './task-types';
 
 /** Table cells hold names agents chose: a `|` or a line break would end the cell. */
 const cell = (text: string | number | undefined): string => (text === undefined ? '' : String(text).replace(/\|/g, '\\|').replace(/[\r\n]+/g, ' '));

@@ -1,6 +1,6 @@
 // Recognises and resolves pending arguments. Pure functions used by the API (checks before a start)
 // and by the composition workflow (substitution at run time): no Node modules here.
-import { TaskErrorCode, type PendingArgument, type PendingArgumentType, type TaskError, type TaskResult } from '../src/router/task-types';
+import { TaskErrorCode, type PendingArgument, type PendingArgumentType, type TaskError, type TaskResult } from './task-types';
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -16,7 +16,7 @@ import {
   type TaskCallback,
   type TaskOutcome,
   type TaskProgress,
-} from '../src/router/task-types';
+} from './task-types';
 import {
   agentCalls,
   bookkeeping,

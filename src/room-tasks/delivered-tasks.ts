@@ -1,6 +1,6 @@
 import { WorkflowNotFoundError } from '@temporalio/common';
 import type { Logger } from '../ops/logger';
-import { agentSocketLostSignal } from '../router/task-types';
+import { agentSocketLostSignal } from '../../workflows/task-types';
 import type { TemporalHandle } from '../router/temporal-client';
 
 const keyOf = (roomId: string, agentId: string): string => `${roomId}|${agentId}`;

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import type { TaskIndex } from '../router/task-index';
-import { TaskStatus } from '../router/task-types';
+import { TaskStatus } from '../../workflows/task-types';
 import type { TemporalHandle } from '../router/temporal-client';
 import type { Frame } from '../rooms/frames';
 import type { MessageStore } from '../rooms/message-store';

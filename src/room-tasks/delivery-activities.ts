@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { TaskIndex } from '../router/task-index';
-import { TaskPhase, type Requester, type TaskOutcome } from '../router/task-types';
+import { TaskPhase, type Requester, type TaskOutcome } from '../../workflows/task-types';
 import { FrameType, SystemEvent } from '../rooms/frames';
 import { ParticipantType, type ParticipantRef } from '../rooms/room';
 import { remember } from '../rooms/remember';

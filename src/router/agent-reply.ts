@@ -1,5 +1,5 @@
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-depth';
-import { normaliseResult, TaskErrorCode, type TaskError, type TaskResult } from './task-types';
+import { normaliseResult, TaskErrorCode, type TaskError, type TaskResult } from '../../workflows/task-types';
 
 /** What one HTTP reply of an agent means for its task (CONTRACT.md, "Tasks": call to the agent). */
 export type AgentReplyVerdict =

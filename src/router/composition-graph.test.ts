@@ -1,6 +1,6 @@
 import { ApiError } from '../http/errors';
 import { checkCompositionGraph } from './composition-graph';
-import type { TaskRequest } from './task-types';
+import type { TaskRequest } from '../../workflows/task-types';
 
 const task = (parents: string[] = [], params: Record<string, unknown> = {}): TaskRequest => ({ agentId: 'a', operation: 'tools/x', params, parents });
 const from = (taskId: string, field = '0') => ({ source: { taskId, field }, type: 'string' });

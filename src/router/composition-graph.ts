@@ -1,6 +1,6 @@
 import { ApiError, ErrorCode } from '../http/errors';
 import { pendingArgumentsOf } from '../../workflows/pending-arguments';
-import { PENDING_ARGUMENT_TYPES, type TaskRequest } from './task-types';
+import { PENDING_ARGUMENT_TYPES, type TaskRequest } from '../../workflows/task-types';
 
 const INDEX_PATTERN = /^(0|[1-9][0-9]*)$/;
 

@@ -2,7 +2,7 @@ import pino from 'pino';
 import { watchEndedRuns } from './ended-runs';
 import type { TaskChange, TaskDocument, TaskIndex } from './task-index';
 import type { TemporalHandle } from './temporal-client';
-import { TaskStatus } from './task-types';
+import { TaskStatus } from '../../workflows/task-types';
 
 const task = (id: string, status: TaskStatus) => ({ _id: id, status }) as TaskDocument;
 

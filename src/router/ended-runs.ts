@@ -2,7 +2,7 @@ import type { WorkflowExecutionInfo } from '@temporalio/client';
 import type { Logger } from '../ops/logger';
 import type { TaskChange, TaskDocument, TaskIndex } from './task-index';
 import type { TemporalHandle } from './temporal-client';
-import { TaskErrorCode, TaskStatus, workflowIdOfComposition, workflowIdOfTask } from './task-types';
+import { TaskErrorCode, TaskStatus, workflowIdOfComposition, workflowIdOfTask } from '../../workflows/task-types';
 
 /** Runs that closed without their workflow code ending their tasks: no code runs after a terminate. */
 const ENDED_RUNS_QUERY = 'WorkflowType = "compositionWorkflow" AND ExecutionStatus IN ("Terminated", "Failed", "TimedOut")';

@@ -2,7 +2,7 @@ import type { ValidateFunction } from 'ajv';
 import { toProblems, type ValidationProblem } from '../http/validate';
 import { CAPABILITY_CATEGORIES, type Agent, type CapabilityCategory, type CapabilityEntry, type ToolDefinition } from '../registry/agent';
 import { SchemaRejected, type UserSchemaCompiler } from '../registry/user-schemas';
-import { TaskErrorCode } from './task-types';
+import { TaskErrorCode } from '../../workflows/task-types';
 
 export type OperationLookup =
   | { found: true; entry: ToolDefinition | CapabilityEntry }

@@ -11,7 +11,7 @@ import { AGENT_REPORT_SCHEMA, COMPOSITION_REQUEST_SCHEMA, TASK_LOOKUP_QUERY_SCHE
 import type { TemporalHandle } from './temporal-client';
 import { cancelTask } from './task-cancellation';
 import { deliverReport, type AgentReportBody } from './task-reports';
-import { TaskStatus, type TaskRequest } from './task-types';
+import { TaskStatus, type TaskRequest } from '../../workflows/task-types';
 
 export interface RouterRoutesDeps {
   launcher: TaskLauncher;

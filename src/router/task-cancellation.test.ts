@@ -5,7 +5,7 @@ import { ApiError } from '../http/errors';
 import { cancelTask } from './task-cancellation';
 import type { TaskDocument, TaskIndex } from './task-index';
 import type { TemporalHandle } from './temporal-client';
-import { TaskStatus } from './task-types';
+import { TaskStatus } from '../../workflows/task-types';
 
 /** A Temporal client whose cancelTask updates `answer` decides, by workflow and task. */
 function temporalAnswering(answer: (workflowId: string, taskId: string) => TaskStatus): TemporalHandle {

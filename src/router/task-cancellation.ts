@@ -4,7 +4,7 @@ import { PrincipalKind, type Principal } from '../auth/principal';
 import { ApiError, ErrorCode, forbidden, notFound } from '../http/errors';
 import { CANCELLATION_CLAIM, workflowIdOf, type TaskDocument, type TaskIndex } from './task-index';
 import type { TemporalHandle } from './temporal-client';
-import { cancelTaskUpdate, TaskStatus } from './task-types';
+import { cancelTaskUpdate, TaskStatus } from '../../workflows/task-types';
 
 /**
  * How long the API waits for the workflow to record a cancellation. Without a worker nothing records

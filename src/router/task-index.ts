@@ -2,7 +2,7 @@ import { MongoBulkWriteError, type Filter, type IndexDescription } from 'mongodb
 import { PrincipalKind, type Principal } from '../auth/principal';
 import { isDuplicateKey, isStoreBusy, type Store } from '../store/mongo';
 import type { TaskChanges } from './task-changes';
-import { TaskStatus, workflowIdOfComposition, workflowIdOfTask, type Requester, type TaskError, type TaskPhase, type TaskResult } from './task-types';
+import { TaskStatus, workflowIdOfComposition, workflowIdOfTask, type Requester, type TaskError, type TaskPhase, type TaskResult } from '../../workflows/task-types';
 
 export const TASKS_COLLECTION = 'tasks';
 export const COMPOSITIONS_COLLECTION = 'compositions';

@@ -13,7 +13,7 @@ import { findOperation, paramsProblems } from './operations';
 import { pendingArgumentsOf } from '../../workflows/pending-arguments';
 import { AGENT_ID_ATTRIBUTE, OPERATION_ATTRIBUTE } from './search-attributes';
 import type { TaskIndex } from './task-index';
-import { TaskPhase, DEFAULT_RETRY, workflowIdOfComposition, workflowIdOfTask, type CompositionInput, type PlannedTask, type TaskOrigin, type TaskRequest } from './task-types';
+import { TaskPhase, DEFAULT_RETRY, workflowIdOfComposition, workflowIdOfTask, type CompositionInput, type PlannedTask, type TaskOrigin, type TaskRequest } from '../../workflows/task-types';
 import type { TemporalHandle } from './temporal-client';
 
 export interface TaskLauncherDeps {

@@ -5,7 +5,7 @@ import { ApiError, ErrorCode, forbidden, notFound } from '../http/errors';
 import { canonicalJson } from './canonical-json';
 import { CANCELLATION_CLAIM, workflowIdOf, type TaskDocument, type TaskIndex } from './task-index';
 import type { TemporalHandle } from './temporal-client';
-import { agentReportSignal, normaliseResult, TaskStatus, type AgentReport, type TaskError } from './task-types';
+import { agentReportSignal, normaliseResult, TaskStatus, type AgentReport, type TaskError } from '../../workflows/task-types';
 
 /** The body of `POST /tasks/{taskId}/result`, as AGENT_REPORT_SCHEMA admits it. */
 export interface AgentReportBody {

@@ -7,7 +7,7 @@ import { RecentAgents } from '../../src/registry/recent-agents';
 import { outboundDispatcher } from '../../src/router/outbound-guard';
 import { TaskChanges } from '../../src/router/task-changes';
 import { TaskIndex } from '../../src/router/task-index';
-import { TaskPhase, TaskStatus } from '../../src/router/task-types';
+import { TaskPhase, TaskStatus } from '../../workflows/task-types';
 import { Store } from '../../src/store/mongo';
 import { AgentServer, completes } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';

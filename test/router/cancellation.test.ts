@@ -6,7 +6,7 @@ import { call, expectError } from '../support/http';
 import { waitForTask } from '../support/tasks';
 import { withTemporal } from '../support/temporal';
 import { testStack } from '../support/test-stack';
-import { DEFAULT_RETRY, type PlannedTask } from '../../src/router/task-types';
+import { DEFAULT_RETRY, type PlannedTask } from '../../workflows/task-types';
 import { webhookSignature } from '../../src/router/webhook-signature';
 import { closedStatus, until } from '../support/until';
 

@@ -3,7 +3,7 @@ import { Context } from '@temporalio/activity';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { TaskChange } from '../../src/router/task-index';
-import { agentReportSignal, DEFAULT_RETRY, TaskStatus, type CompositionInput } from '../../src/router/task-types';
+import { agentReportSignal, DEFAULT_RETRY, TaskStatus, type CompositionInput } from '../../workflows/task-types';
 import { testStack } from '../support/test-stack';
 import { closedStatus, until } from '../support/until';
 

@@ -6,7 +6,7 @@ import { call } from '../support/http';
 import { waitForTask } from '../support/tasks';
 import { connectTemporal } from '../support/temporal';
 import { until } from '../support/until';
-import { tasksQuery, type TaskProgress } from '../../src/router/task-types';
+import { tasksQuery, type TaskProgress } from '../../workflows/task-types';
 
 const { EventType } = temporal.api.enums.v1;
 

@@ -1,6 +1,7 @@
-// Types and constants shared by the API, the activities and the composition workflow. Imported by
-// workflow code, so it must stay free of Node modules and of anything that does I/O, and holds no
-// logic the workflow runs: what the workflow decides lives under workflows/, behind patched().
+// The composition workflow's contract: its input, its messages (signals, update, query) and the
+// values it records, which the API and the activities share. It lives with the workflow because a
+// change here changes what running workflows do: guard such a change with patched() (versions.ts).
+// Workflow code: free of Node modules and of anything that does I/O.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 
 export const TaskStatus = {
