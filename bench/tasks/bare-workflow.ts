@@ -6,12 +6,12 @@ const callOptions = { startToCloseTimeout: '30 seconds', retry: { maximumAttempt
 const { callAgentOnce } = proxyActivities<BareActivities>(callOptions);
 const local = proxyLocalActivities<BareActivities>(callOptions);
 
-/** (b): the call as a regular activity, as the baseline names it. */
+/** (b): the call as a regular activity, the primitive the router uses. */
 export async function bareTaskWorkflow(taskId: string): Promise<unknown> {
   return callAgentOnce(taskId);
 }
 
-/** (b′): the call as a local activity, as the router makes it. */
+/** (b′): the call as a local activity, Temporal's cheapest way to make it, for reference. */
 export async function bareLocalTaskWorkflow(taskId: string): Promise<unknown> {
   return local.callAgentOnce(taskId);
 }
