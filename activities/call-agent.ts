@@ -4,7 +4,7 @@ import type { RecentAgents } from '../src/registry/recent-agents';
 import { interpretAgentReply } from '../src/router/agent-reply';
 import { toTaskView, type TaskDocument, type TaskIndex } from '../src/router/task-index';
 import { TaskErrorCode, TaskPhase, TaskStatus, type TaskError, type TaskResult } from '../workflows/task-types';
-import { describeError, postSigned } from './signed-post';
+import { describeError, postSigned, refusalOf } from './signed-post';
 
 export interface CallAgentInput {
   taskId: string;
@@ -58,7 +58,8 @@ export interface CallAgentSettings {
  * One signed `POST mcpUrl` per attempt. Retryable trouble (network, timeout, 408, 429, 5xx) is thrown
  * as a retryable failure so Temporal's retry policy spaces the attempts, and its message is what the
  * Web UI shows as the last failure; 400/404/422 and replies outside the protocol are thrown
- * non-retryable, with the task error as details. A cancellation of the task aborts the call.
+ * non-retryable, with the task error as details, and so is a call the outbound guard refused
+ * (AGENT_URL_REFUSED). A cancellation of the task aborts the call.
  * Runs started before the call became a regular activity still run it as a local one.
  */
 export function callAgentActivity(agents: RecentAgents, index: TaskIndex, dispatcher: Dispatcher, settings: CallAgentSettings) {
@@ -114,7 +115,10 @@ export function callAgentActivity(agents: RecentAgents, index: TaskIndex, dispat
       }));
     } catch (error) {
       if (context.cancellationSignal.aborted) throw new CancelledFailure(`Call to ${agent.mcpUrl} abandoned: the task was cancelled or reported on`);
-      throw await failedAttempt(ApplicationFailure.retryable(`Calling ${agent.mcpUrl} failed: ${describeError(error)}`, TaskErrorCode.AGENT_UNREACHABLE));
+      throw await failedAttempt(
+        refusalOf(error, 'Call to', agent.mcpUrl, TaskErrorCode.AGENT_URL_REFUSED) ??
+          ApplicationFailure.retryable(`Calling ${agent.mcpUrl} failed: ${describeError(error)}`, TaskErrorCode.AGENT_UNREACHABLE),
+      );
     } finally {
       clearInterval(heartbeats);
     }

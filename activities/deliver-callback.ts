@@ -4,7 +4,7 @@ import type { RecentAgents } from '../src/registry/recent-agents';
 import { isRetriedStatus } from '../src/router/agent-reply';
 import { toTaskView, type TaskIndex } from '../src/router/task-index';
 import type { TaskCallback } from '../workflows/task-types';
-import { describeError, postSigned } from './signed-post';
+import { describeError, postSigned, refusalOf } from './signed-post';
 
 /** Who receives a completion callback, which decides the URL and the secret that signs it. */
 export type CallbackTarget = { kind: 'task'; url: string } | { kind: 'agent'; agentId: string };
@@ -18,7 +18,8 @@ export interface DeliverCallbackSettings {
 /**
  * One delivery attempt of a completion callback, signed with CALLBACK_SIGNING_SECRET for a task's
  * callbackUrl and with the agent's signingSecret for its registered one. Network trouble, 408, 429
- * and 5xx are retried by the workflow's policy; other refusals are final.
+ * and 5xx are retried by the workflow's policy; other refusals are final, and so is the outbound
+ * guard's refusal of the address.
  */
 export function deliverCallbackActivity(agents: RecentAgents, index: TaskIndex, dispatcher: Dispatcher, settings: DeliverCallbackSettings) {
   /** `outcomeInIndex`: the workflow did not hold the task's result or error (CallAgentResult); the callback reads them from the index. */
@@ -36,7 +37,7 @@ export function deliverCallbackActivity(agents: RecentAgents, index: TaskIndex, 
         maxReplyBytes: 64 * 1024,
       }));
     } catch (error) {
-      throw ApplicationFailure.retryable(`Callback to ${destination.url} failed: ${describeError(error)}`);
+      throw refusalOf(error, 'Callback to', destination.url) ?? ApplicationFailure.retryable(`Callback to ${destination.url} failed: ${describeError(error)}`);
     }
     if (status >= 200 && status < 300) return;
     const message = `Callback to ${destination.url} answered ${status}`;

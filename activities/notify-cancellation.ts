@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Dispatcher } from 'undici';
 import type { RecentAgents } from '../src/registry/recent-agents';
 import { isRetriedStatus } from '../src/router/agent-reply';
-import { describeError, postSigned } from './signed-post';
+import { describeError, postSigned, refusalOf } from './signed-post';
 
 export interface NotifyCancellationSettings {
   callTimeoutMs: number;
@@ -10,7 +10,8 @@ export interface NotifyCancellationSettings {
 
 /**
  * Tells the agent of a cancelled task that was awaiting its report to stop: a signed `POST mcpUrl`
- * with `{taskId, cancel: true}`. Best effort: the workflow retries it a few times and then lets go.
+ * with `{taskId, cancel: true}`. Best effort: the workflow retries it a few times and then lets go;
+ * an address the outbound guard refused is not tried again.
  */
 export function notifyCancellationActivity(agents: RecentAgents, dispatcher: Dispatcher, settings: NotifyCancellationSettings) {
   return async function notifyCancellation({ taskId, agentId }: { taskId: string; agentId: string }): Promise<void> {
@@ -27,7 +28,7 @@ export function notifyCancellationActivity(agents: RecentAgents, dispatcher: Dis
         maxReplyBytes: 64 * 1024,
       }));
     } catch (error) {
-      throw ApplicationFailure.retryable(`Telling ${agent.mcpUrl} of the cancellation failed: ${describeError(error)}`);
+      throw refusalOf(error, 'Cancellation notice to', agent.mcpUrl) ?? ApplicationFailure.retryable(`Telling ${agent.mcpUrl} of the cancellation failed: ${describeError(error)}`);
     }
     if (isRetriedStatus(status)) throw ApplicationFailure.retryable(`${agent.mcpUrl} answered ${status} to the cancellation`);
   };

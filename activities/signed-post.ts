@@ -1,4 +1,6 @@
+import { ApplicationFailure, log } from '@temporalio/activity';
 import { request, type Dispatcher } from 'undici';
+import { DestinationRefused } from '../src/router/outbound-guard';
 import { signWebhook } from '../src/router/webhook-signature';
 
 export interface SignedPost {
@@ -21,7 +23,7 @@ export interface SignedPostReply {
   text: string | null;
 }
 
-/** One `POST url` with a JSON body and Standard Webhooks headers, through the outbound guard's dispatcher. Network trouble throws. */
+/** One `POST url` with a JSON body and Standard Webhooks headers, through the outbound guard's dispatcher. Network trouble and the guard's refusal (DestinationRefused) throw. */
 export async function postSigned(dispatcher: Dispatcher, { url, secret, messageId, payload, timeoutMs, maxReplyBytes, signal }: SignedPost): Promise<SignedPostReply> {
   const body = JSON.stringify(payload);
   const reply = await request(url, {
@@ -52,4 +54,16 @@ async function readLimited(body: Dispatcher.ResponseData['body'], maxBytes: numb
 export function describeError(error: unknown): string {
   const cause = (error as { cause?: Error }).cause;
   return [(error as Error).message, cause?.message].filter(Boolean).join(': ');
+}
+
+/**
+ * The failure of a call the outbound guard refused, or undefined when `error` is anything else.
+ * Non-retryable: the refusal is policy, and a retry would only deliver later what was refused (once
+ * a restart allowed private addresses, say). The message names the URL as given, not the address it
+ * led to; the operator's log has that.
+ */
+export function refusalOf(error: unknown, call: string, url: string, type?: string): ApplicationFailure | undefined {
+  if (!(error instanceof DestinationRefused)) return undefined;
+  log.warn('Outbound call refused by the address guard', { url, address: error.address });
+  return ApplicationFailure.nonRetryable(`${call} ${url} refused: ${error.message}`, type);
 }

@@ -33,6 +33,8 @@ export const TaskErrorCode = {
   /** The agent answered 400, 404 or 422 without a `failed` body of its own. */
   AGENT_REJECTED: 'AGENT_REJECTED',
   AGENT_UNREACHABLE: 'AGENT_UNREACHABLE',
+  /** The agent's mcpUrl leads to an address the service does not call (ALLOW_PRIVATE_AGENT_URLS): not retried. */
+  AGENT_URL_REFUSED: 'AGENT_URL_REFUSED',
   AGENT_TIMEOUT: 'AGENT_TIMEOUT',
   AGENT_PROTOCOL_ERROR: 'AGENT_PROTOCOL_ERROR',
   /** The task's workflow failed (or timed out) before it ended the task: src/router/ended-runs.ts. */

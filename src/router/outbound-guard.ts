@@ -3,9 +3,14 @@ import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 
+/**
+ * The guard refused the address a URL leads to: a decision of policy, which no retry changes. Its
+ * message names no address, as it reaches the task's creator and the agent, who have no business
+ * learning what a name resolves to inside the service's network; `address` is for the operator's log.
+ */
 export class DestinationRefused extends Error {
   constructor(readonly address: string) {
-    super(`Refused to connect to ${address}: loopback, private and link-local addresses are not allowed`);
+    super('the service does not call loopback, private or link-local addresses');
     this.name = 'DestinationRefused';
   }
 }
