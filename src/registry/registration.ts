@@ -1,4 +1,5 @@
 import { ApiError, ErrorCode, invalid } from '../http/errors';
+import { requireHttps } from '../router/outbound-guard';
 import { CAPABILITY_CATEGORIES, type Agent, type AgentCapabilities, type JsonSchema } from './agent';
 import type { AgentRegistrationFields, AgentUpdateFields } from './registration-schema';
 import { SchemaRejected, type UserSchemaCompiler } from './user-schemas';
@@ -71,13 +72,8 @@ export function updatedRegistration(current: AgentRegistration, update: AgentUpd
 
 /** What the schema cannot say: the https rule, unique capability names, and every agent-supplied schema compiling. */
 function checkRegistration(registration: AgentRegistration, rules: RegistrationRules): void {
-  if (!rules.allowInsecureAgentUrls) {
-    // The URLs the service itself calls; the others are only shown to users.
-    for (const name of ['mcpUrl', 'callbackUrl'] as const) {
-      const url = registration[name];
-      if (url !== undefined && !/^https:/i.test(url)) throw invalid(`${name} must be an https URL`, [{ path: `/${name}`, message: 'must use https' }]);
-    }
-  }
+  // The URLs the service itself calls; the others are only shown to users.
+  for (const name of ['mcpUrl', 'callbackUrl'] as const) requireHttps(registration[name], name, rules.allowInsecureAgentUrls);
   checkUniqueNames(registration.capabilities);
   compileSchemas(registration.capabilities, rules.compiler);
 }

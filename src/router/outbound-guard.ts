@@ -2,6 +2,7 @@ import dns from 'node:dns/promises';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
+import { invalid } from '../http/errors';
 
 /**
  * The guard refused the address a URL leads to: a decision of policy, which no retry changes. Its
@@ -13,6 +14,18 @@ export class DestinationRefused extends Error {
     super('the service does not call loopback, private or link-local addresses');
     this.name = 'DestinationRefused';
   }
+}
+
+/**
+ * The https rule for the URLs the service calls or posts results to (an agent's mcpUrl and
+ * callbackUrl, a task's callbackUrl): 400 VALIDATION_ERROR naming `field` unless
+ * ALLOW_INSECURE_AGENT_URLS. `position` is the element's index in a composition, named in the
+ * message and the path.
+ */
+export function requireHttps(url: string | undefined, field: string, allowInsecure: boolean, position?: number): void {
+  if (allowInsecure || url === undefined || /^https:/i.test(url)) return;
+  const [where, path] = position === undefined ? ['', `/${field}`] : [`Task ${position}: `, `/${position}/${field}`];
+  throw invalid(`${where}${field} must be an https URL`, [{ path, message: 'must use https' }]);
 }
 
 /** True only for globally routable unicast addresses (an IPv4-mapped IPv6 address counts as its IPv4). */

@@ -59,7 +59,7 @@ function launcherWith({ indexFails = false, start = async () => undefined, descr
     index,
     temporal,
     schemas: new UserSchemaCompiler(),
-    config: { taskQueue: 'tasks', defaultTaskTimeoutMs: 60_000, maxTaskTimeoutMs: 3_600_000, agentCallTimeoutMs: 30_000, callbackSigningSecret: undefined },
+    config: { taskQueue: 'tasks', defaultTaskTimeoutMs: 60_000, maxTaskTimeoutMs: 3_600_000, agentCallTimeoutMs: 30_000, callbackSigningSecret: undefined, allowInsecureAgentUrls: false },
   });
   return { launch: () => launcher.launchTask(ADMIN_PRINCIPAL, request, { idempotency: claim }), done, indexed };
 }

@@ -10,6 +10,7 @@ import type { compositionWorkflow } from '../../workflows/composition';
 import { checkCompositionGraph } from './composition-graph';
 import type { IdempotencyClaim, LaunchedIds } from './idempotency-keys';
 import { findOperation, paramsProblems } from './operations';
+import { requireHttps } from './outbound-guard';
 import { pendingArgumentsOf } from '../../workflows/pending-arguments';
 import { AGENT_ID_ATTRIBUTE, OPERATION_ATTRIBUTE } from './search-attributes';
 import type { TaskIndex } from './task-index';
@@ -21,7 +22,7 @@ export interface TaskLauncherDeps {
   index: TaskIndex;
   temporal: TemporalHandle;
   schemas: UserSchemaCompiler;
-  config: Pick<Config, 'taskQueue' | 'defaultTaskTimeoutMs' | 'maxTaskTimeoutMs' | 'agentCallTimeoutMs' | 'callbackSigningSecret'>;
+  config: Pick<Config, 'taskQueue' | 'defaultTaskTimeoutMs' | 'maxTaskTimeoutMs' | 'agentCallTimeoutMs' | 'callbackSigningSecret' | 'allowInsecureAgentUrls'>;
 }
 
 /** Longest staticSummary shown in the Temporal Web UI's list. */
@@ -83,7 +84,9 @@ export class TaskLauncher {
         throw new ApiError(ErrorCode.VALIDATION_ERROR, `${where}params do not match the inputSchema of ${request.operation}: ${summary}`, problems);
       }
     }
-    const { maxTaskTimeoutMs, defaultTaskTimeoutMs, callbackSigningSecret } = this.deps.config;
+    const { maxTaskTimeoutMs, defaultTaskTimeoutMs, callbackSigningSecret, allowInsecureAgentUrls } = this.deps.config;
+    // The signed result goes to callbackUrl: the rule of the agents' URLs, which receive the same.
+    requireHttps(request.callbackUrl, 'callbackUrl', allowInsecureAgentUrls, position);
     if (request.callbackUrl !== undefined && callbackSigningSecret === undefined) {
       // Accepted, the callback could never be signed: the caller would wait for it in vain.
       throw new ApiError(ErrorCode.VALIDATION_ERROR, `${where}callbackUrl cannot be used: this service has no CALLBACK_SIGNING_SECRET to sign callbacks with`);

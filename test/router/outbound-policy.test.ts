@@ -10,7 +10,7 @@ import { Store } from '../../src/store/mongo';
 import { AgentServer, completes } from '../support/agent-server';
 import { agentRegistration, registerAgent } from '../support/agents';
 import { serviceEnv } from '../support/global-setup';
-import { call } from '../support/http';
+import { call, expectError } from '../support/http';
 import { ServiceProcess } from '../support/service-process';
 import { waitForTask } from '../support/tasks';
 import { testStack } from '../support/test-stack';
@@ -59,6 +59,30 @@ describe('outbound rules as in production', () => {
     expect(reply.status).toBe(201);
     return reply.body.agentId;
   }
+
+  describe("a task's callbackUrl must be https", () => {
+    let agentId: string;
+    beforeAll(async () => {
+      agentId = await register();
+    });
+    const task = (callbackUrl: string) => ({ agentId, operation: 'tools/echo', params: { text: 'x' }, callbackUrl });
+
+    it('answers 400 naming callbackUrl to POST /tasks with an http one', async () => {
+      const error = expectError(await call('POST', '/tasks', { baseUrl, apiKey: 'admin', body: task('http://receiver.example.com/done') }), 400, 'VALIDATION_ERROR');
+      expect(error).toEqual({ code: 'VALIDATION_ERROR', message: 'callbackUrl must be an https URL', details: [{ path: '/callbackUrl', message: 'must use https' }] });
+    });
+
+    it('answers 400 naming the element to POST /tasks/compose with an http one, and starts nothing', async () => {
+      const body = [task('https://receiver.example.com/done'), { ...task('HTTP://receiver.example.com/done'), parents: ['0'] }];
+      const error = expectError(await call('POST', '/tasks/compose', { baseUrl, apiKey: 'admin', body }), 400, 'VALIDATION_ERROR');
+      expect(error).toEqual({ code: 'VALIDATION_ERROR', message: 'Task 1: callbackUrl must be an https URL', details: [{ path: '/1/callbackUrl', message: 'must use https' }] });
+    });
+
+    it('accepts an https callbackUrl', async () => {
+      expect((await call('POST', '/tasks', { baseUrl, apiKey: 'admin', body: task('https://receiver.example.com/done') })).status).toBe(202);
+      expect((await call('POST', '/tasks/compose', { baseUrl, apiKey: 'admin', body: [task('https://receiver.example.com/done')] })).status).toBe(202);
+    });
+  });
 
   describe('calls to refused addresses', () => {
     it('fail the task at the first attempt with AGENT_URL_REFUSED, without saying what the name resolved to', async () => {
