@@ -1,6 +1,36 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+
+/**
+ * A server must not outlive the process that started it, also when that process is killed with
+ * SIGKILL or by the OOM killer and runs no code of its own: an orphan keeps its port and its data
+ * folder, and the next start finds them taken. Linux's parent-death signal (prctl
+ * PR_SET_PDEATHSIG) is sent by the kernel however the parent ends. Node cannot set it for a child,
+ * so util-linux's `setpriv --pdeathsig` sets it and then execs the server: the server keeps the
+ * pid that was spawned and no process stays in between. The kernel sends it when the thread that
+ * spawned the server ends: here that is Node's main thread, which ends with the process (a server
+ * started from a worker_thread would end with that thread).
+ *
+ * KILL rather than TERM: a parent that is gone waits for no graceful stop, and a signal the server
+ * may handle slowly or not at all could leave it running; both servers' SQLite files stay
+ * consistent when their process is killed. Pidfiles checked by the next start would leave the
+ * orphan running, holding its port, until someone starts the service again; a watchdog process per
+ * server that ends it when its stdin pipe from here closes would work beyond Linux, but is one
+ * more process per server, passing signals and exit statuses on.
+ *
+ * Where setpriv or its --pdeathsig is missing (not Linux, util-linux before 2.33), servers start
+ * without it and can outlive a crash, as can one whose parent dies in the instant between the
+ * spawn and setpriv's prctl.
+ */
+const PARENT_DEATH_SIGNAL = 'KILL';
+let parentDeathSignalWorks: boolean | undefined;
+
+/** Whether the servers started here end with this process, however it ends. */
+export function serversEndWithThisProcess(): boolean {
+  parentDeathSignalWorks ??= spawnSync('setpriv', ['--pdeathsig', PARENT_DEATH_SIGNAL, '--', 'true'], { stdio: 'ignore' }).status === 0;
+  return parentDeathSignalWorks;
+}
 
 /** A server this project started itself: its output goes to a log file, and it is stopped on shutdown. */
 export class ManagedProcess {
@@ -19,7 +49,8 @@ export class ManagedProcess {
   /** Spawns the command and resolves once `host:port` accepts connections; rejects with the log's tail if it dies first. */
   static async start(name: string, command: string, args: string[], options: { logFile: string; host: string; port: number; timeoutMs?: number }): Promise<ManagedProcess> {
     const log = fs.openSync(options.logFile, 'a');
-    const child = spawn(command, args, { stdio: ['ignore', log, log] });
+    const [file, argv] = serversEndWithThisProcess() ? ['setpriv', ['--pdeathsig', PARENT_DEATH_SIGNAL, '--', command, ...args]] : [command, args];
+    const child = spawn(file, argv, { stdio: ['ignore', log, log] });
     fs.closeSync(log);
     const managed = new ManagedProcess(name, child, options.logFile);
     const deadline = Date.now() + (options.timeoutMs ?? 60_000);

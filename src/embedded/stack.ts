@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type { Config } from '../config/config';
 import type { Logger } from '../ops/logger';
 import { startFerretDb, mongoUriFor } from './ferretdb';
-import type { ManagedProcess } from './managed-process';
+import { serversEndWithThisProcess, type ManagedProcess } from './managed-process';
 import { ensureFerretDb, ensureTemporalCli } from './provision';
 import { startTemporalDevServer, temporalAddress } from './temporal-dev-server';
 
@@ -25,6 +25,7 @@ export interface EmbeddedStack extends Endpoints {
  */
 export async function startEmbeddedStack(config: Config, logger: Logger, options: { collections: readonly string[] }): Promise<EmbeddedStack> {
   fs.mkdirSync(config.dataDir, { recursive: true });
+  if (!serversEndWithThisProcess()) logger.warn('setpriv --pdeathsig is not available: the embedded servers keep running if this process is killed');
   const processes: ManagedProcess[] = [];
   const stop = async () => {
     await Promise.all(processes.map((process) => process.stop()));

@@ -1,0 +1,162 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadConfig } from '../src/config/config';
+import { freePort } from '../src/embedded/managed-process';
+import { testStack } from './support/test-stack';
+import { until } from './support/until';
+
+const ROOT = path.resolve(__dirname, '..');
+/** A start on a loaded 2-core machine answers /readyz within about 10 s. */
+const READY_WITHIN_MS = 30_000;
+/** The servers' end after their parent's, and the service's after a server's: both are immediate by design. */
+const GONE_WITHIN_MS = 5_000;
+
+type ServerName = 'temporal' | 'ferretdb';
+type Exit = { code: number | null; signal: NodeJS.Signals | null };
+
+/** The command line of a live process; undefined once it is gone or a zombie (whose command line is empty). */
+function commandLine(pid: number): string[] | undefined {
+  try {
+    const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    return argv.length ? argv : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function parentOf(pid: number): number | undefined {
+  try {
+    // `pid (comm) state ppid ...`: comm may hold spaces and parentheses, so read after the last ')'.
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `npm start` run as an operator runs it, with a data folder and ports of its own, its output
+ * kept, and its exit status told.
+ */
+class Start {
+  private output = '';
+  readonly exited: Promise<Exit>;
+  private readonly child: ChildProcess;
+
+  constructor(
+    readonly ports: Record<'PORT' | 'EMBEDDED_TEMPORAL_PORT' | 'EMBEDDED_TEMPORAL_UI_PORT' | 'EMBEDDED_MONGODB_PORT', number>,
+    dataDir: string,
+  ) {
+    this.child = spawn(process.execPath, ['--import', 'tsx', 'start.ts'], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        ACS_CACHE_DIR: loadConfig().cacheDir,
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'info',
+        ...Object.fromEntries(Object.entries(ports).map(([variable, port]) => [variable, String(port)])),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    for (const stream of [this.child.stdout!, this.child.stderr!]) stream.on('data', (chunk: Buffer) => (this.output += chunk.toString('utf8')));
+    this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  get log(): string {
+    return this.output;
+  }
+
+  async waitReady(): Promise<void> {
+    await until(async () => {
+      if (!this.running) throw new Error(`the service exited during start-up:\n${this.output}`);
+      return fetch(`http://127.0.0.1:${this.ports.PORT}/readyz`).then((reply) => reply.status === 200, () => false);
+    }, `GET /readyz answering 200 (output so far:\n${this.output})`, READY_WITHIN_MS);
+  }
+
+  /** The embedded servers this process runs now, by the binaries the test stack provisioned. */
+  servers(): Partial<Record<ServerName, number>> {
+    const { binaries } = testStack();
+    const found: Partial<Record<ServerName, number>> = {};
+    for (const entry of fs.readdirSync('/proc')) {
+      const pid = Number(entry);
+      if (!Number.isInteger(pid) || parentOf(pid) !== this.pid) continue;
+      const binary = commandLine(pid)?.[0];
+      if (binary === binaries.temporal) found.temporal = pid;
+      if (binary === binaries.ferretdb) found.ferretdb = pid;
+    }
+    return found;
+  }
+
+  /** Resolves with the exit, or undefined if the process still runs after `ms`. */
+  exitWithin(ms: number): Promise<Exit | undefined> {
+    return Promise.race([this.exited, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms).unref())]);
+  }
+}
+
+/** Whether `pid` still runs `binary` (not merely a zombie, nor a new process that reuses the pid). */
+const runs = (pid: number, binary: string) => commandLine(pid)?.[0] === binary;
+
+describe('the embedded servers live and die with npm start', () => {
+  const { binaries, runDir } = testStack();
+  const binaryOf: Record<ServerName, string> = binaries;
+  let started: Start[] = [];
+  /** Every server pid a test saw, so that none outlives the test, whatever the code under test did. */
+  let seen: Array<{ pid: number; binary: string }> = [];
+
+  async function start(taken: Partial<Start['ports']> = {}): Promise<Start> {
+    const ports = {
+      PORT: await freePort(),
+      EMBEDDED_TEMPORAL_PORT: await freePort(),
+      EMBEDDED_TEMPORAL_UI_PORT: await freePort(),
+      EMBEDDED_MONGODB_PORT: await freePort(),
+      ...taken,
+    };
+    const launched = new Start(ports, fs.mkdtempSync(path.join(runDir, 'lifecycle-')));
+    started.push(launched);
+    return launched;
+  }
+
+  function remember(servers: Partial<Record<ServerName, number>>): Partial<Record<ServerName, number>> {
+    for (const [name, pid] of Object.entries(servers)) seen.push({ pid, binary: binaryOf[name as ServerName] });
+    return servers;
+  }
+
+  function serversOf(launched: Start): Record<ServerName, number> {
+    const servers = remember(launched.servers());
+    expect(servers).toEqual({ temporal: expect.any(Number), ferretdb: expect.any(Number) });
+    return servers as Record<ServerName, number>;
+  }
+
+  afterEach(async () => {
+    for (const launched of started) {
+      remember(launched.servers());
+      if (launched.running) process.kill(launched.pid, 'SIGTERM');
+      if (!(await launched.exitWithin(15_000))) process.kill(launched.pid, 'SIGKILL');
+    }
+    for (const { pid, binary } of seen) if (runs(pid, binary)) process.kill(pid, 'SIGKILL');
+    started = [];
+    seen = [];
+  });
+
+  it('ends the Temporal dev server and FerretDB when npm start is killed with SIGKILL', async () => {
+    const launched = await start();
+    await launched.waitReady();
+    const servers = serversOf(launched);
+
+    process.kill(launched.pid, 'SIGKILL');
+    await launched.exited;
+    const killedAt = Date.now();
+    await until(() => !runs(servers.temporal, binaries.temporal) && !runs(servers.ferretdb, binaries.ferretdb), 'both servers gone after the SIGKILL', GONE_WITHIN_MS);
+    process.stdout.write(`[embedded-lifecycle] servers gone ${Date.now() - killedAt} ms after the SIGKILL\n`);
+  }, 60_000);
+});
