@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig, type Config, type Env } from './config/config';
-import { startEmbeddedStack, type EmbeddedStack, type Endpoints } from './embedded/stack';
+import { ensurePortsFree, PortTakenError } from './embedded/managed-process';
+import { embeddedPorts, startEmbeddedStack, type EmbeddedStack, type Endpoints } from './embedded/stack';
 import { createLogger } from './ops/logger';
 import { SERVICE_COLLECTIONS, startService, type RunningService, type ServiceOptions } from './service';
 
@@ -30,6 +31,11 @@ export async function main(options: MainOptions): Promise<void> {
   if (options.embedded && !config.callbackSigningSecret) {
     config = { ...config, callbackSigningSecret: persistentSecret(config.dataDir, 'callback-signing-secret', () => `whsec_${randomBytes(32).toString('base64')}`) };
   }
+
+  await ensurePortsFree([
+    ...(options.api ? [{ variable: 'PORT', host: config.host, port: config.port, user: 'the API' }] : []),
+    ...(options.embedded ? embeddedPorts(config) : []),
+  ]);
 
   // Handlers go in first, so Ctrl-C during start-up still stops what was started.
   let stack: EmbeddedStack | undefined;
@@ -94,7 +100,9 @@ function persistentSecret(dataDir: string, fileName: string, generate: () => str
 
 export function runMain(options: MainOptions): void {
   main(options).catch((error) => {
-    process.stderr.write(`Start-up failed: ${(error as Error).stack ?? error}\n`);
+    // A taken port is the operator's to fix, and its message says how: its stack would only hide it.
+    const report = error instanceof PortTakenError ? error.message : ((error as Error).stack ?? error);
+    process.stderr.write(`Start-up failed: ${report}\n`);
     process.exit(1);
   });
 }

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { loadConfig } from '../src/config/config';
 import { freePort } from '../src/embedded/managed-process';
@@ -11,6 +12,8 @@ const ROOT = path.resolve(__dirname, '..');
 const READY_WITHIN_MS = 30_000;
 /** The servers' end after their parent's, and the service's after a server's: both are immediate by design. */
 const GONE_WITHIN_MS = 5_000;
+/** A start refused for its ports exits once tsx has loaded it, within about 2 s. */
+const EXITS_WITHIN_MS = 20_000;
 
 type ServerName = 'temporal' | 'ferretdb';
 type Exit = { code: number | null; signal: NodeJS.Signals | null };
@@ -159,4 +162,32 @@ describe('the embedded servers live and die with npm start', () => {
     await until(() => !runs(servers.temporal, binaries.temporal) && !runs(servers.ferretdb, binaries.ferretdb), 'both servers gone after the SIGKILL', GONE_WITHIN_MS);
     process.stdout.write(`[embedded-lifecycle] servers gone ${Date.now() - killedAt} ms after the SIGKILL\n`);
   }, 60_000);
+
+  it.each(['PORT', 'EMBEDDED_TEMPORAL_PORT', 'EMBEDDED_TEMPORAL_UI_PORT', 'EMBEDDED_MONGODB_PORT'] as const)(
+    'refuses to start, naming the port and %s, when something else listens on it',
+    async (variable) => {
+      const squatter = net.createServer((socket) => socket.destroy());
+      const port = await freePort();
+      await new Promise<void>((resolve) => squatter.listen(port, '127.0.0.1', resolve));
+      try {
+        const launched = await start({ [variable]: port });
+        const exit = await launched.exitWithin(EXITS_WITHIN_MS);
+        expect(exit).toEqual({ code: 1, signal: null });
+        expect(launched.log).toContain(`Port ${port} on 127.0.0.1 is in use`);
+        expect(launched.log).toContain(`set ${variable} to a free port`);
+        expect(launched.log).not.toContain('service is up');
+      } finally {
+        await new Promise((resolve) => squatter.close(resolve));
+      }
+    },
+    30_000,
+  );
+
+  it('refuses to start two servers on one port', async () => {
+    const port = await freePort();
+    const launched = await start({ EMBEDDED_TEMPORAL_PORT: port, EMBEDDED_MONGODB_PORT: port });
+    expect(await launched.exitWithin(EXITS_WITHIN_MS)).toEqual({ code: 1, signal: null });
+    expect(launched.log).toContain(`EMBEDDED_TEMPORAL_PORT and EMBEDDED_MONGODB_PORT are both ${port}`);
+    expect(launched.log).not.toContain('service is up');
+  }, 30_000);
 });

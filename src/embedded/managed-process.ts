@@ -21,7 +21,7 @@ import net from 'node:net';
  *
  * Where setpriv or its --pdeathsig is missing (not Linux, util-linux before 2.33), servers start
  * without it and can outlive a crash, as can one whose parent dies in the instant between the
- * spawn and setpriv's prctl.
+ * spawn and setpriv's prctl; ensurePortsFree then keeps the next start off their ports.
  */
 const PARENT_DEATH_SIGNAL = 'KILL';
 let parentDeathSignalWorks: boolean | undefined;
@@ -100,13 +100,66 @@ export function canConnect(host: string, port: number): Promise<boolean> {
 }
 
 /** A TCP port on loopback that nothing listens on right now. */
-export function freePort(): Promise<number> {
+export const freePort = (): Promise<number> => listenOnce('127.0.0.1', 0);
+
+/** A port a start listens on, named by the variable that sets it. */
+export interface PortClaim {
+  variable: string;
+  host: string;
+  port: number;
+  /** Who listens there, for the message: "the embedded FerretDB". */
+  user: string;
+}
+
+/** A start that cannot have its ports; the message says which port and which variable moves it. */
+export class PortTakenError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PortTakenError';
+  }
+}
+
+/**
+ * Refuses a start whose ports are in use, before it starts anything. A server's readiness here is
+ * "its port accepts connections", so a server already on that port (an orphan of an earlier start,
+ * anything else) would pass for ours while ours dies with "address already in use". Port 0 means
+ * any free port and is not checked.
+ */
+export async function ensurePortsFree(claims: readonly PortClaim[]): Promise<void> {
+  const claimed = new Map<number, PortClaim>();
+  for (const claim of claims.filter(({ port }) => port !== 0)) {
+    const earlier = claimed.get(claim.port);
+    if (earlier) {
+      throw new PortTakenError(`${earlier.variable} and ${claim.variable} are both ${claim.port}, but ${earlier.user} and ${claim.user} need a port each: set ${claim.variable} to a free port.`);
+    }
+    claimed.set(claim.port, claim);
+    if (!(await canListen(claim.host, claim.port))) {
+      throw new PortTakenError(
+        `Port ${claim.port} on ${claim.host} is in use by another process, so ${claim.user} cannot listen there. ` +
+          `Stop that process (\`ss -ltnp 'sport = :${claim.port}'\` names it) or set ${claim.variable} to a free port.`,
+      );
+    }
+  }
+}
+
+async function canListen(host: string, port: number): Promise<boolean> {
+  try {
+    await listenOnce(host, port);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') return false;
+    throw error;
+  }
+}
+
+/** Listens on `host:port` and closes at once; resolves to the port it had (port 0: the one the system chose). */
+function listenOnce(host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
+    server.listen(port, host, () => {
+      const { port: bound } = server.address() as net.AddressInfo;
+      server.close(() => resolve(bound));
     });
   });
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type { Config } from '../config/config';
 import type { Logger } from '../ops/logger';
 import { startFerretDb, mongoUriFor } from './ferretdb';
-import { serversEndWithThisProcess, type ManagedProcess } from './managed-process';
+import { serversEndWithThisProcess, type ManagedProcess, type PortClaim } from './managed-process';
 import { ensureFerretDb, ensureTemporalCli } from './provision';
 import { startTemporalDevServer, temporalAddress } from './temporal-dev-server';
 
@@ -17,6 +17,20 @@ export interface Endpoints {
 export interface EmbeddedStack extends Endpoints {
   processes: ManagedProcess[];
   stop(): Promise<void>;
+}
+
+/** The ports of the servers startEmbeddedStack would start, for ensurePortsFree. */
+export function embeddedPorts(config: Config): PortClaim[] {
+  const host = '127.0.0.1';
+  return [
+    ...(config.temporalAddress
+      ? []
+      : [
+          { variable: 'EMBEDDED_TEMPORAL_PORT', host, port: config.embeddedTemporalPort, user: 'the embedded Temporal dev server' },
+          { variable: 'EMBEDDED_TEMPORAL_UI_PORT', host, port: config.embeddedTemporalUiPort, user: "the embedded Temporal dev server's Web UI" },
+        ]),
+    ...(config.mongoUri ? [] : [{ variable: 'EMBEDDED_MONGODB_PORT', host, port: config.embeddedMongoPort, user: 'the embedded FerretDB' }]),
+  ];
 }
 
 /**
