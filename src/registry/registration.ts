@@ -106,7 +106,7 @@ function compileSchemas(capabilities: AgentCapabilities, compiler: UserSchemaCom
           compiler.compile(schema);
         } catch (error) {
           if (!(error instanceof SchemaRejected)) throw error;
-          const path = `/capabilities/${category}/${index}/${member}`;
+          const path = `/capabilities/${category}/${index}/${member}${error.pointer ?? ''}`;
           throw invalid(`Invalid ${member} of ${category} "${entry.name}": ${error.message}`, [{ path, message: error.message }]);
         }
       }

@@ -1,5 +1,5 @@
 import { nestsDeeperThan } from '../http/json-depth';
-import { SchemaRejected, UserSchemaCompiler } from './user-schemas';
+import { SchemaRejected, USER_SCHEMA_LIMITS, UserSchemaCompiler } from './user-schemas';
 
 describe('UserSchemaCompiler', () => {
   const compiler = new UserSchemaCompiler();
@@ -58,5 +58,60 @@ describe('UserSchemaCompiler', () => {
     expect(compile).toHaveBeenCalledTimes(1);
     counting.cached('agent@2:tools/x', schema);
     expect(compile).toHaveBeenCalledTimes(2);
+  });
+  describe('uniqueItems over items that may be objects or arrays', () => {
+    const bound = USER_SCHEMA_LIMITS.maxItemsComparedPairwise;
+    const refusal = (schema: unknown): SchemaRejected | undefined => {
+      try {
+        compiler.compile(schema as never);
+        return undefined;
+      } catch (error) {
+        if (error instanceof SchemaRejected) return error;
+        throw error;
+      }
+    };
+
+    it.each([
+      ['no items schema', { type: 'array', uniqueItems: true }, '/uniqueItems'],
+      ['object items', { type: 'object', properties: { list: { type: 'array', items: { type: 'object' }, uniqueItems: true } } }, '/properties/list/uniqueItems'],
+      ['items that may be arrays', { type: 'array', items: { type: ['string', 'array'] }, uniqueItems: true }, '/uniqueItems'],
+      ['items without a type', { type: 'array', items: { enum: ['a', 'b'] }, uniqueItems: true }, '/uniqueItems'],
+      ['items given by $ref (the check does not follow it)', { definitions: { s: { type: 'string' } }, type: 'array', items: { $ref: '#/definitions/s' }, uniqueItems: true }, '/uniqueItems'],
+      ['tuple items', { type: 'array', items: [{ type: 'string' }], uniqueItems: true }, '/uniqueItems'],
+      ['maxItems above the bound', { type: 'array', items: { type: 'object' }, uniqueItems: true, maxItems: bound + 1 }, '/uniqueItems'],
+      ['maxItems in another schema only', { allOf: [{ maxItems: 1 }, { uniqueItems: true }] }, '/allOf/1/uniqueItems'],
+      ['an array inside an array', { type: 'array', maxItems: 1, items: { type: 'array', uniqueItems: true } }, '/items/uniqueItems'],
+      ['a definition with an escaped name', { definitions: { 'a/b~c': { uniqueItems: true } } }, '/definitions/a~1b~0c/uniqueItems'],
+      ['an anyOf branch', { anyOf: [{ type: 'string' }, { type: 'array', uniqueItems: true }] }, '/anyOf/1/uniqueItems'],
+      ['additionalProperties', { type: 'object', additionalProperties: { uniqueItems: true } }, '/additionalProperties/uniqueItems'],
+      ['a dependency', { type: 'object', dependencies: { a: { properties: { b: { uniqueItems: true } } } } }, '/dependencies/a/properties/b/uniqueItems'],
+    ])('refuses %s, naming the JSON pointer', (_what, schema, pointer) => {
+      const error = refusal(schema);
+      expect({ refused: error instanceof SchemaRejected, pointer: error?.pointer }).toEqual({ refused: true, pointer });
+      expect(error!.message).toBe(
+        `uniqueItems at ${pointer} compares items that may be objects or arrays pair by pair, in time that grows with the square of their number: ` +
+          `give that schema maxItems of at most ${bound}, or items of scalar types`,
+      );
+    });
+
+    it.each([
+      ['scalar items', { type: 'array', items: { type: 'string' }, uniqueItems: true }, ['a', 'a']],
+      ['scalar or null items', { type: 'array', items: { type: ['integer', 'null'] }, uniqueItems: true }, [null, null]],
+      ['object items within maxItems', { type: 'array', items: { type: 'object' }, uniqueItems: true, maxItems: bound }, [{ a: 1 }, { a: 1 }]],
+      ['items of any type within maxItems', { type: 'array', uniqueItems: true, maxItems: bound }, [[1], [1]]],
+    ])('accepts %s and still refuses duplicates', (_what, schema, duplicates) => {
+      const validate = compiler.compile(schema as never);
+      expect(validate(duplicates)).toBe(false);
+      expect(validate(duplicates.slice(0, 1))).toBe(true);
+    });
+
+    it('accepts uniqueItems false, and the word where it is a property name or data', () => {
+      const schema = {
+        type: 'object',
+        properties: { uniqueItems: { const: { uniqueItems: true } }, list: { type: 'array', uniqueItems: false } },
+        examples: [{ uniqueItems: { uniqueItems: true } }],
+      };
+      expect(refusal(schema)).toBeUndefined();
+    });
   });
 });

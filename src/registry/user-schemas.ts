@@ -4,9 +4,13 @@ import addFormats from 'ajv-formats';
 import { RE2JS } from 're2js';
 import { nestsDeeperThan } from '../http/json-depth';
 import type { JsonSchema } from './agent';
+import { costProblem } from './schema-cost';
 
-/** Limits on schemas agents supply, so that one registration cannot make compilation slow or huge. */
-export const USER_SCHEMA_LIMITS = { maxBytes: 64 * 1024, maxDepth: 32 } as const;
+/**
+ * Limits on schemas agents supply, so that one registration cannot make compilation slow or huge,
+ * nor a check of params against it hold the event loop (docs/benchmarks.md, "Agent schemas: bounded checks").
+ */
+export const USER_SCHEMA_LIMITS = { maxBytes: 64 * 1024, maxDepth: 32, maxItemsComparedPairwise: 2 } as const;
 
 const PLACEHOLDER_ID = 'https://agent-schema.invalid/root.json';
 
@@ -25,7 +29,11 @@ const linearTimeRegExp: RegExpEngine = Object.assign(
 );
 
 export class SchemaRejected extends Error {
-  constructor(message: string) {
+  /** `pointer` is the JSON pointer of the part of the schema at fault, when one part is. */
+  constructor(
+    message: string,
+    readonly pointer?: string,
+  ) {
     super(message);
     this.name = 'SchemaRejected';
   }
@@ -72,6 +80,8 @@ export class UserSchemaCompiler {
     // An `$async` schema compiles to a validator that returns a promise, which every caller would
     // take for "valid" while its rejection went unhandled.
     if ((validate as { $async?: boolean }).$async) throw new SchemaRejected('a schema must not be $async');
+    const costly = costProblem(schema, USER_SCHEMA_LIMITS);
+    if (costly) throw new SchemaRejected(costly.message, costly.pointer);
     return validate;
   }
 
