@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig, type Config, type Env } from './config/config';
-import { ensurePortsFree, PortTakenError } from './embedded/managed-process';
+import { ensurePortsFree, PortTakenError, type ExitStatus, type ManagedProcess } from './embedded/managed-process';
 import { embeddedPorts, startEmbeddedStack, type EmbeddedStack, type Endpoints } from './embedded/stack';
 import { createLogger } from './ops/logger';
 import { SERVICE_COLLECTIONS, startService, type RunningService, type ServiceOptions } from './service';
@@ -41,20 +41,31 @@ export async function main(options: MainOptions): Promise<void> {
   let stack: EmbeddedStack | undefined;
   let service: RunningService | undefined;
   let stopping = false;
-  const shutdown = async (signal: string) => {
+  const shutdown = async (reason: string, exitCode: number, serviceStopMs?: number) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down');
-    await service?.stop();
+    logger.info({ reason }, 'shutting down');
+    const serviceStopped = service?.stop();
+    await (serviceStopMs === undefined ? serviceStopped : Promise.race([serviceStopped, new Promise((resolve) => setTimeout(resolve, serviceStopMs))]));
     await stack?.stop();
-    process.exit(0);
+    process.exit(exitCode);
   };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT', 0));
+  process.on('SIGTERM', () => void shutdown('SIGTERM', 0));
+  /**
+   * A server that dies under the service ends the process with status 1, rather than being
+   * restarted here: /readyz would stay 503 with it gone, a supervisor (systemd, a container
+   * runtime, a developer at the terminal) already knows how to restart a process and how often,
+   * and a fresh start brings both servers and the service's connections back in a known state.
+   */
+  const serverDied = (server: ManagedProcess, exit: ExitStatus) => {
+    logger.error({ server: server.name, ...exit, log: server.logFile, logTail: server.logTail() }, `the embedded ${server.name} exited; stopping with status 1, for a supervisor to start the service again`);
+    void shutdown(`${server.name} exited`, 1, CRASH_SERVICE_STOP_MS);
+  };
 
   let endpoints: Endpoints;
   if (options.embedded) {
-    stack = await startEmbeddedStack(config, logger, { collections: SERVICE_COLLECTIONS.map(({ name }) => name) });
+    stack = await startEmbeddedStack(config, logger, { collections: SERVICE_COLLECTIONS.map(({ name }) => name), onServerExit: serverDied });
     endpoints = stack;
   } else if (config.temporalAddress && config.mongoUri) {
     endpoints = { temporalAddress: config.temporalAddress, mongoUri: config.mongoUri };
@@ -81,6 +92,13 @@ export async function main(options: MainOptions): Promise<void> {
     process.stdout.write(`\n${lines.join('\n')}\n\n`);
   }
 }
+
+/**
+ * How long the API and the worker get to stop after a server died under them. With MongoDB or
+ * Temporal gone, work in flight cannot be recorded anyway, and the drivers' own timeouts (30 s to
+ * select a MongoDB server) would only delay the restart.
+ */
+const CRASH_SERVICE_STOP_MS = 10_000;
 
 /**
  * npm start generates the admin key and the callback signing secret once and keeps them with the

@@ -12,7 +12,10 @@ const ROOT = path.resolve(__dirname, '..');
 const READY_WITHIN_MS = 30_000;
 /** The servers' end after their parent's, and the service's after a server's: both are immediate by design. */
 const GONE_WITHIN_MS = 5_000;
-/** A start refused for its ports exits once tsx has loaded it, within about 2 s. */
+/**
+ * A start refused for its ports exits once tsx has loaded it, within about 2 s; one whose server
+ * died gives the API and the worker at most 10 s to stop, then stops the other server.
+ */
 const EXITS_WITHIN_MS = 20_000;
 
 type ServerName = 'temporal' | 'ferretdb';
@@ -190,4 +193,19 @@ describe('the embedded servers live and die with npm start', () => {
     expect(launched.log).toContain(`EMBEDDED_TEMPORAL_PORT and EMBEDDED_MONGODB_PORT are both ${port}`);
     expect(launched.log).not.toContain('service is up');
   }, 30_000);
+
+  it.each(['ferretdb', 'temporal'] as const)('exits with status 1, and stops the other server, when the embedded %s dies under it', async (name) => {
+    const launched = await start();
+    await launched.waitReady();
+    const servers = serversOf(launched);
+
+    process.kill(servers[name], 'SIGKILL');
+    const killedAt = Date.now();
+    const exit = await launched.exitWithin(EXITS_WITHIN_MS);
+    process.stdout.write(`[embedded-lifecycle] ${name} killed: the service ${exit ? 'exited' : 'still ran'} ${Date.now() - killedAt} ms after it\n`);
+    expect(exit).toEqual({ code: 1, signal: null });
+    expect(launched.log).toContain(`the embedded ${name} exited`);
+    const other = name === 'temporal' ? 'ferretdb' : 'temporal';
+    await until(() => !runs(servers[other], binaryOf[other]), `the ${other} server gone`, GONE_WITHIN_MS);
+  }, 60_000);
 });

@@ -2,6 +2,11 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 
+export interface ExitStatus {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
 /**
  * A server must not outlive the process that started it, also when that process is killed with
  * SIGKILL or by the OOM killer and runs no code of its own: an orphan keeps its port and its data
@@ -34,15 +39,19 @@ export function serversEndWithThisProcess(): boolean {
 
 /** A server this project started itself: its output goes to a log file, and it is stopped on shutdown. */
 export class ManagedProcess {
-  private exited = false;
+  private exitStatus: ExitStatus | undefined;
+  private stopRequested = false;
+  private readonly unexpectedExitListeners: Array<(exit: ExitStatus) => void> = [];
 
   private constructor(
     readonly name: string,
     private readonly child: ChildProcess,
     readonly logFile: string,
   ) {
-    child.once('exit', () => {
-      this.exited = true;
+    child.once('exit', (code, signal) => {
+      const exit = { code, signal };
+      this.exitStatus = exit;
+      if (!this.stopRequested) for (const listener of this.unexpectedExitListeners) listener(exit);
     });
   }
 
@@ -55,7 +64,7 @@ export class ManagedProcess {
     const managed = new ManagedProcess(name, child, options.logFile);
     const deadline = Date.now() + (options.timeoutMs ?? 60_000);
     while (!(await canConnect(options.host, options.port))) {
-      if (managed.exited) throw new Error(`${name} exited during start-up:\n${managed.logTail()}`);
+      if (managed.exitStatus) throw new Error(`${name} exited during start-up:\n${managed.logTail()}`);
       if (Date.now() > deadline) {
         await managed.stop();
         throw new Error(`${name} did not listen on ${options.host}:${options.port} in time:\n${managed.logTail()}`);
@@ -69,6 +78,12 @@ export class ManagedProcess {
     return this.child.pid;
   }
 
+  /** Calls `listener` when the server exits without stop() being called: it died under the service. At once if it already did. */
+  onUnexpectedExit(listener: (exit: ExitStatus) => void): void {
+    if (!this.exitStatus) this.unexpectedExitListeners.push(listener);
+    else if (!this.stopRequested) listener(this.exitStatus);
+  }
+
   logTail(lines = 20): string {
     try {
       return fs.readFileSync(this.logFile, 'utf8').trim().split('\n').slice(-lines).join('\n');
@@ -79,7 +94,8 @@ export class ManagedProcess {
 
   /** SIGTERM, then SIGKILL if it has not exited within `graceMs`. */
   async stop(graceMs = 10_000): Promise<void> {
-    if (this.exited) return;
+    this.stopRequested = true;
+    if (this.exitStatus) return;
     const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
     this.child.kill('SIGTERM');
     const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);

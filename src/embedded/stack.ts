@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type { Config } from '../config/config';
 import type { Logger } from '../ops/logger';
 import { startFerretDb, mongoUriFor } from './ferretdb';
-import { serversEndWithThisProcess, type ManagedProcess, type PortClaim } from './managed-process';
+import { serversEndWithThisProcess, type ExitStatus, type ManagedProcess, type PortClaim } from './managed-process';
 import { ensureFerretDb, ensureTemporalCli } from './provision';
 import { startTemporalDevServer, temporalAddress } from './temporal-dev-server';
 
@@ -33,14 +33,24 @@ export function embeddedPorts(config: Config): PortClaim[] {
   ];
 }
 
+export interface EmbeddedStackOptions {
+  collections: readonly string[];
+  /** Told when a server exits without being stopped; the stack does not restart it. */
+  onServerExit: (server: ManagedProcess, exit: ExitStatus) => void;
+}
+
 /**
  * Starts what the configuration does not point at: the Temporal dev server unless TEMPORAL_ADDRESS
  * is set, FerretDB unless MONGODB_URI is set. Data lives under DATA_DIR, so a restart keeps it.
  */
-export async function startEmbeddedStack(config: Config, logger: Logger, options: { collections: readonly string[] }): Promise<EmbeddedStack> {
+export async function startEmbeddedStack(config: Config, logger: Logger, options: EmbeddedStackOptions): Promise<EmbeddedStack> {
   fs.mkdirSync(config.dataDir, { recursive: true });
   if (!serversEndWithThisProcess()) logger.warn('setpriv --pdeathsig is not available: the embedded servers keep running if this process is killed');
   const processes: ManagedProcess[] = [];
+  const started = (server: ManagedProcess) => {
+    processes.push(server);
+    server.onUnexpectedExit((exit) => options.onServerExit(server, exit));
+  };
   const stop = async () => {
     await Promise.all(processes.map((process) => process.stop()));
   };
@@ -55,14 +65,14 @@ export async function startEmbeddedStack(config: Config, logger: Logger, options
     if (temporalBinary) {
       const uiPort = config.embeddedTemporalUiPort;
       logger.info({ port: config.embeddedTemporalPort, uiPort }, 'starting the embedded Temporal dev server');
-      processes.push(await startTemporalDevServer({ binary: temporalBinary, dataDir: config.dataDir, port: config.embeddedTemporalPort, uiPort, namespace: config.temporalNamespace }));
+      started(await startTemporalDevServer({ binary: temporalBinary, dataDir: config.dataDir, port: config.embeddedTemporalPort, uiPort, namespace: config.temporalNamespace }));
       temporal = temporalAddress(config.embeddedTemporalPort);
       temporalUiUrl = `http://127.0.0.1:${uiPort}`;
     }
     let mongoUri = config.mongoUri;
     if (ferretDbBinary) {
       logger.info({ port: config.embeddedMongoPort }, 'starting the embedded FerretDB');
-      processes.push(
+      started(
         await startFerretDb({
           binary: ferretDbBinary,
           dataDir: config.dataDir,
