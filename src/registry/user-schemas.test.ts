@@ -114,4 +114,80 @@ describe('UserSchemaCompiler', () => {
       expect(refusal(schema)).toBeUndefined();
     });
   });
+  describe('schemas applied to one value of the params', () => {
+    const limit = USER_SCHEMA_LIMITS.maxSchemasPerValue;
+    const walking = { additionalProperties: { type: 'number' } };
+    const refusal = (schema: unknown): SchemaRejected | undefined => {
+      try {
+        compiler.compile(schema as never);
+        return undefined;
+      } catch (error) {
+        if (error instanceof SchemaRejected) return error;
+        throw error;
+      }
+    };
+    /** d0 applies d1 twice, d1 applies d2 twice, and so on: 2^depth applications of the last one. */
+    const doubling = (depth: number) => ({
+      definitions: Object.fromEntries([
+        ...Array.from({ length: depth }, (_, index) => [`d${index}`, { allOf: [{ $ref: `#/definitions/d${index + 1}` }, { $ref: `#/definitions/d${index + 1}` }] }]),
+        [`d${depth}`, { type: 'object' }],
+      ]),
+      $ref: '#/definitions/d0',
+    });
+
+    it.each([
+      ['allOf over the limit', { type: 'object', allOf: Array.from({ length: limit }, () => walking) }, '', `the schema can apply ${limit + 1} schemas`],
+      ['dependencies over the limit', { type: 'object', dependencies: Object.fromEntries(Array.from({ length: limit }, (_, index) => [`p${index}`, walking])) }, '', `the schema can apply ${limit + 1} schemas`],
+      ['anyOf in a member over the limit', { type: 'object', properties: { a: { anyOf: Array.from({ length: limit }, () => ({ type: 'string' })) } } }, '/properties/a', `the schema at /properties/a can apply ${limit + 1} schemas`],
+      // 1, 5, 13, 29, 61 … schemas from d20 up: d16 is the first over the limit.
+      ['$refs that double at each step', doubling(20), '/definitions/d16', 'the schema at /definitions/d16 can apply 61 schemas'],
+      // Twice more for each level of nesting of the params: 2^100 at the depth a body may have.
+      ['$refs that double with each level of the params', { type: 'array', allOf: [{ items: { $ref: '#' } }, { items: { $ref: '#' } }] }, '/allOf/1', 'the schema at /allOf/1 can apply over a million schemas'],
+    ])('refuses %s, naming the JSON pointer', (_what, schema, pointer, start) => {
+      const error = refusal(schema);
+      expect({ refused: error instanceof SchemaRejected, pointer: error?.pointer }).toEqual({ refused: true, pointer });
+      expect(error!.message).toMatch(new RegExp(`^${start.replace(/[$/]/g, '\\$&')} to one value of the params .*, each walking the value again: at most ${limit}$`));
+    });
+
+    it.each([
+      ['to itself', { anyOf: [{ type: 'string' }, { $ref: '#' }] }, '/anyOf/1/$ref'],
+      ['through another definition', { definitions: { a: { anyOf: [{ type: 'string' }, { $ref: '#/definitions/b' }] }, b: { not: { $ref: '#/definitions/a' } } }, $ref: '#/definitions/a' }, '/definitions/b/not/$ref'],
+    ])('refuses a loop of $ref on one value %s, on which Ajv overflows the stack', (_what, schema, pointer) => {
+      const error = refusal(schema);
+      expect({ refused: error instanceof SchemaRejected, pointer: error?.pointer, message: error?.message }).toEqual({
+        refused: true,
+        pointer,
+        message: `$ref at ${pointer} is part of a loop of $ref that never goes into a member or an item of the params: Ajv would recurse on one value until the stack overflows`,
+      });
+    });
+
+    it('accepts schemas that stay within the limit, and checks params with them as before', () => {
+      const union = Array.from({ length: Math.floor((limit - 1) / 2) }, (_, index) => [`V${index}`, { type: 'object', properties: { kind: { const: `k${index}` } }, required: ['kind'] }]);
+      const schema = {
+        type: 'object',
+        $defs: Object.fromEntries(union),
+        definitions: {
+          node: { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/definitions/node' } } } },
+          named: { $id: '#named', type: 'string' },
+          // Any JSON: one branch per kind of value, and only one of them goes deeper.
+          json: { anyOf: [{ type: ['string', 'number', 'boolean', 'null'] }, { type: 'array', items: { $ref: '#/definitions/json' } }, { type: 'object', additionalProperties: { $ref: '#/definitions/json' } }] },
+          unused: { allOf: Array.from({ length: limit * 2 }, () => walking) },
+        },
+        properties: {
+          // A union as pydantic writes it: each variant a $ref, so 1 + 2 × 15 schemas on one value.
+          shape: { oneOf: union.map(([name]) => ({ $ref: `#/$defs/${name}` })) },
+          tree: { $ref: '#/definitions/node' },
+          label: { anyOf: [{ $ref: '#named' }, { type: 'null' }] },
+          data: { $ref: '#/definitions/json' },
+          most: { allOf: Array.from({ length: limit - 1 }, () => walking) },
+        },
+      };
+      const validate = compiler.compile(schema as never);
+      expect(validate({ shape: { kind: 'k3' }, tree: { name: 'a', children: [{ name: 'b', children: [] }] }, label: null, most: { x: 1 } })).toBe(true);
+      expect(validate({ tree: { children: [{ name: 1 }] } })).toBe(false);
+      expect(validate({ shape: { kind: 'k99' } })).toBe(false);
+      expect(validate({ label: 7 })).toBe(false);
+      expect(validate({ data: { a: [1, { b: [null, 'c'] }] } })).toBe(true);
+    });
+  });
 });

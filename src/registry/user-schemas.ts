@@ -2,7 +2,7 @@ import Ajv, { type ValidateFunction } from 'ajv';
 import type { RegExpEngine } from 'ajv/dist/types';
 import addFormats from 'ajv-formats';
 import { RE2JS } from 're2js';
-import { nestsDeeperThan } from '../http/json-depth';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-depth';
 import type { JsonSchema } from './agent';
 import { costProblem } from './schema-cost';
 
@@ -10,7 +10,7 @@ import { costProblem } from './schema-cost';
  * Limits on schemas agents supply, so that one registration cannot make compilation slow or huge,
  * nor a check of params against it hold the event loop (docs/benchmarks.md, "Agent schemas: bounded checks").
  */
-export const USER_SCHEMA_LIMITS = { maxBytes: 64 * 1024, maxDepth: 32, maxItemsComparedPairwise: 2 } as const;
+export const USER_SCHEMA_LIMITS = { maxBytes: 64 * 1024, maxDepth: 32, maxItemsComparedPairwise: 2, maxSchemasPerValue: 32 } as const;
 
 const PLACEHOLDER_ID = 'https://agent-schema.invalid/root.json';
 
@@ -69,18 +69,19 @@ export class UserSchemaCompiler {
   /** Compiles `schema` or throws SchemaRejected saying why. */
   compile(schema: JsonSchema): ValidateFunction {
     checkShape(schema);
+    // Without addUsedSchema, Ajv resolves a `$ref: "#"` (a recursive schema) only against a root
+    // that has an $id; a placeholder one costs nothing and registers nothing.
+    const identified = '$id' in schema ? schema : { $id: PLACEHOLDER_ID, ...schema };
     let validate: ValidateFunction;
     try {
-      // Without addUsedSchema, Ajv resolves a `$ref: "#"` (a recursive schema) only against a root
-      // that has an $id; a placeholder one costs nothing and registers nothing.
-      validate = this.ajv.compile('$id' in schema ? schema : { $id: PLACEHOLDER_ID, ...schema });
+      validate = this.ajv.compile(identified);
     } catch (error) {
       throw new SchemaRejected((error as Error).message);
     }
     // An `$async` schema compiles to a validator that returns a promise, which every caller would
     // take for "valid" while its rejection went unhandled.
     if ((validate as { $async?: boolean }).$async) throw new SchemaRejected('a schema must not be $async');
-    const costly = costProblem(schema, USER_SCHEMA_LIMITS);
+    const costly = costProblem(identified, { ...USER_SCHEMA_LIMITS, maxParamsDepth: MAX_JSON_DEPTH });
     if (costly) throw new SchemaRejected(costly.message, costly.pointer);
     return validate;
   }

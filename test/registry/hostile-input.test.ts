@@ -18,6 +18,24 @@ const deeplyNested = (member: 'inputSchema' | 'annotations', depth: number) => {
   return JSON.stringify(withTools(tool({ [member]: '__DEEP__' }))).replace(marker, value);
 };
 
+/** An agent whose one tool, "hostile", has `inputSchema` stored as a version before today's rules would have. */
+async function storedBeforeTheRules(inputSchema: unknown): Promise<string> {
+  const agent = await registerAgent({ capabilities: { tools: [tool({})] } });
+  await database().collection('agents').updateOne({ _id: agent.agentId as never }, { $set: { capabilities: JSON.stringify({ tools: [tool({ inputSchema })] }) } });
+  return agent.agentId;
+}
+
+/** POST /tasks for `tools/hostile` must be refused with a message containing or matching `message`, and start nothing. */
+async function expectTaskRefused(agentId: string, params: unknown, message: string | RegExp): Promise<void> {
+  const reply = await call('POST', '/tasks', { apiKey: 'admin', body: { agentId, operation: 'tools/hostile', params } });
+  expect({ status: reply.status, code: reply.body.error?.code, message: reply.body.error?.message }).toEqual({
+    status: 400,
+    code: 'VALIDATION_ERROR',
+    message: typeof message === 'string' ? expect.stringContaining(message) : expect.stringMatching(message),
+  });
+  expect(await database().collection('tasks').countDocuments({ agentId })).toBe(0);
+}
+
 async function timed(request: () => Promise<Reply>): Promise<Reply & { ms: number }> {
   const started = Date.now();
   const reply = await request();
@@ -111,16 +129,9 @@ describe('hostile registrations', () => {
     });
 
     it('refuses tasks for an agent stored with such a schema before the rule, and starts nothing', async () => {
-      const agent = await registerAgent({ capabilities: { tools: [tool({})] } });
-      await database().collection('agents').updateOne({ _id: agent.agentId as never }, { $set: { capabilities: JSON.stringify({ tools: [tool({ inputSchema: unbounded })] }) } });
+      const agentId = await storedBeforeTheRules(unbounded);
       const params = { list: Array.from({ length: 300 }, (_, index) => ({ index })) };
-      const reply = await call('POST', '/tasks', { apiKey: 'admin', body: { agentId: agent.agentId, operation: 'tools/hostile', params } });
-      expect({ status: reply.status, code: reply.body.error?.code, message: reply.body.error?.message }).toEqual({
-        status: 400,
-        code: 'VALIDATION_ERROR',
-        message: expect.stringContaining(`the inputSchema of tools/hostile cannot be used: uniqueItems at ${pointer}`),
-      });
-      expect(await database().collection('tasks').countDocuments({ agentId: agent.agentId })).toBe(0);
+      await expectTaskRefused(agentId, params, `the inputSchema of tools/hostile cannot be used: uniqueItems at ${pointer}`);
     });
 
     it('accepts it with items of a scalar type or a small maxItems, and still refuses duplicates', async () => {
@@ -136,6 +147,41 @@ describe('hostile registrations', () => {
         const reply = await call('POST', '/tasks', { apiKey: 'admin', body: { agentId: agent.agentId, operation: 'tools/hostile', params } });
         expect({ status: reply.status, details: reply.body.error?.details }).toEqual({ status: 400, details: [{ path: duplicate, message: expect.stringMatching(/must NOT have duplicate items/) }] });
       }
+    });
+  });
+
+  describe('schemas that apply schemas again and again to one value', () => {
+    const nested = (depth: number): unknown => (depth === 0 ? [] : [nested(depth - 1)]);
+    // Each level of `tree` applies `t` twice to the level below: 2^depth checks, and params may nest 100 deep.
+    const doubling = {
+      type: 'object',
+      properties: { tree: { $ref: '#/definitions/t' } },
+      definitions: { t: { type: 'array', allOf: [{ items: { $ref: '#/definitions/t' } }, { items: { $ref: '#/definitions/t' } }] } },
+    };
+    // On params without `a`, Ajv applies the schema to them again, until the stack overflows.
+    const looping = { type: 'object', anyOf: [{ required: ['a'] }, { $ref: '#' }] };
+    const cases = [
+      ['$refs that double with each level of the params', doubling, '/definitions/t/allOf/1', 'can apply over a million schemas to one value', { tree: nested(16) }],
+      ['a loop of $ref on one value', looping, '/anyOf/1/$ref', 'is part of a loop of $ref', {}],
+    ] as const;
+
+    it.each(cases)('refuses %s, naming the entry and the JSON pointer', async (_what, inputSchema, pointer, says) => {
+      const reply = await call('POST', '/agents', { apiKey: 'admin', body: withTools(tool({ inputSchema })) });
+      expect({ status: reply.status, body: reply.body }).toEqual({
+        status: 400,
+        body: {
+          error: {
+            code: 'VALIDATION_ERROR',
+            message: expect.stringMatching(new RegExp(`^Invalid inputSchema of tools "hostile": .*${says.replace(/\$/g, '\\$')}`)),
+            details: [{ path: `/capabilities/tools/0/inputSchema${pointer}`, message: expect.stringContaining(says) }],
+          },
+        },
+      });
+    });
+
+    it.each(cases)('refuses tasks for an agent stored with %s before the rule', async (_what, inputSchema, pointer, _says, params) => {
+      const agentId = await storedBeforeTheRules(inputSchema);
+      await expectTaskRefused(agentId, params, new RegExp(`the inputSchema of tools/hostile cannot be used: .*at ${pointer.replace(/\$/g, '\\$')} `));
     });
   });
 
