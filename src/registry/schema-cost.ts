@@ -1,15 +1,14 @@
 /**
  * What checking params against an agent's schema may cost. Refused at registration, each with the
- * JSON pointer of the part at fault: what makes Ajv's time grow faster than the params (uniqueItems
- * over objects, schemas that double at each level) or multiplies it (many schemas applied to one
- * value). Figures, and what is not bounded yet: docs/benchmarks.md, "Agent schemas: bounded checks".
+ * JSON pointer of the part at fault: what makes Ajv's time grow faster than the params (schemas that
+ * double at each level) or multiplies it (many schemas applied to one value). uniqueItems runs in
+ * linear time (user-schemas.ts). Figures, and what is not bounded yet: docs/benchmarks.md, "Agent
+ * schemas: bounded checks".
  */
 
 type SchemaObject = Record<string, unknown>;
 
 export interface CostLimits {
-  /** The largest maxItems allowed with a uniqueItems that Ajv checks pair by pair. */
-  maxItemsComparedPairwise: number;
   /** How many schemas may apply to one value of the params. */
   maxSchemasPerValue: number;
   /** How deep params nest at most: how far below a schema its count is followed. */
@@ -59,9 +58,6 @@ const APPLICATORS: Record<string, { shape: 'one' | 'list' | 'byName'; target: Ta
 };
 const BELOW: Target[] = ['member', 'item', 'name'];
 
-/** Types for which Ajv checks uniqueItems with a hash of the items, in linear time. */
-const SCALAR_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'null']);
-
 /** Where refs of a root without `$id` resolve (UserSchemaCompiler gives every root one). */
 const NO_BASE = 'about:blank';
 
@@ -85,30 +81,7 @@ interface SchemaEdge {
 /** The first costly part of `schema` (a schema Ajv compiled, as it compiled it), or undefined. */
 export function costProblem(schema: SchemaObject, limits: CostLimits): CostProblem | undefined {
   const graph = schemaGraph(schema);
-  for (const node of graph.nodes) {
-    if (comparesPairwise(node.schema) && !(typeof node.schema.maxItems === 'number' && node.schema.maxItems <= limits.maxItemsComparedPairwise)) {
-      const at = `${node.pointer}/uniqueItems`;
-      return {
-        pointer: at,
-        message:
-          `uniqueItems at ${at} compares items that may be objects or arrays pair by pair, in time that grows with the square of their number: ` +
-          `give that schema maxItems of at most ${limits.maxItemsComparedPairwise}, or items of scalar types`,
-      };
-    }
-  }
   return linkRefs(graph) ?? loadProblem(graph, limits);
-}
-
-/**
- * Whether Ajv checks this schema's uniqueItems by comparing every pair of items: unless `items` is
- * one schema whose `type` names scalar types only, exactly as Ajv decides (it follows no `$ref`).
- */
-function comparesPairwise(schema: SchemaObject): boolean {
-  if (schema.uniqueItems !== true) return false;
-  const items = schema.items;
-  if (!isSchemaObject(items)) return true;
-  const types = typeof items.type === 'string' ? [items.type] : Array.isArray(items.type) ? items.type : [];
-  return types.length === 0 || !types.every((type) => SCALAR_TYPES.has(type as string));
 }
 
 interface SchemaGraph {

@@ -59,59 +59,31 @@ describe('UserSchemaCompiler', () => {
     counting.cached('agent@2:tools/x', schema);
     expect(compile).toHaveBeenCalledTimes(2);
   });
-  describe('uniqueItems over items that may be objects or arrays', () => {
-    const bound = USER_SCHEMA_LIMITS.maxItemsComparedPairwise;
-    const refusal = (schema: unknown): SchemaRejected | undefined => {
-      try {
-        compiler.compile(schema as never);
-        return undefined;
-      } catch (error) {
-        if (error instanceof SchemaRejected) return error;
-        throw error;
-      }
-    };
-
+  describe('uniqueItems, checked in time linear in the items', () => {
     it.each([
-      ['no items schema', { type: 'array', uniqueItems: true }, '/uniqueItems'],
-      ['object items', { type: 'object', properties: { list: { type: 'array', items: { type: 'object' }, uniqueItems: true } } }, '/properties/list/uniqueItems'],
-      ['items that may be arrays', { type: 'array', items: { type: ['string', 'array'] }, uniqueItems: true }, '/uniqueItems'],
-      ['items without a type', { type: 'array', items: { enum: ['a', 'b'] }, uniqueItems: true }, '/uniqueItems'],
-      ['items given by $ref (the check does not follow it)', { definitions: { s: { type: 'string' } }, type: 'array', items: { $ref: '#/definitions/s' }, uniqueItems: true }, '/uniqueItems'],
-      ['tuple items', { type: 'array', items: [{ type: 'string' }], uniqueItems: true }, '/uniqueItems'],
-      ['maxItems above the bound', { type: 'array', items: { type: 'object' }, uniqueItems: true, maxItems: bound + 1 }, '/uniqueItems'],
-      ['maxItems in another schema only', { allOf: [{ maxItems: 1 }, { uniqueItems: true }] }, '/allOf/1/uniqueItems'],
-      ['an array inside an array', { type: 'array', maxItems: 1, items: { type: 'array', uniqueItems: true } }, '/items/uniqueItems'],
-      ['a definition with an escaped name', { definitions: { 'a/b~c': { uniqueItems: true } } }, '/definitions/a~1b~0c/uniqueItems'],
-      ['an anyOf branch', { anyOf: [{ type: 'string' }, { type: 'array', uniqueItems: true }] }, '/anyOf/1/uniqueItems'],
-      ['additionalProperties', { type: 'object', additionalProperties: { uniqueItems: true } }, '/additionalProperties/uniqueItems'],
-      ['a dependency', { type: 'object', dependencies: { a: { properties: { b: { uniqueItems: true } } } } }, '/dependencies/a/properties/b/uniqueItems'],
-    ])('refuses %s, naming the JSON pointer', (_what, schema, pointer) => {
-      const error = refusal(schema);
-      expect({ refused: error instanceof SchemaRejected, pointer: error?.pointer }).toEqual({ refused: true, pointer });
-      expect(error!.message).toBe(
-        `uniqueItems at ${pointer} compares items that may be objects or arrays pair by pair, in time that grows with the square of their number: ` +
-          `give that schema maxItems of at most ${bound}, or items of scalar types`,
-      );
+      ['no items schema', { type: 'array', uniqueItems: true }],
+      ['object items', { type: 'array', items: { type: 'object' }, uniqueItems: true }],
+      ['items that may be arrays', { type: 'array', items: { type: ['string', 'array'] }, uniqueItems: true }],
+      ['tuple items', { type: 'array', items: [{ type: 'string' }], uniqueItems: true }],
+      ['an anyOf branch', { anyOf: [{ type: 'string' }, { type: 'array', uniqueItems: true }] }],
+    ])('accepts %s', (_what, schema) => {
+      expect(() => compiler.compile(schema as never)).not.toThrow();
     });
 
-    it.each([
-      ['scalar items', { type: 'array', items: { type: 'string' }, uniqueItems: true }, ['a', 'a']],
-      ['scalar or null items', { type: 'array', items: { type: ['integer', 'null'] }, uniqueItems: true }, [null, null]],
-      ['object items within maxItems', { type: 'array', items: { type: 'object' }, uniqueItems: true, maxItems: bound }, [{ a: 1 }, { a: 1 }]],
-      ['items of any type within maxItems', { type: 'array', uniqueItems: true, maxItems: bound }, [[1], [1]]],
-    ])('accepts %s and still refuses duplicates', (_what, schema, duplicates) => {
-      const validate = compiler.compile(schema as never);
-      expect(validate(duplicates)).toBe(false);
-      expect(validate(duplicates.slice(0, 1))).toBe(true);
+    it('compares items as JSON Schema does: key order does not count, array order does, and names the two equal items', () => {
+      const validate = compiler.compile({ type: 'array', uniqueItems: true } as never);
+      expect(validate([{ a: 1, b: [1, 2] }, { a: 1, b: [2, 1] }, 1, '1', null, [null]])).toBe(true);
+      expect(validate([{ x: 0 }, { a: 1, b: { c: 2, d: 3 } }, { b: { d: 3, c: 2 }, a: 1 }])).toBe(false);
+      expect(validate.errors).toEqual([expect.objectContaining({ keyword: 'uniqueItems', params: { i: 1, j: 2 }, message: 'must NOT have duplicate items (items ## 1 and 2 are identical)' })]);
+      expect(validate([1, 1.0])).toBe(false);
     });
 
-    it('accepts uniqueItems false, and the word where it is a property name or data', () => {
-      const schema = {
-        type: 'object',
-        properties: { uniqueItems: { const: { uniqueItems: true } }, list: { type: 'array', uniqueItems: false } },
-        examples: [{ uniqueItems: { uniqueItems: true } }],
-      };
-      expect(refusal(schema)).toBeUndefined();
+    it('checks 80 000 objects, where Ajv compared every pair (40 000 held the event loop for 51 s)', () => {
+      const validate = compiler.compile({ type: 'array', items: { type: 'object' }, uniqueItems: true } as never);
+      const items = Array.from({ length: 80_000 }, (_, i) => ({ i }));
+      expect(validate(items)).toBe(true);
+      expect(validate([...items, { i: 79_999 }])).toBe(false);
+      expect(validate.errors?.[0]?.params).toEqual({ i: 79_999, j: 80_000 });
     });
   });
   describe('schemas applied to one value of the params', () => {
