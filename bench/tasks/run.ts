@@ -8,16 +8,9 @@ import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { request, type Dispatcher } from 'undici';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { loadConfig } from '../../src/config/config';
-import { mongoUriFor } from '../../src/embedded/ferretdb';
-import { freePort } from '../../src/embedded/managed-process';
-import { ensureBinaries } from '../../src/embedded/provision';
-import { startTemporalDevServer, temporalAddress } from '../../src/embedded/temporal-dev-server';
-import { serviceEnv } from '../../test/support/global-setup';
-import { startServiceFerretDb } from '../../test/support/ferretdb';
 import { WORKFLOW_TASK_SLOTS } from '../../src/router/task-worker';
 import { cpuDuring } from './process-cpu';
-import { ServiceProcess } from '../../test/support/service-process';
+import { startLocalStack } from '../../test/support/local-stack';
 import { directCaller, startTrivialAgent } from './agent-call';
 import type { bareLocalTaskWorkflow, bareTaskWorkflow } from './bare-workflow';
 
@@ -119,34 +112,13 @@ async function main(): Promise<void> {
   const write = process.argv.includes('--write');
   // The comparison the issue asks for: the same run on the dev server's SQLite defaults.
   const tunedSqlite = !process.argv.includes('--sqlite-defaults');
-  const binaries = ensureBinaries(loadConfig().cacheDir);
-  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'acs-bench-'));
-  const [temporalPort, mongoPort, apiPort] = [await freePort(), await freePort(), await freePort()];
-  const servers = await Promise.all([
-    startTemporalDevServer({ binary: binaries.temporal, dataDir: runDir, port: temporalPort, namespace: 'default', tunedSqlite }),
-    startServiceFerretDb({ binary: binaries.ferretdb, dataDir: runDir, port: mongoPort, database: MONGO_DATABASE }),
-  ]);
-  const stack = {
-    baseUrl: `http://127.0.0.1:${apiPort}`,
-    wsUrl: `ws://127.0.0.1:${apiPort}`,
-    adminKey: `acs_admin_bench_${randomUUID()}`,
-    jwtSecret: randomUUID() + randomUUID(),
-    callbackSigningSecret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`,
-    temporalAddress: temporalAddress(temporalPort),
-    temporalNamespace: 'default',
-    taskQueue: 'agent-tasks',
-    mongoUri: mongoUriFor(mongoPort),
-    mongoDatabase: MONGO_DATABASE,
-    runDir,
-    binaries,
-  };
-  const service = ServiceProcess.spawn('start.ts', serviceEnv(stack, { PORT: String(apiPort), LOG_LEVEL: 'warn' }), path.join(runDir, 'service.log'));
+  const local = await startLocalStack({ runDirPrefix: 'acs-bench-', database: MONGO_DATABASE, tunedSqlite, env: { LOG_LEVEL: 'warn' } });
+  const { stack, service, runDir, processes: servers } = local;
   const agentServer = await startTrivialAgent();
   Runtime.install({ logger: new DefaultLogger('WARN') });
   // One native connection for (b)'s client and worker, as the service shares one: both start eagerly.
   const connection = await NativeConnection.connect({ address: stack.temporalAddress });
   try {
-    await service.waitReady(stack.baseUrl);
     const { baseUrl, adminKey } = stack;
     const agent = await api(baseUrl, adminKey, 'POST', '/agents', {
       name: 'Bench agent',
@@ -348,8 +320,7 @@ async function main(): Promise<void> {
   } finally {
     await connection.close();
     await agentServer.close();
-    await service.stop();
-    await Promise.all(servers.map((server) => server.stop()));
+    await local.stop();
   }
 }
 

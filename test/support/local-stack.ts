@@ -27,6 +27,8 @@ export interface LocalStackOptions {
   webUi?: boolean;
   /** Variables of the service process beyond serviceEnv's. */
   env?: Record<string, string>;
+  /** false: the dev server on SQLite's defaults (bench/tasks --sqlite-defaults). */
+  tunedSqlite?: boolean;
 }
 
 export interface LocalStack {
@@ -52,7 +54,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const uiPort = options.webUi ? await freePort() : undefined;
   const namespace = 'default';
   const processes = await Promise.all([
-    startTemporalDevServer({ binary: binaries.temporal, dataDir: runDir, port: temporalPort, uiPort, namespace }),
+    startTemporalDevServer({ binary: binaries.temporal, dataDir: runDir, port: temporalPort, uiPort, namespace, tunedSqlite: options.tunedSqlite }),
     startServiceFerretDb({ binary: binaries.ferretdb, dataDir: runDir, port: mongoPort, database: options.database }),
   ]);
   const stopServers = () => Promise.all(processes.map((process) => process.stop()));
