@@ -1,6 +1,6 @@
 // One task of a composition, from its parents to its recorded outcome. Its state lives here; its
-// life is a sequence of named steps: await parents, resolve params, deliver in the room, call the
-// agent, await the report, conclude.
+// life is a sequence of named steps (execute()): parents ended, arguments substituted, params
+// checked, TASK frame delivered in the room, agent called, report arrived, then conclude().
 import { ActivityCancellationType, CancellationScope, condition, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
 import type { CallAgentResult } from '../activities/call-agent';
 import type { CallbackTarget } from '../activities/deliver-callback';
