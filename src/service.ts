@@ -150,7 +150,18 @@ async function serveApi(
     ),
     modules,
   });
-  const server = http.createServer(app.callback());
+  const server = http.createServer(
+    {
+      // Slow clients that drip a request hold a connection each; these bound how long. A WebSocket
+      // is no longer an HTTP request once upgraded, so neither limit applies to it.
+      headersTimeout: config.httpHeadersTimeoutMs,
+      requestTimeout: config.httpRequestTimeoutMs,
+      // Node checks the two timeouts this often (30 s by default), so a check every second at most
+      // keeps a connection from outliving its timeout by more than that.
+      connectionsCheckingInterval: Math.min(1_000, config.httpHeadersTimeoutMs),
+    },
+    app.callback(),
+  );
   answerClientErrors(server);
   // Agents hold connections open between calls; keep them a little longer than common client pools do.
   server.keepAliveTimeout = 65_000;

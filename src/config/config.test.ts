@@ -12,6 +12,8 @@ describe('loadConfig', () => {
       temporalNamespace: 'default',
       taskQueue: 'agent-tasks',
       maxBodyBytes: 1024 * 1024,
+      httpHeadersTimeoutMs: 10_000,
+      httpRequestTimeoutMs: 60_000,
       maxCompositionSize: 100,
       maxMessageChars: 16_384,
       defaultTaskTimeoutMs: 24 * 3_600_000,
@@ -71,6 +73,11 @@ describe('loadConfig', () => {
   it('refuses a MAX_COMPOSITION_SIZE whose workflow history would outgrow its budget', () => {
     expect(loadConfig({ MAX_COMPOSITION_SIZE: '379' }).maxCompositionSize).toBe(379);
     expect(() => loadConfig({ MAX_COMPOSITION_SIZE: '380' })).toThrow(/MAX_COMPOSITION_SIZE/);
+  });
+
+  it('refuses an HTTP headers timeout above the request timeout, as Node would', () => {
+    expect(loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '5000' })).toMatchObject({ httpHeadersTimeoutMs: 5_000, httpRequestTimeoutMs: 5_000 });
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '5001', HTTP_REQUEST_TIMEOUT_MS: '5000' })).toThrow(/HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS/);
   });
 
   it('refuses a default task timeout above the maximum', () => {

@@ -35,6 +35,10 @@ export interface Config {
   allowPrivateAgentUrls: boolean;
 
   maxBodyBytes: number;
+  /** How long a client may take to send a request's headers before the connection is closed with 408. */
+  httpHeadersTimeoutMs: number;
+  /** How long a client may take to send a whole request, headers and body. */
+  httpRequestTimeoutMs: number;
   maxCompositionSize: number;
   maxMessageChars: number;
   /** WebSocket ping interval; a connection silent for two intervals is closed. */
@@ -159,6 +163,8 @@ export function loadConfig(env: Env = process.env): Config {
     allowPrivateAgentUrls: read.boolean('ALLOW_PRIVATE_AGENT_URLS'),
 
     maxBodyBytes: read.integer('MAX_BODY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    httpHeadersTimeoutMs: read.integer('HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 10 * 60_000),
+    httpRequestTimeoutMs: read.integer('HTTP_REQUEST_TIMEOUT_MS', 60_000, 100, 60 * 60_000),
     maxCompositionSize: read.integer('MAX_COMPOSITION_SIZE', 100, 1, MAX_COMPOSITION_SIZE_LIMIT),
     maxMessageChars: read.integer('MAX_MESSAGE_CHARS', 16_384, 1, 1024 * 1024),
     wsHeartbeatMs: read.integer('WS_HEARTBEAT_MS', 30_000, 50, 10 * 60_000),
@@ -180,6 +186,10 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (config.defaultTaskTimeoutMs > config.maxTaskTimeoutMs) {
     read.problems.push('DEFAULT_TASK_TIMEOUT_MS must not exceed MAX_TASK_TIMEOUT_MS');
+  }
+  // Node refuses to start a server whose headers timeout exceeds its request timeout.
+  if (config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs) {
+    read.problems.push('HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS');
   }
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;

@@ -4,7 +4,8 @@ import { ApiError, ErrorCode } from './errors';
 
 /**
  * Requests Node's HTTP parser refuses before Koa sees them (headers over its size limit, a byte not
- * allowed in a header) get the contract's error body too, instead of Node's empty one.
+ * allowed in a header, headers or body slower than the server's timeouts) get the contract's error
+ * body too, instead of Node's empty one.
  */
 export function answerClientErrors(server: Server): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
@@ -12,12 +13,18 @@ export function answerClientErrors(server: Server): void {
       socket.destroy();
       return;
     }
-    const headersTooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-    const status = headersTooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
-    const refusal = headersTooLarge
-      ? new ApiError(ErrorCode.PAYLOAD_TOO_LARGE, 'Request headers exceed the size the server reads')
-      : new ApiError(ErrorCode.VALIDATION_ERROR, `Malformed HTTP request: ${error.message}`);
+    const [status, refusal] = refusalOf(error);
     const body = JSON.stringify(refusal.toBody());
     socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   });
+}
+
+function refusalOf(error: NodeJS.ErrnoException): [string, ApiError] {
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    return ['431 Request Header Fields Too Large', new ApiError(ErrorCode.PAYLOAD_TOO_LARGE, 'Request headers exceed the size the server reads')];
+  }
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return ['408 Request Timeout', new ApiError(ErrorCode.REQUEST_TIMEOUT, 'The request did not arrive in time (HTTP_HEADERS_TIMEOUT_MS for its headers, HTTP_REQUEST_TIMEOUT_MS for all of it)')];
+  }
+  return ['400 Bad Request', new ApiError(ErrorCode.VALIDATION_ERROR, `Malformed HTTP request: ${error.message}`)];
 }
