@@ -4,6 +4,7 @@ import Router from '@koa/router';
 import type { Authenticator } from '../auth/authenticate';
 import type { Logger } from '../ops/logger';
 import type { Metrics } from '../ops/metrics';
+import { setAnswerHeaders } from './answer-headers';
 import { jsonBody } from './body';
 import { errorHandler } from './error-handler';
 
@@ -27,6 +28,7 @@ export function createApp(deps: AppDeps): Koa {
   const app = new Koa();
   app.proxy = false;
   app.silent = true;
+  app.use(setAnswerHeaders);
   app.use(requestLog(deps.logger, deps.metrics));
   app.use(errorHandler(deps.logger));
   app.use(deps.opsRouter.routes());

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { endWithError } from './answer-headers';
 import { ApiError, ErrorCode } from './errors';
 
 /**
@@ -13,18 +14,16 @@ export function answerClientErrors(server: Server): void {
       socket.destroy();
       return;
     }
-    const [status, refusal] = refusalOf(error);
-    const body = JSON.stringify(refusal.toBody());
-    socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    endWithError(socket, ...refusalOf(error));
   });
 }
 
-function refusalOf(error: NodeJS.ErrnoException): [string, ApiError] {
+function refusalOf(error: NodeJS.ErrnoException): [number, ApiError] {
   if (error.code === 'HPE_HEADER_OVERFLOW') {
-    return ['431 Request Header Fields Too Large', new ApiError(ErrorCode.PAYLOAD_TOO_LARGE, 'Request headers exceed the size the server reads')];
+    return [431, new ApiError(ErrorCode.PAYLOAD_TOO_LARGE, 'Request headers exceed the size the server reads')];
   }
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return ['408 Request Timeout', new ApiError(ErrorCode.REQUEST_TIMEOUT, 'The request did not arrive in time (HTTP_HEADERS_TIMEOUT_MS for its headers, HTTP_REQUEST_TIMEOUT_MS for all of it)')];
+    return [408, new ApiError(ErrorCode.REQUEST_TIMEOUT, 'The request did not arrive in time (HTTP_HEADERS_TIMEOUT_MS for its headers, HTTP_REQUEST_TIMEOUT_MS for all of it)')];
   }
-  return ['400 Bad Request', new ApiError(ErrorCode.VALIDATION_ERROR, `Malformed HTTP request: ${error.message}`)];
+  return [400, new ApiError(ErrorCode.VALIDATION_ERROR, `Malformed HTTP request: ${error.message}`)];
 }

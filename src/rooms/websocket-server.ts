@@ -2,6 +2,7 @@ import http, { type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { Authenticator } from '../auth/authenticate';
+import { endWithError } from '../http/answer-headers';
 import { ApiError, ErrorCode, forbidden, invalid, notFound } from '../http/errors';
 import { toApiError } from '../http/error-handler';
 import type { Logger } from '../ops/logger';
@@ -132,11 +133,5 @@ function parseSince(raw: string | null): number | undefined {
 
 /** Answers the handshake with the contract's error body and hangs up, without upgrading. */
 function refuse(socket: Duplex, error: ApiError): void {
-  if (socket.destroyed) return;
-  const body = JSON.stringify(error.toBody());
-  socket.end(
-    `HTTP/1.1 ${error.status} ${http.STATUS_CODES[error.status]}\r\n` +
-      'Connection: close\r\nContent-Type: application/json\r\n' +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-  );
+  if (!socket.destroyed) endWithError(socket, error.status, error);
 }
