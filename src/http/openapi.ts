@@ -6,6 +6,23 @@ import { AGENT_REPORT_SCHEMA, COMPOSITION_REQUEST_SCHEMA, TASK_LOOKUP_QUERY_SCHE
 
 type Credential = 'none' | 'any' | 'adminOrService';
 
+/** The endpoints POST /agents requires, each with the alias the server accepts in its place. */
+const REQUIRED_ENDPOINTS = { mcpUrl: 'mcpEndpoint', chatUrl: 'chatEndpoint' } as const;
+
+/**
+ * POST /agents as documented. The server requires mcpUrl and chatUrl after folding their aliases
+ * into them (src/registry/registration.ts), which AGENT_REGISTRATION_SCHEMA leaves to that code;
+ * clients read `required`, so the document names the endpoints there and marks the aliases deprecated.
+ */
+function documentedRegistrationSchema(): Schema {
+  const schema = AGENT_REGISTRATION_SCHEMA as { required: string[]; properties: Record<string, object> };
+  const properties = { ...schema.properties };
+  for (const [name, alias] of Object.entries(REQUIRED_ENDPOINTS)) {
+    properties[alias] = { ...properties[alias], deprecated: true, description: `Alias of ${name}, accepted in its place` };
+  }
+  return { ...schema, required: [...schema.required, ...Object.keys(REQUIRED_ENDPOINTS)], properties };
+}
+
 /** One HTTP operation of the service, described once; the OpenAPI document is generated from this list. */
 interface Operation {
   method: 'get' | 'post' | 'patch' | 'delete';
@@ -29,7 +46,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'post', path: '/keys', summary: 'Create a service API key (shown once)', credential: 'adminOrService', body: KEY_CREATION_SCHEMA, success: [201, 'The key'] },
   { method: 'delete', path: '/keys/{keyId}', summary: 'Revoke an API key', credential: 'adminOrService', success: [204, 'Revoked'] },
 
-  { method: 'post', path: '/agents', summary: 'Register an agent; apiKey and signingSecret are shown only here', credential: 'any', versioned: true, body: AGENT_REGISTRATION_SCHEMA, success: [201, 'The agent record'] },
+  { method: 'post', path: '/agents', summary: 'Register an agent; apiKey and signingSecret are shown only here', credential: 'any', versioned: true, body: documentedRegistrationSchema(), success: [201, 'The agent record'] },
   { method: 'get', path: '/agents', summary: 'Agents visible to the caller, paged by limit and after', credential: 'any', versioned: true, query: AGENT_LIST_QUERY_SCHEMA, success: [200, 'Array of agent records'] },
   { method: 'get', path: '/agents/search', summary: 'Ranked search over names, descriptions and tools', credential: 'any', versioned: true, query: AGENT_SEARCH_QUERY_SCHEMA, success: [200, 'Array of agent records, best match first'] },
   { method: 'get', path: '/agents/{agentId}', summary: 'One agent', credential: 'any', versioned: true, success: [200, 'The agent record'] },
