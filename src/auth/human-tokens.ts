@@ -6,7 +6,8 @@ type Key = Uint8Array | JWTVerifyGetKey;
 
 /**
  * Verifies the two JWTs a human presents (session and identity token) against the identity
- * provider's JWKS, or a shared HS256 secret in development. Both must be valid and name the same `sub`.
+ * provider's JWKS, or a shared HS256 secret in development. Both must be valid, carry an `exp` not
+ * yet past, and name the same `sub`.
  */
 export class HumanTokenVerifier {
   private readonly key?: Key;
@@ -16,6 +17,8 @@ export class HumanTokenVerifier {
     if (config.authJwksUrl) this.key = createRemoteJWKSet(new URL(config.authJwksUrl));
     else if (config.authJwtSecret) this.key = new TextEncoder().encode(config.authJwtSecret);
     this.options = {
+      // jose checks exp only when present; a token without one would be good forever if it leaked.
+      requiredClaims: ['exp'],
       ...(config.authIssuer ? { issuer: config.authIssuer } : {}),
       ...(config.authAudience ? { audience: config.authAudience } : {}),
       ...(config.authJwksUrl ? {} : { algorithms: ['HS256'] }),

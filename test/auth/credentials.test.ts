@@ -89,6 +89,9 @@ describe('human credentials (HS256)', () => {
     ['tokens with different subjects', () => humanHeaders('u1', { sessionSubject: 'u2' })],
     ['tokens signed with another secret', () => humanHeaders('u1', { secret: 'another-secret-of-at-least-32-characters!!' })],
     ['expired tokens', () => humanHeaders('u1', { expiresIn: '-1m' })],
+    ['tokens without exp', () => humanHeaders('u1', { expiresIn: null })],
+    ['a session token without exp', async () => ({ authorization: `Bearer ${await hs256Token('u1', { expiresIn: null })}`, 'x-identity-token': await hs256Token('u1') })],
+    ['an identity token without exp', async () => ({ authorization: `Bearer ${await hs256Token('u1')}`, 'x-identity-token': await hs256Token('u1', { expiresIn: null }) })],
     ['garbage', async () => ({ authorization: 'Bearer not.a.jwt', 'x-identity-token': 'not.a.jwt' })],
     [
       'an unsigned token (alg none)',

@@ -7,17 +7,15 @@ export interface HumanTokenOptions {
   secret?: string;
   /** The session token's `sub`, when a test wants it to differ from the identity token's. */
   sessionSubject?: string;
-  expiresIn?: string;
+  /** As jose takes it ('10m' unless given); null signs a token without `exp`. */
+  expiresIn?: string | null;
 }
 
 /** A session or identity token as the identity provider would sign it (HS256). */
 export function hs256Token(subject: string, options: HumanTokenOptions = {}): Promise<string> {
-  return new SignJWT({})
-    .setProtectedHeader({ alg: 'HS256' })
-    .setSubject(subject)
-    .setIssuedAt()
-    .setExpirationTime(options.expiresIn ?? '10m')
-    .sign(new TextEncoder().encode(options.secret ?? testStack().jwtSecret));
+  const token = new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(subject).setIssuedAt();
+  if (options.expiresIn !== null) token.setExpirationTime(options.expiresIn ?? '10m');
+  return token.sign(new TextEncoder().encode(options.secret ?? testStack().jwtSecret));
 }
 
 /** The headers a human sends: Authorization (session token) and X-Identity-Token, both naming `subject`. */
