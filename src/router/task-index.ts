@@ -155,15 +155,27 @@ export class TaskIndex {
     return this.store.collection<ReportedOutcomeDocument>(REPORTED_OUTCOMES_COLLECTION);
   }
 
-  async create(createdBy: Principal, tasks: NewTask[], compositionId?: string): Promise<void> {
+  /**
+   * With `again`, finishes a create that may have been interrupted (TaskLauncher.finish): the ids
+   * are that launch's own, so documents already there are its own and stay as they are.
+   */
+  async create(createdBy: Principal, tasks: NewTask[], compositionId?: string, { again = false }: { again?: boolean } = {}): Promise<void> {
     const now = new Date();
     const documents = tasks.map(({ params, ...task }) => ({ ...task, params: JSON.stringify(params), status: TaskStatus.PENDING, createdBy, createdAt: now, updatedAt: now }));
+    const existingAreOurs = (write: () => Promise<unknown>) => async (): Promise<unknown> => {
+      try {
+        return await write();
+      } catch (error) {
+        if (!again || !onlyDuplicateKeys(error)) throw error;
+        return undefined;
+      }
+    };
     // insertOne for the usual single task: the driver's bulk path behind insertMany costs about 0.5 ms more CPU.
     const insert = async (): Promise<unknown> => (documents.length === 1 ? this.tasks.insertOne(documents[0]) : this.tasks.insertMany(documents, { ordered: false }));
-    await whileLocked(insert, { duplicatesOnRetryAreOurs: true });
+    await whileLocked(existingAreOurs(insert), { duplicatesOnRetryAreOurs: true });
     if (compositionId !== undefined) {
       const composition = { _id: compositionId, taskIds: tasks.map((task) => task._id), createdBy, createdAt: now };
-      await whileLocked(() => this.compositions.insertOne(composition), { duplicatesOnRetryAreOurs: true });
+      await whileLocked(existingAreOurs(() => this.compositions.insertOne(composition)), { duplicatesOnRetryAreOurs: true });
     }
   }
 

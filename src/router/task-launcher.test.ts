@@ -4,7 +4,7 @@ import { ADMIN_PRINCIPAL } from '../auth/principal';
 import type { Agent } from '../registry/agent';
 import type { RecentAgents } from '../registry/recent-agents';
 import { UserSchemaCompiler } from '../registry/user-schemas';
-import type { IdempotencyClaim } from './idempotency-keys';
+import type { IdempotencyClaim, LaunchedIds, LaunchTakeover } from './idempotency-keys';
 import type { NewTask, TaskIndex } from './task-index';
 import { TaskLauncher } from './task-launcher';
 import type { TemporalHandle } from './temporal-client';
@@ -25,14 +25,37 @@ const DEADLINE_EXCEEDED = 4;
 const UNAVAILABLE = 14;
 
 /**
- * A launcher on stand-ins: an index in memory, and a Temporal whose start and describe behave as
- * told, recording what the launcher did to the idempotency claim and the index.
+ * A launcher on stand-ins: an index in memory, an idempotency claim in memory, and a Temporal whose
+ * start and describe behave as told, recording what the launcher did to the claim and the index.
+ * Each `launch()` sends the same request with the same key, so the second is a repeat; the claim
+ * answers a repeat at once, as when the first request's wait bound has passed. `stallAt` makes the
+ * first launch stop for good at that step, as when its process is killed there.
  */
-function launcherWith({ indexFails = false, start = async () => undefined, describe = async () => ({}) }: { indexFails?: boolean; start?: (workflowId: string) => Promise<void>; describe?: (workflowId: string) => Promise<unknown> }) {
+function launcherWith({
+  indexFails = false,
+  start = async () => undefined,
+  describe = async () => ({}),
+  stallAt,
+  takenOverBy,
+}: {
+  indexFails?: boolean;
+  start?: (workflowId: string) => Promise<void>;
+  describe?: (workflowId: string) => Promise<unknown>;
+  stallAt?: 'index' | 'start';
+  /** Who took the launch over before anyone asked: a finish or undo that won the race. */
+  takenOverBy?: LaunchTakeover;
+}) {
   const done: string[] = [];
   const indexed = new Map<string, NewTask>();
+  const stalled = new Set<string>();
+  const stall = async (step: 'index' | 'start') => {
+    if (stallAt !== step || stalled.has(step)) return;
+    stalled.add(step);
+    await new Promise(() => undefined);
+  };
   const index = {
     create: async (_principal: unknown, tasks: NewTask[]) => {
+      await stall('index');
       if (indexFails) throw new Error('index write failed');
       for (const task of tasks) indexed.set(task._id, task);
     },
@@ -44,15 +67,36 @@ function launcherWith({ indexFails = false, start = async () => undefined, descr
   const temporal = {
     client: {
       workflow: {
-        start: async (_type: string, { workflowId }: { workflowId: string }) => start(workflowId),
+        start: async (_type: string, { workflowId }: { workflowId: string }) => {
+          await stall('start');
+          return start(workflowId);
+        },
         getHandle: (workflowId: string) => ({ describe: () => describe(workflowId) }),
       },
     },
   } as unknown as TemporalHandle;
+  let first: { ids: LaunchedIds; launch: string; started: boolean } | undefined;
+  const takeovers = new Map<string, LaunchTakeover>();
   const claim: IdempotencyClaim = {
-    claim: async () => null,
-    confirm: async () => void done.push('confirmed'),
-    release: async () => void done.push('released'),
+    claim: async (ids, launch) => {
+      if (!first) {
+        first = { ids, launch: JSON.stringify(launch), started: false };
+        return null;
+      }
+      return { ids: first.ids, started: first.started, launch: JSON.parse(first.launch) };
+    },
+    confirm: async () => {
+      if (first) first.started = true;
+      done.push('confirmed');
+    },
+    takeOver: async (ids, by) => {
+      if (!takeovers.has(ids.taskIds[0])) takeovers.set(ids.taskIds[0], takenOverBy ?? by);
+      return takeovers.get(ids.taskIds[0]) === by;
+    },
+    release: async () => {
+      first = undefined;
+      done.push('released');
+    },
   };
   const launcher = new TaskLauncher({
     agents: { findVisible: async () => agent } as unknown as RecentAgents,
@@ -125,6 +169,81 @@ describe('TaskLauncher, when the start fails but the workflow runs', () => {
     expect(error).toMatchObject({ status: 503, code: 'UNAVAILABLE', details: { taskIds: [...indexed.keys()] }, headers: { 'Retry-After': '1' } });
     expect((error as Error).message).toMatch(/could not tell whether it started after all; its tasks are kept: send the request again with the same Idempotency-Key$/);
     expect(indexed.size).toBe(1);
+    expect(done).toEqual([]);
+  });
+});
+
+/** Temporal with REJECT_DUPLICATE: one start per workflow id, ever; the ids it started. */
+function temporalOnce() {
+  const started: string[] = [];
+  return {
+    started,
+    start: async (workflowId: string) => {
+      if (started.includes(workflowId)) throw new WorkflowExecutionAlreadyStartedError('Workflow execution already started', workflowId, 'compositionWorkflow');
+      started.push(workflowId);
+    },
+    describe: async (workflowId: string) => (started.includes(workflowId) ? { status: { name: 'RUNNING' } } : notStarted(workflowId)),
+  };
+}
+
+/** Lets a stalled launch reach its stall. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('TaskLauncher, when a repeat finds a launch its first request did not finish', () => {
+  it.each([
+    ['after the claim, before the index records', 'index' as const],
+    ['after the index records, before the workflow started', 'start' as const],
+  ])('writes what is missing, starts the workflow and answers the first ids when the first request stopped %s', async (_when, stallAt) => {
+    const temporal = temporalOnce();
+    const { launch, done, indexed } = launcherWith({ ...temporal, stallAt });
+    void launch();
+    await settle();
+    expect(temporal.started).toEqual([]);
+    const taskId = await launch();
+    expect(temporal.started).toEqual([`task-${taskId}`]);
+    expect([...indexed.keys()]).toEqual([taskId]);
+    expect(indexed.get(taskId)).toMatchObject({ agentId: agent.id, operation: 'tools/echo', params: request.params });
+    expect(done).toEqual(['confirmed']);
+    // A later repeat finds it confirmed and starts nothing more.
+    expect(await launch()).toBe(taskId);
+    expect(temporal.started).toHaveLength(1);
+  });
+
+  it('starts nothing again when the workflow started but the first request stopped before confirming it', async () => {
+    const temporal = temporalOnce();
+    const { launch, done, indexed } = launcherWith({
+      ...temporal,
+      // The first request's start reaches Temporal, and then its process ends.
+      start: async (workflowId) => {
+        await temporal.start(workflowId);
+        if (temporal.started.length === 1) await new Promise(() => undefined);
+      },
+    });
+    void launch();
+    await settle();
+    const taskId = await launch();
+    expect(temporal.started).toEqual([`task-${taskId}`]);
+    expect([...indexed.keys()]).toEqual([taskId]);
+    expect(done).toEqual(['confirmed']);
+  });
+
+  it('answers 503 and starts nothing when the first request undid its launch before the repeat could take it over', async () => {
+    const temporal = temporalOnce();
+    const { launch, done } = launcherWith({ ...temporal, stallAt: 'start', takenOverBy: 'undo' });
+    void launch();
+    await settle();
+    const error = await launch().catch((thrown: unknown) => thrown);
+    expect(error).toMatchObject({ status: 503, code: 'UNAVAILABLE', headers: { 'Retry-After': '1' } });
+    expect(temporal.started).toEqual([]);
+    expect(done).toEqual([]);
+  });
+
+  it('keeps the tasks and the key, and answers 503, when its launch fails after a repeat took it over', async () => {
+    const { launch, done, indexed } = launcherWith({ indexFails: true, takenOverBy: 'finish' });
+    const error = await launch().catch((thrown: unknown) => thrown);
+    expect(error).toMatchObject({ status: 503, code: 'UNAVAILABLE', details: { taskIds: [expect.any(String)] }, headers: { 'Retry-After': '1' } });
+    expect((error as Error).message).toMatch(/a repeat with the same Idempotency-Key is starting its tasks/);
+    expect(indexed.size).toBe(0);
     expect(done).toEqual([]);
   });
 });

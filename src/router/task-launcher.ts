@@ -13,7 +13,7 @@ import { findOperation, paramsProblems } from './operations';
 import { requireHttps } from './outbound-guard';
 import { pendingArgumentsOf } from '../../workflows/pending-arguments';
 import { AGENT_ID_ATTRIBUTE, OPERATION_ATTRIBUTE } from './search-attributes';
-import type { TaskIndex } from './task-index';
+import type { NewTask, TaskIndex } from './task-index';
 import { TaskPhase, DEFAULT_RETRY, workflowIdOfComposition, workflowIdOfTask, type CompositionInput, type PlannedTask, type TaskOrigin, type TaskRequest } from '../../workflows/task-types';
 import type { TemporalHandle } from './temporal-client';
 
@@ -115,68 +115,111 @@ export class TaskLauncher {
   }
 
   /**
-   * Idempotency claim first: a repeat ends there with the first launch's ids. Then the index, then
-   * the workflow: its activities update documents that must already exist. If the index fails, or
-   * the workflow certainly did not start, the documents and the claim go again, so that a retry with
-   * the same key can start the tasks, and the caller gets the error. A start that failed although
-   * the workflow runs is a launch like any other; one whose outcome Temporal cannot tell keeps
-   * both, as removing them would leave a running workflow without its tasks.
+   * Idempotency claim first, with what a repeat needs to finish the launch: a repeat ends there
+   * with the first launch's ids, or finishes it (finish). Then the index, then the workflow: its
+   * activities update documents that must already exist. If the index fails, or the workflow
+   * certainly did not start, the documents and the claim go again, so that a retry with the same
+   * key can start the tasks, and the caller gets the error. A start that failed although the
+   * workflow runs is a launch like any other; one whose outcome Temporal cannot tell keeps both, as
+   * removing them would leave a running workflow without its tasks.
    */
   private async start(principal: Principal, input: CompositionInput, workflowId: string, idempotency?: IdempotencyClaim, origin: TaskOrigin = {}): Promise<LaunchedIds> {
-    const { index, temporal, config } = this.deps;
-    const [first] = input.tasks;
+    const { index, temporal } = this.deps;
     const ids: LaunchedIds = { taskIds: input.tasks.map((task) => task.taskId), ...(input.compositionId === undefined ? {} : { compositionId: input.compositionId }) };
-    const earlier = await idempotency?.claim(ids);
-    if (earlier) return earlier;
-    const undo = async () => {
+    const launch: StoredLaunch = { workflowId, input, origin };
+    const earlier = await idempotency?.claim(ids, launch);
+    if (earlier && idempotency) {
+      // Claims written before launches were stored cannot be finished: they answer as they did.
+      return earlier.started || earlier.launch === undefined ? earlier.ids : this.finish(principal, earlier.launch as StoredLaunch, earlier.ids, idempotency);
+    }
+    const undo = async (error: unknown) => {
+      // A repeat finishing this launch has started, or will start, the workflow: its tasks stay.
+      if (idempotency && !(await idempotency.takeOver(ids, 'undo').catch(() => false))) {
+        throw Object.assign(new ApiError(ErrorCode.UNAVAILABLE, 'This launch failed, and a repeat with the same Idempotency-Key is starting its tasks: send the request again with the same key', ids, { 'Retry-After': '1' }), { cause: error });
+      }
       await index.remove(ids.taskIds, input.compositionId).catch(() => undefined);
       await idempotency?.release().catch(() => undefined);
+      throw error;
     };
     try {
-      await index.create(
-        principal,
-        input.tasks.map((task, position) => ({
-          _id: task.taskId,
-          agentId: task.agentId,
-          operation: task.operation,
-          params: task.params,
-          ...(task.callbackUrl === undefined ? {} : { callbackUrl: task.callbackUrl }),
-          phase: task.parents.length > 0 ? TaskPhase.WAITING_FOR_PARENTS : TaskPhase.CALLING_AGENT,
-          ...origin,
-          ...(input.compositionId === undefined ? {} : { compositionId: input.compositionId, index: position }),
-        })),
-        input.compositionId,
-      );
+      await index.create(principal, recordsOf(input, origin), input.compositionId);
     } catch (error) {
-      await undo();
-      throw error;
+      await undo(error);
     }
     try {
-      await temporal.client.workflow.start<typeof compositionWorkflow>('compositionWorkflow', {
-        workflowId,
-        taskQueue: config.taskQueue,
-        args: [input],
-        // A composition is listed under its first task's agent and operation; staticDetails names them all.
-        typedSearchAttributes: [
-          { key: AGENT_ID_ATTRIBUTE, value: first.agentId },
-          { key: OPERATION_ATTRIBUTE, value: first.operation },
-        ],
-        workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
-        staticSummary: summaryOf(input),
-        staticDetails: detailsOf(input),
-        // Taken up only when this process runs the task worker (TemporalHandle); otherwise a normal start.
-        requestEagerStart: true,
-      });
+      await this.startWorkflow(launch);
     } catch (error) {
-      if (!(await startedAnyway(temporal, workflowId, error, ids, idempotency !== undefined))) {
-        await undo();
-        throw error;
-      }
+      if (!(await startedAnyway(temporal, workflowId, error, ids, idempotency !== undefined))) await undo(error);
     }
-    // The tasks run whatever happens here: a failed confirmation only makes repeats wait their bound.
+    // The tasks run whatever happens here: a failed confirmation only makes repeats finish the launch again.
     await idempotency?.confirm().catch(() => undefined);
     return ids;
   }
+
+  /**
+   * Finishes the launch of a first request with the same key that has not confirmed it within the
+   * wait bound: its process may have ended between the claim and the index, or between the index
+   * and the start. Writes the index records it may lack, starts the workflow unless it exists, and
+   * confirms. Every step is idempotent, so a first request that was only slow, or concurrent
+   * repeats, still run the tasks once. After the first request undid its launch, a 503: the key is
+   * free again, and a retry launches afresh.
+   */
+  private async finish(principal: Principal, launch: StoredLaunch, ids: LaunchedIds, idempotency: IdempotencyClaim): Promise<LaunchedIds> {
+    if (!(await idempotency.takeOver(ids, 'finish'))) {
+      throw new ApiError(ErrorCode.UNAVAILABLE, 'The first request with this Idempotency-Key failed and frees the key: send the request again', undefined, { 'Retry-After': '1' });
+    }
+    await this.deps.index.create(principal, recordsOf(launch.input, launch.origin), launch.input.compositionId, { again: true });
+    try {
+      await this.startWorkflow(launch);
+    } catch (error) {
+      // Not started: the claim stays unconfirmed, and the next repeat tries again.
+      if (!(await startedAnyway(this.deps.temporal, launch.workflowId, error, ids, true))) throw error;
+    }
+    await idempotency.confirm().catch(() => undefined);
+    return ids;
+  }
+
+  private async startWorkflow({ workflowId, input }: StoredLaunch): Promise<void> {
+    const [first] = input.tasks;
+    await this.deps.temporal.client.workflow.start<typeof compositionWorkflow>('compositionWorkflow', {
+      workflowId,
+      taskQueue: this.deps.config.taskQueue,
+      args: [input],
+      // A launch finished by a repeat must not run again a workflow that already ended.
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      // A composition is listed under its first task's agent and operation; staticDetails names them all.
+      typedSearchAttributes: [
+        { key: AGENT_ID_ATTRIBUTE, value: first.agentId },
+        { key: OPERATION_ATTRIBUTE, value: first.operation },
+      ],
+      workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
+      staticSummary: summaryOf(input),
+      staticDetails: detailsOf(input),
+      // Taken up only when this process runs the task worker (TemporalHandle); otherwise a normal start.
+      requestEagerStart: true,
+    });
+  }
+}
+
+/** What a repeat needs to finish a launch (TaskLauncher.finish), stored with the idempotency claim. */
+interface StoredLaunch {
+  workflowId: string;
+  input: CompositionInput;
+  origin: TaskOrigin;
+}
+
+/** The task index's records of a launch's tasks. */
+function recordsOf(input: CompositionInput, origin: TaskOrigin): NewTask[] {
+  return input.tasks.map((task, position) => ({
+    _id: task.taskId,
+    agentId: task.agentId,
+    operation: task.operation,
+    params: task.params,
+    ...(task.callbackUrl === undefined ? {} : { callbackUrl: task.callbackUrl }),
+    phase: task.parents.length > 0 ? TaskPhase.WAITING_FOR_PARENTS : TaskPhase.CALLING_AGENT,
+    ...origin,
+    ...(input.compositionId === undefined ? {} : { compositionId: input.compositionId, index: position }),
+  }));
 }
 
 /**

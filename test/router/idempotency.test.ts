@@ -1,5 +1,10 @@
+import { randomUUID } from 'node:crypto';
+import { ADMIN_PRINCIPAL } from '../../src/auth/principal';
+import { IDEMPOTENCY_KEYS_COLLECTION, idempotencyClaimId, idempotencyRequestHash } from '../../src/router/idempotency-keys';
+import { DEFAULT_RETRY, type CompositionInput } from '../../workflows/task-types';
 import { AgentServer, completes } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
+import { useTestDatabase } from '../support/database';
 import { call, expectError } from '../support/http';
 import { waitForTask } from '../support/tasks';
 
@@ -8,6 +13,7 @@ describe('Idempotency-Key', () => {
   let server: AgentServer;
   let agent: RegisteredAgent;
   let key = 0;
+  const database = useTestDatabase();
   const freshKey = () => `key-${Date.now()}-${(key += 1)}`;
 
   beforeAll(async () => {
@@ -81,5 +87,31 @@ describe('Idempotency-Key', () => {
     expect((await post('/tasks', task('after-refusal'), idempotencyKey)).status).toBe(202);
     expectError(await post('/tasks', task('x'), 'has space'), 400, 'VALIDATION_ERROR');
     expectError(await post('/tasks', task('x'), 'k'.repeat(256)), 400, 'VALIDATION_ERROR');
+  });
+
+  it('finishes the launch of a first request that claimed the key and ended before indexing its task', async () => {
+    const idempotencyKey = freshKey();
+    const body = task('finished-by-repeat');
+    const taskId = randomUUID();
+    const input: CompositionInput = {
+      tasks: [{ taskId, agentId: agent.agentId, agentName: 'echo', operation: 'tools/echo', params: body.params, parents: [], executeOnParentFailure: false, timeoutMs: 60_000, retry: DEFAULT_RETRY, notifyAgent: false }],
+      agentCallTimeoutMs: 30_000,
+    };
+    // The claim as a process killed right after inserting it leaves it: unconfirmed, no task, no workflow.
+    await database()
+      .collection(IDEMPOTENCY_KEYS_COLLECTION)
+      .insertOne({
+        _id: idempotencyClaimId(ADMIN_PRINCIPAL, idempotencyKey),
+        requestHash: idempotencyRequestHash('task', body),
+        taskIds: [taskId],
+        createdAt: new Date(Date.now() - 60_000),
+        launch: JSON.stringify({ workflowId: `task-${taskId}`, input, origin: {} }),
+      } as never);
+    const repeat = await post('/tasks', body, idempotencyKey);
+    expect({ status: repeat.status, body: repeat.body }).toEqual({ status: 202, body: { taskId, status: 'pending' } });
+    expect(await waitForTask(taskId)).toMatchObject({ status: 'completed' });
+    const again = await post('/tasks', body, idempotencyKey);
+    expect({ status: again.status, body: again.body }).toEqual({ status: 202, body: { taskId, status: 'pending' } });
+    expect(server.calls.filter((received) => received.body?.params?.text === 'finished-by-repeat')).toHaveLength(1);
   });
 });
