@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IndexDescription } from 'mongodb';
+import type { Principal } from '../auth/principal';
 import type { Store } from '../store/mongo';
 import { ApiError, ErrorCode } from '../http/errors';
 import { isParticipant, participantKey, type NewRoom, type Participant, type Room } from './room';
@@ -52,7 +53,7 @@ export class RoomStore {
     return this.store.collection<RoomDocument>(ROOMS_COLLECTION);
   }
 
-  async create(room: NewRoom): Promise<Room> {
+  async create(room: NewRoom, createdBy: Principal): Promise<Room> {
     const now = new Date();
     const document: RoomDocument = {
       _id: randomUUID(),
@@ -63,6 +64,7 @@ export class RoomStore {
       private: room.private,
       metadata: JSON.stringify(room.metadata),
       ...toDocumentFields(room.participants),
+      createdBy: { kind: createdBy.kind, id: createdBy.id },
       createdAt: now,
       updatedAt: now,
       revision: 0,

@@ -32,10 +32,12 @@ export interface Room {
   participants: Participant[];
   createdAt: Date;
   updatedAt: Date;
+  /** The principal that created the room; absent on rooms stored before creators were recorded, which only admins manage. */
+  createdBy?: Principal;
 }
 
-/** A room as its creator describes it, before the service gives it an id and timestamps. */
-export type NewRoom = Omit<Room, 'id' | 'createdAt' | 'updatedAt'>;
+/** A room as its creator describes it, before the service gives it an id, a creator and timestamps. */
+export type NewRoom = Omit<Room, 'id' | 'createdAt' | 'updatedAt' | 'createdBy'>;
 
 /** The room record of the HTTP answers: `roomId` and `id` carry the same value. */
 export function toRoomRecord(room: Room) {
@@ -67,22 +69,25 @@ export function isParticipant(room: Pick<Room, 'participants'>, participant: Par
   return room.participants.some((member) => member.type === participant.type && member.participantId === participant.id);
 }
 
-/** Admin and service keys read every room. */
-const readsEverything = (principal: Principal): boolean =>
-  principal.kind === PrincipalKind.ADMIN || principal.kind === PrincipalKind.SERVICE;
+/** Whether `principal` may change the room (its participants): its creator and admins. */
+export function canManage(room: Pick<Room, 'createdBy'>, principal: Principal): boolean {
+  if (principal.kind === PrincipalKind.ADMIN) return true;
+  return room.createdBy?.kind === principal.kind && room.createdBy.id === principal.id;
+}
 
 export const RoomAccess = {
   ALLOWED: 'allowed',
   NEEDS_CREDENTIAL: 'needs_credential',
-  FORBIDDEN: 'forbidden',
+  /** The caller may not learn that the room exists. */
+  HIDDEN: 'hidden',
 } as const;
 export type RoomAccess = (typeof RoomAccess)[keyof typeof RoomAccess];
 
-/** Who may read a room and its messages: a public room anyone; a private one its participants, admin and service keys. */
-export function readAccess(room: Pick<Room, 'private' | 'participants'>, principal: Principal | undefined): RoomAccess {
+/** Who may read a room and its messages: a public room anyone; a private one its participants, its creator and admins. */
+export function readAccess(room: Pick<Room, 'private' | 'participants' | 'createdBy'>, principal: Principal | undefined): RoomAccess {
   if (!room.private) return RoomAccess.ALLOWED;
   if (!principal) return RoomAccess.NEEDS_CREDENTIAL;
-  if (readsEverything(principal)) return RoomAccess.ALLOWED;
+  if (canManage(room, principal)) return RoomAccess.ALLOWED;
   const participant = participantOf(principal);
-  return participant && isParticipant(room, participant) ? RoomAccess.ALLOWED : RoomAccess.FORBIDDEN;
+  return participant && isParticipant(room, participant) ? RoomAccess.ALLOWED : RoomAccess.HIDDEN;
 }

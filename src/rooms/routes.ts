@@ -1,13 +1,13 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { PrincipalKind, requireKind, requirePrincipal, type AuthState } from '../auth/principal';
-import { ApiError, ErrorCode, invalid, notFound } from '../http/errors';
+import { ApiError, ErrorCode, forbidden, invalid, notFound } from '../http/errors';
 import type { RouteModule } from '../http/app';
 import { validator } from '../http/validate';
 import { CloseCode, messageFrame } from './frames';
 import { messageInput } from './message-input';
 import type { MessageStore, PageCursor } from './message-store';
-import { participantOf, participantKey, ParticipantType, readAccess, RoomAccess, toRoomRecord, type NewRoom, type Participant, type Room } from './room';
+import { canManage, participantOf, participantKey, ParticipantType, readAccess, RoomAccess, toRoomRecord, type NewRoom, type Participant, type Room } from './room';
 import type { RoomHub } from './room-hub';
 import { ParticipantChange, type RoomStore } from './room-store';
 import {
@@ -41,7 +41,7 @@ export function createRoomRoutes(deps: RoomRoutesDeps): RouteModule {
   const readMessage = messageInput(deps.maxMessageChars);
 
   router.post('/rooms', async (ctx) => {
-    requireKind(ctx, PrincipalKind.ADMIN, PrincipalKind.SERVICE);
+    const principal = requireKind(ctx, PrincipalKind.ADMIN, PrincipalKind.SERVICE);
     const body = readCreateRoom(ctx.request.body);
     if (body.participants.length > body.maxParticipants) {
       throw invalid(`participants lists ${body.participants.length}, more than maxParticipants (${body.maxParticipants})`);
@@ -51,7 +51,7 @@ export function createRoomRoutes(deps: RoomRoutesDeps): RouteModule {
     if (repeated) throw invalid(`participants lists ${repeated} more than once`);
     for (const participant of body.participants) await requireRegisteredAgent(deps, participant);
     ctx.status = 201;
-    ctx.body = toRoomRecord(await deps.rooms.create(body));
+    ctx.body = toRoomRecord(await deps.rooms.create(body, principal));
   });
 
   router.get('/rooms', async (ctx) => {
@@ -71,9 +71,8 @@ export function createRoomRoutes(deps: RoomRoutesDeps): RouteModule {
   });
 
   router.post('/rooms/:roomId/participants', async (ctx) => {
-    requireKind(ctx, PrincipalKind.ADMIN, PrincipalKind.SERVICE);
+    await manageableRoom(ctx, deps, ctx.params.roomId);
     const participant = readParticipant(ctx.request.body);
-    if (!(await deps.rooms.findById(ctx.params.roomId))) throw notFound('Room');
     await requireRegisteredAgent(deps, participant);
     const { change, room } = await deps.rooms.addParticipant(ctx.params.roomId, participant);
     if (change === ParticipantChange.NO_ROOM) throw notFound('Room');
@@ -83,9 +82,7 @@ export function createRoomRoutes(deps: RoomRoutesDeps): RouteModule {
   });
 
   router.delete('/rooms/:roomId/participants/:participantId', async (ctx) => {
-    requireKind(ctx, PrincipalKind.ADMIN, PrincipalKind.SERVICE);
-    const room = await deps.rooms.findById(ctx.params.roomId);
-    if (!room) throw notFound('Room');
+    const room = await manageableRoom(ctx, deps, ctx.params.roomId);
     const member = room.participants.find((participant) => participant.participantId === ctx.params.participantId);
     if (!member) throw notFound('Participant');
     const { change, room: updated } = await deps.rooms.removeParticipant(room.id, member);
@@ -116,13 +113,23 @@ export function createRoomRoutes(deps: RoomRoutesDeps): RouteModule {
   return { router, versioned: false };
 }
 
-/** The room when the caller may read it: 404 unknown, 401 private without credential, 403 private and not a participant. */
+/**
+ * The room when the caller may read it: 401 private without credential; 404 unknown, or private
+ * and the caller may not read it, with the same body, so that a private room is not admitted to exist.
+ */
 async function readableRoom(ctx: Context, deps: RoomRoutesDeps, roomId: string): Promise<Room> {
   const room = await deps.rooms.findById(roomId);
-  if (!room) throw notFound('Room');
-  const access = readAccess(room, (ctx.state as AuthState).principal);
+  const access = room ? readAccess(room, (ctx.state as AuthState).principal) : RoomAccess.HIDDEN;
   if (access === RoomAccess.NEEDS_CREDENTIAL) requirePrincipal(ctx);
-  if (access === RoomAccess.FORBIDDEN) throw new ApiError(ErrorCode.FORBIDDEN, 'This room is private to its participants');
+  if (access === RoomAccess.HIDDEN) throw notFound('Room');
+  return room!;
+}
+
+/** The room when the caller may manage it: admin and service keys only (else 403), 404 as `readableRoom`, 403 for a room it may read but did not create. */
+async function manageableRoom(ctx: Context, deps: RoomRoutesDeps, roomId: string): Promise<Room> {
+  const principal = requireKind(ctx, PrincipalKind.ADMIN, PrincipalKind.SERVICE);
+  const room = await readableRoom(ctx, deps, roomId);
+  if (!canManage(room, principal)) throw forbidden('Only the room\'s creator or an admin may manage it');
   return room;
 }
 

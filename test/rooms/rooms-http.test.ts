@@ -107,11 +107,11 @@ describe('reading rooms', () => {
     expectError(await call('GET', `/rooms?${query}`), 400, 'VALIDATION_ERROR');
   });
 
-  it('GET /rooms/{roomId}: public for anyone, private for participants, admin and service keys', async () => {
+  it('GET /rooms/{roomId}: public for anyone, private for participants, its creator and admin (others: 404)', async () => {
     const member = newUserId();
     const room = await createRoom({ private: true, participants: [human(member)] });
     expectError(await call('GET', `/rooms/${room.roomId}`), 401, 'UNAUTHENTICATED');
-    expectError(await call('GET', `/rooms/${room.roomId}`, { headers: await humanHeaders(newUserId()) }), 403, 'FORBIDDEN');
+    expectError(await call('GET', `/rooms/${room.roomId}`, { headers: await humanHeaders(newUserId()) }), 404, 'NOT_FOUND');
     expect((await call('GET', `/rooms/${room.roomId}`, { headers: await humanHeaders(member) })).body).toEqual(room);
     expect((await call('GET', `/rooms/${room.roomId}`, { apiKey: 'admin' })).status).toBe(200);
     expectError(await call('GET', '/rooms/no-such-room'), 404, 'NOT_FOUND');
@@ -202,7 +202,7 @@ describe('messages over HTTP', () => {
     const path = `/rooms/${room.roomId}/messages`;
     const headers = await humanHeaders(member);
     expectError(await call('POST', path, { body: { content: 'x' } }), 401, 'UNAUTHENTICATED');
-    expectError(await call('POST', path, { headers: await humanHeaders(newUserId()), body: { content: 'x' } }), 403, 'FORBIDDEN');
+    expectError(await call('POST', path, { headers: await humanHeaders(newUserId()), body: { content: 'x' } }), 404, 'NOT_FOUND');
     expectError(await call('POST', path, { apiKey: 'admin', body: { content: 'x' } }), 403, 'FORBIDDEN');
     expectError(await call('POST', '/rooms/no-such-room/messages', { headers, body: { content: 'x' } }), 404, 'NOT_FOUND');
     for (const body of [{}, { content: '' }, { content: '   ' }, { content: 5 }, { content: 'x', metadata: 'y' }, { content: 'x', extra: 1 }]) {
@@ -231,15 +231,15 @@ describe('GET /rooms/{roomId}/messages', () => {
     expect(contents(await call('GET', `/rooms/${room.roomId}/messages?after=7`))).toEqual([]);
   });
 
-  it('keeps private history to participants, admin and service keys; public history needs no credential', async () => {
+  it('keeps private history to participants, its creator and admin; public history needs no credential', async () => {
     const member = newUserId();
     const closed = await createRoom({ private: true, participants: [human(member)] });
     await post(closed.roomId, member, 'secret');
     const path = `/rooms/${closed.roomId}/messages`;
     expectError(await call('GET', path), 401, 'UNAUTHENTICATED');
-    expectError(await call('GET', path, { headers: await humanHeaders(newUserId()) }), 403, 'FORBIDDEN');
+    expectError(await call('GET', path, { headers: await humanHeaders(newUserId()) }), 404, 'NOT_FOUND');
     const agent = await registerAgent();
-    expectError(await call('GET', path, { apiKey: agent.apiKey }), 403, 'FORBIDDEN');
+    expectError(await call('GET', path, { apiKey: agent.apiKey }), 404, 'NOT_FOUND');
     expect((await call('GET', path, { headers: await humanHeaders(member) })).body).toHaveLength(1);
     expect((await call('GET', path, { apiKey: 'admin' })).body).toHaveLength(1);
 
