@@ -1,5 +1,5 @@
 import { PrincipalKind, type Principal } from '../auth/principal';
-import { forbidden, notFound } from '../http/errors';
+import { notFound } from '../http/errors';
 import { validator } from '../http/validate';
 import type { AgentStore } from '../registry/agent-store';
 import type { UserSchemaCompiler } from '../registry/user-schemas';
@@ -70,8 +70,8 @@ export class RoomTaskRequests {
     const principal = principalOf(asker);
     if (request.parentTaskId !== undefined) {
       const parent = await this.deps.index.find(request.parentTaskId);
-      if (!parent) throw notFound(`Task ${request.parentTaskId}`);
-      if (!canRead(principal, parent)) throw forbidden('Only the agent of a task, or its creator, may delegate from it');
+      // A parent the asker may not read is answered as an unknown one, so the frame tells no one which ids exist.
+      if (!parent || !canRead(principal, parent)) throw notFound(`Task ${request.parentTaskId}`);
     }
     const { requestId, parentTaskId, agentId: asked, ...task } = request;
     let agentId = asked;

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { requirePrincipal } from '../auth/principal';
 import type { RouteModule } from '../http/app';
-import { ApiError, ErrorCode, forbidden, notFound } from '../http/errors';
+import { ApiError, ErrorCode, notFound } from '../http/errors';
 import { validator } from '../http/validate';
 import { canRead, canReadComposition, toCompositionView, toTaskView, type TaskDocument, type TaskIndex } from './task-index';
 import { IDEMPOTENCY_KEY_HEADER, type IdempotencyKeys } from './idempotency-keys';
@@ -61,12 +61,12 @@ export function createRouterRoutes({ launcher, index, idempotencyKeys, temporal,
   });
 
   // With waitMs, a pending task is answered once it ends (or when waitMs ran out, still pending).
+  // A task the caller may not read is answered as an unknown one: a 403 would tell that the id exists.
   router.get('/tasks/:taskId', async (ctx: Context) => {
     const principal = requirePrincipal(ctx);
     const waitMs = Number(checkLookup(ctx.query).waitMs ?? 0);
     const readable = (task: TaskDocument | null): TaskDocument => {
-      if (!task) throw notFound(`Task ${ctx.params.taskId}`);
-      if (!canRead(principal, task)) throw forbidden('Only the task creator, its agent and admins may read this task');
+      if (!task || !canRead(principal, task)) throw notFound(`Task ${ctx.params.taskId}`);
       return task;
     };
     const task = waitMs > 0 ? await index.findEnded(ctx.params.taskId, waitMs, abandonedSignal(ctx), readable) : readable(await index.find(ctx.params.taskId));
@@ -86,8 +86,8 @@ export function createRouterRoutes({ launcher, index, idempotencyKeys, temporal,
   router.get('/compositions/:compositionId', async (ctx: Context) => {
     const principal = requirePrincipal(ctx);
     const composition = await index.findComposition(ctx.params.compositionId);
-    if (!composition) throw notFound(`Composition ${ctx.params.compositionId}`);
-    if (!canReadComposition(principal, composition)) throw forbidden('Only the composition creator, its agents and admins may read this composition');
+    // Unknown to a caller who may not read it, as GET /tasks/{taskId} does.
+    if (!composition || !canReadComposition(principal, composition)) throw notFound(`Composition ${ctx.params.compositionId}`);
     ctx.body = toCompositionView(composition, principal);
   });
 

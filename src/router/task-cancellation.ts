@@ -2,7 +2,7 @@ import { WorkflowNotFoundError } from '@temporalio/common';
 import { WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { PrincipalKind, type Principal } from '../auth/principal';
 import { ApiError, ErrorCode, forbidden, notFound } from '../http/errors';
-import { CANCELLATION_CLAIM, workflowIdOf, type TaskDocument, type TaskIndex } from './task-index';
+import { CANCELLATION_CLAIM, canRead, workflowIdOf, type TaskDocument, type TaskIndex } from './task-index';
 import type { TemporalHandle } from './temporal-client';
 import { cancelTaskUpdate, TaskStatus } from '../../workflows/task-types';
 
@@ -26,7 +26,8 @@ const alreadyEnded = (taskId: string, status: string) => new ApiError(ErrorCode.
  */
 export async function cancelTask(index: TaskIndex, temporal: TemporalHandle, principal: Principal, taskId: string): Promise<{ taskId: string; status: string }> {
   const task = await index.find(taskId);
-  if (!task) throw notFound(`Task ${taskId}`);
+  // A caller who may not read the task gets what an unknown id gets; one who may (its agent) learns nothing from a 403.
+  if (!task || !canRead(principal, task)) throw notFound(`Task ${taskId}`);
   const isCreator = principal.kind === task.createdBy.kind && principal.id === task.createdBy.id;
   if (!isCreator && principal.kind !== PrincipalKind.ADMIN) throw forbidden('Only the task creator or an admin may cancel this task');
 

@@ -3,7 +3,7 @@ import { WorkflowNotFoundError } from '@temporalio/common';
 import { PrincipalKind, type Principal } from '../auth/principal';
 import { ApiError, ErrorCode, forbidden, notFound } from '../http/errors';
 import { canonicalJson } from './canonical-json';
-import { CANCELLATION_CLAIM, workflowIdOf, type TaskDocument, type TaskIndex } from './task-index';
+import { CANCELLATION_CLAIM, canRead, workflowIdOf, type TaskDocument, type TaskIndex } from './task-index';
 import type { TemporalHandle } from './temporal-client';
 import { agentReportSignal, normaliseResult, TaskStatus, type AgentReport, type TaskError } from '../../workflows/task-types';
 
@@ -26,7 +26,8 @@ const conflict = (taskId: string) => new ApiError(ErrorCode.CONFLICT, `Task ${ta
  */
 export async function deliverReport(index: TaskIndex, temporal: TemporalHandle, principal: Principal, taskId: string, body: AgentReportBody): Promise<{ taskId: string; status: string }> {
   const task = await index.find(taskId);
-  if (!task) throw notFound(`Task ${taskId}`);
+  // A caller who may not read the task gets what an unknown id gets; one who may (its creator) learns nothing from a 403.
+  if (!task || !canRead(principal, task)) throw notFound(`Task ${taskId}`);
   const isItsAgent = principal.kind === PrincipalKind.AGENT && principal.id === task.agentId;
   if (!isItsAgent && principal.kind !== PrincipalKind.ADMIN) throw forbidden('Only the agent executing this task, or an admin, may report on it');
   checkReportBody(taskId, body);

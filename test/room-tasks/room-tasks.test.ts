@@ -211,7 +211,7 @@ describe('delegation', () => {
     expect(await waitForTask(childTaskId)).toMatchObject({ status: 'completed', parentTaskId, requestedBy: { type: 'AGENT', id: first.agentId } });
   });
 
-  it('refuses a delegation from a task the asker has nothing to do with', async () => {
+  it('refuses a delegation from a task the asker has nothing to do with, as from an unknown task', async () => {
     const agent = await registerLiveAgent();
     const stranger = await registerLiveAgent();
     const room = await roomWith(agent, stranger);
@@ -220,7 +220,8 @@ describe('delegation', () => {
     const { taskId } = await created(asker, requestTask(asker, { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' } }));
 
     const requestId = requestTask(strangerSocket, { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'y' }, parentTaskId: taskId });
-    expect((await strangerSocket.waitFor(isErrorFor(requestId), FRAME_WAIT_MS)).data.code).toBe('FORBIDDEN');
+    // To the stranger the parent is unknown: the same answer as for a task that does not exist.
+    expect((await strangerSocket.waitFor(isErrorFor(requestId), FRAME_WAIT_MS)).data).toMatchObject({ code: 'NOT_FOUND', message: `Task ${taskId} not found` });
   });
 });
 

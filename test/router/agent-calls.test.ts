@@ -169,7 +169,7 @@ describe('calls to an agent and what its replies make of the task', () => {
 
     expect(await report({ status: 'pending', message: 'half way', progress: 0.5 })).toMatchObject({ status: 200, body: { taskId, status: 'pending' } });
     expect(await waitForTask(taskId, { until: (task) => task.progress === 0.5 })).toMatchObject({ status: 'pending', progress: 0.5, message: 'half way' });
-    expectError(await report({ status: 'completed', result: 1 }, (await registerAgent()).apiKey), 403, 'FORBIDDEN');
+    expect(expectError(await report({ status: 'completed', result: 1 }, (await registerAgent()).apiKey), 404, 'NOT_FOUND').message).toBe(`Task ${taskId} not found`);
     expectError(await report({ status: 'completed' }), 400, 'VALIDATION_ERROR');
     expectError(await report({ status: 'done' }), 400, 'VALIDATION_ERROR');
     expectError(await call('POST', '/tasks/no-such-task/result', { apiKey: 'admin', body: { status: 'completed', result: 1 } }), 404, 'NOT_FOUND');

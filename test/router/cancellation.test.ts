@@ -199,12 +199,13 @@ describe('task cancellation', () => {
     });
   });
 
-  it('answers 409 for an ended task, 403 to others than creator and admin, 404 for an unknown task', async () => {
+  it('answers 409 for an ended task, 403 to its agent, 404 to those who may not read it as for an unknown task', async () => {
     const creator = await registerAgent();
     const taskId = await awaitingTask(creator.apiKey);
-    expectError(await cancel(taskId, (await registerAgent()).apiKey), 403, 'FORBIDDEN');
+    expect(expectError(await cancel(taskId, (await registerAgent()).apiKey), 404, 'NOT_FOUND').message).toBe(`Task ${taskId} not found`);
+    // Its agent may read the task, so a 403 tells it nothing new.
     expectError(await cancel(taskId, patient.apiKey), 403, 'FORBIDDEN');
-    expectError(await cancel('no-such-task'), 404, 'NOT_FOUND');
+    expect(expectError(await cancel('no-such-task'), 404, 'NOT_FOUND').message).toBe('Task no-such-task not found');
     expect((await call('POST', `/tasks/${taskId}/result`, { apiKey: patient.apiKey, body: { status: 'completed', result: { done: true } } })).status).toBe(200);
     await waitForTask(taskId);
     expectError(await cancel(taskId, creator.apiKey), 409, 'CONFLICT');

@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { AgentServer, type AgentBehaviour } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
-import { call } from '../support/http';
+import { call, expectError } from '../support/http';
 import { tool, waitForTask } from '../support/tasks';
 import { connectTemporal } from '../support/temporal';
 import { AGENT_ID_ATTRIBUTE, OPERATION_ATTRIBUTE } from '../../src/router/search-attributes';
@@ -76,8 +76,9 @@ describe('compositions', () => {
     expect(composition.body).toMatchObject({ compositionId, status: 'completed' });
     expect(composition.body.tasks.map((task: { taskId: string }) => task.taskId)).toEqual(taskIds);
     expect((await call('GET', `/v1/compositions/${compositionId}`, { apiKey: agent.apiKey })).status).toBe(200);
-    expect((await call('GET', `/compositions/${compositionId}`, { apiKey: (await registerAgent()).apiKey })).status).toBe(403);
-    expect((await call('GET', '/compositions/unknown', { apiKey: 'admin' })).status).toBe(404);
+    // To a caller who may not read it, the composition is unknown: the same answer as for an unknown id.
+    expect(expectError(await call('GET', `/compositions/${compositionId}`, { apiKey: (await registerAgent()).apiKey }), 404, 'NOT_FOUND').message).toBe(`Composition ${compositionId} not found`);
+    expect(expectError(await call('GET', '/compositions/unknown', { apiKey: 'admin' }), 404, 'NOT_FOUND').message).toBe('Composition unknown not found');
   });
 
   it('shows the agent of one task the other tasks of its composition without their results or errors', async () => {

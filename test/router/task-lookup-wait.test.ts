@@ -69,7 +69,7 @@ describe('GET /tasks/{taskId}?waitMs=', () => {
     const stranger = await registerAgent();
     const taskId = await createTask(silentAgent, creator.apiKey);
     const started = Date.now();
-    expectError(await call('GET', `/tasks/${taskId}?waitMs=20000`, { apiKey: stranger.apiKey }), 403, 'FORBIDDEN');
+    expect(expectError(await call('GET', `/tasks/${taskId}?waitMs=20000`, { apiKey: stranger.apiKey }), 404, 'NOT_FOUND').message).toBe(`Task ${taskId} not found`);
     expectError(await call('GET', '/tasks/no-such-task?waitMs=20000', { apiKey: 'admin' }), 404, 'NOT_FOUND');
     expectError(await call('GET', `/tasks/${taskId}?waitMs=20000`), 401, 'UNAUTHENTICATED');
     expect(Date.now() - started).toBeLessThan(5_000);
