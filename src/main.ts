@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig, type Config, type Env } from './config/config';
+import { ensurePrivateDir, PRIVATE_FILE_MODE } from './embedded/data-dir';
 import { ensurePortsFree, PortTakenError, type ExitStatus, type ManagedProcess } from './embedded/managed-process';
 import { embeddedPorts, startEmbeddedStack, type EmbeddedStack, type Endpoints } from './embedded/stack';
 import { createLogger } from './ops/logger';
@@ -104,14 +105,18 @@ const CRASH_SERVICE_STOP_MS = 10_000;
  * npm start generates the admin key and the callback signing secret once and keeps them with the
  * data, so a restart keeps working credentials and receivers keep verifying signatures.
  */
-function persistentSecret(dataDir: string, fileName: string, generate: () => string): string {
+export function persistentSecret(dataDir: string, fileName: string, generate: () => string): string {
+  ensurePrivateDir(dataDir);
   const file = path.join(dataDir, fileName);
   try {
-    return fs.readFileSync(file, 'utf8').trim();
-  } catch {
+    const secret = fs.readFileSync(file, 'utf8').trim();
+    // A file put there by hand, or copied in, may be readable by others.
+    fs.chmodSync(file, PRIVATE_FILE_MODE);
+    return secret;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     const secret = generate();
-    fs.mkdirSync(dataDir, { recursive: true });
-    fs.writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+    fs.writeFileSync(file, `${secret}\n`, { mode: PRIVATE_FILE_MODE });
     return secret;
   }
 }

@@ -1,4 +1,4 @@
-import fs from 'node:fs';
+import { ensurePrivateDir } from './data-dir';
 import path from 'node:path';
 import { MongoClient, MongoServerError } from 'mongodb';
 import { indexIdLookups } from './ferretdb-id-index';
@@ -19,7 +19,7 @@ export interface FerretDbOptions {
 /** FerretDB on loopback with its SQLite handler: a MongoDB wire-compatible server kept in files under the data folder. */
 export async function startFerretDb(options: FerretDbOptions): Promise<ManagedProcess> {
   const files = path.join(options.dataDir, 'ferretdb');
-  fs.mkdirSync(files, { recursive: true });
+  ensurePrivateDir(files);
   const args = [
     '--handler=sqlite',
     `--sqlite-url=file:${files}/`,

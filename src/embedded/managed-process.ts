@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import { PRIVATE_FILE_MODE } from './data-dir';
 
 export interface ExitStatus {
   code: number | null;
@@ -57,7 +58,9 @@ export class ManagedProcess {
 
   /** Spawns the command and resolves once `host:port` accepts connections; rejects with the log's tail if it dies first. */
   static async start(name: string, command: string, args: string[], options: { logFile: string; host: string; port: number; timeoutMs?: number }): Promise<ManagedProcess> {
-    const log = fs.openSync(options.logFile, 'a');
+    const log = fs.openSync(options.logFile, 'a', PRIVATE_FILE_MODE);
+    // A log created by an earlier version kept its mode: servers log addresses, errors and sometimes request data.
+    fs.fchmodSync(log, PRIVATE_FILE_MODE);
     const [file, argv] = serversEndWithThisProcess() ? ['setpriv', ['--pdeathsig', PARENT_DEATH_SIGNAL, '--', command, ...args]] : [command, args];
     const child = spawn(file, argv, { stdio: ['ignore', log, log] });
     fs.closeSync(log);

@@ -1,4 +1,4 @@
-import fs from 'node:fs';
+import { ensurePrivateDir } from './data-dir';
 import type { Config } from '../config/config';
 import type { Logger } from '../ops/logger';
 import { startFerretDb, mongoUriFor } from './ferretdb';
@@ -44,7 +44,7 @@ export interface EmbeddedStackOptions {
  * is set, FerretDB unless MONGODB_URI is set. Data lives under DATA_DIR, so a restart keeps it.
  */
 export async function startEmbeddedStack(config: Config, logger: Logger, options: EmbeddedStackOptions): Promise<EmbeddedStack> {
-  fs.mkdirSync(config.dataDir, { recursive: true });
+  ensurePrivateDir(config.dataDir);
   if (!serversEndWithThisProcess()) logger.warn('setpriv --pdeathsig is not available: the embedded servers keep running if this process is killed');
   const processes: ManagedProcess[] = [];
   const started = (server: ManagedProcess) => {
