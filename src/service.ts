@@ -147,6 +147,7 @@ async function serveApi(
         { name: 'temporal', check: () => temporal.ping() },
       ],
       metrics,
+      { metricsToken: config.metricsToken },
     ),
     modules,
   });

@@ -30,6 +30,8 @@ export interface Config {
   authIssuer?: string;
   authAudience?: string;
   callbackSigningSecret?: string;
+  /** Unset means: GET /metrics is open to anyone. */
+  metricsToken?: string;
 
   allowInsecureAgentUrls: boolean;
   allowPrivateAgentUrls: boolean;
@@ -158,6 +160,7 @@ export function loadConfig(env: Env = process.env): Config {
     authIssuer: read.string('AUTH_ISSUER'),
     authAudience: read.string('AUTH_AUDIENCE'),
     callbackSigningSecret: read.string('CALLBACK_SIGNING_SECRET'),
+    metricsToken: read.string('METRICS_TOKEN'),
 
     allowInsecureAgentUrls: read.boolean('ALLOW_INSECURE_AGENT_URLS'),
     allowPrivateAgentUrls: read.boolean('ALLOW_PRIVATE_AGENT_URLS'),
@@ -180,6 +183,9 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (config.adminApiKey !== undefined && config.adminApiKey.length < 16) {
     read.problems.push('ADMIN_API_KEY must be at least 16 characters');
+  }
+  if (config.metricsToken !== undefined && config.metricsToken.length < 16) {
+    read.problems.push('METRICS_TOKEN must be at least 16 characters');
   }
   if (config.callbackSigningSecret !== undefined && !isWebhookSecret(config.callbackSigningSecret)) {
     read.problems.push('CALLBACK_SIGNING_SECRET must be whsec_ followed by the base64 of 24 to 64 random bytes (Standard Webhooks)');

@@ -40,7 +40,7 @@ interface Operation {
 export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/healthz', summary: 'The process answers', credential: 'none', success: [200, 'Alive'] },
   { method: 'get', path: '/readyz', summary: 'MongoDB and Temporal answer (503 naming what is down)', credential: 'none', success: [200, 'Ready'] },
-  { method: 'get', path: '/metrics', summary: 'Prometheus metrics', credential: 'none', success: [200, 'Metrics in the Prometheus text format'] },
+  { method: 'get', path: '/metrics', summary: 'Prometheus metrics; with METRICS_TOKEN set, only for Authorization: Bearer <METRICS_TOKEN> (else 401)', credential: 'none', success: [200, 'Metrics in the Prometheus text format'] },
   { method: 'get', path: '/openapi.json', summary: 'This document', credential: 'none', success: [200, 'OpenAPI 3.1 document'] },
 
   { method: 'post', path: '/keys', summary: 'Create a service API key (shown once)', credential: 'adminOrService', body: KEY_CREATION_SCHEMA, success: [201, 'The key'] },

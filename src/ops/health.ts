@@ -1,4 +1,6 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import Router from '@koa/router';
+import type { Context } from 'koa';
 import { openApiDocument } from '../http/openapi';
 import type { Metrics } from './metrics';
 import { ApiError, ErrorCode } from '../http/errors';
@@ -11,8 +13,27 @@ export interface ReadinessCheck {
 
 const CHECK_TIMEOUT_MS = 2_000;
 
+/** Compared as SHA-256 digests: equal lengths for timingSafeEqual, and no time that depends on how much of the token matched. */
+const digestOf = (token: string) => createHash('sha256').update(token).digest();
+
+/**
+ * With METRICS_TOKEN set, GET /metrics needs `Authorization: Bearer <token>`: the metrics tell
+ * routes, traffic and error counts, which a service reachable by others need not show everyone.
+ * Unset, the route is open, for a Prometheus on a private network.
+ */
+function requireMetricsToken(token: string | undefined): (ctx: Context) => void {
+  if (token === undefined) return () => undefined;
+  const expected = digestOf(token);
+  return (ctx) => {
+    const match = /^Bearer (.+)$/.exec(ctx.get('Authorization'));
+    if (match && timingSafeEqual(digestOf(match[1]), expected)) return;
+    throw new ApiError(ErrorCode.UNAUTHENTICATED, 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>', undefined, { 'WWW-Authenticate': 'Bearer' });
+  };
+}
+
 /** GET /healthz (the process answers), GET /readyz (every dependency answers), GET /metrics, GET /openapi.json. */
-export function createOpsRoutes(checks: ReadinessCheck[], metrics: Metrics): Router {
+export function createOpsRoutes(checks: ReadinessCheck[], metrics: Metrics, options: { metricsToken?: string } = {}): Router {
+  const checkMetricsToken = requireMetricsToken(options.metricsToken);
   const router = new Router();
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
@@ -34,6 +55,7 @@ export function createOpsRoutes(checks: ReadinessCheck[], metrics: Metrics): Rou
     ctx.body = document;
   });
   router.get('/metrics', async (ctx) => {
+    checkMetricsToken(ctx);
     ctx.type = metrics.registry.contentType;
     ctx.body = await metrics.registry.metrics();
   });
