@@ -9,7 +9,7 @@ import type { Logger } from '../ops/logger';
 import { CloseCode } from './frames';
 import type { MessageStore } from './message-store';
 import { messageInput } from './message-input';
-import { isParticipant, participantOf } from './room';
+import { participantOf, readAccess, RoomAccess } from './room';
 import type { RoomHub } from './room-hub';
 import { RoomSocket, type RoomTaskFrames } from './room-socket';
 import type { RoomStore } from './room-store';
@@ -80,8 +80,8 @@ export class RoomWebSocketServer {
       if (!participant) throw forbidden('Room connections are for humans and agents');
       const since = parseSince(url.searchParams.get('since'));
       const room = await this.deps.rooms.findById(decodeURIComponent(match[1]));
-      if (!room) throw notFound('Room');
-      if (room.private && !isParticipant(room, participant)) throw forbidden('This room is private to its participants');
+      // The read rule of HTTP, answered alike: a private room the caller may not read is not admitted to exist.
+      if (!room || readAccess(room, principal) !== RoomAccess.ALLOWED) throw notFound('Room');
       const alreadyConnected = this.deps.hub.isConnected(room.id, participant);
       if (!alreadyConnected && this.deps.hub.connectedParticipants(room.id) >= room.maxParticipants) {
         throw forbidden(`The room is full: ${room.maxParticipants} participants are connected`);
