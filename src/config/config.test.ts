@@ -80,6 +80,13 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '5001', HTTP_REQUEST_TIMEOUT_MS: '5000' })).toThrow(/HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS/);
   });
 
+  it('fans room messages out by polling unless ROOM_FANOUT=change-streams, and refuses any other value', () => {
+    expect(loadConfig({}).roomFanout).toBe('poll');
+    expect(loadConfig({ ROOM_FANOUT: 'poll' }).roomFanout).toBe('poll');
+    expect(loadConfig({ ROOM_FANOUT: 'change-streams' }).roomFanout).toBe('change-streams');
+    expect(() => loadConfig({ ROOM_FANOUT: 'change_stream' })).toThrow(/ROOM_FANOUT must be one of poll, change-streams, got "change_stream"/);
+  });
+
   it('refuses a default task timeout above the maximum', () => {
     expect(() => loadConfig({ DEFAULT_TASK_TIMEOUT_MS: '100000', MAX_TASK_TIMEOUT_MS: '5000' })).toThrow(/DEFAULT_TASK_TIMEOUT_MS/);
   });

@@ -52,7 +52,13 @@ export interface Config {
   agentCallTimeoutMs: number;
   /** How often a worker process looks for task workflows that closed without ending their tasks. */
   endedRunsCheckMs: number;
+  /** How room messages stored by other API processes reach this one's sockets (src/rooms/message-fanout.ts). */
+  roomFanout: RoomFanout;
 }
+
+/** `poll` is the default on every server: `change-streams` has never run in this project's tests (no replica set here). */
+export const ROOM_FANOUT_MODES = ['poll', 'change-streams'] as const;
+export type RoomFanout = (typeof ROOM_FANOUT_MODES)[number];
 
 export type Env = Record<string, string | undefined>;
 
@@ -176,6 +182,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxTaskTimeoutMs: read.integer('MAX_TASK_TIMEOUT_MS', 7 * 24 * HOUR_MS, 1_000, 365 * 24 * HOUR_MS),
     agentCallTimeoutMs: read.integer('AGENT_CALL_TIMEOUT_MS', 30_000, 100, 10 * 60_000),
     endedRunsCheckMs: read.integer('ENDED_RUNS_CHECK_MS', 10_000, 100, 10 * 60_000),
+    roomFanout: read.oneOf('ROOM_FANOUT', ROOM_FANOUT_MODES, 'poll'),
   };
 
   if (config.authJwtSecret !== undefined && config.authJwtSecret.length < 32) {

@@ -1,4 +1,7 @@
-import { GAP_WAIT_MS, MessagePoll } from './message-fanout';
+import { loadConfig } from '../config/config';
+import type { Logger } from '../ops/logger';
+import type { Store } from '../store/mongo';
+import { GAP_WAIT_MS, MessagePoll, startMessageFanout } from './message-fanout';
 import type { Message, MessageStore, PageCursor } from './message-store';
 import type { RoomHub } from './room-hub';
 
@@ -30,8 +33,53 @@ function setUp(initial: number[]) {
       seen.add(stored.seq);
     },
   } as unknown as RoomHub;
-  return { poll: new MessagePoll(messages, hub), messages, store: (...seqs: number[]) => stored.push(...seqs.map(message)), own, published, life };
+  return { poll: new MessagePoll(messages, hub), messages, hub, store: (...seqs: number[]) => stored.push(...seqs.map(message)), own, published, life };
 }
+
+/** A server whose `hello` answers as a replica set member (MongoDB) or without a set name (FerretDB). */
+function server(replicaSet: boolean) {
+  const command = jest.fn(async () => (replicaSet ? { isWritablePrimary: true, setName: 'rs0' } : { isWritablePrimary: true }));
+  return { store: { db: { command } } as unknown as Store, command };
+}
+
+const logger = { info: () => undefined, warn: () => undefined, error: () => undefined } as unknown as Logger;
+
+describe('the message fan-out', () => {
+  function withStream() {
+    const { messages, hub } = setUp([]);
+    const close = jest.fn(async () => undefined);
+    const watchInserts = jest.fn(() => close);
+    Object.assign(messages, { watchInserts });
+    return { messages, hub, watchInserts, close };
+  }
+
+  it('polls by default, even on a replica set, without asking the server', async () => {
+    const { store, command } = server(true);
+    const { messages, hub, watchInserts } = withStream();
+    const fanout = await startMessageFanout(store, messages, hub, logger, loadConfig({}).roomFanout);
+    await fanout.stop();
+    expect(fanout.mode).toBe('poll');
+    expect(watchInserts).not.toHaveBeenCalled();
+    expect(command).not.toHaveBeenCalled();
+  });
+
+  it('opens a change stream on a replica set when ROOM_FANOUT=change-streams', async () => {
+    const { store } = server(true);
+    const { messages, hub, watchInserts, close } = withStream();
+    const fanout = await startMessageFanout(store, messages, hub, logger, loadConfig({ ROOM_FANOUT: 'change-streams' }).roomFanout);
+    expect(fanout.mode).toBe('change-streams');
+    expect(watchInserts).toHaveBeenCalledTimes(1);
+    await fanout.stop();
+    expect(close).toHaveBeenCalledTimes(1);
+  });
+
+  it('refuses to start with ROOM_FANOUT=change-streams on a server without a replica set', async () => {
+    const { store } = server(false);
+    const { messages, hub, watchInserts } = withStream();
+    await expect(startMessageFanout(store, messages, hub, logger, 'change-streams')).rejects.toThrow(/ROOM_FANOUT=change-streams needs a MongoDB replica set/);
+    expect(watchInserts).not.toHaveBeenCalled();
+  });
+});
 
 describe('the message poll', () => {
   afterEach(() => jest.restoreAllMocks());

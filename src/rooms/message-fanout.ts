@@ -1,13 +1,14 @@
+import type { RoomFanout } from '../config/config';
 import type { Logger } from '../ops/logger';
 import type { Store } from '../store/mongo';
 import type { MessageStore } from './message-store';
 import type { RoomHub } from './room-hub';
 
 export const FanoutMode = {
-  CHANGE_STREAM: 'change_stream',
+  CHANGE_STREAMS: 'change-streams',
   POLL: 'poll',
-} as const;
-export type FanoutMode = (typeof FanoutMode)[keyof typeof FanoutMode];
+} as const satisfies Record<string, RoomFanout>;
+export type FanoutMode = RoomFanout;
 
 /** Pause between two reads of the rooms' new messages in poll mode. */
 export const POLL_INTERVAL_MS = 100;
@@ -26,17 +27,25 @@ export interface MessageFanout {
 
 /**
  * Brings messages stored by other API processes to this process's sockets, through MongoDB itself:
- * a change stream where the server has them (a replica set), else a short poll of the rooms this
- * process has sockets for, by (roomId, seq). RoomHub.publishStored drops what was already published.
+ * by default a short poll of the rooms this process has sockets for, by (roomId, seq), on any server;
+ * with ROOM_FANOUT=change-streams one change stream on inserted messages, which needs a replica set
+ * and has never run in this project's tests. RoomHub.publishStored drops what was already published.
  */
-export async function startMessageFanout(store: Store, messages: MessageStore, hub: RoomHub, logger: Logger): Promise<MessageFanout> {
-  if (await isReplicaSet(store)) {
+export async function startMessageFanout(store: Store, messages: MessageStore, hub: RoomHub, logger: Logger, mode: FanoutMode): Promise<MessageFanout> {
+  if (mode === FanoutMode.CHANGE_STREAMS) {
+    // Refused rather than polled instead: the operator chose change streams, and a fallback would run,
+    // unseen but for one log line, the mode they did not choose, with its load (a read per room every
+    // 100 ms, page scans on FerretDB). Failing at start shows the mismatch (often a MONGODB_URI without
+    // its replica set) at once; unsetting ROOM_FANOUT is the fix when polling is what is wanted.
+    if (!(await isReplicaSet(store))) {
+      throw new Error('ROOM_FANOUT=change-streams needs a MongoDB replica set (or sharded cluster), and this server has none (FerretDB or a standalone mongod); unset ROOM_FANOUT to poll');
+    }
     const close = messages.watchInserts(
       (message) => hub.publishStored(message),
       (error) => logger.error({ err: error }, 'message change stream failed'),
     );
-    logger.info({ mode: FanoutMode.CHANGE_STREAM }, 'message fan-out');
-    return { mode: FanoutMode.CHANGE_STREAM, stop: close };
+    logger.info({ mode: FanoutMode.CHANGE_STREAMS }, 'message fan-out');
+    return { mode: FanoutMode.CHANGE_STREAMS, stop: close };
   }
   const poll = new MessagePoll(messages, hub);
   let stopped = false;

@@ -38,7 +38,7 @@ export async function createRooms(config: Config, store: Store, authenticator: A
     maxMessageChars: config.maxMessageChars,
     agentExists: async (agentId) => (await agents.findById(agentId)) !== null,
   });
-  const fanout = await startMessageFanout(store, messages, hub, logger);
+  const fanout = await startMessageFanout(store, messages, hub, logger, config.roomFanout);
   const webSocket = new RoomWebSocketServer({
     authenticator,
     tasks,

@@ -3,7 +3,7 @@ import { MongoClient, MongoError, type Collection, type Db, type Document, type 
 /**
  * The MongoDB connection the service shares. Only features both MongoDB 7 and FerretDB 1.24
  * support are used: no transactions, no $text, no partial or TTL indexes, and change streams only
- * where the server has them (src/rooms/message-fanout.ts falls back to polling).
+ * where the server has them and ROOM_FANOUT asks for them (src/rooms/message-fanout.ts polls by default).
  */
 export class Store {
   private constructor(
