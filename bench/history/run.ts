@@ -2,10 +2,9 @@
 // tasks one composition may hold (MAX_COMPOSITION_SIZE), and what the retries of an unreachable
 // agent add. Starts its own stack, or uses the one ACS_TEST_STACK_FILE names (a service of another
 // version, say). Run: npx tsx bench/history/run.ts [--skip-retries]
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import { AgentServer, completes } from '../../test/support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../../test/support/agents';
 import { call } from '../../test/support/http';
 import { startLocalStack, type LocalStack } from '../../test/support/local-stack';
@@ -14,26 +13,6 @@ import { testStack } from '../../test/support/test-stack';
 
 const SIZES = [10, 50];
 const RETRIED_ATTEMPTS = 10;
-
-/** Agents on loopback: /agent answers 202, /answers completes at once, /down answers 503; callbacks get 200. */
-async function startAgent(): Promise<{ url: string; close(): Promise<void> }> {
-  const server = http.createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      if (request.url === '/down') {
-        response.writeHead(503, { 'content-type': 'text/plain' }).end('database is down');
-        return;
-      }
-      const [status, body] = request.url === '/agent' ? [202, { status: 'received' }] : request.url === '/answers' ? [200, { status: 'completed', result: { ok: true } }] : [200, {}];
-      response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
 
 /** Events and encoded bytes of a closed workflow's history. */
 async function historyOf(client: Client, workflowId: string): Promise<{ events: number; bytes: number }> {
@@ -78,13 +57,13 @@ async function main(): Promise<void> {
   let local: LocalStack | undefined;
   if (!process.env.ACS_TEST_STACK_FILE) local = await startLocalStack({ runDirPrefix: 'acs-history-', database: 'acs_history', env: { LOG_LEVEL: 'warn', MAX_COMPOSITION_SIZE: String(Math.max(...SIZES)) } });
   const stack = testStack();
-  const agentServer = await startAgent();
+  const agentServer = await AgentServer.start();
   const connection = await Connection.connect({ address: stack.temporalAddress });
   const client = new Client({ connection, namespace: stack.temporalNamespace });
   try {
     const tool = { name: 'echo', description: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } };
-    const reporting = await registerAgent({ mcpUrl: `${agentServer.url}/agent`, callbackUrl: `${agentServer.url}/agent-callback`, capabilities: { tools: [tool] } });
-    const answering = await registerAgent({ mcpUrl: `${agentServer.url}/answers`, capabilities: { tools: [tool] } });
+    const reporting = await registerAgent({ mcpUrl: agentServer.route('agent', () => ({ status: 202, body: { status: 'received' } })), callbackUrl: agentServer.route('agent-callback', () => ({ status: 200, body: {} })), capabilities: { tools: [tool] } });
+    const answering = await registerAgent({ mcpUrl: agentServer.route('answers', completes({ ok: true })), capabilities: { tools: [tool] } });
     const lines: string[] = [];
     const perTask = async (what: string, run: (size: number) => Promise<{ events: number; bytes: number }>) => {
       const [small, large] = [await run(SIZES[0]), await run(SIZES[1])];
@@ -93,12 +72,13 @@ async function main(): Promise<void> {
       lines.push(`| ${what} | ${small.events} / ${small.bytes} | ${large.events} / ${large.bytes} | ${events.toFixed(1)} | ${bytes.toFixed(0)} |`);
       process.stdout.write(`${lines[lines.length - 1]}\n`);
     };
-    await perTask('costliest: dependant, pending argument, 202 then report, two callbacks', (size) => costliestChain(client, reporting, `${agentServer.url}/task-callback`, size));
+    const taskCallbackUrl = agentServer.route('task-callback', () => ({ status: 200, body: {} }));
+    await perTask('costliest: dependant, pending argument, 202 then report, two callbacks', (size) => costliestChain(client, reporting, taskCallbackUrl, size));
     await perTask('plain: independent, answered at once', (size) => plainComposition(client, answering, size));
     process.stdout.write(`\n| composition | events / bytes of ${SIZES[0]} tasks | of ${SIZES[1]} tasks | events per task | bytes per task |\n|---|---|---|---|---|\n${lines.join('\n')}\n`);
 
     if (!process.argv.includes('--skip-retries')) {
-      const down = await registerAgent({ mcpUrl: `${agentServer.url}/down`, capabilities: { tools: [tool] } });
+      const down = await registerAgent({ mcpUrl: agentServer.route('down', () => ({ status: 503, body: 'database is down' })), capabilities: { tools: [tool] } });
       const reply = await call('POST', '/tasks', { apiKey: 'admin', body: { agentId: down.agentId, operation: 'tools/echo', params: { text: 'down' }, retry: { maxAttempts: RETRIED_ATTEMPTS } } });
       const started = Date.now();
       const atTwoMinutes = new Promise<number>((resolve) => setTimeout(async () => resolve((await client.workflow.getHandle(`task-${reply.body.taskId}`).fetchHistory()).events?.length ?? 0), 120_000));
