@@ -102,7 +102,7 @@ export function callAgentActivity(agents: RecentAgents, index: TaskIndex, dispat
 
     let status: number;
     let text: string | null;
-    const heartbeats = context.info.isLocal ? undefined : setInterval(() => context.heartbeat(), CALL_HEARTBEAT_MS);
+    const heartbeats = isLocal ? undefined : setInterval(() => context.heartbeat(), CALL_HEARTBEAT_MS);
     try {
       ({ status, text } = await postSigned(dispatcher, {
         url: agent.mcpUrl,
