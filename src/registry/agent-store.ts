@@ -107,7 +107,7 @@ export class AgentStore {
 
   /**
    * Runs `write` of the agent at `version` holding that version's claim, and says whether it
-   * matched. FerretDB does not make a conditional write atomic (README): without the claim, two
+   * matched. FerretDB does not make a conditional write atomic (docs/internals.md, "FerretDB"): without the claim, two
    * writers that read the same version could both write, the later undoing the earlier.
    */
   private async whileClaimed(agentId: string, version: number, write: () => Promise<{ matchedCount: number }>): Promise<boolean> {

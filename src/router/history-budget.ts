@@ -20,6 +20,6 @@ export const HISTORY_EVENT_BUDGET = 10_240;
  * 6.1 KB per task beside its params (2.3 MB for 379 tasks), plus the request body (at most
  * MAX_BODY_BYTES) twice, in the workflow's input and in the calls' inputs, against Temporal's
  * 10 MB warning and 50 MB limit; what is left is the results that travel through the history
- * (reports, and those a pending argument reads), which README, "Tasks and compositions", names.
+ * (reports, and those a pending argument reads), which docs/tasks.md, "Tasks and compositions", names.
  */
 export const MAX_COMPOSITION_SIZE_LIMIT = Math.floor(HISTORY_EVENT_BUDGET / WORST_EVENTS_PER_TASK);

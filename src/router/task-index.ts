@@ -220,7 +220,7 @@ export class TaskIndex {
    * task ends with: null when it is the first claimed, or the same again; otherwise the outcome
    * held. The claim is an insert keyed by the taskId, because on FerretDB only a unique key is
    * atomic: of two concurrent findOneAndUpdate or conditional updates both may see the document as
-   * it was before either (README, "Quick start").
+   * it was before either (docs/internals.md, "FerretDB").
    */
   async claimOutcome(taskId: string, digest: string, status: TaskStatus): Promise<HeldOutcome | null> {
     try {
