@@ -1,5 +1,5 @@
 import { PresenceLookup } from '../src/room-tasks/socket-presence';
-import { ParticipantType } from '../src/rooms/room';
+import { ParticipantType } from '../src/auth/participant';
 
 /** Where a room task's agent and the room's participants hold their sockets: the processes' delivery queues. */
 export function findRoomSocketsActivities(presence: PresenceLookup) {

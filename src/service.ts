@@ -9,6 +9,8 @@ import type { Config } from './config/config';
 import type { Endpoints } from './embedded/stack';
 import { answerClientErrors } from './http/client-errors';
 import { createApp, type RouteModule } from './http/app';
+import { MIGRATIONS } from './migrations';
+import { runMigrations } from './migrations/migration';
 import { createOpsRoutes } from './ops/health';
 import { AGENT_CHANGE_CLAIMS_COLLECTION, AGENTS_COLLECTION, AgentStore } from './registry/agent-store';
 import { RecentAgents } from './registry/recent-agents';
@@ -71,6 +73,7 @@ export async function startService(config: Config, endpoints: Endpoints, logger:
     const store = await Store.connect(endpoints.mongoUri, config.mongoDatabase);
     stops.push(() => store.close());
     for (const { name, indexes } of SERVICE_COLLECTIONS) await store.ensureIndexes(name, indexes);
+    await runMigrations(store, MIGRATIONS, logger);
 
     const temporal = await connectTemporal({ ...config, temporalAddress: endpoints.temporalAddress }, logger);
     stops.push(() => temporal.close());

@@ -13,8 +13,8 @@ export interface ApiKeyRecord {
   /** The service key's own id, or the agentId the key belongs to. */
   subjectId: string;
   description?: string;
-  /** The principal id that created a service key (an admin or another service). */
-  createdBy?: string;
+  /** Who created a service key: an admin or another service. */
+  createdBy?: Principal;
   createdAt: Date;
   revokedAt?: Date;
 }
@@ -47,7 +47,7 @@ export class ApiKeyStore {
     return this.store.collection<ApiKeyRecord>(API_KEYS_COLLECTION);
   }
 
-  async issue(kind: ApiKeyRecord['kind'], subjectId: string | undefined, description?: string, createdBy?: string): Promise<IssuedKey> {
+  async issue(kind: ApiKeyRecord['kind'], subjectId: string | undefined, description?: string, createdBy?: Principal): Promise<IssuedKey> {
     const id = randomBytes(12).toString('base64url');
     const key = `acs_${id}_${randomBytes(32).toString('base64url')}`;
     const createdAt = new Date();
@@ -57,7 +57,7 @@ export class ApiKeyStore {
       kind,
       subjectId: subjectId ?? id,
       ...(description === undefined ? {} : { description }),
-      ...(createdBy === undefined ? {} : { createdBy }),
+      ...(createdBy === undefined ? {} : { createdBy: { kind: createdBy.kind, id: createdBy.id } }),
       createdAt,
     });
     return { id, key, createdAt };

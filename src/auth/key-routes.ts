@@ -4,7 +4,7 @@ import type { RouteModule } from '../http/app';
 import { forbidden, notFound } from '../http/errors';
 import { validator } from '../http/validate';
 import type { ApiKeyStore } from './api-keys';
-import { PrincipalKind, requireKind } from './principal';
+import { PrincipalKind, requireKind, samePrincipal } from './principal';
 
 /** POST /keys: an optional note saying what the key is for. */
 export const KEY_CREATION_SCHEMA: Schema = {
@@ -25,7 +25,7 @@ export function createKeyRoutes(apiKeys: ApiKeyStore): RouteModule {
   router.post('/keys', async (ctx) => {
     const principal = requireKind(ctx, PrincipalKind.ADMIN, PrincipalKind.SERVICE);
     const { description } = checkKeyCreation(ctx.request.body ?? {});
-    const issued = await apiKeys.issue(PrincipalKind.SERVICE, undefined, description, principal.id);
+    const issued = await apiKeys.issue(PrincipalKind.SERVICE, undefined, description, principal);
     ctx.status = 201;
     ctx.set('Location', `/keys/${issued.id}`);
     ctx.body = { id: issued.id, key: issued.key, kind: PrincipalKind.SERVICE, description: description ?? null, createdAt: issued.createdAt.toISOString() };
@@ -35,7 +35,8 @@ export function createKeyRoutes(apiKeys: ApiKeyStore): RouteModule {
     const principal = requireKind(ctx, PrincipalKind.ADMIN, PrincipalKind.SERVICE);
     const record = await apiKeys.find(ctx.params.keyId);
     if (!record || record.revokedAt) throw notFound(`Key ${ctx.params.keyId}`);
-    const mayRevoke = principal.kind === PrincipalKind.ADMIN || record.createdBy === principal.id || record._id === principal.id;
+    const createdIt = record.createdBy !== undefined && samePrincipal(record.createdBy, principal);
+    const mayRevoke = principal.kind === PrincipalKind.ADMIN || createdIt || record._id === principal.id;
     if (!mayRevoke) throw forbidden('A service may revoke only the keys it created and its own');
     await apiKeys.revoke(record._id);
     ctx.status = 204;

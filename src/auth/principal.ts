@@ -39,3 +39,12 @@ export function requireKind(ctx: Context, ...kinds: PrincipalKind[]): Principal 
 }
 
 export const isAdmin = (principal: Principal | undefined): boolean => principal?.kind === PrincipalKind.ADMIN;
+
+/** Whether two principals are one: kind and id both, since ids of different kinds may coincide (a human's `sub` may be any string). */
+export const samePrincipal = (a: Principal, b: Principal): boolean => a.kind === b.kind && a.id === b.id;
+
+/** A principal as answers show it: `{type, id}`, the kind in capitals like a participant's type. */
+export const principalRef = (principal: Principal): { type: Uppercase<PrincipalKind>; id: string } => ({
+  type: principal.kind.toUpperCase() as Uppercase<PrincipalKind>,
+  id: principal.id,
+});

@@ -1,7 +1,7 @@
 import type { Schema } from 'ajv';
 import { KEY_CREATION_SCHEMA } from '../auth/key-routes';
 import { AGENT_LIST_QUERY_SCHEMA, AGENT_REGISTRATION_SCHEMA, AGENT_SEARCH_QUERY_SCHEMA, AGENT_UPDATE_SCHEMA } from '../registry/registration-schema';
-import { CREATE_ROOM_SCHEMA, MESSAGE_HISTORY_QUERY_SCHEMA, PARTICIPANT_SCHEMA, ROOM_LIST_QUERY_SCHEMA, SEND_MESSAGE_SCHEMA } from '../rooms/schemas';
+import { CREATE_ROOM_SCHEMA, MESSAGE_HISTORY_QUERY_SCHEMA, PARTICIPANT_QUERY_SCHEMA, PARTICIPANT_SCHEMA, ROOM_LIST_QUERY_SCHEMA, SEND_MESSAGE_SCHEMA } from '../rooms/schemas';
 import { AGENT_REPORT_SCHEMA, COMPOSITION_REQUEST_SCHEMA, TASK_LOOKUP_QUERY_SCHEMA, TASK_REQUEST_SCHEMA } from '../router/task-request-schema';
 
 type Credential = 'none' | 'any' | 'adminOrService';
@@ -65,8 +65,8 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/rooms', summary: 'Public rooms', credential: 'none', query: ROOM_LIST_QUERY_SCHEMA, success: [200, 'Array of room records'] },
   { method: 'get', path: '/user/rooms', summary: 'Rooms the caller participates in', credential: 'any', query: ROOM_LIST_QUERY_SCHEMA, success: [200, 'Array of room records'] },
   { method: 'get', path: '/rooms/{roomId}', summary: 'One room', credential: 'none', success: [200, 'The room record'] },
-  { method: 'post', path: '/rooms/{roomId}/participants', summary: 'Add a participant', credential: 'adminOrService', body: PARTICIPANT_SCHEMA, success: [201, 'The room record'] },
-  { method: 'delete', path: '/rooms/{roomId}/participants/{participantId}', summary: 'Remove a participant', credential: 'adminOrService', success: [200, 'The room record'] },
+  { method: 'post', path: '/rooms/{roomId}/participants', summary: 'Add a participant (an agent the caller may see)', credential: 'adminOrService', body: PARTICIPANT_SCHEMA, success: [201, 'The room record'] },
+  { method: 'delete', path: '/rooms/{roomId}/participants/{participantId}', summary: 'Remove a participant (type says which when a human and an agent share the id)', credential: 'adminOrService', query: PARTICIPANT_QUERY_SCHEMA, success: [200, 'The room record'] },
   { method: 'get', path: '/rooms/{roomId}/messages', summary: 'History: the newest limit messages before a message, or those after a seq', credential: 'none', query: MESSAGE_HISTORY_QUERY_SCHEMA, success: [200, 'Array of messages, oldest first'] },
   { method: 'post', path: '/rooms/{roomId}/messages', summary: 'Send a message as the caller', credential: 'any', body: SEND_MESSAGE_SCHEMA, success: [201, 'The stored message'] },
 ];

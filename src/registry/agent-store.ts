@@ -1,4 +1,5 @@
 import type { Filter, IndexDescription } from 'mongodb';
+import { participantKey, participantOf } from '../auth/participant';
 import { PrincipalKind, type Principal } from '../auth/principal';
 import { isDuplicateKey, type Store } from '../store/mongo';
 import { ifVisible, type Agent, type AgentDocument } from './agent';
@@ -21,11 +22,11 @@ interface ChangeClaimDocument {
 
 export function toDocument(agent: Agent, derived: Pick<AgentDocument, 'operations' | 'searchTokens' | 'searchFields'>): AgentDocument {
   const { id, capabilities, ...rest } = agent;
-  return { _id: id, capabilities: JSON.stringify(capabilities), ...rest, ...derived };
+  return { _id: id, capabilities: JSON.stringify(capabilities), ...rest, ...derived, sharedWithKeys: agent.sharedWith.map(participantKey) };
 }
 
 export function fromDocument(document: AgentDocument): Agent {
-  const { _id, capabilities, operations: _operations, searchTokens: _searchTokens, searchFields: _searchFields, ...rest } = document;
+  const { _id, capabilities, operations: _operations, searchTokens: _searchTokens, searchFields: _searchFields, sharedWithKeys: _sharedWithKeys, ...rest } = document;
   return { id: _id, capabilities: JSON.parse(capabilities), ...rest };
 }
 
@@ -48,7 +49,8 @@ export class AgentStore {
     return [
       { key: { searchTokens: 1 }, name: 'by_search_token' },
       { key: { operations: 1 }, name: 'by_operation' },
-      { key: { ownerId: 1 }, name: 'by_owner' },
+      { key: { 'owner.id': 1 }, name: 'by_owner_principal' },
+      { key: { sharedWithKeys: 1 }, name: 'by_shared_with' },
     ];
   }
 
@@ -143,6 +145,13 @@ export class AgentStore {
     return true;
   }
 
+  /** Which of `agentIds` name registered agents. */
+  async existingIds(agentIds: string[]): Promise<Set<string>> {
+    if (agentIds.length === 0) return new Set();
+    const documents = await this.collection.find({ _id: { $in: agentIds } }, { projection: { _id: 1 } }).toArray();
+    return new Set(documents.map((document) => document._id));
+  }
+
   /** One page of the agents `principal` may see, in agentId order, after the agentId `after`. */
   async listVisible(principal: Principal, page: { limit: number; after?: string }, filter: Filter<AgentDocument> = {}): Promise<Agent[]> {
     const conditions = [visibleTo(principal), filter, page.after === undefined ? {} : { _id: { $gt: page.after } }];
@@ -171,6 +180,8 @@ export class AgentStore {
 /** `canSee` as a query, so that lists and searches never load agents the caller may not see. */
 function visibleTo(principal: Principal): Filter<AgentDocument> {
   if (principal.kind === PrincipalKind.ADMIN) return {};
+  const viewer = participantOf(principal);
   const theAgent = principal.kind === PrincipalKind.AGENT ? [{ _id: principal.id }] : [];
-  return { $or: [{ visibility: 'public' }, { ownerId: principal.id }, { sharedWith: principal.id }, ...theAgent] };
+  const sharedWithViewer = viewer ? [{ sharedWithKeys: participantKey(viewer) }] : [];
+  return { $or: [{ visibility: 'public' }, { 'owner.kind': principal.kind, 'owner.id': principal.id }, ...sharedWithViewer, ...theAgent] };
 }

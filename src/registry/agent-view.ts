@@ -1,4 +1,4 @@
-import type { Principal } from '../auth/principal';
+import { principalRef, type Principal } from '../auth/principal';
 import { canManage, type Agent } from './agent';
 
 /**
@@ -24,6 +24,6 @@ export function agentView(agent: Agent, principal: Principal) {
     version: agent.version,
     createdAt: agent.createdAt.toISOString(),
     updatedAt: agent.updatedAt.toISOString(),
-    ...(canManage(principal, agent) ? { ownerId: agent.ownerId ?? null, sharedWith: agent.sharedWith, callbackUrl: agent.callbackUrl ?? null } : {}),
+    ...(canManage(principal, agent) ? { owner: agent.owner ? principalRef(agent.owner) : null, sharedWith: agent.sharedWith, callbackUrl: agent.callbackUrl ?? null } : {}),
   };
 }

@@ -1,4 +1,5 @@
-import { PrincipalKind, type Principal } from '../auth/principal';
+import { participantOf, sameParticipant, type ParticipantRef } from '../auth/participant';
+import { PrincipalKind, samePrincipal, type Principal } from '../auth/principal';
 
 /** A JSON Schema as an agent registered it. Compiled by Ajv (strict) before it is accepted. */
 export type JsonSchema = Record<string, unknown>;
@@ -44,9 +45,10 @@ export interface Agent {
   callbackUrl?: string;
   capabilities: AgentCapabilities;
   visibility: Visibility;
-  sharedWith: string[];
-  /** The human or service key that registered it; undefined when an admin did. */
-  ownerId?: string;
+  /** Who else may see it when private: typed, so a human whose `sub` equals an agentId is not that agent. */
+  sharedWith: ParticipantRef[];
+  /** The service or human that registered it; undefined when an admin did. */
+  owner?: Principal;
   /** `whsec_` + base64 of 32 bytes: signs the router's calls and callbacks to this agent. */
   signingSecret: string;
   /** Increases on every change, so anything compiled from the capabilities can be cached by (id, version). */
@@ -69,16 +71,19 @@ export interface AgentDocument extends Omit<Agent, 'id' | 'capabilities'> {
   searchTokens: string[];
   /** The same words by the field they come from, so that search ranks candidates without reading their capabilities. */
   searchFields: Record<SearchField, string[]>;
+  /** `participantKey` of each `sharedWith` entry: FerretDB 1.24 matches array entries neither by whole document nor with $elemMatch. */
+  sharedWithKeys: string[];
 }
 
 export type SearchField = 'name' | 'toolName' | 'description' | 'toolDescription';
 
 /** Whether `principal` may see `agent`: public agents all; private ones their owner, those shared with, admins and the agent itself. */
-export function canSee(principal: Principal | undefined, agent: Pick<Agent, 'id' | 'visibility' | 'sharedWith' | 'ownerId'>): boolean {
+export function canSee(principal: Principal | undefined, agent: Pick<Agent, 'id' | 'visibility' | 'sharedWith' | 'owner'>): boolean {
   if (agent.visibility === 'public') return true;
   if (!principal) return false;
   if (principal.kind === PrincipalKind.ADMIN) return true;
-  return isTheAgent(principal, agent) || principal.id === agent.ownerId || agent.sharedWith.includes(principal.id);
+  const viewer = participantOf(principal);
+  return isTheAgent(principal, agent) || isOwner(principal, agent) || (viewer !== undefined && agent.sharedWith.some((entry) => sameParticipant(entry, viewer)));
 }
 
 /** `agent` when it exists and `principal` may see it; null otherwise, so that callers answer 404 either way. */
@@ -91,7 +96,9 @@ export function isTheAgent(principal: Principal, agent: Pick<Agent, 'id'>): bool
   return principal.kind === PrincipalKind.AGENT && principal.id === agent.id;
 }
 
+export const isOwner = (principal: Principal, agent: Pick<Agent, 'owner'>): boolean => agent.owner !== undefined && samePrincipal(principal, agent.owner);
+
 /** Whether `principal` may change or delete `agent`: its owner and admins. */
-export function canManage(principal: Principal, agent: Pick<Agent, 'ownerId'>): boolean {
-  return principal.kind === PrincipalKind.ADMIN || (agent.ownerId !== undefined && principal.id === agent.ownerId);
+export function canManage(principal: Principal, agent: Pick<Agent, 'owner'>): boolean {
+  return principal.kind === PrincipalKind.ADMIN || isOwner(principal, agent);
 }

@@ -1,4 +1,5 @@
 import type { Schema } from 'ajv';
+import { ParticipantType, type ParticipantRef } from '../auth/participant';
 import type { Agent } from './agent';
 
 /**
@@ -80,7 +81,18 @@ const AGENT_FIELDS = {
   sharedWith: {
     type: 'array',
     maxItems: REGISTRATION_LIMITS.sharedWith,
-    items: nonEmptyText(REGISTRATION_LIMITS.principalIdChars),
+    // A typed entry names a human or an agent; a bare id (the contract's form) is typed on arrival (src/registry/sharing.ts).
+    items: {
+      anyOf: [
+        nonEmptyText(REGISTRATION_LIMITS.principalIdChars),
+        {
+          type: 'object',
+          required: ['type', 'id'],
+          additionalProperties: false,
+          properties: { type: { type: 'string', enum: Object.values(ParticipantType) }, id: nonEmptyText(REGISTRATION_LIMITS.principalIdChars) },
+        },
+      ],
+    },
   },
 } as const;
 
@@ -120,15 +132,22 @@ export const AGENT_SEARCH_QUERY_SCHEMA: Schema = {
   },
 };
 
-/** A body that passed AGENT_REGISTRATION_SCHEMA (the URLs are checked to be present with their aliases). */
-export interface AgentRegistrationFields
+/** An entry of `sharedWith` as a request gives it: typed, or a bare id. */
+export type SharingEntry = string | ParticipantRef;
+
+/**
+ * A body that passed AGENT_REGISTRATION_SCHEMA (the URLs are checked to be present with their
+ * aliases); `Sharing` becomes ParticipantRef once the bare ids are typed.
+ */
+export interface AgentRegistrationFields<Sharing extends SharingEntry = SharingEntry>
   extends Pick<Agent, 'name' | 'description' | 'defaultPrompt' | 'imageUrl' | 'backgroundImageUrl' | 'websiteUrl' | 'callbackUrl' | 'capabilities'>,
-    Partial<Pick<Agent, 'mcpUrl' | 'chatUrl' | 'visibility' | 'sharedWith'>> {
+    Partial<Pick<Agent, 'mcpUrl' | 'chatUrl' | 'visibility'>> {
+  sharedWith?: Sharing[];
   mcpEndpoint?: string;
   chatEndpoint?: string;
 }
 
-export type AgentUpdateFields = Partial<AgentRegistrationFields>;
+export type AgentUpdateFields<Sharing extends SharingEntry = SharingEntry> = Partial<AgentRegistrationFields<Sharing>>;
 
 export interface AgentListQuery {
   limit?: string;

@@ -1,3 +1,4 @@
+import { participantKey, type ParticipantRef } from '../auth/participant';
 import { ApiError, ErrorCode, invalid } from '../http/errors';
 import { requireHttps } from '../router/outbound-guard';
 import { CAPABILITY_CATEGORIES, type Agent, type AgentCapabilities, type JsonSchema } from './agent';
@@ -21,8 +22,8 @@ const ALIASES = [
 ] as const;
 
 /** Registration fields with `mcpEndpoint`/`chatEndpoint` folded into `mcpUrl`/`chatUrl`; 400 when both are given and differ. */
-export function resolveAliases<T extends AgentUpdateFields>(fields: T): Omit<T, 'mcpEndpoint' | 'chatEndpoint'> {
-  const resolved: AgentUpdateFields = { ...fields };
+export function resolveAliases<T extends AgentUpdateFields<ParticipantRef>>(fields: T): Omit<T, 'mcpEndpoint' | 'chatEndpoint'> {
+  const resolved: AgentUpdateFields<ParticipantRef> = { ...fields };
   for (const [name, alias] of ALIASES) {
     const [value, aliased] = [fields[name], fields[alias]];
     if (value !== undefined && aliased !== undefined && value !== aliased) {
@@ -46,8 +47,8 @@ function pickRegistration(source: AgentRegistration): AgentRegistration {
   return withoutUndefined(Object.fromEntries(REGISTRATION_FIELDS.map((field) => [field, source[field]])) as AgentRegistration);
 }
 
-/** A checked registration from a body that passed AGENT_REGISTRATION_SCHEMA. */
-export function registrationFrom(fields: AgentRegistrationFields, rules: RegistrationRules): AgentRegistration {
+/** A checked registration from a body that passed AGENT_REGISTRATION_SCHEMA, its `sharedWith` typed. */
+export function registrationFrom(fields: AgentRegistrationFields<ParticipantRef>, rules: RegistrationRules): AgentRegistration {
   const resolved = resolveAliases(fields);
   for (const name of ['mcpUrl', 'chatUrl'] as const) {
     if (resolved[name] === undefined) throw invalid(`${name} is required`, [{ path: '/', message: `must have required property '${name}'` }]);
@@ -55,17 +56,17 @@ export function registrationFrom(fields: AgentRegistrationFields, rules: Registr
   const registration: AgentRegistration = {
     ...pickRegistration(resolved as AgentRegistration),
     visibility: resolved.visibility ?? 'public',
-    sharedWith: [...new Set(resolved.sharedWith ?? [])],
+    sharedWith: withoutRepeats(resolved.sharedWith ?? []),
   };
   checkRegistration(registration, rules);
   return registration;
 }
 
-/** The registration `current` becomes with `update` (a body that passed AGENT_UPDATE_SCHEMA) applied, checked again. */
-export function updatedRegistration(current: AgentRegistration, update: AgentUpdateFields, rules: RegistrationRules): AgentRegistration {
+/** The registration `current` becomes with `update` (a body that passed AGENT_UPDATE_SCHEMA, its `sharedWith` typed) applied, checked again. */
+export function updatedRegistration(current: AgentRegistration, update: AgentUpdateFields<ParticipantRef>, rules: RegistrationRules): AgentRegistration {
   const resolved = resolveAliases(update);
   const merged: AgentRegistration = { ...current, ...pickRegistration(resolved as AgentRegistration) };
-  if (resolved.sharedWith) merged.sharedWith = [...new Set(resolved.sharedWith)];
+  if (resolved.sharedWith) merged.sharedWith = withoutRepeats(resolved.sharedWith);
   checkRegistration(merged, rules);
   return merged;
 }
@@ -112,6 +113,11 @@ function compileSchemas(capabilities: AgentCapabilities, compiler: UserSchemaCom
       }
     });
   }
+}
+
+function withoutRepeats(entries: ParticipantRef[]): ParticipantRef[] {
+  const byKey = new Map(entries.map((entry) => [participantKey(entry), { type: entry.type, id: entry.id }]));
+  return [...byKey.values()];
 }
 
 function withoutUndefined<T extends object>(value: T): T {

@@ -22,6 +22,7 @@ import {
 } from './registration-schema';
 import { registrationFrom, registrationOf, updatedRegistration, type RegistrationRules } from './registration';
 import { queryTokens, rank } from './search';
+import { typedSharing } from './sharing';
 
 export interface RegistryDeps {
   agents: AgentStore;
@@ -57,12 +58,13 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
 
   router.post('/agents', async (ctx) => {
     const principal = requireKind(ctx, PrincipalKind.ADMIN, PrincipalKind.SERVICE, PrincipalKind.HUMAN);
-    const registration = registrationFrom(checkRegistration(ctx.request.body), rules);
+    const body = checkRegistration(ctx.request.body);
+    const registration = registrationFrom({ ...body, sharedWith: await typedSharing(body.sharedWith, agents) }, rules);
     const now = new Date();
     const agent: Agent = {
       id: randomUUID(),
       ...registration,
-      ...(principal.kind === PrincipalKind.ADMIN ? {} : { ownerId: principal.id }),
+      ...(principal.kind === PrincipalKind.ADMIN ? {} : { owner: { kind: principal.kind, id: principal.id } }),
       signingSecret: newSigningSecret(),
       version: 1,
       createdAt: now,
@@ -112,7 +114,8 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
   router.patch('/agents/:agentId', async (ctx) => {
     const { principal, agent } = await visibleAgent(ctx);
     if (!canManage(principal, agent)) throw forbidden('Only the owner of an agent or an admin may change it');
-    const registration = updatedRegistration(registrationOf(agent), checkUpdate(ctx.request.body), rules);
+    const update = checkUpdate(ctx.request.body);
+    const registration = updatedRegistration(registrationOf(agent), { ...update, sharedWith: await typedSharing(update.sharedWith, agents) }, rules);
     const updated: Agent = { ...agent, ...registration, version: agent.version + 1, updatedAt: new Date() };
     if (!(await agents.replace(updated, agent.version))) {
       throw new ApiError(ErrorCode.CONFLICT, `Agent ${agent.id} was changed or deleted meanwhile; read it again and retry`);

@@ -3,7 +3,8 @@ import { ApiError, ErrorCode } from '../http/errors';
 import type { AgentStore } from '../registry/agent-store';
 import type { UserSchemaCompiler } from '../registry/user-schemas';
 import { findOperation, paramsProblems } from '../router/operations';
-import { ParticipantType, participantKey, type ParticipantRef, type Room } from '../rooms/room';
+import { ParticipantType, participantKey, type ParticipantRef } from '../auth/participant';
+import type { Room } from '../rooms/room';
 
 /**
  * The agent for a TASK_REQUEST without agentId: the first participant agent of the room (other

@@ -4,7 +4,7 @@ import { TaskStatus } from '../../workflows/task-types';
 import type { TemporalHandle } from '../router/temporal-client';
 import type { Frame } from '../rooms/frames';
 import type { MessageStore } from '../rooms/message-store';
-import { ParticipantType, type ParticipantRef } from '../rooms/room';
+import { ParticipantType, type ParticipantRef } from '../auth/participant';
 import { RoomHub } from '../rooms/room-hub';
 import { DeliveredTasks } from './delivered-tasks';
 import { roomDeliveryActivities, type TaskFrameInput } from './delivery-activities';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { TaskIndex } from '../router/task-index';
 import { TaskPhase, type Requester, type TaskOutcome } from '../../workflows/task-types';
 import { FrameType, SystemEvent } from '../rooms/frames';
-import { ParticipantType, type ParticipantRef } from '../rooms/room';
+import { ParticipantType, type ParticipantRef } from '../auth/participant';
 import { remember } from '../rooms/remember';
 import type { RoomHub } from '../rooms/room-hub';
 import type { DeliveredTasks } from './delivered-tasks';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Config } from '../config/config';
 import type { Logger } from '../ops/logger';
-import { ParticipantType } from '../rooms/room';
+import { ParticipantType } from '../auth/participant';
 import type { RoomHub } from '../rooms/room-hub';
 import type { TemporalHandle } from '../router/temporal-client';
 import { DeliveredTasks } from './delivered-tasks';

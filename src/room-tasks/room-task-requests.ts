@@ -9,7 +9,7 @@ import { deliverReport, type AgentReportBody } from '../router/task-reports';
 import { AGENT_REPORT_SCHEMA, TASK_FIELDS } from '../router/task-request-schema';
 import type { TemporalHandle } from '../router/temporal-client';
 import { FrameType, type Frame } from '../rooms/frames';
-import { ParticipantType, type ParticipantRef } from '../rooms/room';
+import { ParticipantType, type ParticipantRef } from '../auth/participant';
 import type { RoomHub } from '../rooms/room-hub';
 import type { RoomStore } from '../rooms/room-store';
 import { matchAgent } from './agent-matching';

@@ -1,5 +1,5 @@
 import type { IndexDescription } from 'mongodb';
-import type { ParticipantRef } from '../rooms/room';
+import type { ParticipantRef } from '../auth/participant';
 import type { Store } from '../store/mongo';
 
 export const SOCKET_PRESENCE_COLLECTION = 'socket_presence';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiError } from '../http/errors';
 import type { Message } from './message-store';
-import type { ParticipantRef } from './room';
+import type { ParticipantRef } from '../auth/participant';
 
 /** Every frame type of the room WebSocket, both directions. */
 export const FrameType = {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { MongoBulkWriteError, type ChangeStreamInsertDocument, type IndexDescription } from 'mongodb';
 import type { Store } from '../store/mongo';
-import type { ParticipantRef } from './room';
+import type { ParticipantRef } from '../auth/participant';
 
 export const MESSAGES_COLLECTION = 'messages';
 /** One counter per room: `{_id: roomId, seq}` holds the last seq handed out. */

@@ -4,7 +4,7 @@ import { isDuplicateKey, isStoreBusy } from '../store/mongo';
 import { messageFrame, participantEventFrame, SystemEvent, type Frame } from './frames';
 import type { Message, MessageStore } from './message-store';
 import { remember } from './remember';
-import { participantKey, type ParticipantRef } from './room';
+import { participantKey, type ParticipantRef } from '../auth/participant';
 
 /** One live connection to a room, whatever carries it. */
 export interface RoomConnection {

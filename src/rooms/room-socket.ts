@@ -6,7 +6,7 @@ import { validator } from '../http/validate';
 import type { Logger } from '../ops/logger';
 import { CLIENT_FRAME_TYPES, CloseCode, errorFrame, FrameType, messageFrame, type Frame } from './frames';
 import type { MessageStore } from './message-store';
-import type { ParticipantRef } from './room';
+import type { ParticipantRef } from '../auth/participant';
 import type { RoomConnection, RoomHub } from './room-hub';
 import { CLIENT_FRAME_SCHEMA, MAX_PAGE_SIZE, type ClientFrame, type SendMessage } from './schemas';
 

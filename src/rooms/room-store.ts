@@ -3,7 +3,8 @@ import type { IndexDescription } from 'mongodb';
 import type { Principal } from '../auth/principal';
 import type { Store } from '../store/mongo';
 import { ApiError, ErrorCode } from '../http/errors';
-import { isParticipant, participantKey, type NewRoom, type Participant, type Room } from './room';
+import { participantKey } from '../auth/participant';
+import { isParticipant, type NewRoom, type Participant, type Room } from './room';
 
 export const ROOMS_COLLECTION = 'rooms';
 

@@ -1,10 +1,5 @@
-import { PrincipalKind, type Principal } from '../auth/principal';
-
-export const ParticipantType = {
-  AGENT: 'AGENT',
-  HUMAN: 'HUMAN',
-} as const;
-export type ParticipantType = (typeof ParticipantType)[keyof typeof ParticipantType];
+import { ParticipantType, participantOf, type ParticipantRef } from '../auth/participant';
+import { PrincipalKind, samePrincipal, type Principal } from '../auth/principal';
 
 export const DEFAULT_ROOM_TYPE = 'CHAT';
 export const DEFAULT_MAX_PARTICIPANTS = 100;
@@ -13,12 +8,6 @@ export const DEFAULT_MAX_PARTICIPANTS = 100;
 export interface Participant {
   type: ParticipantType;
   participantId: string;
-}
-
-/** Who sent a message or joined a room, as frames name it. */
-export interface ParticipantRef {
-  type: ParticipantType;
-  id: string;
 }
 
 export interface Room {
@@ -56,15 +45,6 @@ export function toRoomRecord(room: Room) {
   };
 }
 
-/** The participant a principal acts as in rooms: humans and agents only; admin and service keys are no one's voice. */
-export function participantOf(principal: Principal): ParticipantRef | undefined {
-  if (principal.kind === PrincipalKind.HUMAN) return { type: ParticipantType.HUMAN, id: principal.id };
-  if (principal.kind === PrincipalKind.AGENT) return { type: ParticipantType.AGENT, id: principal.id };
-  return undefined;
-}
-
-export const participantKey = (participant: ParticipantRef): string => `${participant.type}:${participant.id}`;
-
 export function isParticipant(room: Pick<Room, 'participants'>, participant: ParticipantRef): boolean {
   return room.participants.some((member) => member.type === participant.type && member.participantId === participant.id);
 }
@@ -72,7 +52,7 @@ export function isParticipant(room: Pick<Room, 'participants'>, participant: Par
 /** Whether `principal` may change the room (its participants): its creator and admins. */
 export function canManage(room: Pick<Room, 'createdBy'>, principal: Principal): boolean {
   if (principal.kind === PrincipalKind.ADMIN) return true;
-  return room.createdBy?.kind === principal.kind && room.createdBy.id === principal.id;
+  return room.createdBy !== undefined && samePrincipal(room.createdBy, principal);
 }
 
 export const RoomAccess = {

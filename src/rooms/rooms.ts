@@ -36,7 +36,7 @@ export async function createRooms(config: Config, store: Store, authenticator: A
     messages,
     hub,
     maxMessageChars: config.maxMessageChars,
-    agentExists: async (agentId) => (await agents.findById(agentId)) !== null,
+    agentVisible: async (principal, agentId) => (await agents.findVisible(principal, agentId)) !== null,
   });
   const fanout = await startMessageFanout(store, messages, hub, logger, config.roomFanout);
   const webSocket = new RoomWebSocketServer({

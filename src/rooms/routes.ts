@@ -1,13 +1,14 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { PrincipalKind, requireKind, requirePrincipal, type AuthState } from '../auth/principal';
+import { PrincipalKind, requireKind, requirePrincipal, type AuthState, type Principal } from '../auth/principal';
 import { ApiError, ErrorCode, forbidden, invalid, notFound } from '../http/errors';
 import type { RouteModule } from '../http/app';
 import { validator } from '../http/validate';
 import { CloseCode, messageFrame } from './frames';
 import { messageInput } from './message-input';
 import type { MessageStore, PageCursor } from './message-store';
-import { canManage, participantOf, participantKey, ParticipantType, readAccess, RoomAccess, toRoomRecord, type NewRoom, type Participant, type Room } from './room';
+import { participantOf, participantKey, ParticipantType } from '../auth/participant';
+import { canManage, readAccess, RoomAccess, toRoomRecord, type NewRoom, type Participant, type Room } from './room';
 import type { RoomHub } from './room-hub';
 import { ParticipantChange, type RoomStore } from './room-store';
 import {
@@ -15,9 +16,11 @@ import {
   DEFAULT_PAGE_SIZE,
   MAX_PAGE_SIZE,
   MESSAGE_HISTORY_QUERY_SCHEMA,
+  PARTICIPANT_QUERY_SCHEMA,
   PARTICIPANT_SCHEMA,
   ROOM_LIST_QUERY_SCHEMA,
   type MessageHistoryQuery,
+  type ParticipantQuery,
   type RoomListQuery,
 } from './schemas';
 
@@ -26,12 +29,13 @@ export interface RoomRoutesDeps {
   messages: MessageStore;
   hub: RoomHub;
   maxMessageChars: number;
-  /** Whether an agent with this id is registered: rooms only list agents that exist. */
-  agentExists(agentId: string): Promise<boolean>;
+  /** Whether `principal` may see the agent with this id: rooms list only agents that exist and that whoever lists them may see. */
+  agentVisible(principal: Principal, agentId: string): Promise<boolean>;
 }
 
 const readCreateRoom = validator<NewRoom>(CREATE_ROOM_SCHEMA, 'room');
 const readParticipant = validator<Participant>(PARTICIPANT_SCHEMA, 'participant');
+const readParticipantQuery = validator<ParticipantQuery>(PARTICIPANT_QUERY_SCHEMA, 'query');
 const readRoomListQuery = validator<RoomListQuery>(ROOM_LIST_QUERY_SCHEMA, 'query');
 const readHistoryQuery = validator<MessageHistoryQuery>(MESSAGE_HISTORY_QUERY_SCHEMA, 'query');
 
@@ -49,7 +53,7 @@ export function createRoomRoutes(deps: RoomRoutesDeps): RouteModule {
     const keys = body.participants.map((member) => participantKey({ type: member.type, id: member.participantId }));
     const repeated = keys.find((key, index) => keys.indexOf(key) !== index);
     if (repeated) throw invalid(`participants lists ${repeated} more than once`);
-    for (const participant of body.participants) await requireRegisteredAgent(deps, participant);
+    for (const participant of body.participants) await requireVisibleAgent(deps, principal, participant);
     ctx.status = 201;
     ctx.body = toRoomRecord(await deps.rooms.create(body, principal));
   });
@@ -71,9 +75,9 @@ export function createRoomRoutes(deps: RoomRoutesDeps): RouteModule {
   });
 
   router.post('/rooms/:roomId/participants', async (ctx) => {
-    await manageableRoom(ctx, deps, ctx.params.roomId);
+    const { principal } = await manageableRoom(ctx, deps, ctx.params.roomId);
     const participant = readParticipant(ctx.request.body);
-    await requireRegisteredAgent(deps, participant);
+    await requireVisibleAgent(deps, principal, participant);
     const { change, room } = await deps.rooms.addParticipant(ctx.params.roomId, participant);
     if (change === ParticipantChange.NO_ROOM) throw notFound('Room');
     if (change === ParticipantChange.ROOM_FULL) throw new ApiError(ErrorCode.CONFLICT, `The room already lists maxParticipants (${room!.maxParticipants}) participants`);
@@ -82,9 +86,8 @@ export function createRoomRoutes(deps: RoomRoutesDeps): RouteModule {
   });
 
   router.delete('/rooms/:roomId/participants/:participantId', async (ctx) => {
-    const room = await manageableRoom(ctx, deps, ctx.params.roomId);
-    const member = room.participants.find((participant) => participant.participantId === ctx.params.participantId);
-    if (!member) throw notFound('Participant');
+    const { room } = await manageableRoom(ctx, deps, ctx.params.roomId);
+    const member = namedMember(room, ctx.params.participantId, readParticipantQuery(ctx.query).type);
     const { change, room: updated } = await deps.rooms.removeParticipant(room.id, member);
     if (change === ParticipantChange.NO_ROOM) throw notFound('Room');
     if (change === ParticipantChange.NOT_A_PARTICIPANT) throw notFound('Participant');
@@ -126,17 +129,26 @@ async function readableRoom(ctx: Context, deps: RoomRoutesDeps, roomId: string):
 }
 
 /** The room when the caller may manage it: admin and service keys only (else 403), 404 as `readableRoom`, 403 for a room it may read but did not create. */
-async function manageableRoom(ctx: Context, deps: RoomRoutesDeps, roomId: string): Promise<Room> {
+async function manageableRoom(ctx: Context, deps: RoomRoutesDeps, roomId: string): Promise<{ principal: Principal; room: Room }> {
   const principal = requireKind(ctx, PrincipalKind.ADMIN, PrincipalKind.SERVICE);
   const room = await readableRoom(ctx, deps, roomId);
   if (!canManage(room, principal)) throw forbidden('Only the room\'s creator or an admin may manage it');
-  return room;
+  return { principal, room };
 }
 
-async function requireRegisteredAgent(deps: RoomRoutesDeps, participant: Participant): Promise<void> {
-  if (participant.type === ParticipantType.AGENT && !(await deps.agentExists(participant.participantId))) {
+/** 404 for an agent the caller may not see, as for one that does not exist: a room must not reveal private agents. */
+async function requireVisibleAgent(deps: RoomRoutesDeps, principal: Principal, participant: Participant): Promise<void> {
+  if (participant.type === ParticipantType.AGENT && !(await deps.agentVisible(principal, participant.participantId))) {
     throw new ApiError(ErrorCode.AGENT_NOT_FOUND, `No agent ${participant.participantId} is registered`);
   }
+}
+
+/** The member with that id; when a human and an agent share it, `type` says which (400 without). */
+function namedMember(room: Room, participantId: string, type: ParticipantType | undefined): Participant {
+  const members = room.participants.filter((member) => member.participantId === participantId && (type === undefined || member.type === type));
+  if (members.length === 0) throw notFound('Participant');
+  if (members.length > 1) throw invalid(`Both a human and an agent named ${participantId} take part: say which with ?type=HUMAN or ?type=AGENT`);
+  return members[0];
 }
 
 function pageSize(limit: string | undefined): number {

@@ -1,4 +1,5 @@
-import { DEFAULT_MAX_PARTICIPANTS, DEFAULT_ROOM_TYPE, ParticipantType } from './room';
+import { ParticipantType } from '../auth/participant';
+import { DEFAULT_MAX_PARTICIPANTS, DEFAULT_ROOM_TYPE } from './room';
 
 /**
  * JSON Schemas of what callers send to the rooms part, over HTTP and WebSocket. Checked once at
@@ -66,6 +67,17 @@ export interface ClientFrame {
 const LIMIT = { type: 'string', pattern: '^[0-9]{1,6}$', description: 'must be a whole number' } as const;
 
 /** GET /rooms and GET /user/rooms: `limit` rooms after the room `after`, in id order. */
+/** DELETE /rooms/{roomId}/participants/{id}?type: which one, when a human and an agent share the id. */
+export const PARTICIPANT_QUERY_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { type: { type: 'string', enum: Object.values(ParticipantType) } },
+} as const;
+
+export interface ParticipantQuery {
+  type?: ParticipantType;
+}
+
 export const ROOM_LIST_QUERY_SCHEMA = {
   type: 'object',
   additionalProperties: false,

@@ -1,6 +1,6 @@
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
-import { PrincipalKind, type Principal } from '../auth/principal';
+import { PrincipalKind, samePrincipal, type Principal } from '../auth/principal';
 import { ApiError, ErrorCode, forbidden, notFound } from '../http/errors';
 import { CANCELLATION_CLAIM, canRead, workflowIdOf, type TaskDocument, type TaskIndex } from './task-index';
 import type { TemporalHandle } from './temporal-client';
@@ -28,8 +28,7 @@ export async function cancelTask(index: TaskIndex, temporal: TemporalHandle, pri
   const task = await index.find(taskId);
   // A caller who may not read the task gets what an unknown id gets; one who may (its agent) learns nothing from a 403.
   if (!task || !canRead(principal, task)) throw notFound(`Task ${taskId}`);
-  const isCreator = principal.kind === task.createdBy.kind && principal.id === task.createdBy.id;
-  if (!isCreator && principal.kind !== PrincipalKind.ADMIN) throw forbidden('Only the task creator or an admin may cancel this task');
+  if (!samePrincipal(principal, task.createdBy) && principal.kind !== PrincipalKind.ADMIN) throw forbidden('Only the task creator or an admin may cancel this task');
 
   if (task.status === TaskStatus.CANCELLED) {
     if ((await cancelDelegatedTree(index, temporal, taskId)) === 0) throw alreadyEnded(taskId, task.status);

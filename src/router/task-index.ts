@@ -1,5 +1,5 @@
 import { MongoBulkWriteError, type Filter, type IndexDescription } from 'mongodb';
-import { PrincipalKind, type Principal } from '../auth/principal';
+import { PrincipalKind, samePrincipal, type Principal } from '../auth/principal';
 import { isDuplicateKey, isStoreBusy, type Store } from '../store/mongo';
 import type { TaskChanges } from './task-changes';
 import { TaskStatus, workflowIdOfComposition, workflowIdOfTask, type Requester, type TaskError, type TaskPhase, type TaskResult } from '../../workflows/task-types';
@@ -332,16 +332,14 @@ function onlyDuplicateKeys(error: unknown): boolean {
   return isDuplicateKey(error);
 }
 
-const isSamePrincipal = (a: Principal, b: Principal): boolean => a.kind === b.kind && a.id === b.id;
-
 /** The creator, the executing agent and admins may read a task. */
 export function canRead(principal: Principal, task: Pick<TaskDocument, 'createdBy' | 'agentId'>): boolean {
-  return principal.kind === PrincipalKind.ADMIN || isSamePrincipal(principal, task.createdBy) || (principal.kind === PrincipalKind.AGENT && principal.id === task.agentId);
+  return principal.kind === PrincipalKind.ADMIN || samePrincipal(principal, task.createdBy) || (principal.kind === PrincipalKind.AGENT && principal.id === task.agentId);
 }
 
 /** The creator, admins, and the agent of any of its tasks may read a composition. */
 export function canReadComposition(principal: Principal, composition: StoredComposition): boolean {
-  return isSamePrincipal(principal, composition.createdBy) || composition.tasks.some((task) => canRead(principal, task));
+  return samePrincipal(principal, composition.createdBy) || composition.tasks.some((task) => canRead(principal, task));
 }
 
 /** The workflow that runs the task: its own, or its composition's. */

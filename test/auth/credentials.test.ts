@@ -19,14 +19,14 @@ describe('service keys: POST /keys and DELETE /keys/{id}', () => {
     expect(reply.body.key).toMatch(/^acs_[A-Za-z0-9_-]{16}_[A-Za-z0-9_-]{43}$/);
     expect(keyIdOf(reply.body.key)).toBe(reply.body.id);
     const stored = await storedKey(reply.body.id);
-    expect(stored).toMatchObject({ kind: 'service', subjectId: reply.body.id, createdBy: 'admin' });
+    expect(stored).toMatchObject({ kind: 'service', subjectId: reply.body.id, createdBy: { kind: 'admin', id: 'admin' } });
     expect(JSON.stringify(stored)).not.toContain(secretPartOf(reply.body.key));
   });
 
   it('lets a service key register agents it then owns', async () => {
     const { body: service } = await call('POST', '/v1/keys', { apiKey: 'admin' });
     const agent = await registerAgent({}, service.key);
-    expect(agent.ownerId).toBe(service.id);
+    expect(agent.owner).toEqual({ type: 'SERVICE', id: service.id });
     expect((await call('PATCH', `/agents/${agent.agentId}`, { apiKey: service.key, body: { name: 'by its service' } })).status).toBe(200);
   });
 
@@ -44,7 +44,7 @@ describe('service keys: POST /keys and DELETE /keys/{id}', () => {
     const { body: service } = await call('POST', '/keys', { apiKey: 'admin' });
     const { body: child } = await call('POST', '/keys', { apiKey: service.key });
     const { body: unrelated } = await call('POST', '/keys', { apiKey: 'admin' });
-    expect((await storedKey(child.id))!.createdBy).toBe(service.id);
+    expect((await storedKey(child.id))!.createdBy).toEqual({ kind: 'service', id: service.id });
     expectError(await call('DELETE', `/keys/${unrelated.id}`, { apiKey: service.key }), 403, 'FORBIDDEN');
     expect((await call('DELETE', `/keys/${child.id}`, { apiKey: service.key })).status).toBe(204);
   });
@@ -73,7 +73,7 @@ describe('human credentials (HS256)', () => {
   it('registers an agent owned by the human', async () => {
     const user = newUserId();
     const agent = await registerAgentWith({ headers: await humanHeaders(user) });
-    expect(agent.ownerId).toBe(user);
+    expect(agent.owner).toEqual({ type: 'HUMAN', id: user });
     expect(agent.apiKey).toMatch(/^acs_/);
   });
 

@@ -88,7 +88,7 @@ describe('human tokens verified against a JWKS', () => {
     const user = newUserId();
     const reply = await call('POST', '/agents', { baseUrl, headers: await headersFor(user), body: httpsAgent() });
     expect(reply.status).toBe(201);
-    expect(reply.body.ownerId).toBe(user);
+    expect(reply.body.owner).toEqual({ type: 'HUMAN', id: user });
   });
 
   // Options as functions: the stranger's key only exists once beforeAll ran.

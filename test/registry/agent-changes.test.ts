@@ -74,7 +74,7 @@ describe('PATCH /agents/{id}', () => {
 
     const byOwner = await call('PATCH', `/agents/${privateAgent.agentId}`, { headers: await humanHeaders(owner), body: { name: 'Renamed by owner' } });
     expect(byOwner.status).toBe(200);
-    expect(byOwner.body).toMatchObject({ name: 'Renamed by owner', ownerId: owner });
+    expect(byOwner.body).toMatchObject({ name: 'Renamed by owner', owner: { type: 'HUMAN', id: owner } });
   });
 });
 

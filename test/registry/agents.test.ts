@@ -201,7 +201,15 @@ describe('registration rules', () => {
 
   it('stores optional visibility, sharedWith (without repeats) and callbackUrl, and ignores unknown members', async () => {
     const agent = await registerAgent({ visibility: 'private', sharedWith: ['user-a', 'user-a', 'user-b'], callbackUrl: 'http://127.0.0.1:9/done', colour: 'blue' });
-    expect(agent).toMatchObject({ visibility: 'private', sharedWith: ['user-a', 'user-b'], callbackUrl: 'http://127.0.0.1:9/done', ownerId: null });
+    expect(agent).toMatchObject({
+      visibility: 'private',
+      sharedWith: [
+        { type: 'HUMAN', id: 'user-a' },
+        { type: 'HUMAN', id: 'user-b' },
+      ],
+      callbackUrl: 'http://127.0.0.1:9/done',
+      owner: null,
+    });
     expect(agent).not.toHaveProperty('colour');
     expect(await storedAgent(agent.agentId)).not.toHaveProperty('colour');
   });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { registerAgent, registerAgentWith, type RegisteredAgent } from '../support/agents';
+import { allPages, registerAgent, registerAgentWith, type RegisteredAgent } from '../support/agents';
 import { useTestDatabase } from '../support/database';
 import { call, expectError, type Reply } from '../support/http';
 import { humanHeaders, newUserId } from '../support/humans';
@@ -10,21 +10,6 @@ const database = useTestDatabase();
 const nonce = () => `zq${randomBytes(5).toString('hex')}`;
 const ids = (reply: Reply) => (reply.body as Array<{ agentId: string }>).map((agent) => agent.agentId);
 const tool = (name: string, description: string) => ({ name, description, inputSchema: { type: 'object' } });
-
-/** Every page of GET `path` with `limit`, following `after`; bounded. */
-async function allPages(path: string, options: { apiKey?: string; headers?: Record<string, string> }, limit: number): Promise<string[]> {
-  const seen: string[] = [];
-  for (let page = 0; page < 500; page += 1) {
-    const separator = path.includes('?') ? '&' : '?';
-    const after = seen.length > 0 ? `&after=${seen[seen.length - 1]}` : '';
-    const reply = await call('GET', `${path}${separator}limit=${limit}${after}`, options);
-    expect(reply.status).toBe(200);
-    expect(reply.body.length).toBeLessThanOrEqual(limit);
-    if (reply.body.length === 0) return seen;
-    seen.push(...ids(reply));
-  }
-  throw new Error('paging did not end');
-}
 
 describe('GET /agents', () => {
   it('pages with limit and after, in agentId order, every agent once', async () => {
@@ -180,10 +165,17 @@ describe('private agents', () => {
 
   it('show owner and sharedWith to managers only', async () => {
     const byOwner = await call('GET', `/agents/${secret.agentId}`, { headers: await humanHeaders(owner) });
-    expect(byOwner.body).toMatchObject({ ownerId: owner, sharedWith: [friend, friendAgent.agentId], visibility: 'private' });
+    expect(byOwner.body).toMatchObject({
+      owner: { type: 'HUMAN', id: owner },
+      sharedWith: [
+        { type: 'HUMAN', id: friend },
+        { type: 'AGENT', id: friendAgent.agentId },
+      ],
+      visibility: 'private',
+    });
     const byFriend = await call('GET', `/agents/${secret.agentId}`, { headers: await humanHeaders(friend) });
     expect(byFriend.body).not.toHaveProperty('sharedWith');
-    expect(byFriend.body).not.toHaveProperty('ownerId');
+    expect(byFriend.body).not.toHaveProperty('owner');
   });
 
   it('become public when the owner says so', async () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ParticipantType } from '../../src/rooms/room';
+import { ParticipantType } from '../../src/auth/participant';
 import { PRESENCE_PROCESSES_COLLECTION, PresenceLookup, SocketPresence } from '../../src/room-tasks/socket-presence';
 import { Store } from '../../src/store/mongo';
 import { testStack } from '../support/test-stack';

@@ -43,3 +43,18 @@ export async function registerAgentWith(credentials: Pick<CallOptions, 'apiKey' 
   if (reply.status !== 201) throw new Error(`registering an agent answered ${reply.status}: ${JSON.stringify(reply.body)}`);
   return reply.body;
 }
+
+/** Every page of GET `path` with `limit`, following `after`; bounded. */
+export async function allPages(path: string, options: { apiKey?: string; headers?: Record<string, string> }, limit: number): Promise<string[]> {
+  const seen: string[] = [];
+  for (let page = 0; page < 500; page += 1) {
+    const separator = path.includes('?') ? '&' : '?';
+    const after = seen.length > 0 ? `&after=${seen[seen.length - 1]}` : '';
+    const reply = await call('GET', `${path}${separator}limit=${limit}${after}`, options);
+    expect(reply.status).toBe(200);
+    expect(reply.body.length).toBeLessThanOrEqual(limit);
+    if (reply.body.length === 0) return seen;
+    seen.push(...(reply.body as Array<{ agentId: string }>).map((agent) => agent.agentId));
+  }
+  throw new Error('paging did not end');
+}

@@ -1,0 +1,5 @@
+import type { Migration } from './migration';
+import { typedPrincipals } from './typed-principals';
+
+/** Every migration, in the order they run at start. */
+export const MIGRATIONS: readonly Migration[] = [typedPrincipals];

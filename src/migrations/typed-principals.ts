@@ -1,0 +1,60 @@
+import { API_KEYS_COLLECTION } from '../auth/api-keys';
+import { participantKey, ParticipantType, type ParticipantRef } from '../auth/participant';
+import { ADMIN_PRINCIPAL, PrincipalKind, type Principal } from '../auth/principal';
+import { AGENTS_COLLECTION } from '../registry/agent-store';
+import type { Store } from '../store/mongo';
+import type { Migration } from './migration';
+
+/** What older versions stored: owners, creators and those shared with as bare ids. */
+interface LegacyAgent {
+  _id: string;
+  ownerId?: string;
+  sharedWith?: Array<string | ParticipantRef>;
+}
+
+interface LegacyKey {
+  _id: string;
+  kind: string;
+  createdBy?: string | Principal;
+}
+
+/**
+ * Types the principals that older versions stored as bare ids, where a human's `sub` could pass for
+ * a service key or an agent. A bare owner is the service whose key has that id, else a human; a
+ * bare `sharedWith` id is the agent with that id, else a human; a bare key creator is the admin
+ * ("admin") or a service. Idempotent: a second run finds nothing bare.
+ */
+export const typedPrincipals: Migration = {
+  name: 'typed principals',
+  async run(store: Store): Promise<number> {
+    const keys = store.collection<LegacyKey>(API_KEYS_COLLECTION);
+    const agents = store.collection<LegacyAgent>(AGENTS_COLLECTION);
+    let changed = 0;
+
+    const legacyKeys = await keys.find({ createdBy: { $type: 'string' } }, { projection: { createdBy: 1 } }).toArray();
+    for (const key of legacyKeys) {
+      const createdBy = key.createdBy === ADMIN_PRINCIPAL.id ? ADMIN_PRINCIPAL : { kind: PrincipalKind.SERVICE, id: key.createdBy as string };
+      changed += (await keys.updateOne({ _id: key._id, createdBy: key.createdBy }, { $set: { createdBy } })).modifiedCount;
+    }
+
+    const legacyAgents = await agents
+      .find({ $or: [{ ownerId: { $exists: true } }, { sharedWith: { $type: 'string' } }] }, { projection: { ownerId: 1, sharedWith: 1 } })
+      .toArray();
+    if (legacyAgents.length === 0) return changed;
+    const serviceIds = await idsOf(keys.find({ kind: PrincipalKind.SERVICE }, { projection: { _id: 1 } }).toArray());
+    const agentIds = await idsOf(agents.find({}, { projection: { _id: 1 } }).toArray());
+    for (const agent of legacyAgents) {
+      const sharedWith = (agent.sharedWith ?? []).map((entry) =>
+        typeof entry === 'string' ? { type: agentIds.has(entry) ? ParticipantType.AGENT : ParticipantType.HUMAN, id: entry } : entry,
+      );
+      const owner = agent.ownerId === undefined ? undefined : { kind: serviceIds.has(agent.ownerId) ? PrincipalKind.SERVICE : PrincipalKind.HUMAN, id: agent.ownerId };
+      const update = { $set: { sharedWith, sharedWithKeys: sharedWith.map(participantKey), ...(owner ? { owner } : {}) }, $unset: { ownerId: '' as const } };
+      changed += (await agents.updateOne({ _id: agent._id }, update)).modifiedCount;
+    }
+    return changed;
+  },
+};
+
+async function idsOf(documents: Promise<Array<{ _id: string }>>): Promise<Set<string>> {
+  return new Set((await documents).map((document) => document._id));
+}
