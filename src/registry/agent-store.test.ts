@@ -23,6 +23,7 @@ const agent = {
   name: 'Echo',
   description: 'Echoes',
   capabilities: { tools: [{ name: 'echo', description: 'echo', inputSchema: { type: 'object' } }] },
+  sharedWith: [],
   version: 2,
 } as unknown as Agent;
 
@@ -70,5 +71,17 @@ describe('AgentStore.replace under a claim', () => {
     const { agents, claims } = storeWithClaim(new Date(Date.now() - 60_000));
     expect(await agents.replace(agent, 1)).toBe(true);
     expect(claims.size).toBe(0);
+  });
+});
+
+describe('AgentStore.findVisible', () => {
+  // Capabilities that cannot be parsed show whether a lookup parsed them.
+  const privateDocument = { _id: 'agent-1', visibility: 'private', sharedWith: [], owner: { kind: 'service', id: 'owner-key' }, capabilities: '{unparsed' };
+  const agents = new AgentStore({ collection: () => ({ findOne: async () => privateDocument }) } as unknown as Store);
+
+  it('judges a private agent before parsing it, so that a stranger\'s lookup costs what an unknown id does', async () => {
+    await expect(agents.findVisible({ kind: 'human', id: 'stranger' }, 'agent-1')).resolves.toBeNull();
+    await expect(agents.findVisible({ kind: 'human', id: 'owner-key' }, 'agent-1')).resolves.toBeNull();
+    await expect(agents.findVisible({ kind: 'service', id: 'owner-key' }, 'agent-1')).rejects.toThrow(SyntaxError);
   });
 });

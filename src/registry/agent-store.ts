@@ -2,7 +2,7 @@ import type { Filter, IndexDescription } from 'mongodb';
 import { participantKey, participantOf } from '../auth/participant';
 import { PrincipalKind, type Principal } from '../auth/principal';
 import { isDuplicateKey, type Store } from '../store/mongo';
-import { ifVisible, type Agent, type AgentDocument } from './agent';
+import { canSee, type Agent, type AgentDocument } from './agent';
 import { derivedFields, type SearchCandidate } from './search';
 
 export const AGENTS_COLLECTION = 'agents';
@@ -65,7 +65,10 @@ export class AgentStore {
 
   /** The agent when it exists and `principal` may see it; null otherwise (callers answer 404 either way). */
   async findVisible(principal: Principal | undefined, agentId: string): Promise<Agent | null> {
-    return ifVisible(principal, await this.findById(agentId));
+    const document = await this.collection.findOne({ _id: agentId });
+    // Judged on the stored fields, before the capabilities are parsed: a private agent costs no more than an unknown id.
+    if (!document || !canSee(principal, { ...document, id: document._id })) return null;
+    return fromDocument(document);
   }
 
   async insert(agent: Agent): Promise<void> {
