@@ -151,7 +151,7 @@ describe('open WebSockets', () => {
     const open = [await connect(roomId, { human }, '127.0.0.7'), await connect(otherRoomId, { human }, '127.0.0.7')];
     try {
       const refused = await refusedHandshake(roomId, { human }, { wsUrl, localAddress: '127.0.0.8' });
-      expect(refused).toMatchObject({ status: 429, body: { error: { code: 'RATE_LIMITED', message: expect.stringContaining('this credential') } } });
+      expect(refused).toMatchObject({ status: 429, body: { error: { code: 'RATE_LIMITED', message: expect.stringContaining('This credential') } } });
       expect(refused.retryAfter).toBe(String(CAP_RETRY_AFTER_MS / 1000));
       open.push(await connect(roomId, { human: newUserId() }, '127.0.0.7'));
 
@@ -168,7 +168,7 @@ describe('open WebSockets', () => {
     const open = [await connect(roomId, { human: first }, '127.0.0.9'), await connect(roomId, { human: second }, '127.0.0.9'), await connect(roomId, { human: newUserId() }, '127.0.0.9')];
     try {
       const refused = await refusedHandshake(roomId, { human: second }, { wsUrl, localAddress: '127.0.0.9' });
-      expect(refused).toMatchObject({ status: 429, body: { error: { code: 'RATE_LIMITED', message: expect.stringContaining('this address') } } });
+      expect(refused).toMatchObject({ status: 429, body: { error: { code: 'RATE_LIMITED', message: expect.stringContaining('This address') } } });
       expect(refused.retryAfter).toBe(String(CAP_RETRY_AFTER_MS / 1000));
       open.push(await connect(roomId, { human: second }, '127.0.0.10'));
     } finally {

@@ -92,8 +92,8 @@ export class RoomWebSocketServer {
         throw forbidden(`The room is full: ${room.maxParticipants} participants are connected`);
       }
       const holder = principalKey(principal);
-      refuseOverCap(this.deps.limits.socketsPerPrincipal, holder, 'this credential');
-      refuseOverCap(this.deps.limits.socketsPerAddress, address, 'this address');
+      refuseOverCap(this.deps.limits.socketsPerPrincipal, holder, 'This credential');
+      refuseOverCap(this.deps.limits.socketsPerAddress, address, 'This address');
       if (socket.destroyed) return;
       // From the checks above to join() nothing awaits: ws upgrades and calls back in the same tick,
       // so two handshakes cannot both take the last place in a room, or under a cap.
