@@ -9,6 +9,8 @@ import type { Config } from './config/config';
 import type { Endpoints } from './embedded/stack';
 import { answerClientErrors } from './http/client-errors';
 import { createApp, type RouteModule } from './http/app';
+import { capConnectionsPerAddress } from './limits/connection-cap';
+import { createLimits } from './limits/limits';
 import { MIGRATIONS } from './migrations';
 import { runMigrations } from './migrations/migration';
 import { createOpsRoutes } from './ops/health';
@@ -124,13 +126,14 @@ async function serveApi(
   { taskChanges, agents, recentAgents }: SharedInProcess,
 ): Promise<{ server: http.Server; closeRooms: () => Promise<void> }> {
   const metrics = createMetrics();
+  const limits = createLimits(config.limits, logger.child({ component: 'limits' }), metrics);
   const apiKeys = new ApiKeyStore(store, config.adminApiKey);
-  const authenticator = new Authenticator(apiKeys, new HumanTokenVerifier(config));
+  const authenticator = new Authenticator(apiKeys, new HumanTokenVerifier(config), limits.authFailuresPerAddress);
   const index = new TaskIndex(store, taskChanges);
   const schemas = new UserSchemaCompiler();
   const launcher = new TaskLauncher({ agents: recentAgents, index, temporal, schemas, config });
   const roomTasks = new RoomTaskRequests({ launcher, index, temporal, agents, schemas, rooms: new RoomStore(store) });
-  const rooms = await createRooms(config, store, authenticator, logger.child({ component: 'rooms' }), roomTasks);
+  const rooms = await createRooms(config, store, authenticator, limits, logger.child({ component: 'rooms' }), roomTasks);
   const delivery = await startRoomDelivery(config, { store, hub: rooms.hub, index, temporal, logger: logger.child({ component: 'room-delivery' }) });
   stops.push(() => delivery.stop());
   const modules: RouteModule[] = [
@@ -144,6 +147,7 @@ async function serveApi(
     metrics,
     maxBodyBytes: config.maxBodyBytes,
     authenticator,
+    limits,
     opsRouter: createOpsRoutes(
       [
         { name: 'mongodb', check: () => store.ping() },
@@ -167,6 +171,7 @@ async function serveApi(
     app.callback(),
   );
   answerClientErrors(server);
+  capConnectionsPerAddress(server, limits.connectionsPerAddress);
   // Agents hold connections open between calls; keep them a little longer than common client pools do.
   server.keepAliveTimeout = 65_000;
   rooms.attach(server);

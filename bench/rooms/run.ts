@@ -186,6 +186,9 @@ async function main(): Promise<void> {
     ADMIN_API_KEY: adminKey,
     AUTH_JWT_SECRET: jwtSecret,
     LOG_LEVEL: 'warn',
+    // Every client of the bench connects from loopback: the per-address caps would refuse the 501st.
+    WS_MAX_SOCKETS_PER_ADDRESS: '0',
+    HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0',
   }, path.join(dataDir, 'service.log'));
   const bare = spawnLogged('bench/rooms/bare-server.ts', { PORT: String(barePort) }, path.join(dataDir, 'bare.log'));
   try {

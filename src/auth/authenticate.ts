@@ -1,5 +1,7 @@
 import type { Context, Next } from 'koa';
 import { ApiError, ErrorCode } from '../http/errors';
+import type { RateLimit } from '../limits/rate-limit';
+import { addressOf } from '../limits/limit-keys';
 import type { ApiKeyStore } from './api-keys';
 import type { HumanTokenVerifier } from './human-tokens';
 import type { AuthState, Principal } from './principal';
@@ -17,13 +19,27 @@ export class Authenticator {
   constructor(
     private readonly apiKeys: ApiKeyStore,
     private readonly humans: HumanTokenVerifier,
+    /** Rejected credentials per address: one over it, and the address's credentials are refused unchecked for a while. */
+    private readonly failures?: RateLimit,
   ) {}
 
   /**
    * undefined when nothing was presented; the principal when a credential is valid;
-   * 401 when something was presented and it is not valid.
+   * 401 when something was presented and it is not valid; 429 when `address` presented too many
+   * invalid ones lately (counted per address, since a guesser has no principal to count against).
    */
-  async resolve(credentials: PresentedCredentials): Promise<Principal | undefined> {
+  async resolve(credentials: PresentedCredentials, address: string): Promise<Principal | undefined> {
+    if (!credentials.apiKey && !credentials.sessionToken && !credentials.identityToken) return undefined;
+    await this.failures?.check(address);
+    try {
+      return await this.verify(credentials);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === ErrorCode.UNAUTHENTICATED) await this.failures?.record(address);
+      throw error;
+    }
+  }
+
+  private async verify(credentials: PresentedCredentials): Promise<Principal | undefined> {
     const { apiKey, sessionToken, identityToken } = credentials;
     if (apiKey) return (await this.apiKeys.resolve(apiKey)) ?? unauthenticated('Invalid API key');
     if (sessionToken || identityToken) {
@@ -42,7 +58,7 @@ export class Authenticator {
         apiKey: ctx.get('x-api-key') || undefined,
         sessionToken: ctx.get('authorization') || undefined,
         identityToken: ctx.get('x-identity-token') || undefined,
-      });
+      }, addressOf(ctx.req.socket));
       return next();
     };
   }

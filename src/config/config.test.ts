@@ -87,6 +87,29 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ROOM_FANOUT: 'change_stream' })).toThrow(/ROOM_FANOUT must be one of poll, change-streams, got "change_stream"/);
   });
 
+  it('gives the documented limits by default, takes 0 to turn each off, and refuses negative ones', () => {
+    expect(loadConfig({}).limits).toEqual({
+      windowMs: 60_000,
+      writesPerPrincipal: 1_200,
+      anonymousPerAddress: 300,
+      authFailuresPerAddress: 20,
+      authFailureBlockMs: 300_000,
+      socketsPerPrincipal: 100,
+      socketsPerAddress: 500,
+      connectionsPerAddress: 1_000,
+    });
+    const off = { RATE_LIMIT_WRITES: '0', RATE_LIMIT_ANONYMOUS_REQUESTS: '0', RATE_LIMIT_AUTH_FAILURES: '0', WS_MAX_SOCKETS_PER_PRINCIPAL: '0', WS_MAX_SOCKETS_PER_ADDRESS: '0', HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0' };
+    expect(loadConfig(off).limits).toMatchObject({ writesPerPrincipal: 0, anonymousPerAddress: 0, authFailuresPerAddress: 0, socketsPerPrincipal: 0, socketsPerAddress: 0, connectionsPerAddress: 0 });
+    expect(() => loadConfig({ RATE_LIMIT_WRITES: '-1' })).toThrow(/RATE_LIMIT_WRITES must be an integer from 0/);
+    expect(() => loadConfig({ RATE_LIMIT_WINDOW_MS: '0' })).toThrow(/RATE_LIMIT_WINDOW_MS must be an integer from 100/);
+  });
+
+  it('refuses a WebSocket cap per address above the connection cap per address, which would never be reached', () => {
+    expect(loadConfig({ WS_MAX_SOCKETS_PER_ADDRESS: '50', HTTP_MAX_CONNECTIONS_PER_ADDRESS: '50' }).limits).toMatchObject({ socketsPerAddress: 50, connectionsPerAddress: 50 });
+    expect(loadConfig({ WS_MAX_SOCKETS_PER_ADDRESS: '5000', HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0' }).limits).toMatchObject({ socketsPerAddress: 5_000, connectionsPerAddress: 0 });
+    expect(() => loadConfig({ WS_MAX_SOCKETS_PER_ADDRESS: '51', HTTP_MAX_CONNECTIONS_PER_ADDRESS: '50' })).toThrow(/WS_MAX_SOCKETS_PER_ADDRESS must not exceed HTTP_MAX_CONNECTIONS_PER_ADDRESS/);
+  });
+
   it('refuses a default task timeout above the maximum', () => {
     expect(() => loadConfig({ DEFAULT_TASK_TIMEOUT_MS: '100000', MAX_TASK_TIMEOUT_MS: '5000' })).toThrow(/DEFAULT_TASK_TIMEOUT_MS/);
   });

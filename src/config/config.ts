@@ -54,6 +54,25 @@ export interface Config {
   endedRunsCheckMs: number;
   /** How room messages stored by other API processes reach this one's sockets (src/rooms/message-fanout.ts). */
   roomFanout: RoomFanout;
+  /** Limits on what one principal or one address may do; counted in each process's memory (src/limits/). */
+  limits: LimitsConfig;
+}
+
+/** Each count is per RATE_LIMIT_WINDOW_MS for rates, at once for caps; 0 turns that limit off. */
+export interface LimitsConfig {
+  windowMs: number;
+  /** Writes (any method but GET, HEAD, OPTIONS) of one non-admin principal per window. */
+  writesPerPrincipal: number;
+  /** Requests without a credential from one address per window (ops routes excepted). */
+  anonymousPerAddress: number;
+  /** Rejected credentials from one address per window; one more and the address is blocked. */
+  authFailuresPerAddress: number;
+  /** How long an address over its authentication failures is refused; 0: until its window ends. */
+  authFailureBlockMs: number;
+  socketsPerPrincipal: number;
+  socketsPerAddress: number;
+  /** Open TCP connections from one address, WebSockets included; the next one is closed at once. */
+  connectionsPerAddress: number;
 }
 
 /** `poll` is the default on every server: `change-streams` has never run in this project's tests (no replica set here). */
@@ -183,6 +202,16 @@ export function loadConfig(env: Env = process.env): Config {
     agentCallTimeoutMs: read.integer('AGENT_CALL_TIMEOUT_MS', 30_000, 100, 10 * 60_000),
     endedRunsCheckMs: read.integer('ENDED_RUNS_CHECK_MS', 10_000, 100, 10 * 60_000),
     roomFanout: read.oneOf('ROOM_FANOUT', ROOM_FANOUT_MODES, 'poll'),
+    limits: {
+      windowMs: read.integer('RATE_LIMIT_WINDOW_MS', 60_000, 100, HOUR_MS),
+      writesPerPrincipal: read.integer('RATE_LIMIT_WRITES', 1_200, 0, 1_000_000_000),
+      anonymousPerAddress: read.integer('RATE_LIMIT_ANONYMOUS_REQUESTS', 300, 0, 1_000_000_000),
+      authFailuresPerAddress: read.integer('RATE_LIMIT_AUTH_FAILURES', 20, 0, 1_000_000_000),
+      authFailureBlockMs: read.integer('AUTH_FAILURE_BLOCK_MS', 300_000, 0, 24 * HOUR_MS),
+      socketsPerPrincipal: read.integer('WS_MAX_SOCKETS_PER_PRINCIPAL', 100, 0, 1_000_000_000),
+      socketsPerAddress: read.integer('WS_MAX_SOCKETS_PER_ADDRESS', 500, 0, 1_000_000_000),
+      connectionsPerAddress: read.integer('HTTP_MAX_CONNECTIONS_PER_ADDRESS', 1_000, 0, 1_000_000_000),
+    },
   };
 
   if (config.authJwtSecret !== undefined && config.authJwtSecret.length < 32) {
@@ -203,6 +232,11 @@ export function loadConfig(env: Env = process.env): Config {
   // Node refuses to start a server whose headers timeout exceeds its request timeout.
   if (config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs) {
     read.problems.push('HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS');
+  }
+  // A WebSocket holds the connection it was opened on, so a smaller connection cap would be the real socket cap.
+  const { socketsPerAddress, connectionsPerAddress } = config.limits;
+  if (connectionsPerAddress > 0 && socketsPerAddress > connectionsPerAddress) {
+    read.problems.push('WS_MAX_SOCKETS_PER_ADDRESS must not exceed HTTP_MAX_CONNECTIONS_PER_ADDRESS: every WebSocket holds a connection');
   }
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
 import type { Authenticator } from '../auth/authenticate';
+import type { Limits } from '../limits/limits';
+import { limitRequests } from '../limits/request-limits';
 import type { Logger } from '../ops/logger';
 import type { Metrics } from '../ops/metrics';
 import { setAnswerHeaders } from './answer-headers';
@@ -19,6 +21,7 @@ export interface AppDeps {
   metrics: Metrics;
   maxBodyBytes: number;
   authenticator: Authenticator;
+  limits: Pick<Limits, 'writesPerPrincipal' | 'anonymousPerAddress'>;
   /** Routes that need no credential and run before authentication (health, metrics). */
   opsRouter: Router;
   modules: RouteModule[];
@@ -34,6 +37,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(deps.opsRouter.routes());
   app.use(jsonBody(deps.maxBodyBytes));
   app.use(deps.authenticator.middleware());
+  app.use(limitRequests(deps.limits));
 
   for (const module of deps.modules) {
     app.use(module.router.routes()).use(module.router.allowedMethods());

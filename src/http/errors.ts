@@ -70,3 +70,6 @@ export const notFound = (what: string): ApiError => new ApiError(ErrorCode.NOT_F
 export const forbidden = (why: string): ApiError => new ApiError(ErrorCode.FORBIDDEN, why);
 export const invalid = (message: string, details?: unknown): ApiError =>
   new ApiError(ErrorCode.VALIDATION_ERROR, message, details);
+/** 429 with `Retry-After` in whole seconds, at least 1 (RFC 9110 allows no fractions). */
+export const rateLimited = (message: string, retryAfterMs: number): ApiError =>
+  new ApiError(ErrorCode.RATE_LIMITED, message, undefined, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) });

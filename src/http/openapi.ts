@@ -78,6 +78,7 @@ const ERROR_STATUSES: Record<string, string> = {
   '404': 'NOT_FOUND or AGENT_NOT_FOUND',
   '409': 'CONFLICT',
   '413': 'PAYLOAD_TOO_LARGE',
+  '429': 'RATE_LIMITED: over a limit of the credential or the address (docs/configuration.md, "Limits"); Retry-After says in how many seconds to try again',
   '503': 'UNAVAILABLE',
 };
 

@@ -2,6 +2,7 @@ import type http from 'node:http';
 import type { Authenticator } from '../auth/authenticate';
 import type { Config } from '../config/config';
 import type { RouteModule } from '../http/app';
+import type { Limits } from '../limits/limits';
 import type { Logger } from '../ops/logger';
 import { AgentStore } from '../registry/agent-store';
 import type { Store } from '../store/mongo';
@@ -26,7 +27,7 @@ export interface Rooms {
 }
 
 /** `tasks` adds the task frames to the room WebSocket. */
-export async function createRooms(config: Config, store: Store, authenticator: Authenticator, logger: Logger, tasks?: RoomTaskFrames): Promise<Rooms> {
+export async function createRooms(config: Config, store: Store, authenticator: Authenticator, limits: Limits, logger: Logger, tasks?: RoomTaskFrames): Promise<Rooms> {
   const rooms = new RoomStore(store);
   const messages = new MessageStore(store);
   const hub = new RoomHub(messages, logger);
@@ -49,6 +50,7 @@ export async function createRooms(config: Config, store: Store, authenticator: A
     maxMessageChars: config.maxMessageChars,
     heartbeatMs: config.wsHeartbeatMs,
     maxBufferedBytes: config.wsMaxBufferedBytes,
+    limits,
   });
   return {
     routes,

@@ -3,7 +3,10 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { Authenticator } from '../auth/authenticate';
 import { endWithError } from '../http/answer-headers';
-import { ApiError, ErrorCode, forbidden, invalid, notFound } from '../http/errors';
+import { ApiError, ErrorCode, forbidden, invalid, notFound, rateLimited } from '../http/errors';
+import { CAP_RETRY_AFTER_MS, type ConcurrencyCap } from '../limits/concurrency-cap';
+import type { Limits } from '../limits/limits';
+import { addressOf, principalKey } from '../limits/limit-keys';
 import { toApiError } from '../http/error-handler';
 import type { Logger } from '../ops/logger';
 import { CloseCode } from './frames';
@@ -33,6 +36,7 @@ export interface RoomWebSocketDeps {
   maxMessageChars: number;
   heartbeatMs: number;
   maxBufferedBytes: number;
+  limits: Pick<Limits, 'socketsPerPrincipal' | 'socketsPerAddress'>;
 }
 
 /**
@@ -67,6 +71,7 @@ export class RoomWebSocketServer {
   private async upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     // A client that hangs up mid-handshake must not crash the process.
     socket.on('error', () => socket.destroy());
+    const address = addressOf(request.socket);
     try {
       const url = new URL(request.url ?? '/', 'http://localhost');
       const match = ROOM_PATH.exec(url.pathname);
@@ -75,7 +80,7 @@ export class RoomWebSocketServer {
         apiKey: url.searchParams.get('api-key') ?? url.searchParams.get('apiKey') ?? header(request, 'x-api-key'),
         sessionToken: url.searchParams.get('Authorization') ?? header(request, 'authorization'),
         identityToken: url.searchParams.get('X-Identity-Token') ?? header(request, 'x-identity-token'),
-      });
+      }, address);
       if (!principal) throw new ApiError(ErrorCode.UNAUTHENTICATED, 'A credential is required: api-key, or Authorization with X-Identity-Token');
       const participant = participantOf(principal);
       if (!participant) throw forbidden('Room connections are for humans and agents');
@@ -87,10 +92,15 @@ export class RoomWebSocketServer {
       if (!alreadyConnected && this.deps.hub.connectedParticipants(room.id) >= room.maxParticipants) {
         throw forbidden(`The room is full: ${room.maxParticipants} participants are connected`);
       }
+      const holder = principalKey(principal);
+      refuseOverCap(this.deps.limits.socketsPerPrincipal, holder, 'This credential');
+      refuseOverCap(this.deps.limits.socketsPerAddress, address, 'This address');
       if (socket.destroyed) return;
-      // From the check above to join() nothing awaits: ws upgrades and calls back in the same tick,
-      // so two handshakes cannot both take the last place in a room.
+      // From the checks above to join() nothing awaits: ws upgrades and calls back in the same tick,
+      // so two handshakes cannot both take the last place in a room, or under a cap.
       this.wss.handleUpgrade(request, socket, head, (ws) => {
+        const releases = [this.deps.limits.socketsPerPrincipal.hold(holder), this.deps.limits.socketsPerAddress.hold(address)];
+        ws.once('close', () => releases.forEach((release) => release()));
         const roomSocket = new RoomSocket(ws, room.id, participant, {
           hub: this.deps.hub,
           tasks: this.deps.tasks,
@@ -130,6 +140,11 @@ function parseSince(raw: string | null): number | undefined {
   if (raw === null) return undefined;
   if (!/^[0-9]{1,15}$/.test(raw)) throw invalid('since must be a message seq (a non-negative integer)');
   return Number(raw);
+}
+
+/** 429 when `key` already holds the most sockets `cap` allows. */
+function refuseOverCap(cap: ConcurrencyCap, key: string, holder: string): void {
+  if (cap.isFull(key)) throw rateLimited(`${holder} holds ${cap.max} open WebSockets, the most allowed; close one first`, CAP_RETRY_AFTER_MS);
 }
 
 /** Answers the handshake with the contract's error body and hangs up, without upgrading. */

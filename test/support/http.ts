@@ -1,3 +1,4 @@
+import { Agent, fetch as fetchVia } from 'undici';
 import { testStack } from './test-stack';
 
 export interface Reply<T = any> {
@@ -14,6 +15,21 @@ export interface CallOptions {
   /** A raw body sent as it is (for malformed JSON and size limits). */
   rawBody?: string | Buffer;
   baseUrl?: string;
+  /** The loopback address to call from (127.0.0.1 unless given), for limits counted per address. */
+  localAddress?: string;
+}
+
+/** One connection pool per local address a test calls from. */
+const poolsFrom = new Map<string, Agent>();
+const poolFrom = (localAddress: string): Agent => {
+  if (!poolsFrom.has(localAddress)) poolsFrom.set(localAddress, new Agent({ localAddress }));
+  return poolsFrom.get(localAddress)!;
+};
+
+/** Closes the connections kept by calls with `localAddress`, so that Jest can exit. */
+export async function closePoolsFrom(): Promise<void> {
+  await Promise.all([...poolsFrom.values()].map((pool) => pool.close()));
+  poolsFrom.clear();
 }
 
 /** One HTTP call to the service under test, with the body parsed when it is JSON. */
@@ -26,7 +42,8 @@ export async function call<T = any>(method: string, path: string, options: CallO
     body = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const response = await fetch(`${options.baseUrl ?? stack.baseUrl}${path}`, { method, headers, body });
+  const url = `${options.baseUrl ?? stack.baseUrl}${path}`;
+  const response = options.localAddress ? await fetchVia(url, { method, headers, body, dispatcher: poolFrom(options.localAddress) }) : await fetch(url, { method, headers, body });
   const text = await response.text();
   let parsed: unknown = text;
   if ((response.headers.get('content-type') ?? '').includes('json') && text.length > 0) parsed = JSON.parse(text);

@@ -14,6 +14,8 @@ export interface ConnectOptions {
   /** ws answers pings by itself unless told not to: false plays a peer that went silent. */
   autoPong?: boolean;
   wsUrl?: string;
+  /** The loopback address to connect from (127.0.0.1 unless given), for limits counted per address. */
+  localAddress?: string;
 }
 
 /** Creates a room as admin (or `apiKey`) and returns the 201 body; throws on any other status. */
@@ -52,7 +54,7 @@ export class RoomClient {
   }
 
   static async connect(roomId: string, credential: SocketCredential, options: ConnectOptions = {}): Promise<RoomClient> {
-    const ws = new WebSocket(await roomSocketUrl(roomId, credential, options), { autoPong: options.autoPong ?? true });
+    const ws = new WebSocket(await roomSocketUrl(roomId, credential, options), { autoPong: options.autoPong ?? true, localAddress: options.localAddress });
     const client = new RoomClient(ws);
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
@@ -106,13 +108,20 @@ export class RoomClient {
   }
 }
 
-/** The HTTP status a refused handshake answered with, and its body. */
-export async function refusedHandshake(roomId: string, credential: SocketCredential, options: ConnectOptions = {}): Promise<{ status: number; body: any }> {
-  return refusedHandshakeAt(await roomSocketUrl(roomId, credential, options));
+export interface RefusedHandshake {
+  status: number;
+  body: any;
+  /** The Retry-After header, when the refusal carried one. */
+  retryAfter?: string;
 }
 
-export function refusedHandshakeAt(url: string): Promise<{ status: number; body: any }> {
-  const ws = new WebSocket(url);
+/** The HTTP status a refused handshake answered with, and its body. */
+export async function refusedHandshake(roomId: string, credential: SocketCredential, options: ConnectOptions = {}): Promise<RefusedHandshake> {
+  return refusedHandshakeAt(await roomSocketUrl(roomId, credential, options), options);
+}
+
+export function refusedHandshakeAt(url: string, options: Pick<ConnectOptions, 'localAddress'> = {}): Promise<RefusedHandshake> {
+  const ws = new WebSocket(url, { localAddress: options.localAddress });
   return new Promise((resolve, reject) => {
     ws.once('open', () => {
       ws.terminate();
@@ -121,7 +130,8 @@ export function refusedHandshakeAt(url: string): Promise<{ status: number; body:
     ws.once('unexpected-response', (_request, response) => {
       let body = '';
       response.on('data', (chunk) => (body += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(body) }));
+      const retryAfter = response.headers['retry-after'];
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(body), ...(retryAfter === undefined ? {} : { retryAfter }) }));
     });
     ws.once('error', reject);
   });

@@ -1,0 +1,41 @@
+import type { LimitsConfig } from '../config/config';
+import type { Logger } from '../ops/logger';
+import type { Metrics } from '../ops/metrics';
+import { ConcurrencyCap } from './concurrency-cap';
+import { LimitReporter } from './limit-reporter';
+import { RateLimit } from './rate-limit';
+
+/** Every limit of one API process, each counted in its memory (docs/configuration.md, "Limits"). */
+export interface Limits {
+  writesPerPrincipal: RateLimit;
+  anonymousPerAddress: RateLimit;
+  authFailuresPerAddress: RateLimit;
+  socketsPerPrincipal: ConcurrencyCap;
+  socketsPerAddress: ConcurrencyCap;
+  connectionsPerAddress: ConcurrencyCap;
+}
+
+export function createLimits(config: LimitsConfig, logger: Logger, metrics: Metrics): Limits {
+  const reporter = new LimitReporter(logger, metrics, config.windowMs);
+  const windowMs = config.windowMs;
+  return {
+    writesPerPrincipal: new RateLimit({ name: 'writes', points: config.writesPerPrincipal, windowMs, message: `More than ${config.writesPerPrincipal} writes by this credential in ${windowMs} ms` }, reporter),
+    anonymousPerAddress: new RateLimit(
+      { name: 'anonymous', points: config.anonymousPerAddress, windowMs, message: `More than ${config.anonymousPerAddress} requests without a credential from this address in ${windowMs} ms` },
+      reporter,
+    ),
+    authFailuresPerAddress: new RateLimit(
+      {
+        name: 'auth-failures',
+        points: config.authFailuresPerAddress,
+        windowMs,
+        blockMs: config.authFailureBlockMs,
+        message: `More than ${config.authFailuresPerAddress} rejected credentials from this address; credentials from it are not checked for a while`,
+      },
+      reporter,
+    ),
+    socketsPerPrincipal: new ConcurrencyCap('sockets-per-principal', config.socketsPerPrincipal, reporter),
+    socketsPerAddress: new ConcurrencyCap('sockets-per-address', config.socketsPerAddress, reporter),
+    connectionsPerAddress: new ConcurrencyCap('connections-per-address', config.connectionsPerAddress, reporter),
+  };
+}
