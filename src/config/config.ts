@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { SECRET_KEY_BYTES } from '../auth/secret-box';
 import { MAX_COMPOSITION_SIZE_LIMIT } from '../router/history-budget';
 
 /**
@@ -30,6 +31,13 @@ export interface Config {
   authIssuer?: string;
   authAudience?: string;
   callbackSigningSecret?: string;
+  /**
+   * SECRETS_KEY: seals the agents' signing secrets in the store (src/auth/secret-box.ts). Required
+   * with MONGODB_URI; `npm start` on its embedded FerretDB generates one into DATA_DIR.
+   */
+  secretsKey?: Buffer;
+  /** SECRETS_KEY_PREVIOUS: keys that still open what they sealed, until start-up re-seals it with SECRETS_KEY. */
+  secretsKeysPrevious: Buffer[];
   /** Unset means: GET /metrics is open to anyone. */
   metricsToken?: string;
 
@@ -124,6 +132,18 @@ class EnvReader {
     return fallback;
   }
 
+  /** Comma-separated keys, each the base64 of SECRET_KEY_BYTES random bytes (`openssl rand -base64 32`). */
+  secretKeys(name: string): Buffer[] {
+    const raw = this.string(name);
+    if (raw === undefined) return [];
+    const keys = raw.split(',').map((text) => text.trim());
+    if (keys.every((text) => Buffer.from(text, 'base64').length === SECRET_KEY_BYTES && Buffer.from(text, 'base64').toString('base64') === text)) {
+      return keys.map((text) => Buffer.from(text, 'base64'));
+    }
+    this.problems.push(`${name} must be the base64 of ${SECRET_KEY_BYTES} random bytes (openssl rand -base64 ${SECRET_KEY_BYTES})${name.endsWith('PREVIOUS') ? ', or several separated by commas' : ''}`);
+    return [];
+  }
+
   hostPort(name: string): string | undefined {
     const raw = this.string(name);
     if (raw === undefined || /^[A-Za-z0-9.\-[\]:]+:\d{1,5}$/.test(raw)) return raw;
@@ -144,6 +164,7 @@ export function loadConfig(env: Env = process.env): Config {
   const cwd = process.cwd();
   const cacheHome = read.string('XDG_CACHE_HOME') ?? path.join(os.homedir(), '.cache');
 
+  const secretsKeys = read.secretKeys('SECRETS_KEY');
   const config: Config = {
     port: read.integer('PORT', 3000, 0, 65535),
     host: read.string('HOST') ?? '127.0.0.1',
@@ -167,6 +188,8 @@ export function loadConfig(env: Env = process.env): Config {
     authAudience: read.string('AUTH_AUDIENCE'),
     callbackSigningSecret: read.string('CALLBACK_SIGNING_SECRET'),
     metricsToken: read.string('METRICS_TOKEN'),
+    secretsKey: secretsKeys[0],
+    secretsKeysPrevious: read.secretKeys('SECRETS_KEY_PREVIOUS'),
 
     allowInsecureAgentUrls: read.boolean('ALLOW_INSECURE_AGENT_URLS'),
     allowPrivateAgentUrls: read.boolean('ALLOW_PRIVATE_AGENT_URLS'),
@@ -196,6 +219,11 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (config.callbackSigningSecret !== undefined && !isWebhookSecret(config.callbackSigningSecret)) {
     read.problems.push('CALLBACK_SIGNING_SECRET must be whsec_ followed by the base64 of 24 to 64 random bytes (Standard Webhooks)');
+  }
+  if (secretsKeys.length > 1) read.problems.push('SECRETS_KEY is one key; keys being retired go in SECRETS_KEY_PREVIOUS');
+  // Without a key the secrets would be stored in plaintext, or sealed with a key nobody kept.
+  if (config.mongoUri !== undefined && config.secretsKey === undefined) {
+    read.problems.push('SECRETS_KEY must be set with MONGODB_URI: it seals the agents\' signing secrets in the store (openssl rand -base64 32; keep it, as the stored secrets open only with it)');
   }
   if (config.defaultTaskTimeoutMs > config.maxTaskTimeoutMs) {
     read.problems.push('DEFAULT_TASK_TIMEOUT_MS must not exceed MAX_TASK_TIMEOUT_MS');

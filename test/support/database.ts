@@ -1,4 +1,7 @@
 import { MongoClient, type Db } from 'mongodb';
+import { SecretBox } from '../../src/auth/secret-box';
+import { AgentStore } from '../../src/registry/agent-store';
+import type { Store } from '../../src/store/mongo';
 import { testStack } from './test-stack';
 
 /**
@@ -15,4 +18,9 @@ export function useTestDatabase(): () => Db {
     if (!client) throw new Error('useTestDatabase: the database is only there inside tests');
     return client.db(testStack().mongoDatabase);
   };
+}
+
+/** The agents of the test stack's database, their signing secrets opened with the stack's SECRETS_KEY. */
+export function stackAgents(store: Store): AgentStore {
+  return new AgentStore(store, new SecretBox(Buffer.from(testStack().secretsKey, 'base64')));
 }
