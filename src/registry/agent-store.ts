@@ -30,7 +30,7 @@ function registrationFields(agent: Agent): Omit<AgentDocument, 'signingSecret'> 
 const PLAINTEXT_SECRET_PREFIX = 'whsec_';
 
 /** What a sealed signing secret is bound to: it opens for this agent only. */
-const secretContextOf = (agentId: string) => `agents/${agentId}/signingSecret`;
+export const secretContextOf = (agentId: string) => `agents/${agentId}/signingSecret`;
 
 /** Agents in MongoDB. Every read that serves a caller goes through the visibility rule in `canSee`. */
 export class AgentStore {

@@ -1,6 +1,6 @@
-import { MongoClient, type Db } from 'mongodb';
+import { MongoClient, type Db, type Document } from 'mongodb';
 import { SecretBox } from '../../src/auth/secret-box';
-import { AgentStore } from '../../src/registry/agent-store';
+import { AgentStore, secretContextOf } from '../../src/registry/agent-store';
 import type { Store } from '../../src/store/mongo';
 import { testStack } from './test-stack';
 
@@ -20,7 +20,15 @@ export function useTestDatabase(): () => Db {
   };
 }
 
+const stackSecrets = () => new SecretBox(Buffer.from(testStack().secretsKey, 'base64'));
+
 /** The agents of the test stack's database, their signing secrets opened with the stack's SECRETS_KEY. */
 export function stackAgents(store: Store): AgentStore {
-  return new AgentStore(store, new SecretBox(Buffer.from(testStack().secretsKey, 'base64')));
+  return new AgentStore(store, stackSecrets());
+}
+
+/** The signing secret of an agent document as the driver reads it, opened with the stack's SECRETS_KEY. */
+export function openedSigningSecret(stored: Document | null): string {
+  if (!stored) throw new Error('openedSigningSecret: no agent document');
+  return stackSecrets().open(stored.signingSecret, secretContextOf(stored._id));
 }
