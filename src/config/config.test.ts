@@ -92,6 +92,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ SECRETS_KEY_PREVIOUS: 'short' })).toThrow(/SECRETS_KEY_PREVIOUS must be the base64 of 32 random bytes/);
   });
 
+  it('takes AUTH_IDENTITY_AUDIENCE only beside another AUTH_AUDIENCE', () => {
+    expect(loadConfig({ AUTH_AUDIENCE: 'api', AUTH_IDENTITY_AUDIENCE: 'web-client' })).toMatchObject({ authAudience: 'api', authIdentityAudience: 'web-client' });
+    expect(() => loadConfig({ AUTH_IDENTITY_AUDIENCE: 'web-client' })).toThrow(/AUTH_IDENTITY_AUDIENCE needs AUTH_AUDIENCE/);
+    expect(() => loadConfig({ AUTH_AUDIENCE: 'api', AUTH_IDENTITY_AUDIENCE: 'api' })).toThrow(/AUTH_IDENTITY_AUDIENCE needs AUTH_AUDIENCE set to another audience/);
+  });
+
   it('refuses a MAX_COMPOSITION_SIZE whose workflow history would outgrow its budget', () => {
     expect(loadConfig({ MAX_COMPOSITION_SIZE: '379' }).maxCompositionSize).toBe(379);
     expect(() => loadConfig({ MAX_COMPOSITION_SIZE: '380' })).toThrow(/MAX_COMPOSITION_SIZE/);

@@ -30,6 +30,8 @@ export interface Config {
   authJwtSecret?: string;
   authIssuer?: string;
   authAudience?: string;
+  /** Set: the identity token must carry this audience and the session token AUTH_AUDIENCE (src/auth/human-tokens.ts); unset: they differ by `typ`. */
+  authIdentityAudience?: string;
   callbackSigningSecret?: string;
   /**
    * SECRETS_KEY: seals the agents' signing secrets in the store (src/auth/secret-box.ts). Required
@@ -186,6 +188,7 @@ export function loadConfig(env: Env = process.env): Config {
     authJwtSecret: read.string('AUTH_JWT_SECRET'),
     authIssuer: read.string('AUTH_ISSUER'),
     authAudience: read.string('AUTH_AUDIENCE'),
+    authIdentityAudience: read.string('AUTH_IDENTITY_AUDIENCE'),
     callbackSigningSecret: read.string('CALLBACK_SIGNING_SECRET'),
     metricsToken: read.string('METRICS_TOKEN'),
     secretsKey: secretsKeys[0],
@@ -210,6 +213,10 @@ export function loadConfig(env: Env = process.env): Config {
 
   if (config.authJwtSecret !== undefined && config.authJwtSecret.length < 32) {
     read.problems.push('AUTH_JWT_SECRET must be at least 32 characters (HS256 key)');
+  }
+  // Told apart by audience, the two tokens need two audiences: one alone would let either token stand for the other.
+  if (config.authIdentityAudience !== undefined && (config.authAudience === undefined || config.authAudience === config.authIdentityAudience)) {
+    read.problems.push('AUTH_IDENTITY_AUDIENCE needs AUTH_AUDIENCE set to another audience (the session token\'s)');
   }
   if (config.adminApiKey !== undefined && config.adminApiKey.length < 16) {
     read.problems.push('ADMIN_API_KEY must be at least 16 characters');
