@@ -107,8 +107,9 @@ export async function main(options: MainOptions): Promise<void> {
 const CRASH_SERVICE_STOP_MS = 10_000;
 
 /**
- * npm start generates the admin key and the callback signing secret once and keeps them with the
- * data, so a restart keeps working credentials and receivers keep verifying signatures.
+ * npm start generates the admin key, the callback signing secret and the secrets key once and keeps
+ * them with the data, so a restart keeps working credentials, receivers keep verifying signatures
+ * and the stored signing secrets keep opening.
  */
 export function persistentSecret(dataDir: string, fileName: string, generate: () => string): string {
   ensurePrivateDir(dataDir);
