@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { SECRET_KEY_BYTES } from './auth/secret-box';
 import { ConfigError, loadConfig, type Config, type Env } from './config/config';
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from './embedded/data-dir';
 import { ensurePortsFree, PortTakenError, type ExitStatus, type ManagedProcess } from './embedded/managed-process';
@@ -28,6 +29,10 @@ export async function main(options: MainOptions): Promise<void> {
   const logger = createLogger(config);
   if (options.embedded && options.api && !config.adminApiKey) {
     config = { ...config, adminApiKey: persistentSecret(config.dataDir, 'admin-api-key', () => `acs_admin_${randomBytes(24).toString('base64url')}`) };
+  }
+  // With MONGODB_URI set the configuration requires SECRETS_KEY: the data is not this folder's.
+  if (options.embedded && !config.secretsKey) {
+    config = { ...config, secretsKey: Buffer.from(persistentSecret(config.dataDir, 'secrets-key', () => randomBytes(SECRET_KEY_BYTES).toString('base64')), 'base64') };
   }
   if (options.embedded && !config.callbackSigningSecret) {
     config = { ...config, callbackSigningSecret: persistentSecret(config.dataDir, 'callback-signing-secret', () => `whsec_${randomBytes(32).toString('base64')}`) };
@@ -102,8 +107,9 @@ export async function main(options: MainOptions): Promise<void> {
 const CRASH_SERVICE_STOP_MS = 10_000;
 
 /**
- * npm start generates the admin key and the callback signing secret once and keeps them with the
- * data, so a restart keeps working credentials and receivers keep verifying signatures.
+ * npm start generates the admin key, the callback signing secret and the secrets key once and keeps
+ * them with the data, so a restart keeps working credentials, receivers keep verifying signatures
+ * and the stored signing secrets keep opening.
  */
 export function persistentSecret(dataDir: string, fileName: string, generate: () => string): string {
   ensurePrivateDir(dataDir);

@@ -5,6 +5,7 @@ import { ApiKeyStore, API_KEYS_COLLECTION } from './auth/api-keys';
 import { Authenticator } from './auth/authenticate';
 import { createKeyRoutes } from './auth/key-routes';
 import { HumanTokenVerifier } from './auth/human-tokens';
+import { secretBoxOf } from './auth/secret-box';
 import type { Config } from './config/config';
 import type { Endpoints } from './embedded/stack';
 import { answerClientErrors } from './http/client-errors';
@@ -83,7 +84,9 @@ export async function startService(config: Config, endpoints: Endpoints, logger:
     // With the worker in this process, a waiting GET /tasks/{taskId} answers as soon as the task ends.
     const taskChanges = new TaskChanges({ workerInProcess: options.worker });
     // One store for the registry's writes, so the agent reads of tasks hear of them.
-    const agents = new AgentStore(store);
+    const agents = new AgentStore(store, secretBoxOf(config));
+    const secrets = await agents.sealStoredSecrets();
+    if (secrets.sealed > 0 || secrets.leftBusy > 0) logger.info(secrets, 'sealed the signing secrets stored in plaintext or under a previous SECRETS_KEY');
     const shared: SharedInProcess = { taskChanges, agents, recentAgents: new RecentAgents(agents) };
     let worker: RunningWorker | undefined;
     if (options.worker) {
@@ -133,7 +136,7 @@ async function serveApi(
   const schemas = new UserSchemaCompiler();
   const launcher = new TaskLauncher({ agents: recentAgents, index, temporal, schemas, config });
   const roomTasks = new RoomTaskRequests({ launcher, index, temporal, agents, schemas, rooms: new RoomStore(store) });
-  const rooms = await createRooms(config, store, authenticator, limits, logger.child({ component: 'rooms' }), roomTasks);
+  const rooms = await createRooms(config, store, agents, authenticator, limits, logger.child({ component: 'rooms' }), roomTasks);
   const delivery = await startRoomDelivery(config, { store, hub: rooms.hub, index, temporal, logger: logger.child({ component: 'room-delivery' }) });
   stops.push(() => delivery.stop());
   const modules: RouteModule[] = [

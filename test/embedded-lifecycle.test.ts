@@ -2,8 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { MongoClient } from 'mongodb';
 import { loadConfig } from '../src/config/config';
+import { mongoUriFor } from '../src/embedded/ferretdb';
 import { freePort } from '../src/embedded/managed-process';
+import { agentRegistration } from './support/agents';
+import { call } from './support/http';
 import { testStack } from './support/test-stack';
 import { until } from './support/until';
 
@@ -119,7 +123,7 @@ describe('the embedded servers live and die with npm start', () => {
   /** Every server pid a test saw, so that none outlives the test, whatever the code under test did. */
   let seen: Array<{ pid: number; binary: string }> = [];
 
-  async function start(taken: Partial<Start['ports']> = {}): Promise<Start> {
+  async function start(taken: Partial<Start['ports']> = {}, dataDir = fs.mkdtempSync(path.join(runDir, 'lifecycle-'))): Promise<Start> {
     const ports = {
       PORT: await freePort(),
       EMBEDDED_TEMPORAL_PORT: await freePort(),
@@ -127,7 +131,7 @@ describe('the embedded servers live and die with npm start', () => {
       EMBEDDED_MONGODB_PORT: await freePort(),
       ...taken,
     };
-    const launched = new Start(ports, fs.mkdtempSync(path.join(runDir, 'lifecycle-')));
+    const launched = new Start(ports, dataDir);
     started.push(launched);
     return launched;
   }
@@ -208,4 +212,32 @@ describe('the embedded servers live and die with npm start', () => {
     const other = name === 'temporal' ? 'ferretdb' : 'temporal';
     await until(() => !runs(servers[other], binaryOf[other]), `the ${other} server gone`, GONE_WITHIN_MS);
   }, 60_000);
+
+  it('generates SECRETS_KEY into its data folder on the first start, seals signing secrets with it, and reuses it', async () => {
+    const dataDir = fs.mkdtempSync(path.join(runDir, 'lifecycle-'));
+    const first = await start({}, dataDir);
+    await first.waitReady();
+    const keyFile = path.join(dataDir, 'secrets-key');
+    const key = fs.readFileSync(keyFile, 'utf8').trim();
+    expect(Buffer.from(key, 'base64')).toHaveLength(32);
+    expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
+    const adminKey = fs.readFileSync(path.join(dataDir, 'admin-api-key'), 'utf8').trim();
+    const registered = await call('POST', '/agents', { baseUrl: `http://127.0.0.1:${first.ports.PORT}`, apiKey: adminKey, body: agentRegistration() });
+    expect(registered.status).toBe(201);
+    const client = await MongoClient.connect(mongoUriFor(first.ports.EMBEDDED_MONGODB_PORT));
+    try {
+      const stored = await client.db(loadConfig().mongoDatabase).collection<{ _id: string; signingSecret: string }>('agents').findOne({ _id: registered.body.agentId });
+      expect(stored?.signingSecret).toMatch(/^v1\./);
+      expect(JSON.stringify(stored)).not.toContain('whsec_');
+    } finally {
+      await client.close();
+    }
+    process.kill(first.pid, 'SIGTERM');
+    expect(await first.exitWithin(15_000)).toEqual({ code: 0, signal: null });
+
+    // A start whose key did not seal the stored secrets would stop (test/registry/signing-secrets-at-rest.test.ts).
+    const second = await start({}, dataDir);
+    await second.waitReady();
+    expect(fs.readFileSync(keyFile, 'utf8').trim()).toBe(key);
+  }, 90_000);
 });

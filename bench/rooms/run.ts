@@ -202,14 +202,15 @@ async function main(): Promise<void> {
       body: JSON.stringify({ name: 'bench', maxParticipants: CLIENTS + MEMORY_CLIENTS }),
     }).then((response) => response.json() as Promise<{ roomId: string }>);
     const key = new TextEncoder().encode(jwtSecret);
-    const token = (subject: string) => new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(subject).setExpirationTime('1h').sign(key);
+    // The session token is an RFC 9068 access token (typ at+jwt); the identity token is not.
+    const token = (subject: string, typ?: string) => new SignJWT({}).setProtectedHeader({ alg: 'HS256', ...(typ ? { typ } : {}) }).setSubject(subject).setExpirationTime('1h').sign(key);
 
     const rooms: Target = {
       name: 'rooms',
       pid: service.pid!,
       url: async (index) => {
-        const jwt = await token(`bench-user-${index}`);
-        return `ws://127.0.0.1:${apiPort}/parties/chat-server/${created.roomId}?Authorization=${jwt}&X-Identity-Token=${jwt}`;
+        const [session, identity] = await Promise.all([token(`bench-user-${index}`, 'at+jwt'), token(`bench-user-${index}`)]);
+        return `ws://127.0.0.1:${apiPort}/parties/chat-server/${created.roomId}?Authorization=${session}&X-Identity-Token=${identity}`;
       },
       frame: (marker) => JSON.stringify({ type: 'MESSAGE', data: { content: marker } }),
       marker: (text) => /"content":"([0-9]+:[0-9]+)"/.exec(text)?.[1],

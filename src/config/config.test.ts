@@ -28,6 +28,7 @@ describe('loadConfig', () => {
       PORT: '8080',
       TEMPORAL_ADDRESS: 'temporal.internal:7233',
       MONGODB_URI: 'mongodb://db.internal:27017/?replicaSet=rs0',
+      SECRETS_KEY: Buffer.alloc(32, 1).toString('base64'),
       ALLOW_INSECURE_AGENT_URLS: 'true',
       MAX_BODY_BYTES: '2048',
       LOG_LEVEL: 'debug',
@@ -36,6 +37,7 @@ describe('loadConfig', () => {
       port: 8080,
       temporalAddress: 'temporal.internal:7233',
       mongoUri: 'mongodb://db.internal:27017/?replicaSet=rs0',
+      secretsKey: Buffer.alloc(32, 1),
       allowInsecureAgentUrls: true,
       maxBodyBytes: 2048,
       logLevel: 'debug',
@@ -68,6 +70,32 @@ describe('loadConfig', () => {
   it('takes a CALLBACK_SIGNING_SECRET of 32 random bytes', () => {
     const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
     expect(loadConfig({ CALLBACK_SIGNING_SECRET: secret }).callbackSigningSecret).toBe(secret);
+  });
+
+  it('requires SECRETS_KEY with MONGODB_URI, and leaves it to npm start on its embedded FerretDB', () => {
+    expect(() => loadConfig({ MONGODB_URI: 'mongodb://db.internal:27017' })).toThrow(/SECRETS_KEY must be set with MONGODB_URI/);
+    expect(loadConfig({}).secretsKey).toBeUndefined();
+  });
+
+  it.each([
+    ['a key of 16 bytes', Buffer.alloc(16, 7).toString('base64')],
+    ['text that is not base64', 'not a key at all, not one bit of it!!'],
+    ['two keys', `${Buffer.alloc(32, 7).toString('base64')},${Buffer.alloc(32, 8).toString('base64')}`],
+  ])('refuses a SECRETS_KEY of %s', (_what, key) => {
+    expect(() => loadConfig({ SECRETS_KEY: key })).toThrow(/SECRETS_KEY (must be the base64 of 32 random bytes|is one key)/);
+  });
+
+  it('takes SECRETS_KEY and any number of SECRETS_KEY_PREVIOUS keys, comma-separated', () => {
+    const [current, older, oldest] = [1, 2, 3].map((fill) => Buffer.alloc(32, fill));
+    const config = loadConfig({ SECRETS_KEY: current.toString('base64'), SECRETS_KEY_PREVIOUS: `${older.toString('base64')}, ${oldest.toString('base64')}` });
+    expect(config).toMatchObject({ secretsKey: current, secretsKeysPrevious: [older, oldest] });
+    expect(() => loadConfig({ SECRETS_KEY_PREVIOUS: 'short' })).toThrow(/SECRETS_KEY_PREVIOUS must be the base64 of 32 random bytes/);
+  });
+
+  it('takes AUTH_IDENTITY_AUDIENCE only beside another AUTH_AUDIENCE', () => {
+    expect(loadConfig({ AUTH_AUDIENCE: 'api', AUTH_IDENTITY_AUDIENCE: 'web-client' })).toMatchObject({ authAudience: 'api', authIdentityAudience: 'web-client' });
+    expect(() => loadConfig({ AUTH_IDENTITY_AUDIENCE: 'web-client' })).toThrow(/AUTH_IDENTITY_AUDIENCE needs AUTH_AUDIENCE/);
+    expect(() => loadConfig({ AUTH_AUDIENCE: 'api', AUTH_IDENTITY_AUDIENCE: 'api' })).toThrow(/AUTH_IDENTITY_AUDIENCE needs AUTH_AUDIENCE set to another audience/);
   });
 
   it('refuses a MAX_COMPOSITION_SIZE whose workflow history would outgrow its budget', () => {

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { SECRET_KEY_BYTES } from '../auth/secret-box';
 import { MAX_COMPOSITION_SIZE_LIMIT } from '../router/history-budget';
 
 /**
@@ -29,7 +30,16 @@ export interface Config {
   authJwtSecret?: string;
   authIssuer?: string;
   authAudience?: string;
+  /** Set: the identity token must carry this audience and the session token AUTH_AUDIENCE (src/auth/human-tokens.ts); unset: they differ by `typ`. */
+  authIdentityAudience?: string;
   callbackSigningSecret?: string;
+  /**
+   * SECRETS_KEY: seals the agents' signing secrets in the store (src/auth/secret-box.ts). Required
+   * with MONGODB_URI; `npm start` on its embedded FerretDB generates one into DATA_DIR.
+   */
+  secretsKey?: Buffer;
+  /** SECRETS_KEY_PREVIOUS: keys that still open what they sealed, until start-up re-seals it with SECRETS_KEY. */
+  secretsKeysPrevious: Buffer[];
   /** Unset means: GET /metrics is open to anyone. */
   metricsToken?: string;
 
@@ -143,6 +153,18 @@ class EnvReader {
     return fallback;
   }
 
+  /** Comma-separated keys, each the base64 of SECRET_KEY_BYTES random bytes (`openssl rand -base64 32`). */
+  secretKeys(name: string): Buffer[] {
+    const raw = this.string(name);
+    if (raw === undefined) return [];
+    const keys = raw.split(',').map((text) => text.trim());
+    if (keys.every((text) => Buffer.from(text, 'base64').length === SECRET_KEY_BYTES && Buffer.from(text, 'base64').toString('base64') === text)) {
+      return keys.map((text) => Buffer.from(text, 'base64'));
+    }
+    this.problems.push(`${name} must be the base64 of ${SECRET_KEY_BYTES} random bytes (openssl rand -base64 ${SECRET_KEY_BYTES})${name.endsWith('PREVIOUS') ? ', or several separated by commas' : ''}`);
+    return [];
+  }
+
   hostPort(name: string): string | undefined {
     const raw = this.string(name);
     if (raw === undefined || /^[A-Za-z0-9.\-[\]:]+:\d{1,5}$/.test(raw)) return raw;
@@ -163,6 +185,7 @@ export function loadConfig(env: Env = process.env): Config {
   const cwd = process.cwd();
   const cacheHome = read.string('XDG_CACHE_HOME') ?? path.join(os.homedir(), '.cache');
 
+  const secretsKeys = read.secretKeys('SECRETS_KEY');
   const config: Config = {
     port: read.integer('PORT', 3000, 0, 65535),
     host: read.string('HOST') ?? '127.0.0.1',
@@ -184,8 +207,11 @@ export function loadConfig(env: Env = process.env): Config {
     authJwtSecret: read.string('AUTH_JWT_SECRET'),
     authIssuer: read.string('AUTH_ISSUER'),
     authAudience: read.string('AUTH_AUDIENCE'),
+    authIdentityAudience: read.string('AUTH_IDENTITY_AUDIENCE'),
     callbackSigningSecret: read.string('CALLBACK_SIGNING_SECRET'),
     metricsToken: read.string('METRICS_TOKEN'),
+    secretsKey: secretsKeys[0],
+    secretsKeysPrevious: read.secretKeys('SECRETS_KEY_PREVIOUS'),
 
     allowInsecureAgentUrls: read.boolean('ALLOW_INSECURE_AGENT_URLS'),
     allowPrivateAgentUrls: read.boolean('ALLOW_PRIVATE_AGENT_URLS'),
@@ -217,6 +243,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (config.authJwtSecret !== undefined && config.authJwtSecret.length < 32) {
     read.problems.push('AUTH_JWT_SECRET must be at least 32 characters (HS256 key)');
   }
+  // Told apart by audience, the two tokens need two audiences: one alone would let either token stand for the other.
+  if (config.authIdentityAudience !== undefined && (config.authAudience === undefined || config.authAudience === config.authIdentityAudience)) {
+    read.problems.push('AUTH_IDENTITY_AUDIENCE needs AUTH_AUDIENCE set to another audience (the session token\'s)');
+  }
   if (config.adminApiKey !== undefined && config.adminApiKey.length < 16) {
     read.problems.push('ADMIN_API_KEY must be at least 16 characters');
   }
@@ -225,6 +255,11 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (config.callbackSigningSecret !== undefined && !isWebhookSecret(config.callbackSigningSecret)) {
     read.problems.push('CALLBACK_SIGNING_SECRET must be whsec_ followed by the base64 of 24 to 64 random bytes (Standard Webhooks)');
+  }
+  if (secretsKeys.length > 1) read.problems.push('SECRETS_KEY is one key; keys being retired go in SECRETS_KEY_PREVIOUS');
+  // Without a key the secrets would be stored in plaintext, or sealed with a key nobody kept.
+  if (config.mongoUri !== undefined && config.secretsKey === undefined) {
+    read.problems.push('SECRETS_KEY must be set with MONGODB_URI: it seals the agents\' signing secrets in the store (openssl rand -base64 32; keep it, as the stored secrets open only with it)');
   }
   if (config.defaultTaskTimeoutMs > config.maxTaskTimeoutMs) {
     read.problems.push('DEFAULT_TASK_TIMEOUT_MS must not exceed MAX_TASK_TIMEOUT_MS');

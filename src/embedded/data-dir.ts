@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 
 /**
- * Modes of what the service writes under DATA_DIR: the generated admin key and callback secret,
- * the embedded servers' data and logs. They are the owner's alone, as any other user on the
- * machine who read them could act as admin or forge callbacks.
+ * Modes of what the service writes under DATA_DIR: the generated admin key, callback secret and
+ * secrets key, the embedded servers' data and logs. They are the owner's alone, as any other user
+ * on the machine who read them could act as admin, forge callbacks or open the agents' signing
+ * secrets.
  */
 export const PRIVATE_FILE_MODE = 0o600;
 export const PRIVATE_DIR_MODE = 0o700;

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { MongoServerError } from 'mongodb';
+import { SecretBox } from '../auth/secret-box';
 import type { Store } from '../store/mongo';
 import type { Agent } from './agent';
 import { AgentStore } from './agent-store';
@@ -12,7 +14,7 @@ function storeMatching(matched: number) {
     // The claim of a change, in its own collection: always granted here.
     insertOne: async () => ({ acknowledged: true }),
   };
-  const agents = new AgentStore({ collection: () => collection } as unknown as Store);
+  const agents = new AgentStore({ collection: () => collection } as unknown as Store, new SecretBox(randomBytes(32)));
   const heard: string[] = [];
   agents.onChange((agentId) => heard.push(agentId));
   return { agents, heard };
@@ -58,7 +60,7 @@ describe('AgentStore.replace under a claim', () => {
       deleteOne: async ({ _id }: { _id: string }) => ({ deletedCount: Number(claims.delete(_id)) }),
       updateOne: async () => ({ matchedCount: 1 }),
     };
-    return { agents: new AgentStore({ collection: () => collection } as unknown as Store), claims };
+    return { agents: new AgentStore({ collection: () => collection } as unknown as Store, new SecretBox(randomBytes(32))), claims };
   }
 
   it('refuses a change while another holds the claim of the same version', async () => {
@@ -77,11 +79,58 @@ describe('AgentStore.replace under a claim', () => {
 describe('AgentStore.findVisible', () => {
   // Capabilities that cannot be parsed show whether a lookup parsed them.
   const privateDocument = { _id: 'agent-1', visibility: 'private', sharedWith: [], owner: { kind: 'service', id: 'owner-key' }, capabilities: '{unparsed' };
-  const agents = new AgentStore({ collection: () => ({ findOne: async () => privateDocument }) } as unknown as Store);
+  const agents = new AgentStore({ collection: () => ({ findOne: async () => privateDocument }) } as unknown as Store, new SecretBox(randomBytes(32)));
 
   it('judges a private agent before parsing it, so that a stranger\'s lookup costs what an unknown id does', async () => {
     await expect(agents.findVisible({ kind: 'human', id: 'stranger' }, 'agent-1')).resolves.toBeNull();
     await expect(agents.findVisible({ kind: 'human', id: 'owner-key' }, 'agent-1')).resolves.toBeNull();
     await expect(agents.findVisible({ kind: 'service', id: 'owner-key' }, 'agent-1')).rejects.toThrow(SyntaxError);
+  });
+});
+
+describe('AgentStore.sealStoredSecrets', () => {
+  const [previousKey, currentKey] = [randomBytes(32), randomBytes(32)];
+  const secretOf = (agentId: string) => `whsec_${Buffer.from(agentId.padEnd(32, '.')).toString('base64')}`;
+  const contextOf = (agentId: string) => `agents/${agentId}/signingSecret`;
+
+  /** An AgentStore over stand-in collections holding `stored` (agentId → stored signingSecret), recording the writes. */
+  function storeHolding(stored: Record<string, string>) {
+    const writes: Array<{ _id: string; from: string; to: string }> = [];
+    const collection = {
+      find: () => ({ toArray: async () => Object.entries(stored).map(([_id, signingSecret]) => ({ _id, signingSecret, version: 1 })) }),
+      updateOne: async (filter: { _id: string; signingSecret: string }, update: { $set: { signingSecret: string } }) => {
+        writes.push({ _id: filter._id, from: filter.signingSecret, to: update.$set.signingSecret });
+        return { matchedCount: 1 };
+      },
+      insertOne: async () => ({ acknowledged: true }),
+      deleteOne: async () => ({ deletedCount: 1 }),
+    };
+    return { agents: new AgentStore({ collection: () => collection } as unknown as Store, new SecretBox(currentKey, [previousKey])), writes };
+  }
+
+  it('seals plaintext secrets and re-seals those of a previous key, leaving the current key\'s alone', async () => {
+    const current = new SecretBox(currentKey);
+    const stored = {
+      plain: secretOf('plain'),
+      previous: new SecretBox(previousKey).seal(secretOf('previous'), contextOf('previous')),
+      current: current.seal(secretOf('current'), contextOf('current')),
+    };
+    const { agents, writes } = storeHolding(stored);
+    expect(await agents.sealStoredSecrets()).toEqual({ sealed: 2, leftBusy: 0 });
+    expect(writes.map(({ _id, from }) => [_id, from])).toEqual([
+      ['plain', stored.plain],
+      ['previous', stored.previous],
+    ]);
+    for (const { _id, to } of writes) {
+      expect(current.sealedWithCurrentKey(to)).toBe(true);
+      expect(current.open(to, contextOf(_id))).toBe(secretOf(_id));
+    }
+  });
+
+  it('stops before writing anything when a secret was sealed with a key it lacks', async () => {
+    const stranger = new SecretBox(randomBytes(32));
+    const { agents, writes } = storeHolding({ plain: secretOf('plain'), foreign: stranger.seal(secretOf('foreign'), contextOf('foreign')) });
+    await expect(agents.sealStoredSecrets()).rejects.toThrow(new RegExp(`agent foreign does not open: .*${stranger.currentKeyId}.*SECRETS_KEY`));
+    expect(writes).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import type { Filter, IndexDescription } from 'mongodb';
 import { participantKey, participantOf } from '../auth/participant';
 import { PrincipalKind, type Principal } from '../auth/principal';
+import type { SecretBox } from '../auth/secret-box';
 import { isDuplicateKey, type Store } from '../store/mongo';
 import { canSee, type Agent, type AgentDocument } from './agent';
 import { derivedFields, type SearchCandidate } from './search';
@@ -20,21 +21,41 @@ interface ChangeClaimDocument {
   claimedAt: Date;
 }
 
-export function toDocument(agent: Agent, derived: Pick<AgentDocument, 'operations' | 'searchTokens' | 'searchFields'>): AgentDocument {
-  const { id, capabilities, ...rest } = agent;
-  return { _id: id, capabilities: JSON.stringify(capabilities), ...rest, ...derived, sharedWithKeys: agent.sharedWith.map(participantKey) };
+/** The stored agent but its signing secret, which is sealed apart and rotated on its own. */
+function registrationFields(agent: Agent): Omit<AgentDocument, 'signingSecret'> {
+  const { id, capabilities, signingSecret: _sealedApart, ...rest } = agent;
+  return { _id: id, capabilities: JSON.stringify(capabilities), ...rest, ...derivedFields(agent), sharedWithKeys: agent.sharedWith.map(participantKey) };
 }
 
-export function fromDocument(document: AgentDocument): Agent {
-  const { _id, capabilities, operations: _operations, searchTokens: _searchTokens, searchFields: _searchFields, sharedWithKeys: _sharedWithKeys, ...rest } = document;
-  return { id: _id, capabilities: JSON.parse(capabilities), ...rest };
-}
+/** How versions before sealing stored a signing secret: as it is, `whsec_…`. */
+const PLAINTEXT_SECRET_PREFIX = 'whsec_';
+
+/** What a sealed signing secret is bound to: it opens for this agent only. */
+export const secretContextOf = (agentId: string) => `agents/${agentId}/signingSecret`;
 
 /** Agents in MongoDB. Every read that serves a caller goes through the visibility rule in `canSee`. */
 export class AgentStore {
   private readonly changeListeners: Array<(agentId: string) => void> = [];
 
-  constructor(private readonly store: Store) {}
+  /** `secrets` seals the signing secrets: the store never holds them in plaintext. */
+  constructor(
+    private readonly store: Store,
+    private readonly secrets: SecretBox,
+  ) {}
+
+  private toDocument(agent: Agent): AgentDocument {
+    return { ...registrationFields(agent), signingSecret: this.secrets.seal(agent.signingSecret, secretContextOf(agent.id)) };
+  }
+
+  private fromDocument(document: AgentDocument): Agent {
+    const { _id, capabilities, signingSecret, operations: _operations, searchTokens: _searchTokens, searchFields: _searchFields, sharedWithKeys: _sharedWithKeys, ...rest } = document;
+    return { id: _id, capabilities: JSON.parse(capabilities), signingSecret: this.openSecret(_id, signingSecret), ...rest };
+  }
+
+  /** Reads both forms: a plaintext secret of an older version stays usable until `sealStoredSecrets` seals it. */
+  private openSecret(agentId: string, stored: string): string {
+    return stored.startsWith(PLAINTEXT_SECRET_PREFIX) ? stored : this.secrets.open(stored, secretContextOf(agentId));
+  }
 
   /** Called after every change of a stored agent made through this store; a write that matched nothing changed nothing. */
   onChange(listener: (agentId: string) => void): void {
@@ -60,7 +81,7 @@ export class AgentStore {
 
   async findById(agentId: string): Promise<Agent | null> {
     const document = await this.collection.findOne({ _id: agentId });
-    return document ? fromDocument(document) : null;
+    return document ? this.fromDocument(document) : null;
   }
 
   /** The agent when it exists and `principal` may see it; null otherwise (callers answer 404 either way). */
@@ -68,11 +89,11 @@ export class AgentStore {
     const document = await this.collection.findOne({ _id: agentId });
     // Judged on the stored fields, before the capabilities are parsed: a private agent costs no more than an unknown id.
     if (!document || !canSee(principal, { ...document, id: document._id })) return null;
-    return fromDocument(document);
+    return this.fromDocument(document);
   }
 
   async insert(agent: Agent): Promise<void> {
-    await this.collection.insertOne(toDocument(agent, derivedFields(agent)));
+    await this.collection.insertOne(this.toDocument(agent));
   }
 
   /**
@@ -81,7 +102,7 @@ export class AgentStore {
    * not write the old secret back.
    */
   async replace(agent: Agent, expectedVersion: number): Promise<boolean> {
-    const { _id, signingSecret: _rotatedOnItsOwn, ...fields } = toDocument(agent, derivedFields(agent));
+    const { _id, ...fields } = registrationFields(agent);
     const definedFields = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
     const written = await this.whileClaimed(_id, expectedVersion, () => this.collection.updateOne({ _id, version: expectedVersion }, { $set: definedFields }));
     if (written) this.changed(_id);
@@ -96,7 +117,7 @@ export class AgentStore {
     for (let tries = 0; tries < ROTATION_TRIES; tries += 1) {
       const current = await this.collection.findOne({ _id: agentId }, { projection: { version: 1 } });
       if (!current) return false;
-      const set = () => this.collection.updateOne({ _id: agentId, version: current.version }, { $set: { signingSecret, updatedAt: new Date() } });
+      const set = () => this.collection.updateOne({ _id: agentId, version: current.version }, { $set: { signingSecret: this.secrets.seal(signingSecret, secretContextOf(agentId)), updatedAt: new Date() } });
       if (await this.whileClaimed(agentId, current.version, set)) {
         this.changed(agentId);
         return true;
@@ -104,6 +125,38 @@ export class AgentStore {
       await new Promise((resolve) => setTimeout(resolve, ROTATION_RETRY_MS));
     }
     return false;
+  }
+
+  /**
+   * Seals what older versions stored in plaintext and re-seals what a previous key sealed, once at
+   * every start; repeating it changes nothing. A secret sealed with a key this process lacks stops
+   * the start before anything is written, so that a wrong SECRETS_KEY seals nothing. A secret whose
+   * agent is being changed meanwhile is left to the next start (`openSecret` reads both forms).
+   */
+  async sealStoredSecrets(): Promise<{ sealed: number; leftBusy: number }> {
+    const stored = await this.collection.find({}, { projection: { _id: 1, signingSecret: 1, version: 1 } }).toArray();
+    const unsealed = stored
+      .filter(({ signingSecret }) => !this.secrets.sealedWithCurrentKey(signingSecret))
+      .map((document) => ({ ...document, plaintext: this.openStoredSecret(document._id, document.signingSecret) }));
+    let [sealed, leftBusy] = [0, 0];
+    for (const { _id, signingSecret, version, plaintext } of unsealed) {
+      const resealed = this.secrets.seal(plaintext, secretContextOf(_id));
+      // The same secret in another form: neither `version` nor `updatedAt` changes, and a rotation meanwhile wins.
+      const reseal = () => this.collection.updateOne({ _id, version, signingSecret }, { $set: { signingSecret: resealed } });
+      if (await this.whileClaimed(_id, version, reseal)) sealed += 1;
+      else leftBusy += 1;
+    }
+    return { sealed, leftBusy };
+  }
+
+  private openStoredSecret(agentId: string, stored: string): string {
+    try {
+      return this.openSecret(agentId, stored);
+    } catch (error) {
+      throw new Error(
+        `The signing secret of agent ${agentId} does not open: ${(error as Error).message}. Start with the SECRETS_KEY it was sealed with, or with that key in SECRETS_KEY_PREVIOUS (docs/configuration.md)`,
+      );
+    }
   }
 
   private get changeClaims() {
@@ -159,7 +212,7 @@ export class AgentStore {
   async listVisible(principal: Principal, page: { limit: number; after?: string }, filter: Filter<AgentDocument> = {}): Promise<Agent[]> {
     const conditions = [visibleTo(principal), filter, page.after === undefined ? {} : { _id: { $gt: page.after } }];
     const documents = await this.collection.find({ $and: conditions }).sort({ _id: 1 }).limit(page.limit).toArray();
-    return documents.map(fromDocument);
+    return documents.map((document) => this.fromDocument(document));
   }
 
   /** Visible agents sharing at least one search token (the multikey index), at most `bound` of them, with only what ranking needs. */
@@ -175,7 +228,7 @@ export class AgentStore {
   /** The agents of `agentIds` that `principal` may see, in the order of `agentIds`. */
   async findVisibleByIds(principal: Principal, agentIds: string[]): Promise<Agent[]> {
     const documents = await this.collection.find({ $and: [visibleTo(principal), { _id: { $in: agentIds } }] }).toArray();
-    const byId = new Map(documents.map((document) => [document._id, fromDocument(document)]));
+    const byId = new Map(documents.map((document) => [document._id, this.fromDocument(document)]));
     return agentIds.flatMap((agentId) => byId.get(agentId) ?? []);
   }
 }

@@ -65,6 +65,8 @@ export interface Agent {
 export interface AgentDocument extends Omit<Agent, 'id' | 'capabilities'> {
   _id: string;
   capabilities: string;
+  /** Sealed by src/auth/secret-box.ts; `whsec_…` as it is where a version before sealing stored it. */
+  signingSecret: string;
   /** Every `capability/method` the agent registered, e.g. `tools/translate`: serves capability filters. */
   operations: string[];
   /** Normalised words of name, description and tool names and descriptions: serves search through a multikey index. */

@@ -4,7 +4,7 @@ import type { Config } from '../config/config';
 import type { RouteModule } from '../http/app';
 import type { Limits } from '../limits/limits';
 import type { Logger } from '../ops/logger';
-import { AgentStore } from '../registry/agent-store';
+import type { AgentStore } from '../registry/agent-store';
 import type { Store } from '../store/mongo';
 import { MessageStore } from './message-store';
 import { startMessageFanout, type MessageFanout } from './message-fanout';
@@ -27,11 +27,10 @@ export interface Rooms {
 }
 
 /** `tasks` adds the task frames to the room WebSocket. */
-export async function createRooms(config: Config, store: Store, authenticator: Authenticator, limits: Limits, logger: Logger, tasks?: RoomTaskFrames): Promise<Rooms> {
+export async function createRooms(config: Config, store: Store, agents: AgentStore, authenticator: Authenticator, limits: Limits, logger: Logger, tasks?: RoomTaskFrames): Promise<Rooms> {
   const rooms = new RoomStore(store);
   const messages = new MessageStore(store);
   const hub = new RoomHub(messages, logger);
-  const agents = new AgentStore(store);
   const routes = createRoomRoutes({
     rooms,
     messages,

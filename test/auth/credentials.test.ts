@@ -1,7 +1,7 @@
 import { SignJWT } from 'jose';
 import { registerAgent, registerAgentWith } from '../support/agents';
 import { call, expectError } from '../support/http';
-import { hs256Token, humanHeaders, newUserId } from '../support/humans';
+import { hs256Token, humanHeaders, humanTokens, newUserId } from '../support/humans';
 import { useTestDatabase } from '../support/database';
 import { testStack } from '../support/test-stack';
 
@@ -77,6 +77,12 @@ describe('human credentials (HS256)', () => {
     expect(agent.apiKey).toMatch(/^acs_/);
   });
 
+  it.each(['at+jwt', 'application/at+jwt', 'AT+JWT', 'Application/AT+JWT'])('takes a session token of typ %s', async (typ) => {
+    const { identity } = await humanTokens('u1');
+    const session = await hs256Token('u1', 'session', { typ });
+    expect((await call('GET', '/agents?limit=1', { headers: { authorization: `Bearer ${session}`, 'x-identity-token': identity } })).status).toBe(200);
+  });
+
   it('accepts the session token with or without "Bearer "', async () => {
     const user = newUserId();
     const headers = await humanHeaders(user);
@@ -84,14 +90,25 @@ describe('human credentials (HS256)', () => {
   });
 
   it.each([
-    ['only the session token', async () => ({ authorization: `Bearer ${await hs256Token('u1')}` })],
-    ['only the identity token', async () => ({ 'x-identity-token': await hs256Token('u1') })],
+    ['only the session token', async () => ({ authorization: `Bearer ${await hs256Token('u1', 'session')}` })],
+    ['only the identity token', async () => ({ 'x-identity-token': await hs256Token('u1', 'identity') })],
     ['tokens with different subjects', () => humanHeaders('u1', { sessionSubject: 'u2' })],
     ['tokens signed with another secret', () => humanHeaders('u1', { secret: 'another-secret-of-at-least-32-characters!!' })],
     ['expired tokens', () => humanHeaders('u1', { expiresIn: '-1m' })],
     ['tokens without exp', () => humanHeaders('u1', { expiresIn: null })],
-    ['a session token without exp', async () => ({ authorization: `Bearer ${await hs256Token('u1', { expiresIn: null })}`, 'x-identity-token': await hs256Token('u1') })],
-    ['an identity token without exp', async () => ({ authorization: `Bearer ${await hs256Token('u1')}`, 'x-identity-token': await hs256Token('u1', { expiresIn: null }) })],
+    ['a session token without exp', async () => ({ authorization: `Bearer ${await hs256Token('u1', 'session', { expiresIn: null })}`, 'x-identity-token': await hs256Token('u1', 'identity') })],
+    ['an identity token without exp', async () => ({ authorization: `Bearer ${await hs256Token('u1', 'session')}`, 'x-identity-token': await hs256Token('u1', 'identity', { expiresIn: null }) })],
+    // Two different tokens, so that only their kind is wrong.
+    ['an identity token as the session token', async () => ({ authorization: `Bearer ${await hs256Token('u1', 'identity', { expiresIn: '9m' })}`, 'x-identity-token': await hs256Token('u1', 'identity') })],
+    ['a session token of another typ', () => humanHeaders('u1', { typ: 'JWT' })],
+    ['an access token (at+jwt) as the identity token', async () => ({ authorization: `Bearer ${await hs256Token('u1', 'session')}`, 'x-identity-token': await hs256Token('u1', 'session', { expiresIn: '9m' }) })],
+    [
+      'the same token twice',
+      async () => {
+        const { identity } = await humanTokens('u1');
+        return { authorization: `Bearer ${identity}`, 'x-identity-token': identity };
+      },
+    ],
     ['garbage', async () => ({ authorization: 'Bearer not.a.jwt', 'x-identity-token': 'not.a.jwt' })],
     [
       'an unsigned token (alg none)',

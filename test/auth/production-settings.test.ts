@@ -6,17 +6,19 @@ import { freePort } from '../../src/embedded/managed-process';
 import { agentRegistration } from '../support/agents';
 import { serviceEnv } from '../support/global-setup';
 import { call, expectError } from '../support/http';
-import { hs256Token, newUserId } from '../support/humans';
+import { humanHeaders, newUserId } from '../support/humans';
 import { ServiceProcess } from '../support/service-process';
 import { testStack } from '../support/test-stack';
 
 /**
  * A second API process configured as in production: human tokens verified against a JWKS (served
- * here, on loopback) with issuer and audience, agent URLs that must be https, and no
+ * here, on loopback) with issuer, and told apart by audience (the session token is for this
+ * service, the identity token for the client the human signed in to), agent URLs that must be https, and no
  * CALLBACK_SIGNING_SECRET (a service whose operator set up no task callbacks).
  */
 const ISSUER = 'https://idp.test';
 const AUDIENCE = 'agent-coordination';
+const IDENTITY_AUDIENCE = 'web-client';
 
 let jwks: http.Server;
 let service: ServiceProcess;
@@ -46,6 +48,7 @@ beforeAll(async () => {
       AUTH_JWT_SECRET: '',
       AUTH_ISSUER: ISSUER,
       AUTH_AUDIENCE: AUDIENCE,
+      AUTH_IDENTITY_AUDIENCE: IDENTITY_AUDIENCE,
       ALLOW_INSECURE_AGENT_URLS: 'false',
       CALLBACK_SIGNING_SECRET: '',
     }),
@@ -62,22 +65,24 @@ afterAll(async () => {
 interface TokenOptions {
   key?: CryptoKey;
   issuer?: string;
-  audience?: string;
+  /** Both tokens' audience, instead of each its own. */
+  audience?: string | string[];
   kid?: string;
 }
 
-const es256Token = (subject: string, options: TokenOptions = {}) =>
+/** No `typ`: told apart by audience, the tokens' `typ` is not looked at. */
+const es256Token = (subject: string, audience: string | string[], options: TokenOptions = {}) =>
   new SignJWT({})
     .setProtectedHeader({ alg: 'ES256', kid: options.kid ?? 'test-key' })
     .setSubject(subject)
     .setIssuer(options.issuer ?? ISSUER)
-    .setAudience(options.audience ?? AUDIENCE)
+    .setAudience(options.audience ?? audience)
     .setIssuedAt()
     .setExpirationTime('5m')
     .sign(options.key ?? signingKey);
 
 async function headersFor(subject: string, options: TokenOptions = {}): Promise<Record<string, string>> {
-  return { authorization: `Bearer ${await es256Token(subject, options)}`, 'x-identity-token': await es256Token(subject, options) };
+  return { authorization: `Bearer ${await es256Token(subject, AUDIENCE, options)}`, 'x-identity-token': await es256Token(subject, IDENTITY_AUDIENCE, options) };
 }
 
 const httpsAgent = (overrides: Record<string, unknown> = {}) =>
@@ -97,13 +102,25 @@ describe('human tokens verified against a JWKS', () => {
     ['an unknown kid', (): TokenOptions => ({ kid: 'other-key' })],
     ['another issuer', (): TokenOptions => ({ issuer: 'https://evil.test' })],
     ['another audience', (): TokenOptions => ({ audience: 'someone-else' })],
+    ['the session audience on both', (): TokenOptions => ({ audience: AUDIENCE })],
+    ['the identity audience on both', (): TokenOptions => ({ audience: IDENTITY_AUDIENCE })],
+    ['both audiences on both', (): TokenOptions => ({ audience: [AUDIENCE, IDENTITY_AUDIENCE] })],
   ])('answers 401 to tokens with %s', async (_what, options) => {
     expectError(await call('GET', '/agents', { baseUrl, headers: await headersFor('u1', options()) }), 401, 'UNAUTHENTICATED');
   });
 
+  it('answers 401 to the identity token presented as both, and to the two swapped', async () => {
+    const [session, identity] = await Promise.all([es256Token('u1', AUDIENCE), es256Token('u1', IDENTITY_AUDIENCE)]);
+    for (const headers of [
+      { authorization: `Bearer ${identity}`, 'x-identity-token': identity },
+      { authorization: `Bearer ${identity}`, 'x-identity-token': session },
+    ]) {
+      expectError(await call('GET', '/agents', { baseUrl, headers }), 401, 'UNAUTHENTICATED');
+    }
+  });
+
   it('answers 401 to HS256 tokens: no shared secret is configured', async () => {
-    const token = await hs256Token('u1');
-    expectError(await call('GET', '/agents', { baseUrl, headers: { authorization: `Bearer ${token}`, 'x-identity-token': token } }), 401, 'UNAUTHENTICATED');
+    expectError(await call('GET', '/agents', { baseUrl, headers: await humanHeaders('u1') }), 401, 'UNAUTHENTICATED');
   });
 });
 

@@ -1,5 +1,5 @@
 import { registerAgent, registerAgentWith } from '../support/agents';
-import { useTestDatabase } from '../support/database';
+import { openedSigningSecret, useTestDatabase } from '../support/database';
 import { call, expectError } from '../support/http';
 import { humanHeaders, newUserId } from '../support/humans';
 
@@ -15,7 +15,8 @@ describe('PATCH /agents/{id}', () => {
     expect(Date.parse(reply.body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(agent.updatedAt));
 
     const stored = await database().collection('agents').findOne({ _id: agent.agentId as never });
-    expect(stored).toMatchObject({ description: 'Now shouts', operations: ['tools/shout'], version: 2, signingSecret: agent.signingSecret });
+    expect(stored).toMatchObject({ description: 'Now shouts', operations: ['tools/shout'], version: 2 });
+    expect(openedSigningSecret(stored)).toBe(agent.signingSecret);
     expect(stored!.searchTokens).toContain('shout');
     expect(stored!.searchTokens).not.toContain('echo');
     // The agent key still works after a change.
@@ -114,7 +115,7 @@ describe('POST /agents/{id}/keys/rotate', () => {
     expectError(await call('GET', `/agents/${agent.agentId}`, { apiKey: agent.apiKey }), 401, 'UNAUTHENTICATED');
     expect((await call('GET', `/agents/${agent.agentId}`, { apiKey: reply.body.apiKey })).status).toBe(200);
     const stored = await database().collection('agents').findOne({ _id: agent.agentId as never });
-    expect(stored!.signingSecret).toBe(reply.body.signingSecret);
+    expect(openedSigningSecret(stored)).toBe(reply.body.signingSecret);
   });
 
   it('keeps the rotated signing secret when a change of the agent runs at the same time', async () => {
@@ -126,7 +127,7 @@ describe('POST /agents/{id}/keys/rotate', () => {
       ]);
       expect({ round, changed: changed.status, rotated: rotated.status }).toEqual({ round, changed: expect.any(Number), rotated: 200 });
       const stored = await database().collection('agents').findOne({ _id: agent.agentId as never });
-      expect({ round, signingSecret: stored!.signingSecret }).toEqual({ round, signingSecret: rotated.body.signingSecret });
+      expect({ round, signingSecret: openedSigningSecret(stored) }).toEqual({ round, signingSecret: rotated.body.signingSecret });
     }
   });
 

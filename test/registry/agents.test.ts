@@ -1,5 +1,5 @@
 import { agentRegistration, registerAgent } from '../support/agents';
-import { useTestDatabase } from '../support/database';
+import { openedSigningSecret, useTestDatabase } from '../support/database';
 import { call, expectError } from '../support/http';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -37,7 +37,8 @@ describe('POST /agents', () => {
     expect(reply.headers.get('location')).toBe(`/agents/${agent.agentId}`);
 
     const stored = await storedAgent(agent.agentId);
-    expect(stored).toMatchObject({ name: body.name, operations: ['tools/echo'], signingSecret: agent.signingSecret, version: 1 });
+    expect(stored).toMatchObject({ name: body.name, operations: ['tools/echo'], version: 1 });
+    expect(openedSigningSecret(stored)).toBe(agent.signingSecret);
     expect(stored!.searchTokens).toEqual(expect.arrayContaining(['echo', 'echoes', 'returns', 'text']));
     expect(JSON.parse(stored!.capabilities)).toEqual(body.capabilities);
   });

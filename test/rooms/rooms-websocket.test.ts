@@ -46,6 +46,14 @@ describe('room WebSocket handshake', () => {
     expect((await refusedHandshakeAt(sessionOnly.toString())).status).toBe(401);
   });
 
+  it('refuses the identity token in place of the session token (401), as over HTTP', async () => {
+    const user = newUserId();
+    const room = await createRoom({ private: true, participants: [human(user)] });
+    const url = new URL(await roomSocketUrl(room.roomId, { human: user }));
+    url.searchParams.set('Authorization', `Bearer ${url.searchParams.get('X-Identity-Token')}`);
+    expect(await refusedHandshakeAt(url.toString())).toEqual({ status: 401, body: { error: { code: 'UNAUTHENTICATED', message: expect.any(String) } } });
+  });
+
   it('refuses an unknown room (404), a private room to others (404 alike: it is not admitted to exist) and admin keys (403)', async () => {
     const unknown = await refusedHandshake('no-such-room', { human: newUserId() });
     expect(unknown).toEqual({ status: 404, body: { error: { code: 'NOT_FOUND', message: 'Room not found' } } });

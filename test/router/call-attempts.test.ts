@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { callAgentActivity } from '../../activities/call-agent';
 import { PrincipalKind } from '../../src/auth/principal';
-import { AgentStore } from '../../src/registry/agent-store';
 import { RecentAgents } from '../../src/registry/recent-agents';
+import { stackAgents } from '../support/database';
 import { outboundDispatcher } from '../../src/router/outbound-guard';
 import { TaskChanges } from '../../src/router/task-changes';
 import { TaskIndex } from '../../src/router/task-index';
@@ -29,7 +29,7 @@ describe('one attempt of the call activity', () => {
     agent = await registerAgent({ mcpUrl: server.route('answers', completes({ text: 'from the agent' })) });
     store = await Store.connect(testStack().mongoUri, testStack().mongoDatabase);
     index = new TaskIndex(store, new TaskChanges({ workerInProcess: true }));
-    callAgent = callAgentActivity(new RecentAgents(new AgentStore(store)), index, outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 5_000 }), { callTimeoutMs: 5_000, maxReplyBytes: 65_536 });
+    callAgent = callAgentActivity(new RecentAgents(stackAgents(store)), index, outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 5_000 }), { callTimeoutMs: 5_000, maxReplyBytes: 65_536 });
   });
   afterAll(async () => {
     await server.close();
@@ -114,7 +114,7 @@ describe('one attempt of the call activity', () => {
         return super.recordByWorkflow(taskId, change);
       }
     })(store, new TaskChanges({ workerInProcess: true }));
-    const refusingCall = callAgentActivity(new RecentAgents(new AgentStore(store)), unwritable, outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 5_000 }), { callTimeoutMs: 5_000, maxReplyBytes: 65_536 });
+    const refusingCall = callAgentActivity(new RecentAgents(stackAgents(store)), unwritable, outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 5_000 }), { callTimeoutMs: 5_000, maxReplyBytes: 65_536 });
     const taskId = randomUUID();
     await index.create({ kind: PrincipalKind.ADMIN, id: 'admin' }, [{ _id: taskId, agentId: refusing.agentId, operation: 'tools/echo', params: { text: 'x' }, phase: TaskPhase.CALLING_AGENT }]);
     const call = new MockActivityEnvironment({ attempt: 1 }).run(refusingCall, { ...input(taskId), agentId: refusing.agentId });

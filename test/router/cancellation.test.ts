@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
-import { AgentServer, completes } from '../support/agent-server';
+import { AgentServer, completes, signatureWith } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call, expectError } from '../support/http';
 import { waitForTask } from '../support/tasks';
 import { withTemporal } from '../support/temporal';
 import { testStack } from '../support/test-stack';
 import { DEFAULT_RETRY, type PlannedTask } from '../../workflows/task-types';
-import { webhookSignature } from '../../src/router/webhook-signature';
 import { closedStatus, until } from '../support/until';
 
 /** POST /tasks/{taskId}/cancel: the task, its composed dependants and its delegated tree. */
@@ -43,8 +42,7 @@ describe('task cancellation', () => {
 
     const notice = await until(() => server.callsTo('patient').find((received) => received.body?.taskId === taskId && received.body?.cancel), 'cancel notice', 10_000);
     expect(notice.body).toEqual({ taskId, cancel: true });
-    const id = notice.headers['webhook-id'] as string;
-    expect(notice.headers['webhook-signature']).toBe(webhookSignature(patient.signingSecret, id, Number(notice.headers['webhook-timestamp']), notice.rawBody));
+    expect(notice.headers['webhook-signature']).toBe(signatureWith(patient.signingSecret, notice));
 
     expectError(await cancel(taskId), 409, 'CONFLICT');
     expectError(await call('POST', `/tasks/${taskId}/result`, { apiKey: patient.apiKey, body: { status: 'completed', result: {} } }), 409, 'CONFLICT');

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { notifyCancellationActivity } from '../../activities/notify-cancellation';
 import { freePort } from '../../src/embedded/managed-process';
-import { AgentStore } from '../../src/registry/agent-store';
 import { RecentAgents } from '../../src/registry/recent-agents';
+import { stackAgents } from '../support/database';
 import { outboundDispatcher } from '../../src/router/outbound-guard';
 import { Store } from '../../src/store/mongo';
 import { AgentServer, completes } from '../support/agent-server';
@@ -137,7 +137,7 @@ describe('the cancellation notice to a refused address', () => {
   it('is not retried, and does not say what the name resolved to', async () => {
     const mcpUrl = receiver.route('mcp', completes({})).replace('127.0.0.1', 'localhost');
     const agent = await registerAgent({ mcpUrl });
-    const notify = notifyCancellationActivity(new RecentAgents(new AgentStore(store)), outboundDispatcher({ allowPrivate: false, connectTimeoutMs: 5_000 }), { callTimeoutMs: 5_000 });
+    const notify = notifyCancellationActivity(new RecentAgents(stackAgents(store)), outboundDispatcher({ allowPrivate: false, connectTimeoutMs: 5_000 }), { callTimeoutMs: 5_000 });
     const notice = new MockActivityEnvironment({ attempt: 1 }).run(notify, { taskId: 'task-1', agentId: agent.agentId });
     await expect(notice).rejects.toMatchObject({ nonRetryable: true, message: expect.stringContaining(mcpUrl) });
     await expect(notice).rejects.toMatchObject({ message: expect.not.stringMatching(RESOLVED_LOOPBACK) });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
+import { secretBoxOf } from '../../src/auth/secret-box';
 import { loadConfig } from '../../src/config/config';
 import { freePort } from '../../src/embedded/managed-process';
 import { createLogger } from '../../src/ops/logger';
@@ -85,7 +86,7 @@ describe('upgrading the worker while a run is open', () => {
       store,
       logger: createLogger({ logLevel: 'warn' }),
       taskChanges: new TaskChanges({ workerInProcess: true }),
-      agents: new RecentAgents(new AgentStore(store)),
+      agents: new RecentAgents(new AgentStore(store, secretBoxOf(config))),
     });
     return Worker.create({ connection: nativeConnection, namespace: stack.temporalNamespace, taskQueue, activities, ...workflows });
   }

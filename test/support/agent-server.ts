@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { webhookSignature } from '../../src/router/webhook-signature';
 
 /** A call the router made to a test agent. */
 export interface ReceivedCall {
@@ -85,3 +86,8 @@ export class AgentServer {
 
 /** Completed with `result`. */
 export const completes = (result: unknown): AgentBehaviour => () => ({ status: 200, body: { status: 'completed', result } });
+
+/** The `webhook-signature` a call signed with `secret` carries (Standard Webhooks), to compare with the one it came with. */
+export function signatureWith(secret: string, received: ReceivedCall): string {
+  return webhookSignature(secret, received.headers['webhook-id'] as string, Number(received.headers['webhook-timestamp']), received.rawBody);
+}

@@ -1,6 +1,6 @@
 import WebSocket from 'ws';
 import { call } from './http';
-import { hs256Token } from './humans';
+import { humanTokens } from './humans';
 import { testStack } from './test-stack';
 
 /** A room WebSocket credential as the query carries it. */
@@ -29,7 +29,7 @@ export async function roomSocketUrl(roomId: string, credential: SocketCredential
   const url = new URL(`${options.wsUrl ?? testStack().wsUrl}/parties/chat-server/${encodeURIComponent(roomId)}`);
   if ('apiKey' in credential) url.searchParams.set(credential.parameter ?? 'api-key', credential.apiKey);
   if ('human' in credential) {
-    const [session, identity] = await Promise.all([hs256Token(credential.human), hs256Token(credential.human)]);
+    const { session, identity } = await humanTokens(credential.human);
     url.searchParams.set('Authorization', credential.bearer === false ? session : `Bearer ${session}`);
     url.searchParams.set('X-Identity-Token', identity);
   }

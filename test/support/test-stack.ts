@@ -7,6 +7,8 @@ export interface TestStack {
   adminKey: string;
   jwtSecret: string;
   callbackSigningSecret: string;
+  /** SECRETS_KEY: base64 of 32 bytes. */
+  secretsKey: string;
   temporalAddress: string;
   temporalNamespace: string;
   taskQueue: string;
