@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { typedPrincipals } from '../../src/migrations/typed-principals';
 import { Store } from '../../src/store/mongo';
 import { agentRegistration, allPages, registerAgent, registerAgentWith, type RegisteredAgent } from '../support/agents';
@@ -133,7 +133,8 @@ describe('the typed-principals migration', () => {
     const user = newUserId();
     const [byService, byHuman] = [randomUUID(), randomUUID()];
     const template = await db.collection('agents').findOne({ _id: friend.agentId as never });
-    const legacy = (id: string, ownerId: string) => ({ ...template, _id: id, visibility: 'private', ownerId, sharedWith: [friend.agentId, user] });
+    // As older versions stored them: bare ids, and the signing secret in plaintext.
+    const legacy = (id: string, ownerId: string) => ({ ...template, _id: id, visibility: 'private', ownerId, sharedWith: [friend.agentId, user], signingSecret: `whsec_${randomBytes(32).toString('base64')}` });
     await db.collection('agents').insertMany([legacy(byService, service.id), legacy(byHuman, user)] as never[]);
     await db.collection('api_keys').updateOne({ _id: service.id as never }, { $set: { createdBy: 'admin' } });
 
