@@ -4,8 +4,8 @@ import { CAP_RETRY_AFTER_MS } from '../src/limits/concurrency-cap';
 import type { ServiceProcess } from './support/service-process';
 import { startSecondApi } from './support/second-api';
 import { call, closePoolsFrom, expectError, type CallOptions, type Reply } from './support/http';
-import { newUserId } from './support/humans';
-import { refusedHandshake, RoomClient, type SocketCredential } from './support/room-client';
+import { humanHeaders, newUserId } from './support/humans';
+import { isError, isMessage, refusedHandshake, RoomClient, type SocketCredential } from './support/room-client';
 import { until } from './support/until';
 
 /**
@@ -92,6 +92,27 @@ describe('writes per principal', () => {
       const reply = await createRoom(limited);
       return reply.status === 201 && reply;
     }, 'a write after the window', RESET_WAIT_MS)).status).toBe(201);
+  });
+
+  it('counts the messages a socket sends: over the limit an ERROR frame RATE_LIMITED, the socket stays open, and HTTP writes share the count', async () => {
+    const roomId = await newRoom();
+    const human = newUserId();
+    const client = await RoomClient.connect(roomId, { human }, { wsUrl, localAddress: '127.0.0.12' });
+    try {
+      for (let index = 0; index <= LIMIT; index++) client.sendMessage(`flood ${index}`);
+      const refusal = await client.waitFor(isError);
+      expect(refusal.data).toMatchObject({ code: 'RATE_LIMITED', message: expect.stringContaining('writes by this credential') });
+      const stored = await client.waitForCount(isMessage(), LIMIT);
+      expect(stored.map((frame) => frame.data.content)).toEqual(Array.from({ length: LIMIT }, (_, index) => `flood ${index}`));
+      expectRateLimited(await on('POST', `/rooms/${roomId}/messages`, { headers: await humanHeaders(human), body: { content: 'by HTTP' } }));
+      expect(client.ws.readyState).toBe(client.ws.OPEN);
+
+      await sleep(RESET_WAIT_MS);
+      client.sendMessage('after the window');
+      expect((await client.waitFor(isMessage('after the window'))).data.sender).toEqual({ type: 'HUMAN', id: human });
+    } finally {
+      await client.close();
+    }
   });
 
   it('does not limit the admin', async () => {

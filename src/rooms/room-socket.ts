@@ -24,6 +24,8 @@ export interface RoomSocketDeps {
   readMessage: (value: unknown) => SendMessage;
   /** A reader slower than this many queued bytes is disconnected rather than buffered without end. */
   maxBufferedBytes: number;
+  /** Counts a frame that writes against the sender's credential, like an HTTP write; 429 RATE_LIMITED over the limit. */
+  countWrite(): Promise<void>;
   logger: Logger;
 }
 
@@ -155,10 +157,13 @@ export class RoomSocket implements RoomConnection {
     let requestId: string | undefined;
     try {
       const frame = readClientFrame(parseFrame(data, isBinary));
+      // Every frame awaits this once, and it settles at once (a memory count), so frames still reach
+      // the room's queue in the order they came.
+      await this.deps.countWrite();
       switch (frame.type) {
         case FrameType.MESSAGE: {
           const message = this.deps.readMessage(frame.data);
-          // Queued for storage before anything awaits: the room's queue keeps this client's order.
+          // Queued for storage before anything else awaits: the room's queue keeps this client's order.
           await this.deps.hub.sendMessage({ roomId: this.roomId, sender: this.participant, ...message });
           return;
         }

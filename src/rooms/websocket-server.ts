@@ -36,7 +36,7 @@ export interface RoomWebSocketDeps {
   maxMessageChars: number;
   heartbeatMs: number;
   maxBufferedBytes: number;
-  limits: Pick<Limits, 'socketsPerPrincipal' | 'socketsPerAddress'>;
+  limits: Pick<Limits, 'socketsPerPrincipal' | 'socketsPerAddress' | 'writesPerPrincipal'>;
 }
 
 /**
@@ -107,6 +107,7 @@ export class RoomWebSocketServer {
           messages: this.deps.messages,
           readMessage: this.readMessage,
           maxBufferedBytes: this.deps.maxBufferedBytes,
+          countWrite: () => this.deps.limits.writesPerPrincipal.consume(holder),
           logger: this.deps.logger,
         });
         this.sockets.add(roomSocket);
