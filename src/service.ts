@@ -25,7 +25,8 @@ import { IDEMPOTENCY_KEYS_COLLECTION, IdempotencyKeys } from './router/idempoten
 import { startTaskWorker, type RunningWorker } from './router/task-worker';
 import { connectTemporal, type TemporalHandle } from './router/temporal-client';
 import { createRooms } from './rooms/rooms';
-import { MESSAGES_COLLECTION, MessageStore, SEQUENCES_COLLECTION } from './rooms/message-store';
+import { MESSAGE_ALIASES_COLLECTION, MESSAGES_COLLECTION, MessageStore, SEQUENCES_COLLECTION } from './rooms/message-store';
+import { MIGRATIONS_COLLECTION } from './rooms/message-id-migration';
 import { ROOMS_COLLECTION, RoomStore } from './rooms/room-store';
 import { startRoomDelivery } from './room-tasks/room-delivery';
 import { RoomTaskRequests } from './room-tasks/room-task-requests';
@@ -57,6 +58,8 @@ export const SERVICE_COLLECTIONS: ReadonlyArray<{ name: string; indexes: IndexDe
   { name: ROOMS_COLLECTION, indexes: RoomStore.indexes() },
   { name: MESSAGES_COLLECTION, indexes: MessageStore.indexes() },
   { name: SEQUENCES_COLLECTION, indexes: [] },
+  { name: MESSAGE_ALIASES_COLLECTION, indexes: [] },
+  { name: MIGRATIONS_COLLECTION, indexes: [] },
   { name: SOCKET_PRESENCE_COLLECTION, indexes: SocketPresence.indexes() },
   { name: PRESENCE_PROCESSES_COLLECTION, indexes: [] },
 ];

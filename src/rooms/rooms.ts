@@ -5,6 +5,7 @@ import type { RouteModule } from '../http/app';
 import type { Logger } from '../ops/logger';
 import { AgentStore } from '../registry/agent-store';
 import type { Store } from '../store/mongo';
+import { deriveMessageIds } from './message-id-migration';
 import { MessageStore } from './message-store';
 import { startMessageFanout, type MessageFanout } from './message-fanout';
 import { RoomHub } from './room-hub';
@@ -27,6 +28,7 @@ export interface Rooms {
 
 /** `tasks` adds the task frames to the room WebSocket. */
 export async function createRooms(config: Config, store: Store, authenticator: Authenticator, logger: Logger, tasks?: RoomTaskFrames): Promise<Rooms> {
+  await deriveMessageIds(store, logger);
   const rooms = new RoomStore(store);
   const messages = new MessageStore(store);
   const hub = new RoomHub(messages, logger);
