@@ -10,9 +10,10 @@ import type { Endpoints } from './embedded/stack';
 import { answerClientErrors } from './http/client-errors';
 import { createApp, type RouteModule } from './http/app';
 import { createOpsRoutes } from './ops/health';
-import { AGENT_CHANGE_CLAIMS_COLLECTION, AGENTS_COLLECTION, AgentStore } from './registry/agent-store';
+import { AGENT_CHANGE_CLAIMS_COLLECTION, AGENT_DIRECTORY_COLLECTION, AGENTS_COLLECTION, AgentStore } from './registry/agent-store';
 import { RecentAgents } from './registry/recent-agents';
 import { createRegistryRoutes } from './registry/routes';
+import { AgentDirectory } from './registry/agent-directory';
 import { UserSchemaCompiler } from './registry/user-schemas';
 import type { Logger } from './ops/logger';
 import { createMetrics } from './ops/metrics';
@@ -51,6 +52,7 @@ export const SERVICE_COLLECTIONS: ReadonlyArray<{ name: string; indexes: IndexDe
   { name: API_KEYS_COLLECTION, indexes: ApiKeyStore.indexes() },
   { name: AGENTS_COLLECTION, indexes: AgentStore.indexes() },
   { name: AGENT_CHANGE_CLAIMS_COLLECTION, indexes: [] },
+  { name: AGENT_DIRECTORY_COLLECTION, indexes: [] },
   { name: TASKS_COLLECTION, indexes: TaskIndex.taskIndexes() },
   { name: COMPOSITIONS_COLLECTION, indexes: [] },
   { name: REPORTED_OUTCOMES_COLLECTION, indexes: [] },
@@ -134,7 +136,7 @@ async function serveApi(
   const delivery = await startRoomDelivery(config, { store, hub: rooms.hub, index, temporal, logger: logger.child({ component: 'room-delivery' }) });
   stops.push(() => delivery.stop());
   const modules: RouteModule[] = [
-    createRegistryRoutes({ agents, apiKeys, rules: { allowInsecureAgentUrls: config.allowInsecureAgentUrls, compiler: schemas } }),
+    createRegistryRoutes({ agents, directory: new AgentDirectory(agents), apiKeys, rules: { allowInsecureAgentUrls: config.allowInsecureAgentUrls, compiler: schemas } }),
     createKeyRoutes(apiKeys),
     createRouterRoutes({ launcher, index, idempotencyKeys: new IdempotencyKeys(store), temporal, maxCompositionSize: config.maxCompositionSize }),
     rooms.routes,

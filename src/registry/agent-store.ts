@@ -1,11 +1,19 @@
-import type { Filter, IndexDescription } from 'mongodb';
-import { PrincipalKind, type Principal } from '../auth/principal';
+import { randomUUID } from 'node:crypto';
+import type { IndexDescription } from 'mongodb';
+import type { Principal } from '../auth/principal';
 import { isDuplicateKey, type Store } from '../store/mongo';
 import { ifVisible, type Agent, type AgentDocument } from './agent';
-import { derivedFields, type SearchCandidate } from './search';
+import { derivedFields } from './search';
 
 export const AGENTS_COLLECTION = 'agents';
 export const AGENT_CHANGE_CLAIMS_COLLECTION = 'agent_change_claims';
+/** One document, `{_id: 'stamp', value}`: a new value after every change of an agent, for the directories of every process (agent-directory.ts). */
+export const AGENT_DIRECTORY_COLLECTION = 'agent_directory';
+const DIRECTORY_STAMP_ID = 'stamp';
+
+/** What lists and searches need of an agent: neither its capabilities, its texts nor its secret. */
+export type DirectoryEntry = Pick<Agent, 'id' | 'name' | 'visibility' | 'sharedWith' | 'ownerId'> & Pick<AgentDocument, 'operations' | 'searchTokens' | 'searchFields'>;
+const NOT_IN_DIRECTORY = { capabilities: 0, signingSecret: 0, description: 0, defaultPrompt: 0 } as const;
 
 /** A claim left by a process that died between claiming a change and writing it is taken over after this long. */
 const STALE_CLAIM_MS = 30_000;
@@ -40,16 +48,45 @@ export class AgentStore {
     this.changeListeners.push(listener);
   }
 
-  private changed(agentId: string): void {
+  /**
+   * Announces a change to the directories of every process, then to this process's listeners. A
+   * stamp that could not be written delays the change in lists at most DIRECTORY_MAX_AGE_MS; the
+   * change itself is stored, so the request does not fail for it.
+   */
+  private async changed(agentId: string): Promise<void> {
+    await this.directoryStamps
+      .updateOne({ _id: DIRECTORY_STAMP_ID }, { $set: { value: randomUUID() } }, { upsert: true })
+      .catch(() => undefined);
     for (const listener of this.changeListeners) listener(agentId);
   }
 
+  private get directoryStamps() {
+    return this.store.collection<{ _id: string; value: string }>(AGENT_DIRECTORY_COLLECTION);
+  }
+
+  /** The directory's stamp: changes with every change of an agent. */
+  async directoryStamp(): Promise<string | undefined> {
+    return (await this.directoryStamps.findOne({ _id: DIRECTORY_STAMP_ID }))?.value;
+  }
+
+  /** Every agent, with only what lists and searches need: the one read of the whole collection, made when the stamp changed. */
+  async directoryEntries(): Promise<DirectoryEntry[]> {
+    const documents = await this.collection.find({}, { projection: NOT_IN_DIRECTORY }).toArray();
+    return documents.map(({ _id, name, visibility, sharedWith, ownerId, operations, searchTokens, searchFields }) => ({
+      id: _id,
+      name,
+      visibility,
+      sharedWith,
+      ...(ownerId === undefined ? {} : { ownerId }),
+      operations,
+      searchTokens: searchTokens ?? [],
+      searchFields,
+    }));
+  }
+
+  /** None: agents are read by `_id`, and lists and searches from the directory (agent-directory.ts). */
   static indexes(): IndexDescription[] {
-    return [
-      { key: { searchTokens: 1 }, name: 'by_search_token' },
-      { key: { operations: 1 }, name: 'by_operation' },
-      { key: { ownerId: 1 }, name: 'by_owner' },
-    ];
+    return [];
   }
 
   get collection() {
@@ -68,6 +105,7 @@ export class AgentStore {
 
   async insert(agent: Agent): Promise<void> {
     await this.collection.insertOne(toDocument(agent, derivedFields(agent)));
+    await this.changed(agent.id);
   }
 
   /**
@@ -79,7 +117,7 @@ export class AgentStore {
     const { _id, signingSecret: _rotatedOnItsOwn, ...fields } = toDocument(agent, derivedFields(agent));
     const definedFields = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
     const written = await this.whileClaimed(_id, expectedVersion, () => this.collection.updateOne({ _id, version: expectedVersion }, { $set: definedFields }));
-    if (written) this.changed(_id);
+    if (written) await this.changed(_id);
     return written;
   }
 
@@ -93,7 +131,7 @@ export class AgentStore {
       if (!current) return false;
       const set = () => this.collection.updateOne({ _id: agentId, version: current.version }, { $set: { signingSecret, updatedAt: new Date() } });
       if (await this.whileClaimed(agentId, current.version, set)) {
-        this.changed(agentId);
+        await this.changed(agentId);
         return true;
       }
       await new Promise((resolve) => setTimeout(resolve, ROTATION_RETRY_MS));
@@ -139,38 +177,7 @@ export class AgentStore {
   async delete(agentId: string): Promise<boolean> {
     const result = await this.collection.deleteOne({ _id: agentId });
     if (result.deletedCount === 0) return false;
-    this.changed(agentId);
+    await this.changed(agentId);
     return true;
   }
-
-  /** One page of the agents `principal` may see, in agentId order, after the agentId `after`. */
-  async listVisible(principal: Principal, page: { limit: number; after?: string }, filter: Filter<AgentDocument> = {}): Promise<Agent[]> {
-    const conditions = [visibleTo(principal), filter, page.after === undefined ? {} : { _id: { $gt: page.after } }];
-    const documents = await this.collection.find({ $and: conditions }).sort({ _id: 1 }).limit(page.limit).toArray();
-    return documents.map(fromDocument);
-  }
-
-  /** Visible agents sharing at least one search token (the multikey index), at most `bound` of them, with only what ranking needs. */
-  async searchCandidates(principal: Principal, tokens: string[], filter: Filter<AgentDocument>, bound: number): Promise<SearchCandidate[]> {
-    const conditions = [visibleTo(principal), filter, { searchTokens: { $in: tokens } }];
-    const documents = await this.collection
-      .find({ $and: conditions }, { projection: { _id: 1, name: 1, searchFields: 1 } })
-      .limit(bound)
-      .toArray();
-    return documents.map(({ _id, name, searchFields }) => ({ id: _id, name, searchFields }));
-  }
-
-  /** The agents of `agentIds` that `principal` may see, in the order of `agentIds`. */
-  async findVisibleByIds(principal: Principal, agentIds: string[]): Promise<Agent[]> {
-    const documents = await this.collection.find({ $and: [visibleTo(principal), { _id: { $in: agentIds } }] }).toArray();
-    const byId = new Map(documents.map((document) => [document._id, fromDocument(document)]));
-    return agentIds.flatMap((agentId) => byId.get(agentId) ?? []);
-  }
-}
-
-/** `canSee` as a query, so that lists and searches never load agents the caller may not see. */
-function visibleTo(principal: Principal): Filter<AgentDocument> {
-  if (principal.kind === PrincipalKind.ADMIN) return {};
-  const theAgent = principal.kind === PrincipalKind.AGENT ? [{ _id: principal.id }] : [];
-  return { $or: [{ visibility: 'public' }, { ownerId: principal.id }, { sharedWith: principal.id }, ...theAgent] };
 }
