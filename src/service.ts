@@ -10,7 +10,7 @@ import type { Endpoints } from './embedded/stack';
 import { answerClientErrors } from './http/client-errors';
 import { createApp, type RouteModule } from './http/app';
 import { createOpsRoutes } from './ops/health';
-import { AGENT_CHANGE_CLAIMS_COLLECTION, AGENT_DIRECTORY_COLLECTION, AGENTS_COLLECTION, AgentStore } from './registry/agent-store';
+import { AGENT_CHANGE_CLAIMS_COLLECTION, AGENTS_COLLECTION, AgentStore } from './registry/agent-store';
 import { RecentAgents } from './registry/recent-agents';
 import { createRegistryRoutes } from './registry/routes';
 import { AgentDirectory } from './registry/agent-directory';
@@ -32,6 +32,7 @@ import { ROOMS_COLLECTION, RoomStore } from './rooms/room-store';
 import { startRoomDelivery } from './room-tasks/room-delivery';
 import { RoomTaskRequests } from './room-tasks/room-task-requests';
 import { PRESENCE_PROCESSES_COLLECTION, SOCKET_PRESENCE_COLLECTION, SocketPresence } from './room-tasks/socket-presence';
+import { CHANGE_STAMPS_COLLECTION } from './store/change-stamp';
 import { Store } from './store/mongo';
 
 export interface ServiceOptions {
@@ -52,7 +53,7 @@ export const SERVICE_COLLECTIONS: ReadonlyArray<{ name: string; indexes: IndexDe
   { name: API_KEYS_COLLECTION, indexes: ApiKeyStore.indexes() },
   { name: AGENTS_COLLECTION, indexes: AgentStore.indexes() },
   { name: AGENT_CHANGE_CLAIMS_COLLECTION, indexes: [] },
-  { name: AGENT_DIRECTORY_COLLECTION, indexes: [] },
+  { name: CHANGE_STAMPS_COLLECTION, indexes: [] },
   { name: TASKS_COLLECTION, indexes: TaskIndex.taskIndexes() },
   { name: COMPOSITIONS_COLLECTION, indexes: [] },
   { name: REPORTED_OUTCOMES_COLLECTION, indexes: [] },

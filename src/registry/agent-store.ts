@@ -1,15 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import type { IndexDescription } from 'mongodb';
 import type { Principal } from '../auth/principal';
+import { ChangeStamp } from '../store/change-stamp';
 import { isDuplicateKey, type Store } from '../store/mongo';
 import { ifVisible, type Agent, type AgentDocument } from './agent';
 import { derivedFields } from './search';
 
 export const AGENTS_COLLECTION = 'agents';
 export const AGENT_CHANGE_CLAIMS_COLLECTION = 'agent_change_claims';
-/** One document, `{_id: 'stamp', value}`: a new value after every change of an agent, for the directories of every process (agent-directory.ts). */
-export const AGENT_DIRECTORY_COLLECTION = 'agent_directory';
-const DIRECTORY_STAMP_ID = 'stamp';
 
 /** What lists and searches need of an agent: neither its capabilities, its texts nor its secret. */
 export type DirectoryEntry = Pick<Agent, 'id' | 'name' | 'visibility' | 'sharedWith' | 'ownerId'> & Pick<AgentDocument, 'operations' | 'searchTokens' | 'searchFields'>;
@@ -40,33 +37,22 @@ export function fromDocument(document: AgentDocument): Agent {
 /** Agents in MongoDB. Every read that serves a caller goes through the visibility rule in `canSee`. */
 export class AgentStore {
   private readonly changeListeners: Array<(agentId: string) => void> = [];
+  /** Bumped after every change of an agent, for the directories of every process (agent-directory.ts). */
+  readonly changes: ChangeStamp;
 
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: Store) {
+    this.changes = new ChangeStamp(store, AGENTS_COLLECTION);
+  }
 
   /** Called after every change of a stored agent made through this store; a write that matched nothing changed nothing. */
   onChange(listener: (agentId: string) => void): void {
     this.changeListeners.push(listener);
   }
 
-  /**
-   * Announces a change to the directories of every process, then to this process's listeners. A
-   * stamp that could not be written delays the change in lists at most DIRECTORY_MAX_AGE_MS; the
-   * change itself is stored, so the request does not fail for it.
-   */
+  /** Announces a change to the directories of every process, then to this process's listeners. */
   private async changed(agentId: string): Promise<void> {
-    await this.directoryStamps
-      .updateOne({ _id: DIRECTORY_STAMP_ID }, { $set: { value: randomUUID() } }, { upsert: true })
-      .catch(() => undefined);
+    await this.changes.bump();
     for (const listener of this.changeListeners) listener(agentId);
-  }
-
-  private get directoryStamps() {
-    return this.store.collection<{ _id: string; value: string }>(AGENT_DIRECTORY_COLLECTION);
-  }
-
-  /** The directory's stamp: changes with every change of an agent. */
-  async directoryStamp(): Promise<string | undefined> {
-    return (await this.directoryStamps.findOne({ _id: DIRECTORY_STAMP_ID }))?.value;
   }
 
   /** Every agent, with only what lists and searches need: the one read of the whole collection, made when the stamp changed. */

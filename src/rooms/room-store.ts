@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IndexDescription } from 'mongodb';
 import type { Principal } from '../auth/principal';
+import { ChangeStamp } from '../store/change-stamp';
 import type { Store } from '../store/mongo';
 import { ApiError, ErrorCode } from '../http/errors';
 import { isParticipant, participantKey, type NewRoom, type Participant, type Room } from './room';
@@ -30,6 +31,14 @@ export type ParticipantChange = (typeof ParticipantChange)[keyof typeof Particip
 
 const MAX_CHANGE_ATTEMPTS = 5;
 
+/** What the room lists need of a room (room-directory.ts). */
+export interface RoomListing {
+  id: string;
+  private: boolean;
+  /** participantKey of each participant. */
+  memberKeys: string[];
+}
+
 function fromDocument(document: RoomDocument): Room {
   const { _id, metadata, memberKeys: _memberKeys, revision: _revision, ...rest } = document;
   return { id: _id, metadata: JSON.parse(metadata), ...rest };
@@ -40,13 +49,16 @@ function toDocumentFields(participants: Participant[]) {
 }
 
 export class RoomStore {
-  constructor(private readonly store: Store) {}
+  /** Bumped after every room created and every change of participants, for the room lists of every process (room-directory.ts). */
+  readonly changes: ChangeStamp;
 
+  constructor(private readonly store: Store) {
+    this.changes = new ChangeStamp(store, ROOMS_COLLECTION);
+  }
+
+  /** None: rooms are read by `_id`, and lists from the room directory. */
   static indexes(): IndexDescription[] {
-    return [
-      { key: { memberKeys: 1 }, name: 'by_member' },
-      { key: { private: 1, _id: 1 }, name: 'public_by_id' },
-    ];
+    return [];
   }
 
   private get rooms() {
@@ -70,6 +82,7 @@ export class RoomStore {
       revision: 0,
     };
     await this.rooms.insertOne(document);
+    await this.changes.bump();
     return fromDocument(document);
   }
 
@@ -78,17 +91,10 @@ export class RoomStore {
     return document ? fromDocument(document) : null;
   }
 
-  /** Public rooms in id order, `limit` of them after the room `after`. */
-  async listPublic(limit: number, after?: string): Promise<Room[]> {
-    const filter = after === undefined ? { private: false } : { private: false, _id: { $gt: after } };
-    const documents = await this.rooms.find(filter).sort({ _id: 1 }).limit(limit).toArray();
-    return documents.map(fromDocument);
-  }
-
-  async listForParticipant(key: string, limit: number, after?: string): Promise<Room[]> {
-    const filter = after === undefined ? { memberKeys: key } : { memberKeys: key, _id: { $gt: after } };
-    const documents = await this.rooms.find(filter).sort({ _id: 1 }).limit(limit).toArray();
-    return documents.map(fromDocument);
+  /** Every room, with only what the lists need: the one read of the whole collection, made when the stamp changed. */
+  async listings(): Promise<RoomListing[]> {
+    const documents = await this.rooms.find({}, { projection: { _id: 1, private: 1, memberKeys: 1 } }).toArray();
+    return documents.map((document) => ({ id: document._id, private: document.private, memberKeys: document.memberKeys }));
   }
 
   async addParticipant(roomId: string, participant: Participant): Promise<{ change: ParticipantChange; room?: Room }> {
@@ -125,7 +131,10 @@ export class RoomStore {
         { _id: roomId, revision: document.revision },
         { $set: { ...toDocumentFields(outcome), updatedAt }, $inc: { revision: 1 } },
       );
-      if (result.matchedCount === 1) return { change: ParticipantChange.DONE, room: { ...room, participants: outcome, updatedAt } };
+      if (result.matchedCount === 1) {
+        await this.changes.bump();
+        return { change: ParticipantChange.DONE, room: { ...room, participants: outcome, updatedAt } };
+      }
     }
     throw new ApiError(ErrorCode.CONFLICT, 'The room\'s participants are changing concurrently; try again');
   }

@@ -10,6 +10,7 @@ import { MessageStore } from './message-store';
 import { startMessageFanout, type MessageFanout } from './message-fanout';
 import { RoomHub } from './room-hub';
 import type { RoomTaskFrames } from './room-socket';
+import { RoomDirectory } from './room-directory';
 import { RoomStore } from './room-store';
 import { createRoomRoutes } from './routes';
 import { RoomWebSocketServer } from './websocket-server';
@@ -35,6 +36,7 @@ export async function createRooms(config: Config, store: Store, authenticator: A
   const agents = new AgentStore(store);
   const routes = createRoomRoutes({
     rooms,
+    directory: new RoomDirectory(rooms),
     messages,
     hub,
     maxMessageChars: config.maxMessageChars,

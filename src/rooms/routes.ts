@@ -9,6 +9,7 @@ import { messageInput } from './message-input';
 import type { MessageStore, PageCursor } from './message-store';
 import { canManage, participantOf, participantKey, ParticipantType, readAccess, RoomAccess, toRoomRecord, type NewRoom, type Participant, type Room } from './room';
 import type { RoomHub } from './room-hub';
+import type { RoomDirectory } from './room-directory';
 import { ParticipantChange, type RoomStore } from './room-store';
 import {
   CREATE_ROOM_SCHEMA,
@@ -23,6 +24,8 @@ import {
 
 export interface RoomRoutesDeps {
   rooms: RoomStore;
+  /** The lists: served from memory, so that they do not read the whole collection. */
+  directory: RoomDirectory;
   messages: MessageStore;
   hub: RoomHub;
   maxMessageChars: number;
@@ -56,14 +59,13 @@ export function createRoomRoutes(deps: RoomRoutesDeps): RouteModule {
 
   router.get('/rooms', async (ctx) => {
     const query = readRoomListQuery(ctx.query);
-    ctx.body = (await deps.rooms.listPublic(pageSize(query.limit), query.after)).map(toRoomRecord);
+    ctx.body = (await deps.directory.listPublic(pageSize(query.limit), query.after)).map(toRoomRecord);
   });
 
   router.get('/user/rooms', async (ctx) => {
     const principal = requireKind(ctx, PrincipalKind.HUMAN, PrincipalKind.AGENT);
     const query = readRoomListQuery(ctx.query);
-    const key = participantKey(participantOf(principal)!);
-    ctx.body = (await deps.rooms.listForParticipant(key, pageSize(query.limit), query.after)).map(toRoomRecord);
+    ctx.body = (await deps.directory.listForParticipant(participantOf(principal)!, pageSize(query.limit), query.after)).map(toRoomRecord);
   });
 
   router.get('/rooms/:roomId', async (ctx) => {

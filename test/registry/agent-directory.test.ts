@@ -20,7 +20,7 @@ beforeAll(async () => {
 afterAll(() => second?.stop());
 
 const word = () => `zd${randomBytes(5).toString('hex')}`;
-const stamp = async () => (await database().collection('agent_directory').findOne({ _id: 'stamp' as never }))?.value;
+const stamp = async () => (await database().collection('change_stamps').findOne({ _id: 'agents' as never }))?.value;
 
 async function searchIds(baseUrl: string | undefined, headers: Record<string, string>, query: string): Promise<string[]> {
   const reply = await call('GET', `/agents/search?query=${query}`, { headers, baseUrl });
