@@ -32,7 +32,7 @@ import { ROOMS_COLLECTION, RoomStore } from './rooms/room-store';
 import { startRoomDelivery } from './room-tasks/room-delivery';
 import { RoomTaskRequests } from './room-tasks/room-task-requests';
 import { PRESENCE_PROCESSES_COLLECTION, SOCKET_PRESENCE_COLLECTION, SocketPresence } from './room-tasks/socket-presence';
-import { CHANGE_STAMPS_COLLECTION } from './store/change-stamp';
+import { CHANGE_COUNTERS_COLLECTION, CHANGES_COLLECTION } from './store/change-log';
 import { Store } from './store/mongo';
 
 export interface ServiceOptions {
@@ -53,7 +53,8 @@ export const SERVICE_COLLECTIONS: ReadonlyArray<{ name: string; indexes: IndexDe
   { name: API_KEYS_COLLECTION, indexes: ApiKeyStore.indexes() },
   { name: AGENTS_COLLECTION, indexes: AgentStore.indexes() },
   { name: AGENT_CHANGE_CLAIMS_COLLECTION, indexes: [] },
-  { name: CHANGE_STAMPS_COLLECTION, indexes: [] },
+  { name: CHANGE_COUNTERS_COLLECTION, indexes: [] },
+  { name: CHANGES_COLLECTION, indexes: [] },
   { name: TASKS_COLLECTION, indexes: TaskIndex.taskIndexes() },
   { name: COMPOSITIONS_COLLECTION, indexes: [] },
   { name: REPORTED_OUTCOMES_COLLECTION, indexes: [] },

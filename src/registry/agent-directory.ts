@@ -1,53 +1,43 @@
 import type { Principal } from '../auth/principal';
-import { StampedCopy } from '../store/change-stamp';
-import { byId, firstAfter } from '../store/first-after';
+import { IdIndex, KeyedIdIndex } from '../store/id-index';
+import { LiveCopy } from '../store/live-copy';
 import { canSee, ifVisible, type Agent } from './agent';
 import type { AgentStore, DirectoryEntry } from './agent-store';
 import type { SearchCandidate } from './search';
 
-/** A directory older than this is read again even when no change was announced (a process that died between a write and its announcement). */
-export const DIRECTORY_MAX_AGE_MS = 60_000;
-
-interface Snapshot {
-  /** In agentId order. */
-  entries: DirectoryEntry[];
-  /** Entries by search token: the candidates of a search without looking at every agent. */
-  byToken: Map<string, DirectoryEntry[]>;
-}
+/** The directory is read whole again after this long, whatever the change log says. */
+export const DIRECTORY_MAX_AGE_MS = 10 * 60_000;
 
 /**
  * What lists and searches of agents need, for every agent, in memory: FerretDB reads the whole
- * collection for any query beyond `_id`, and agents change rarely. Every change through AgentStore,
- * in any process, bumps its ChangeStamp, and the directory is read again when that differs
- * (StampedCopy): every process lists a change from the next request on. The agents of a page are
- * then read by `_id`, and visibility is `canSee` on the entry (to choose) and on the agent read (to answer).
+ * collection for any query beyond `_id`. Every change through AgentStore, in any process, is
+ * recorded in its ChangeLog, and each request first refreshes the agents changed since (LiveCopy):
+ * every process lists a change from the next request on. The agents of a page are then read by
+ * `_id`, and visibility is `canSee` on the entry (to choose) and on the agent read (to answer).
  */
 export class AgentDirectory {
-  private readonly copy: StampedCopy<Snapshot>;
+  private entries = new IdIndex<DirectoryEntry>();
+  private byToken = new KeyedIdIndex<DirectoryEntry>();
+  private readonly copy: LiveCopy;
 
   constructor(private readonly agents: AgentStore) {
-    this.copy = new StampedCopy(agents.changes, () => this.read(), DIRECTORY_MAX_AGE_MS);
+    this.copy = new LiveCopy(agents.changes, { readAll: () => this.readAll(), refresh: (ids) => this.refresh(ids) }, DIRECTORY_MAX_AGE_MS);
   }
 
   /** One page of the agents `principal` may see, in agentId order, after the agentId `after`; with `operation`, only agents that registered it. */
   async listVisible(principal: Principal, page: { limit: number; after?: string }, operation?: string): Promise<Agent[]> {
-    const { entries } = await this.copy.current();
-    const ids: string[] = [];
-    for (let index = firstAfter(entries, page.after); index < entries.length && ids.length < page.limit; index += 1) {
-      const entry = entries[index];
-      if (canSee(principal, entry) && (operation === undefined || entry.operations.includes(operation))) ids.push(entry.id);
-    }
-    return this.findVisibleByIds(principal, ids);
+    await this.copy.catchUp();
+    const chosen = this.entries.page(page.limit, page.after, (entry) => canSee(principal, entry) && (operation === undefined || entry.operations.includes(operation)));
+    return this.findVisibleByIds(principal, chosen.map((entry) => entry.id));
   }
 
   /** Visible agents sharing at least one search token with the query, at most `bound` of them, with only what ranking needs. */
   async searchCandidates(principal: Principal, tokens: string[], operation: string | undefined, bound: number): Promise<SearchCandidate[]> {
-    const { byToken } = await this.copy.current();
+    await this.copy.catchUp();
     const found = new Map<string, SearchCandidate>();
     for (const token of tokens) {
-      for (const entry of byToken.get(token) ?? []) {
-        if (found.size >= bound) return [...found.values()];
-        if (found.has(entry.id) || !canSee(principal, entry) || (operation !== undefined && !entry.operations.includes(operation))) continue;
+      const accept = (entry: DirectoryEntry) => !found.has(entry.id) && canSee(principal, entry) && (operation === undefined || entry.operations.includes(operation));
+      for (const entry of this.byToken.get(token)?.page(bound - found.size, undefined, accept) ?? []) {
         found.set(entry.id, { id: entry.id, name: entry.name, searchFields: entry.searchFields });
       }
     }
@@ -60,16 +50,26 @@ export class AgentDirectory {
     return agents.filter((agent): agent is Agent => agent !== null);
   }
 
-  private async read(): Promise<Snapshot> {
-    const entries = (await this.agents.directoryEntries()).sort(byId);
-    const byToken = new Map<string, DirectoryEntry[]>();
-    for (const entry of entries) {
-      for (const token of entry.searchTokens) {
-        const list = byToken.get(token);
-        if (list) list.push(entry);
-        else byToken.set(token, [entry]);
+  private async readAll(): Promise<void> {
+    const [entries, byToken] = [new IdIndex<DirectoryEntry>(), new KeyedIdIndex<DirectoryEntry>()];
+    for (const entry of await this.agents.directoryEntries()) {
+      entries.set(entry);
+      byToken.set(entry, entry.searchTokens);
+    }
+    [this.entries, this.byToken] = [entries, byToken];
+  }
+
+  private async refresh(agentIds: string[]): Promise<void> {
+    const read = await Promise.all(agentIds.map(async (agentId) => [agentId, await this.agents.directoryEntry(agentId)] as const));
+    for (const [agentId, entry] of read) {
+      const previous = this.entries.get(agentId);
+      if (previous) this.byToken.delete(agentId, previous.searchTokens);
+      if (entry) {
+        this.entries.set(entry);
+        this.byToken.set(entry, entry.searchTokens);
+      } else {
+        this.entries.delete(agentId);
       }
     }
-    return { entries, byToken };
   }
 }

@@ -1,6 +1,6 @@
 import type { IndexDescription } from 'mongodb';
 import type { Principal } from '../auth/principal';
-import { ChangeStamp } from '../store/change-stamp';
+import { ChangeLog } from '../store/change-log';
 import { isDuplicateKey, type Store } from '../store/mongo';
 import { ifVisible, type Agent, type AgentDocument } from './agent';
 import { derivedFields } from './search';
@@ -34,14 +34,18 @@ export function fromDocument(document: AgentDocument): Agent {
   return { id: _id, capabilities: JSON.parse(capabilities), ...rest };
 }
 
+function toDirectoryEntry({ _id, name, visibility, sharedWith, ownerId, operations, searchTokens, searchFields }: Omit<AgentDocument, keyof typeof NOT_IN_DIRECTORY>): DirectoryEntry {
+  return { id: _id, name, visibility, sharedWith, ...(ownerId === undefined ? {} : { ownerId }), operations, searchTokens: searchTokens ?? [], searchFields };
+}
+
 /** Agents in MongoDB. Every read that serves a caller goes through the visibility rule in `canSee`. */
 export class AgentStore {
   private readonly changeListeners: Array<(agentId: string) => void> = [];
-  /** Bumped after every change of an agent, for the directories of every process (agent-directory.ts). */
-  readonly changes: ChangeStamp;
+  /** Every change of an agent, for the directories of every process (agent-directory.ts). */
+  readonly changes: ChangeLog;
 
   constructor(private readonly store: Store) {
-    this.changes = new ChangeStamp(store, AGENTS_COLLECTION);
+    this.changes = new ChangeLog(store, AGENTS_COLLECTION);
   }
 
   /** Called after every change of a stored agent made through this store; a write that matched nothing changed nothing. */
@@ -49,25 +53,22 @@ export class AgentStore {
     this.changeListeners.push(listener);
   }
 
-  /** Announces a change to the directories of every process, then to this process's listeners. */
+  /** Records a change for the directories of every process, then tells this process's listeners. */
   private async changed(agentId: string): Promise<void> {
-    await this.changes.bump();
+    await this.changes.record(agentId);
     for (const listener of this.changeListeners) listener(agentId);
   }
 
-  /** Every agent, with only what lists and searches need: the one read of the whole collection, made when the stamp changed. */
+  /** Every agent, with only what lists and searches need: the one read of the whole collection, made when a directory is read whole. */
   async directoryEntries(): Promise<DirectoryEntry[]> {
     const documents = await this.collection.find({}, { projection: NOT_IN_DIRECTORY }).toArray();
-    return documents.map(({ _id, name, visibility, sharedWith, ownerId, operations, searchTokens, searchFields }) => ({
-      id: _id,
-      name,
-      visibility,
-      sharedWith,
-      ...(ownerId === undefined ? {} : { ownerId }),
-      operations,
-      searchTokens: searchTokens ?? [],
-      searchFields,
-    }));
+    return documents.map(toDirectoryEntry);
+  }
+
+  /** One agent as directoryEntries gives it; null when it is gone. */
+  async directoryEntry(agentId: string): Promise<DirectoryEntry | null> {
+    const document = await this.collection.findOne({ _id: agentId }, { projection: NOT_IN_DIRECTORY });
+    return document ? toDirectoryEntry(document) : null;
   }
 
   /** None: agents are read by `_id`, and lists and searches from the directory (agent-directory.ts). */

@@ -1,61 +1,66 @@
-import { StampedCopy } from '../store/change-stamp';
-import { byId, firstAfter } from '../store/first-after';
+import { IdIndex, KeyedIdIndex } from '../store/id-index';
+import { LiveCopy } from '../store/live-copy';
 import { isParticipant, participantKey, type ParticipantRef, type Room } from './room';
 import type { RoomListing, RoomStore } from './room-store';
 
-/** A listing older than this is read again even when no change was announced (a process that died between a write and its announcement). */
-export const ROOM_LISTING_MAX_AGE_MS = 60_000;
-
-interface Listings {
-  /** Public rooms in id order. */
-  publicRooms: RoomListing[];
-  /** Each participant's rooms (by participantKey) in id order. */
-  byMember: Map<string, RoomListing[]>;
-}
+/** The listing is read whole again after this long, whatever the change log says. */
+export const ROOM_LISTING_MAX_AGE_MS = 10 * 60_000;
 
 /**
  * Which rooms are public, and whose rooms each room is, in memory: FerretDB reads the whole
- * collection for any query beyond `_id`, and `GET /rooms` needs no credential. Every room creation
- * and change of participants, in any process, bumps the rooms' ChangeStamp, and the listing is read
- * again when it differs (StampedCopy). A page's rooms are then read by `_id` and checked again.
+ * collection for any query beyond `_id`, and `GET /rooms` needs no credential. Every room created
+ * and every change of participants, in any process, is recorded in the rooms' ChangeLog, and each
+ * request first refreshes the rooms changed since (LiveCopy). A page's rooms are then read by
+ * `_id` and checked again.
  */
 export class RoomDirectory {
-  private readonly copy: StampedCopy<Listings>;
+  private allRooms = new IdIndex<RoomListing>();
+  private publicRooms = new IdIndex<RoomListing>();
+  private byMember = new KeyedIdIndex<RoomListing>();
+  private readonly copy: LiveCopy;
 
   constructor(private readonly rooms: RoomStore) {
-    this.copy = new StampedCopy(rooms.changes, () => this.read(), ROOM_LISTING_MAX_AGE_MS);
+    this.copy = new LiveCopy(rooms.changes, { readAll: () => this.readAll(), refresh: (ids) => this.refresh(ids) }, ROOM_LISTING_MAX_AGE_MS);
   }
 
   /** Public rooms in id order, `limit` of them after the room `after`. */
   async listPublic(limit: number, after?: string): Promise<Room[]> {
-    const { publicRooms } = await this.copy.current();
-    const rooms = await this.readPage(publicRooms, limit, after);
+    await this.copy.catchUp();
+    const rooms = await this.readRooms(this.publicRooms.page(limit, after));
     return rooms.filter((room) => !room.private);
   }
 
   /** The rooms listing `participant`, in id order, `limit` of them after the room `after`. */
   async listForParticipant(participant: ParticipantRef, limit: number, after?: string): Promise<Room[]> {
-    const { byMember } = await this.copy.current();
-    const rooms = await this.readPage(byMember.get(participantKey(participant)) ?? [], limit, after);
+    await this.copy.catchUp();
+    const rooms = await this.readRooms(this.byMember.get(participantKey(participant))?.page(limit, after) ?? []);
     return rooms.filter((room) => isParticipant(room, participant));
   }
 
-  private async readPage(sorted: RoomListing[], limit: number, after: string | undefined): Promise<Room[]> {
-    const start = firstAfter(sorted, after);
-    const rooms = await Promise.all(sorted.slice(start, start + limit).map((listing) => this.rooms.findById(listing.id)));
+  private async readRooms(listings: RoomListing[]): Promise<Room[]> {
+    const rooms = await Promise.all(listings.map((listing) => this.rooms.findById(listing.id)));
     return rooms.filter((room): room is Room => room !== null);
   }
 
-  private async read(): Promise<Listings> {
-    const listings = (await this.rooms.listings()).sort(byId);
-    const byMember = new Map<string, RoomListing[]>();
-    for (const listing of listings) {
-      for (const key of listing.memberKeys) {
-        const rooms = byMember.get(key);
-        if (rooms) rooms.push(listing);
-        else byMember.set(key, [listing]);
-      }
+  private async readAll(): Promise<void> {
+    const [allRooms, publicRooms, byMember] = [new IdIndex<RoomListing>(), new IdIndex<RoomListing>(), new KeyedIdIndex<RoomListing>()];
+    for (const listing of await this.rooms.listings()) {
+      allRooms.set(listing);
+      if (!listing.private) publicRooms.set(listing);
+      byMember.set(listing, listing.memberKeys);
     }
-    return { publicRooms: listings.filter((listing) => !listing.private), byMember };
+    [this.allRooms, this.publicRooms, this.byMember] = [allRooms, publicRooms, byMember];
+  }
+
+  /** Rooms are never deleted; their participants change. */
+  private async refresh(roomIds: string[]): Promise<void> {
+    const read = await Promise.all(roomIds.map((roomId) => this.rooms.listing(roomId)));
+    for (const listing of read) {
+      if (!listing) continue;
+      this.byMember.delete(listing.id, this.allRooms.get(listing.id)?.memberKeys ?? []);
+      this.allRooms.set(listing);
+      if (!listing.private) this.publicRooms.set(listing);
+      this.byMember.set(listing, listing.memberKeys);
+    }
   }
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IndexDescription } from 'mongodb';
 import type { Principal } from '../auth/principal';
-import { ChangeStamp } from '../store/change-stamp';
+import { ChangeLog } from '../store/change-log';
 import type { Store } from '../store/mongo';
 import { ApiError, ErrorCode } from '../http/errors';
 import { isParticipant, participantKey, type NewRoom, type Participant, type Room } from './room';
@@ -39,6 +39,9 @@ export interface RoomListing {
   memberKeys: string[];
 }
 
+const LISTING_FIELDS = { _id: 1, private: 1, memberKeys: 1 } as const;
+const toListing = (document: Pick<RoomDocument, '_id' | 'private' | 'memberKeys'>): RoomListing => ({ id: document._id, private: document.private, memberKeys: document.memberKeys });
+
 function fromDocument(document: RoomDocument): Room {
   const { _id, metadata, memberKeys: _memberKeys, revision: _revision, ...rest } = document;
   return { id: _id, metadata: JSON.parse(metadata), ...rest };
@@ -49,11 +52,11 @@ function toDocumentFields(participants: Participant[]) {
 }
 
 export class RoomStore {
-  /** Bumped after every room created and every change of participants, for the room lists of every process (room-directory.ts). */
-  readonly changes: ChangeStamp;
+  /** Every room created and every change of participants, for the room lists of every process (room-directory.ts). */
+  readonly changes: ChangeLog;
 
   constructor(private readonly store: Store) {
-    this.changes = new ChangeStamp(store, ROOMS_COLLECTION);
+    this.changes = new ChangeLog(store, ROOMS_COLLECTION);
   }
 
   /** None: rooms are read by `_id`, and lists from the room directory. */
@@ -82,7 +85,7 @@ export class RoomStore {
       revision: 0,
     };
     await this.rooms.insertOne(document);
-    await this.changes.bump();
+    await this.changes.record(document._id);
     return fromDocument(document);
   }
 
@@ -91,10 +94,16 @@ export class RoomStore {
     return document ? fromDocument(document) : null;
   }
 
-  /** Every room, with only what the lists need: the one read of the whole collection, made when the stamp changed. */
+  /** Every room, with only what the lists need: the one read of the whole collection, made when a listing is read whole. */
   async listings(): Promise<RoomListing[]> {
-    const documents = await this.rooms.find({}, { projection: { _id: 1, private: 1, memberKeys: 1 } }).toArray();
-    return documents.map((document) => ({ id: document._id, private: document.private, memberKeys: document.memberKeys }));
+    const documents = await this.rooms.find({}, { projection: LISTING_FIELDS }).toArray();
+    return documents.map(toListing);
+  }
+
+  /** One room as `listings` gives it; null when there is none. */
+  async listing(roomId: string): Promise<RoomListing | null> {
+    const document = await this.rooms.findOne({ _id: roomId }, { projection: LISTING_FIELDS });
+    return document ? toListing(document) : null;
   }
 
   async addParticipant(roomId: string, participant: Participant): Promise<{ change: ParticipantChange; room?: Room }> {
@@ -132,7 +141,7 @@ export class RoomStore {
         { $set: { ...toDocumentFields(outcome), updatedAt }, $inc: { revision: 1 } },
       );
       if (result.matchedCount === 1) {
-        await this.changes.bump();
+        await this.changes.record(roomId);
         return { change: ParticipantChange.DONE, room: { ...room, participants: outcome, updatedAt } };
       }
     }
