@@ -5,7 +5,7 @@ import { canSee, ifVisible, type Agent } from './agent';
 import type { AgentStore, DirectoryEntry } from './agent-store';
 import type { SearchCandidate } from './search';
 
-/** The directory is read whole again after this long, whatever the change log says. */
+/** The directory is read whole again, in the background, after this long, whatever the change log says. */
 export const DIRECTORY_MAX_AGE_MS = 10 * 60_000;
 
 /**
@@ -18,10 +18,10 @@ export const DIRECTORY_MAX_AGE_MS = 10 * 60_000;
 export class AgentDirectory {
   private entries = new IdIndex<DirectoryEntry>();
   private byToken = new KeyedIdIndex<DirectoryEntry>();
-  private readonly copy: LiveCopy;
+  private readonly copy: LiveCopy<DirectoryEntry[]>;
 
   constructor(private readonly agents: AgentStore) {
-    this.copy = new LiveCopy(agents.changes, { readAll: () => this.readAll(), refresh: (ids) => this.refresh(ids) }, DIRECTORY_MAX_AGE_MS);
+    this.copy = new LiveCopy(agents.changes, { load: () => this.agents.directoryEntries(), install: (entries) => this.install(entries), refresh: (ids) => this.refresh(ids) }, DIRECTORY_MAX_AGE_MS);
   }
 
   /** One page of the agents `principal` may see, in agentId order, after the agentId `after`; with `operation`, only agents that registered it. */
@@ -50,9 +50,9 @@ export class AgentDirectory {
     return agents.filter((agent): agent is Agent => agent !== null);
   }
 
-  private async readAll(): Promise<void> {
+  private install(all: DirectoryEntry[]): void {
     const [entries, byToken] = [new IdIndex<DirectoryEntry>(), new KeyedIdIndex<DirectoryEntry>()];
-    for (const entry of await this.agents.directoryEntries()) {
+    for (const entry of all) {
       entries.set(entry);
       byToken.set(entry, entry.searchTokens);
     }

@@ -3,7 +3,7 @@ import { LiveCopy } from '../store/live-copy';
 import { isParticipant, participantKey, type ParticipantRef, type Room } from './room';
 import type { RoomListing, RoomStore } from './room-store';
 
-/** The listing is read whole again after this long, whatever the change log says. */
+/** The listing is read whole again, in the background, after this long, whatever the change log says. */
 export const ROOM_LISTING_MAX_AGE_MS = 10 * 60_000;
 
 /**
@@ -17,10 +17,10 @@ export class RoomDirectory {
   private allRooms = new IdIndex<RoomListing>();
   private publicRooms = new IdIndex<RoomListing>();
   private byMember = new KeyedIdIndex<RoomListing>();
-  private readonly copy: LiveCopy;
+  private readonly copy: LiveCopy<RoomListing[]>;
 
   constructor(private readonly rooms: RoomStore) {
-    this.copy = new LiveCopy(rooms.changes, { readAll: () => this.readAll(), refresh: (ids) => this.refresh(ids) }, ROOM_LISTING_MAX_AGE_MS);
+    this.copy = new LiveCopy(rooms.changes, { load: () => this.rooms.listings(), install: (listings) => this.install(listings), refresh: (ids) => this.refresh(ids) }, ROOM_LISTING_MAX_AGE_MS);
   }
 
   /** Public rooms in id order, `limit` of them after the room `after`. */
@@ -42,9 +42,9 @@ export class RoomDirectory {
     return rooms.filter((room): room is Room => room !== null);
   }
 
-  private async readAll(): Promise<void> {
+  private install(listings: RoomListing[]): void {
     const [allRooms, publicRooms, byMember] = [new IdIndex<RoomListing>(), new IdIndex<RoomListing>(), new KeyedIdIndex<RoomListing>()];
-    for (const listing of await this.rooms.listings()) {
+    for (const listing of listings) {
       allRooms.set(listing);
       if (!listing.private) publicRooms.set(listing);
       byMember.set(listing, listing.memberKeys);

@@ -8,7 +8,7 @@ export const CHANGES_COLLECTION = 'changes';
 /** Attempts at recording a change whose number another process also got (FerretDB's counter is not atomic). */
 const MAX_RECORD_ATTEMPTS = 10;
 /** Changes kept: a copy further behind than this is read whole again (LiveCopy), so older ones are deleted. */
-export const KEPT_CHANGES = 2_000;
+export const KEPT_CHANGES = 10_000;
 
 interface ChangeDocument {
   _id: string;

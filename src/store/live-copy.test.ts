@@ -11,9 +11,10 @@ function setUp() {
   } as unknown as ChangeLog;
   const calls = { readAll: 0, refreshed: [] as string[][] };
   const data = {
-    readAll: async () => {
+    load: async () => {
       calls.readAll += 1;
     },
+    install: () => undefined,
     refresh: async (ids: string[]) => {
       calls.refreshed.push(ids);
     },
@@ -54,10 +55,22 @@ describe('LiveCopy', () => {
     expect(calls.readAll).toBe(2);
   });
 
+  it('reads whole again in the background once older than its age, answering meanwhile', async () => {
+    jest.useFakeTimers({ now: 0, doNotFake: ['nextTick', 'setImmediate'] });
+    const { recorded, copy, calls } = setUp();
+    await copy.catchUp();
+    jest.setSystemTime(60_000);
+    recorded.push('a');
+    await copy.catchUp();
+    expect(calls.refreshed).toEqual([['a']]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(calls.readAll).toBe(2);
+  });
+
   it('reads whole when it is further behind than the log keeps', async () => {
     const { recorded, copy, calls } = setUp();
     await copy.catchUp();
-    recorded.push(...Array.from({ length: 1_500 }, (_, index) => `x${index}`));
+    recorded.push(...Array.from({ length: 6_000 }, (_, index) => `x${index}`));
     await copy.catchUp();
     expect(calls).toEqual({ readAll: 2, refreshed: [] });
   });
