@@ -65,7 +65,7 @@ export interface AgentDocument extends Omit<Agent, 'id' | 'capabilities'> {
   capabilities: string;
   /** Every `capability/method` the agent registered, e.g. `tools/translate`: serves capability filters. */
   operations: string[];
-  /** Normalised words of name, description and tool names and descriptions: serves search through a multikey index. */
+  /** Normalised words of name, description and tool names and descriptions: serves search (agent-directory.ts). */
   searchTokens: string[];
   /** The same words by the field they come from, so that search ranks candidates without reading their capabilities. */
   searchFields: Record<SearchField, string[]>;

@@ -11,7 +11,7 @@ export const ROOMS_COLLECTION = 'rooms';
 /**
  * A room as MongoDB stores it. `metadata` is free JSON, kept as text because FerretDB refuses keys
  * with `.` or a leading `$`. `memberKeys` ("HUMAN:id", "AGENT:id") serve "rooms of this participant"
- * through a multikey index; `revision` makes participant changes compare-and-set.
+ * (room-directory.ts); `revision` makes participant changes compare-and-set.
  */
 interface RoomDocument extends Omit<Room, 'id' | 'metadata'> {
   _id: string;
