@@ -132,13 +132,15 @@ async function serveApi(
   const authenticator = new Authenticator(apiKeys, new HumanTokenVerifier(config));
   const index = new TaskIndex(store, taskChanges);
   const schemas = new UserSchemaCompiler();
+  const directory = new AgentDirectory(agents);
+  directory.warm();
   const launcher = new TaskLauncher({ agents: recentAgents, index, temporal, schemas, config });
   const roomTasks = new RoomTaskRequests({ launcher, index, temporal, agents, schemas, rooms: new RoomStore(store) });
   const rooms = await createRooms(config, store, authenticator, logger.child({ component: 'rooms' }), roomTasks);
   const delivery = await startRoomDelivery(config, { store, hub: rooms.hub, index, temporal, logger: logger.child({ component: 'room-delivery' }) });
   stops.push(() => delivery.stop());
   const modules: RouteModule[] = [
-    createRegistryRoutes({ agents, directory: new AgentDirectory(agents), apiKeys, rules: { allowInsecureAgentUrls: config.allowInsecureAgentUrls, compiler: schemas } }),
+    createRegistryRoutes({ agents, directory, apiKeys, rules: { allowInsecureAgentUrls: config.allowInsecureAgentUrls, compiler: schemas } }),
     createKeyRoutes(apiKeys),
     createRouterRoutes({ launcher, index, idempotencyKeys: new IdempotencyKeys(store), temporal, maxCompositionSize: config.maxCompositionSize }),
     rooms.routes,

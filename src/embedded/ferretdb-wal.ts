@@ -51,6 +51,7 @@ export function boundWriteAheadLogs(sqliteDir: string, running: () => boolean, w
   const next = () => {
     if (!running()) return;
     setTimeout(() => {
+      if (!running()) return;
       check()
         .catch((error: unknown) => warn(`Could not checkpoint FerretDB's write-ahead logs: ${(error as Error).message}`))
         .finally(next);

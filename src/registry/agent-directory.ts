@@ -24,6 +24,11 @@ export class AgentDirectory {
     this.copy = new LiveCopy(agents.changes, { load: () => this.agents.directoryEntries(), install: (entries) => this.install(entries), refresh: (ids) => this.refresh(ids) }, DIRECTORY_MAX_AGE_MS);
   }
 
+  /** Starts reading the directory whole, so that the first request does not wait for all of it. */
+  warm(): void {
+    this.copy.catchUp().catch(() => undefined);
+  }
+
   /** One page of the agents `principal` may see, in agentId order, after the agentId `after`; with `operation`, only agents that registered it. */
   async listVisible(principal: Principal, page: { limit: number; after?: string }, operation?: string): Promise<Agent[]> {
     await this.copy.catchUp();

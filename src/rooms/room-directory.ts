@@ -23,6 +23,11 @@ export class RoomDirectory {
     this.copy = new LiveCopy(rooms.changes, { load: () => this.rooms.listings(), install: (listings) => this.install(listings), refresh: (ids) => this.refresh(ids) }, ROOM_LISTING_MAX_AGE_MS);
   }
 
+  /** Starts reading the listing whole, so that the first request does not wait for all of it. */
+  warm(): void {
+    this.copy.catchUp().catch(() => undefined);
+  }
+
   /** Public rooms in id order, `limit` of them after the room `after`. */
   async listPublic(limit: number, after?: string): Promise<Room[]> {
     await this.copy.catchUp();

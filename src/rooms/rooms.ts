@@ -34,9 +34,11 @@ export async function createRooms(config: Config, store: Store, authenticator: A
   const messages = new MessageStore(store);
   const hub = new RoomHub(messages, logger);
   const agents = new AgentStore(store);
+  const directory = new RoomDirectory(rooms);
+  directory.warm();
   const routes = createRoomRoutes({
     rooms,
-    directory: new RoomDirectory(rooms),
+    directory,
     messages,
     hub,
     maxMessageChars: config.maxMessageChars,
