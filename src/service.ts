@@ -13,11 +13,12 @@ import { createApp, type RouteModule } from './http/app';
 import { capConnectionsPerAddress } from './limits/connection-cap';
 import { createLimits } from './limits/limits';
 import { MIGRATIONS } from './migrations';
-import { runMigrations } from './migrations/migration';
+import { MIGRATIONS_COLLECTION, runMigrations } from './migrations/migration';
 import { createOpsRoutes } from './ops/health';
 import { AGENT_CHANGE_CLAIMS_COLLECTION, AGENTS_COLLECTION, AgentStore } from './registry/agent-store';
 import { RecentAgents } from './registry/recent-agents';
 import { createRegistryRoutes } from './registry/routes';
+import { AgentDirectory } from './registry/agent-directory';
 import { UserSchemaCompiler } from './registry/user-schemas';
 import type { Logger } from './ops/logger';
 import { createMetrics } from './ops/metrics';
@@ -30,11 +31,12 @@ import { IDEMPOTENCY_KEYS_COLLECTION, IdempotencyKeys } from './router/idempoten
 import { startTaskWorker, type RunningWorker } from './router/task-worker';
 import { connectTemporal, type TemporalHandle } from './router/temporal-client';
 import { createRooms } from './rooms/rooms';
-import { MESSAGES_COLLECTION, MessageStore, SEQUENCES_COLLECTION } from './rooms/message-store';
+import { MESSAGE_ALIASES_COLLECTION, MESSAGES_COLLECTION, MessageStore, SEQUENCES_COLLECTION } from './rooms/message-store';
 import { ROOMS_COLLECTION, RoomStore } from './rooms/room-store';
 import { startRoomDelivery } from './room-tasks/room-delivery';
 import { RoomTaskRequests } from './room-tasks/room-task-requests';
 import { PRESENCE_PROCESSES_COLLECTION, SOCKET_PRESENCE_COLLECTION, SocketPresence } from './room-tasks/socket-presence';
+import { CHANGE_COUNTERS_COLLECTION, CHANGES_COLLECTION } from './store/change-log';
 import { Store } from './store/mongo';
 
 export interface ServiceOptions {
@@ -55,6 +57,8 @@ export const SERVICE_COLLECTIONS: ReadonlyArray<{ name: string; indexes: IndexDe
   { name: API_KEYS_COLLECTION, indexes: ApiKeyStore.indexes() },
   { name: AGENTS_COLLECTION, indexes: AgentStore.indexes() },
   { name: AGENT_CHANGE_CLAIMS_COLLECTION, indexes: [] },
+  { name: CHANGE_COUNTERS_COLLECTION, indexes: [] },
+  { name: CHANGES_COLLECTION, indexes: [] },
   { name: TASKS_COLLECTION, indexes: TaskIndex.taskIndexes() },
   { name: COMPOSITIONS_COLLECTION, indexes: [] },
   { name: REPORTED_OUTCOMES_COLLECTION, indexes: [] },
@@ -62,6 +66,8 @@ export const SERVICE_COLLECTIONS: ReadonlyArray<{ name: string; indexes: IndexDe
   { name: ROOMS_COLLECTION, indexes: RoomStore.indexes() },
   { name: MESSAGES_COLLECTION, indexes: MessageStore.indexes() },
   { name: SEQUENCES_COLLECTION, indexes: [] },
+  { name: MESSAGE_ALIASES_COLLECTION, indexes: [] },
+  { name: MIGRATIONS_COLLECTION, indexes: [] },
   { name: SOCKET_PRESENCE_COLLECTION, indexes: SocketPresence.indexes() },
   { name: PRESENCE_PROCESSES_COLLECTION, indexes: [] },
 ];
@@ -134,13 +140,15 @@ async function serveApi(
   const authenticator = new Authenticator(apiKeys, new HumanTokenVerifier(config), limits.authFailuresPerAddress);
   const index = new TaskIndex(store, taskChanges);
   const schemas = new UserSchemaCompiler();
+  const directory = new AgentDirectory(agents);
+  directory.warm();
   const launcher = new TaskLauncher({ agents: recentAgents, index, temporal, schemas, config });
   const roomTasks = new RoomTaskRequests({ launcher, index, temporal, agents, schemas, rooms: new RoomStore(store) });
   const rooms = await createRooms(config, store, agents, authenticator, limits, logger.child({ component: 'rooms' }), roomTasks);
   const delivery = await startRoomDelivery(config, { store, hub: rooms.hub, index, temporal, logger: logger.child({ component: 'room-delivery' }) });
   stops.push(() => delivery.stop());
   const modules: RouteModule[] = [
-    createRegistryRoutes({ agents, apiKeys, rules: { allowInsecureAgentUrls: config.allowInsecureAgentUrls, compiler: schemas } }),
+    createRegistryRoutes({ agents, directory, apiKeys, rules: { allowInsecureAgentUrls: config.allowInsecureAgentUrls, compiler: schemas } }),
     createKeyRoutes(apiKeys),
     createRouterRoutes({ launcher, index, idempotencyKeys: new IdempotencyKeys(store), temporal, maxCompositionSize: config.maxCompositionSize }),
     rooms.routes,

@@ -2,6 +2,7 @@ import { ensurePrivateDir } from './data-dir';
 import path from 'node:path';
 import { MongoClient, MongoServerError } from 'mongodb';
 import { indexIdLookups } from './ferretdb-id-index';
+import { boundWriteAheadLogs } from './ferretdb-wal';
 import { ManagedProcess } from './managed-process';
 
 const HOST = '127.0.0.1';
@@ -22,7 +23,7 @@ export async function startFerretDb(options: FerretDbOptions): Promise<ManagedPr
   ensurePrivateDir(files);
   const args = [
     '--handler=sqlite',
-    `--sqlite-url=file:${files}/`,
+    `--sqlite-url=${sqliteUrlFor(files)}`,
     `--state-dir=${files}`,
     `--listen-addr=${HOST}:${options.port}`,
     '--debug-addr=-',
@@ -40,8 +41,15 @@ export async function startFerretDb(options: FerretDbOptions): Promise<ManagedPr
   } catch (error) {
     options.warn(`${(error as Error).message}; lookups by _id will scan whole tables`);
   }
+  boundWriteAheadLogs(files, () => ferretDb.running, options.warn);
   return ferretDb;
 }
+
+/** After a checkpoint resets a write-ahead log, SQLite cuts its file back to this size (journal_size_limit); see ferretdb-wal.ts. */
+const WAL_SIZE_LIMIT_BYTES = 64 * 2 ** 20;
+
+/** FerretDB's SQLite URL for the folder `files`: FerretDB adds its own pragmas (busy timeout, WAL) to these. */
+export const sqliteUrlFor = (files: string) => `file:${files}/?_pragma=journal_size_limit(${WAL_SIZE_LIMIT_BYTES})`;
 
 const NAMESPACE_EXISTS = 48;
 

@@ -77,6 +77,11 @@ export class ManagedProcess {
     return managed;
   }
 
+  /** Until the server exits, stopped or not. */
+  get running(): boolean {
+    return this.exitStatus === undefined;
+  }
+
   get pid(): number | undefined {
     return this.child.pid;
   }

@@ -1,6 +1,9 @@
 import type { Logger } from '../ops/logger';
 import type { Store } from '../store/mongo';
 
+/** Migrations that finish once for good record it here by `_id`, so later starts skip them at the cost of one lookup. */
+export const MIGRATIONS_COLLECTION = 'migrations';
+
 /**
  * A change of what is stored, run at every start before the service serves. Each one is
  * idempotent and cheap when there is nothing left to change, since several processes may start

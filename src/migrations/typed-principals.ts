@@ -1,7 +1,8 @@
 import { API_KEYS_COLLECTION } from '../auth/api-keys';
-import { participantKey, ParticipantType, type ParticipantRef } from '../auth/participant';
+import { ParticipantType, type ParticipantRef } from '../auth/participant';
 import { ADMIN_PRINCIPAL, PrincipalKind, type Principal } from '../auth/principal';
 import { AGENTS_COLLECTION } from '../registry/agent-store';
+import { ChangeLog } from '../store/change-log';
 import type { Store } from '../store/mongo';
 import type { Migration } from './migration';
 
@@ -29,6 +30,7 @@ export const typedPrincipals: Migration = {
   async run(store: Store): Promise<number> {
     const keys = store.collection<LegacyKey>(API_KEYS_COLLECTION);
     const agents = store.collection<LegacyAgent>(AGENTS_COLLECTION);
+    const changes = new ChangeLog(store, AGENTS_COLLECTION);
     let changed = 0;
 
     const legacyKeys = await keys.find({ createdBy: { $type: 'string' } }, { projection: { createdBy: 1 } }).toArray();
@@ -48,8 +50,10 @@ export const typedPrincipals: Migration = {
         typeof entry === 'string' ? { type: agentIds.has(entry) ? ParticipantType.AGENT : ParticipantType.HUMAN, id: entry } : entry,
       );
       const owner = agent.ownerId === undefined ? undefined : { kind: serviceIds.has(agent.ownerId) ? PrincipalKind.SERVICE : PrincipalKind.HUMAN, id: agent.ownerId };
-      const update = { $set: { sharedWith, sharedWithKeys: sharedWith.map(participantKey), ...(owner ? { owner } : {}) }, $unset: { ownerId: '' as const } };
+      const update = { $set: { sharedWith, ...(owner ? { owner } : {}) }, $unset: { ownerId: '' as const } };
       changed += (await agents.updateOne({ _id: agent._id }, update)).modifiedCount;
+      // Processes already serving (a rolling upgrade) refresh the agent in their directories.
+      await changes.record(agent._id);
     }
     return changed;
   },

@@ -1,13 +1,17 @@
-import type { Filter, IndexDescription } from 'mongodb';
-import { participantKey, participantOf } from '../auth/participant';
-import { PrincipalKind, type Principal } from '../auth/principal';
+import type { IndexDescription } from 'mongodb';
+import type { Principal } from '../auth/principal';
 import type { SecretBox } from '../auth/secret-box';
+import { ChangeLog } from '../store/change-log';
 import { isDuplicateKey, type Store } from '../store/mongo';
 import { canSee, type Agent, type AgentDocument } from './agent';
-import { derivedFields, type SearchCandidate } from './search';
+import { derivedFields } from './search';
 
 export const AGENTS_COLLECTION = 'agents';
 export const AGENT_CHANGE_CLAIMS_COLLECTION = 'agent_change_claims';
+
+/** What lists and searches need of an agent: neither its capabilities, its texts nor its secret. */
+export type DirectoryEntry = Pick<Agent, 'id' | 'name' | 'visibility' | 'sharedWith' | 'owner'> & Pick<AgentDocument, 'operations' | 'searchTokens' | 'searchFields'>;
+const NOT_IN_DIRECTORY = { capabilities: 0, signingSecret: 0, description: 0, defaultPrompt: 0 } as const;
 
 /** A claim left by a process that died between claiming a change and writing it is taken over after this long. */
 const STALE_CLAIM_MS = 30_000;
@@ -24,7 +28,7 @@ interface ChangeClaimDocument {
 /** The stored agent but its signing secret, which is sealed apart and rotated on its own. */
 function registrationFields(agent: Agent): Omit<AgentDocument, 'signingSecret'> {
   const { id, capabilities, signingSecret: _sealedApart, ...rest } = agent;
-  return { _id: id, capabilities: JSON.stringify(capabilities), ...rest, ...derivedFields(agent), sharedWithKeys: agent.sharedWith.map(participantKey) };
+  return { _id: id, capabilities: JSON.stringify(capabilities), ...rest, ...derivedFields(agent) };
 }
 
 /** How versions before sealing stored a signing secret: as it is, `whsec_…`. */
@@ -33,22 +37,31 @@ const PLAINTEXT_SECRET_PREFIX = 'whsec_';
 /** What a sealed signing secret is bound to: it opens for this agent only. */
 export const secretContextOf = (agentId: string) => `agents/${agentId}/signingSecret`;
 
+function toDirectoryEntry({ _id, name, visibility, sharedWith, owner, operations, searchTokens, searchFields }: Omit<AgentDocument, keyof typeof NOT_IN_DIRECTORY>): DirectoryEntry {
+  return { id: _id, name, visibility, sharedWith, ...(owner === undefined ? {} : { owner }), operations, searchTokens: searchTokens ?? [], searchFields };
+}
+
 /** Agents in MongoDB. Every read that serves a caller goes through the visibility rule in `canSee`. */
 export class AgentStore {
   private readonly changeListeners: Array<(agentId: string) => void> = [];
+  /** Every change of an agent, for the directories of every process (agent-directory.ts). */
+  readonly changes: ChangeLog;
 
   /** `secrets` seals the signing secrets: the store never holds them in plaintext. */
   constructor(
     private readonly store: Store,
     private readonly secrets: SecretBox,
-  ) {}
+  ) {
+    this.changes = new ChangeLog(store, AGENTS_COLLECTION);
+  }
 
-  private toDocument(agent: Agent): AgentDocument {
+  /** The agent as stored: what `insert` writes (public for the store-reads bench, which fills collections in bulk). */
+  toDocument(agent: Agent): AgentDocument {
     return { ...registrationFields(agent), signingSecret: this.secrets.seal(agent.signingSecret, secretContextOf(agent.id)) };
   }
 
   private fromDocument(document: AgentDocument): Agent {
-    const { _id, capabilities, signingSecret, operations: _operations, searchTokens: _searchTokens, searchFields: _searchFields, sharedWithKeys: _sharedWithKeys, ...rest } = document;
+    const { _id, capabilities, signingSecret, operations: _operations, searchTokens: _searchTokens, searchFields: _searchFields, ...rest } = document;
     return { id: _id, capabilities: JSON.parse(capabilities), signingSecret: this.openSecret(_id, signingSecret), ...rest };
   }
 
@@ -62,17 +75,27 @@ export class AgentStore {
     this.changeListeners.push(listener);
   }
 
-  private changed(agentId: string): void {
+  /** Records a change for the directories of every process, then tells this process's listeners. */
+  private async changed(agentId: string): Promise<void> {
+    await this.changes.record(agentId);
     for (const listener of this.changeListeners) listener(agentId);
   }
 
+  /** Every agent, with only what lists and searches need: the one read of the whole collection, made when a directory is read whole. */
+  async directoryEntries(): Promise<DirectoryEntry[]> {
+    const documents = await this.collection.find({}, { projection: NOT_IN_DIRECTORY }).toArray();
+    return documents.map(toDirectoryEntry);
+  }
+
+  /** One agent as directoryEntries gives it; null when it is gone. */
+  async directoryEntry(agentId: string): Promise<DirectoryEntry | null> {
+    const document = await this.collection.findOne({ _id: agentId }, { projection: NOT_IN_DIRECTORY });
+    return document ? toDirectoryEntry(document) : null;
+  }
+
+  /** None: agents are read by `_id`, and lists and searches from the directory (agent-directory.ts). */
   static indexes(): IndexDescription[] {
-    return [
-      { key: { searchTokens: 1 }, name: 'by_search_token' },
-      { key: { operations: 1 }, name: 'by_operation' },
-      { key: { 'owner.id': 1 }, name: 'by_owner_principal' },
-      { key: { sharedWithKeys: 1 }, name: 'by_shared_with' },
-    ];
+    return [];
   }
 
   get collection() {
@@ -94,6 +117,7 @@ export class AgentStore {
 
   async insert(agent: Agent): Promise<void> {
     await this.collection.insertOne(this.toDocument(agent));
+    await this.changed(agent.id);
   }
 
   /**
@@ -105,7 +129,7 @@ export class AgentStore {
     const { _id, ...fields } = registrationFields(agent);
     const definedFields = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
     const written = await this.whileClaimed(_id, expectedVersion, () => this.collection.updateOne({ _id, version: expectedVersion }, { $set: definedFields }));
-    if (written) this.changed(_id);
+    if (written) await this.changed(_id);
     return written;
   }
 
@@ -119,7 +143,7 @@ export class AgentStore {
       if (!current) return false;
       const set = () => this.collection.updateOne({ _id: agentId, version: current.version }, { $set: { signingSecret: this.secrets.seal(signingSecret, secretContextOf(agentId)), updatedAt: new Date() } });
       if (await this.whileClaimed(agentId, current.version, set)) {
-        this.changed(agentId);
+        await this.changed(agentId);
         return true;
       }
       await new Promise((resolve) => setTimeout(resolve, ROTATION_RETRY_MS));
@@ -197,47 +221,13 @@ export class AgentStore {
   async delete(agentId: string): Promise<boolean> {
     const result = await this.collection.deleteOne({ _id: agentId });
     if (result.deletedCount === 0) return false;
-    this.changed(agentId);
+    await this.changed(agentId);
     return true;
   }
 
-  /** Which of `agentIds` name registered agents. */
+  /** Which of `agentIds` name registered agents: one read by `_id` each, as FerretDB reads the whole collection for `$in`. */
   async existingIds(agentIds: string[]): Promise<Set<string>> {
-    if (agentIds.length === 0) return new Set();
-    const documents = await this.collection.find({ _id: { $in: agentIds } }, { projection: { _id: 1 } }).toArray();
-    return new Set(documents.map((document) => document._id));
+    const found = await Promise.all(agentIds.map((agentId) => this.collection.findOne({ _id: agentId }, { projection: { _id: 1 } })));
+    return new Set(found.flatMap((document) => (document ? [document._id] : [])));
   }
-
-  /** One page of the agents `principal` may see, in agentId order, after the agentId `after`. */
-  async listVisible(principal: Principal, page: { limit: number; after?: string }, filter: Filter<AgentDocument> = {}): Promise<Agent[]> {
-    const conditions = [visibleTo(principal), filter, page.after === undefined ? {} : { _id: { $gt: page.after } }];
-    const documents = await this.collection.find({ $and: conditions }).sort({ _id: 1 }).limit(page.limit).toArray();
-    return documents.map((document) => this.fromDocument(document));
-  }
-
-  /** Visible agents sharing at least one search token (the multikey index), at most `bound` of them, with only what ranking needs. */
-  async searchCandidates(principal: Principal, tokens: string[], filter: Filter<AgentDocument>, bound: number): Promise<SearchCandidate[]> {
-    const conditions = [visibleTo(principal), filter, { searchTokens: { $in: tokens } }];
-    const documents = await this.collection
-      .find({ $and: conditions }, { projection: { _id: 1, name: 1, searchFields: 1 } })
-      .limit(bound)
-      .toArray();
-    return documents.map(({ _id, name, searchFields }) => ({ id: _id, name, searchFields }));
-  }
-
-  /** The agents of `agentIds` that `principal` may see, in the order of `agentIds`. */
-  async findVisibleByIds(principal: Principal, agentIds: string[]): Promise<Agent[]> {
-    const documents = await this.collection.find({ $and: [visibleTo(principal), { _id: { $in: agentIds } }] }).toArray();
-    const byId = new Map(documents.map((document) => [document._id, this.fromDocument(document)]));
-    return agentIds.flatMap((agentId) => byId.get(agentId) ?? []);
-  }
-}
-
-/** `canSee` as a query, so that lists and searches never load agents the caller may not see. */
-function visibleTo(principal: Principal): Filter<AgentDocument> {
-  if (principal.kind === PrincipalKind.ADMIN) return {};
-  const viewer = participantOf(principal);
-  const theAgent = principal.kind === PrincipalKind.AGENT ? [{ _id: principal.id }] : [];
-  const sharedWithViewer = viewer ? [{ sharedWithKeys: participantKey(viewer) }] : [];
-  return { $or: [{ visibility: 'public' }, { 'owner.kind': principal.kind, 'owner.id': principal.id }, ...sharedWithViewer, ...theAgent] };
 }

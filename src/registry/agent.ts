@@ -69,12 +69,10 @@ export interface AgentDocument extends Omit<Agent, 'id' | 'capabilities'> {
   signingSecret: string;
   /** Every `capability/method` the agent registered, e.g. `tools/translate`: serves capability filters. */
   operations: string[];
-  /** Normalised words of name, description and tool names and descriptions: serves search through a multikey index. */
+  /** Normalised words of name, description and tool names and descriptions: serves search (agent-directory.ts). */
   searchTokens: string[];
   /** The same words by the field they come from, so that search ranks candidates without reading their capabilities. */
   searchFields: Record<SearchField, string[]>;
-  /** `participantKey` of each `sharedWith` entry: FerretDB 1.24 matches array entries neither by whole document nor with $elemMatch. */
-  sharedWithKeys: string[];
 }
 
 export type SearchField = 'name' | 'toolName' | 'description' | 'toolDescription';

@@ -8,6 +8,7 @@ import type { RouteModule } from '../http/app';
 import { ApiError, ErrorCode, forbidden, invalid } from '../http/errors';
 import { validator } from '../http/validate';
 import { canManage, isTheAgent, type Agent } from './agent';
+import type { AgentDirectory } from './agent-directory';
 import type { AgentStore } from './agent-store';
 import { agentView } from './agent-view';
 import {
@@ -26,6 +27,8 @@ import { typedSharing } from './sharing';
 
 export interface RegistryDeps {
   agents: AgentStore;
+  /** Lists and searches: served from memory, so that they do not read the whole collection. */
+  directory: AgentDirectory;
   apiKeys: ApiKeyStore;
   rules: RegistrationRules;
 }
@@ -36,7 +39,7 @@ const checkListQuery = validator<AgentListQuery>(AGENT_LIST_QUERY_SCHEMA, 'query
 const checkSearchQuery = validator<AgentSearchQuery>(AGENT_SEARCH_QUERY_SCHEMA, 'query string');
 
 const DEFAULT_PAGE_SIZE = 50;
-/** Most agents a search ranks: candidates come from the token index, never the whole collection. */
+/** Most agents a search ranks: candidates come from the directory's token index, never every agent. */
 const SEARCH_CANDIDATES = 1_000;
 
 const pageOf = (query: AgentListQuery) => ({ limit: query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(query.limit), after: query.after });
@@ -45,7 +48,7 @@ const agentNotFound = (agentId: string) => new ApiError(ErrorCode.AGENT_NOT_FOUN
 
 /** /agents: registration, lookup, change and removal of agents. Served bare and under /v1. */
 export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
-  const { agents, apiKeys, rules } = deps;
+  const { agents, directory, apiKeys, rules } = deps;
   const router = new Router();
 
   /** The agent if the caller may see it, else 404 (an invisible agent is not admitted to exist). */
@@ -79,7 +82,7 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
 
   router.get('/agents', async (ctx) => {
     const principal = requirePrincipal(ctx);
-    const found = await agents.listVisible(principal, pageOf(checkListQuery(ctx.query)));
+    const found = await directory.listVisible(principal, pageOf(checkListQuery(ctx.query)));
     ctx.body = found.map((agent) => agentView(agent, principal));
   });
 
@@ -91,18 +94,17 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
       throw invalid('Give a search query, a capability (for instance capability=tools/translate), or both');
     }
     const page = pageOf(query);
-    const filter = query.capability === undefined ? {} : { operations: query.capability };
     const tokens = queryTokens(query.query ?? '');
     if (tokens.length === 0) {
       // Only a capability to match, or a query without a single word: nothing to rank.
-      const found = query.query?.trim() ? [] : await agents.listVisible(principal, page, filter);
+      const found = query.query?.trim() ? [] : await directory.listVisible(principal, page, query.capability);
       ctx.body = found.map((agent) => agentView(agent, principal));
       return;
     }
-    const ranked = rank(await agents.searchCandidates(principal, tokens, filter, SEARCH_CANDIDATES), tokens);
+    const ranked = rank(await directory.searchCandidates(principal, tokens, query.capability, SEARCH_CANDIDATES), tokens);
     // An `after` no longer among the matches ends the paging rather than starting it over.
     const start = page.after === undefined ? 0 : ranked.findIndex((candidate) => candidate.id === page.after) + 1 || ranked.length;
-    const found = await agents.findVisibleByIds(principal, ranked.slice(start, start + page.limit).map((candidate) => candidate.id));
+    const found = await directory.findVisibleByIds(principal, ranked.slice(start, start + page.limit).map((candidate) => candidate.id));
     ctx.body = found.map((agent) => agentView(agent, principal));
   });
 

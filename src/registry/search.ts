@@ -2,8 +2,8 @@ import { CAPABILITY_CATEGORIES, type Agent, type AgentDocument, type SearchField
 
 /**
  * Search without `$text` (FerretDB has none): every agent stores the normalised words of its name,
- * description and tool names and descriptions in `searchTokens`, a multikey index finds the
- * candidates sharing a word with the query, and the few candidates are ranked here.
+ * description and tool names and descriptions in `searchTokens`, the directory (agent-directory.ts)
+ * finds the candidates sharing a word with the query, and the few candidates are ranked here.
  */
 
 const MAX_TOKEN_CHARS = 64;

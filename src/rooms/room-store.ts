@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IndexDescription } from 'mongodb';
 import type { Principal } from '../auth/principal';
+import { ChangeLog } from '../store/change-log';
 import type { Store } from '../store/mongo';
 import { ApiError, ErrorCode } from '../http/errors';
 import { participantKey } from '../auth/participant';
@@ -11,7 +12,7 @@ export const ROOMS_COLLECTION = 'rooms';
 /**
  * A room as MongoDB stores it. `metadata` is free JSON, kept as text because FerretDB refuses keys
  * with `.` or a leading `$`. `memberKeys` ("HUMAN:id", "AGENT:id") serve "rooms of this participant"
- * through a multikey index; `revision` makes participant changes compare-and-set.
+ * (room-directory.ts); `revision` makes participant changes compare-and-set.
  */
 interface RoomDocument extends Omit<Room, 'id' | 'metadata'> {
   _id: string;
@@ -31,6 +32,17 @@ export type ParticipantChange = (typeof ParticipantChange)[keyof typeof Particip
 
 const MAX_CHANGE_ATTEMPTS = 5;
 
+/** What the room lists need of a room (room-directory.ts). */
+export interface RoomListing {
+  id: string;
+  private: boolean;
+  /** participantKey of each participant. */
+  memberKeys: string[];
+}
+
+const LISTING_FIELDS = { _id: 1, private: 1, memberKeys: 1 } as const;
+const toListing = (document: Pick<RoomDocument, '_id' | 'private' | 'memberKeys'>): RoomListing => ({ id: document._id, private: document.private, memberKeys: document.memberKeys });
+
 function fromDocument(document: RoomDocument): Room {
   const { _id, metadata, memberKeys: _memberKeys, revision: _revision, ...rest } = document;
   return { id: _id, metadata: JSON.parse(metadata), ...rest };
@@ -41,13 +53,16 @@ function toDocumentFields(participants: Participant[]) {
 }
 
 export class RoomStore {
-  constructor(private readonly store: Store) {}
+  /** Every room created and every change of participants, for the room lists of every process (room-directory.ts). */
+  readonly changes: ChangeLog;
 
+  constructor(private readonly store: Store) {
+    this.changes = new ChangeLog(store, ROOMS_COLLECTION);
+  }
+
+  /** None: rooms are read by `_id`, and lists from the room directory. */
   static indexes(): IndexDescription[] {
-    return [
-      { key: { memberKeys: 1 }, name: 'by_member' },
-      { key: { private: 1, _id: 1 }, name: 'public_by_id' },
-    ];
+    return [];
   }
 
   private get rooms() {
@@ -71,6 +86,7 @@ export class RoomStore {
       revision: 0,
     };
     await this.rooms.insertOne(document);
+    await this.changes.record(document._id);
     return fromDocument(document);
   }
 
@@ -79,17 +95,16 @@ export class RoomStore {
     return document ? fromDocument(document) : null;
   }
 
-  /** Public rooms in id order, `limit` of them after the room `after`. */
-  async listPublic(limit: number, after?: string): Promise<Room[]> {
-    const filter = after === undefined ? { private: false } : { private: false, _id: { $gt: after } };
-    const documents = await this.rooms.find(filter).sort({ _id: 1 }).limit(limit).toArray();
-    return documents.map(fromDocument);
+  /** Every room, with only what the lists need: the one read of the whole collection, made when a listing is read whole. */
+  async listings(): Promise<RoomListing[]> {
+    const documents = await this.rooms.find({}, { projection: LISTING_FIELDS }).toArray();
+    return documents.map(toListing);
   }
 
-  async listForParticipant(key: string, limit: number, after?: string): Promise<Room[]> {
-    const filter = after === undefined ? { memberKeys: key } : { memberKeys: key, _id: { $gt: after } };
-    const documents = await this.rooms.find(filter).sort({ _id: 1 }).limit(limit).toArray();
-    return documents.map(fromDocument);
+  /** One room as `listings` gives it; null when there is none. */
+  async listing(roomId: string): Promise<RoomListing | null> {
+    const document = await this.rooms.findOne({ _id: roomId }, { projection: LISTING_FIELDS });
+    return document ? toListing(document) : null;
   }
 
   async addParticipant(roomId: string, participant: Participant): Promise<{ change: ParticipantChange; room?: Room }> {
@@ -126,7 +141,10 @@ export class RoomStore {
         { _id: roomId, revision: document.revision },
         { $set: { ...toDocumentFields(outcome), updatedAt }, $inc: { revision: 1 } },
       );
-      if (result.matchedCount === 1) return { change: ParticipantChange.DONE, room: { ...room, participants: outcome, updatedAt } };
+      if (result.matchedCount === 1) {
+        await this.changes.record(roomId);
+        return { change: ParticipantChange.DONE, room: { ...room, participants: outcome, updatedAt } };
+      }
     }
     throw new ApiError(ErrorCode.CONFLICT, 'The room\'s participants are changing concurrently; try again');
   }

@@ -10,6 +10,7 @@ import { MessageStore } from './message-store';
 import { startMessageFanout, type MessageFanout } from './message-fanout';
 import { RoomHub } from './room-hub';
 import type { RoomTaskFrames } from './room-socket';
+import { RoomDirectory } from './room-directory';
 import { RoomStore } from './room-store';
 import { createRoomRoutes } from './routes';
 import { RoomWebSocketServer } from './websocket-server';
@@ -31,8 +32,11 @@ export async function createRooms(config: Config, store: Store, agents: AgentSto
   const rooms = new RoomStore(store);
   const messages = new MessageStore(store);
   const hub = new RoomHub(messages, logger);
+  const directory = new RoomDirectory(rooms);
+  directory.warm();
   const routes = createRoomRoutes({
     rooms,
+    directory,
     messages,
     hub,
     maxMessageChars: config.maxMessageChars,

@@ -10,6 +10,7 @@ import type { MessageStore, PageCursor } from './message-store';
 import { participantOf, participantKey, ParticipantType } from '../auth/participant';
 import { canManage, readAccess, RoomAccess, toRoomRecord, type NewRoom, type Participant, type Room } from './room';
 import type { RoomHub } from './room-hub';
+import type { RoomDirectory } from './room-directory';
 import { ParticipantChange, type RoomStore } from './room-store';
 import {
   CREATE_ROOM_SCHEMA,
@@ -26,6 +27,8 @@ import {
 
 export interface RoomRoutesDeps {
   rooms: RoomStore;
+  /** The lists: served from memory, so that they do not read the whole collection. */
+  directory: RoomDirectory;
   messages: MessageStore;
   hub: RoomHub;
   maxMessageChars: number;
@@ -60,14 +63,13 @@ export function createRoomRoutes(deps: RoomRoutesDeps): RouteModule {
 
   router.get('/rooms', async (ctx) => {
     const query = readRoomListQuery(ctx.query);
-    ctx.body = (await deps.rooms.listPublic(pageSize(query.limit), query.after)).map(toRoomRecord);
+    ctx.body = (await deps.directory.listPublic(pageSize(query.limit), query.after)).map(toRoomRecord);
   });
 
   router.get('/user/rooms', async (ctx) => {
     const principal = requireKind(ctx, PrincipalKind.HUMAN, PrincipalKind.AGENT);
     const query = readRoomListQuery(ctx.query);
-    const key = participantKey(participantOf(principal)!);
-    ctx.body = (await deps.rooms.listForParticipant(key, pageSize(query.limit), query.after)).map(toRoomRecord);
+    ctx.body = (await deps.directory.listForParticipant(participantOf(principal)!, pageSize(query.limit), query.after)).map(toRoomRecord);
   });
 
   router.get('/rooms/:roomId', async (ctx) => {

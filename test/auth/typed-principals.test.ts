@@ -150,7 +150,6 @@ describe('the typed-principals migration', () => {
     expect(stored).not.toHaveProperty('ownerId');
     expect(stored).toMatchObject({
       owner: { kind: 'service', id: service.id },
-      sharedWithKeys: [`AGENT:${friend.agentId}`, `HUMAN:${user}`],
       sharedWith: [
         { type: 'AGENT', id: friend.agentId },
         { type: 'HUMAN', id: user },

@@ -1,10 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { allPages, registerAgent, registerAgentWith, type RegisteredAgent } from '../support/agents';
-import { useTestDatabase } from '../support/database';
 import { call, expectError, type Reply } from '../support/http';
 import { humanHeaders, newUserId } from '../support/humans';
-
-const database = useTestDatabase();
 
 /** A made-up word no other test uses, so that searches find only this test's agents. */
 const nonce = () => `zq${randomBytes(5).toString('hex')}`;
@@ -49,11 +46,6 @@ describe('GET /agents', () => {
 });
 
 describe('GET /agents/search', () => {
-  it('is served by multikey indexes on searchTokens and operations', async () => {
-    const indexes = await database().collection('agents').indexes();
-    expect(indexes.map((index) => index.key)).toEqual(expect.arrayContaining([{ searchTokens: 1 }, { operations: 1 }]));
-  });
-
   it('ranks name matches above tool matches above description matches', async () => {
     const word = nonce();
     const inDescription = await registerAgent({ name: 'Plain', description: `Knows about ${word} things` });

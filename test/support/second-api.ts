@@ -14,3 +14,16 @@ export async function startSecondApi(name: string, env: Record<string, string> =
   await process.waitReady(`http://127.0.0.1:${port}`);
   return { process, wsUrl: `ws://127.0.0.1:${port}`, port };
 }
+
+/** A second API process for the file's tests: started before them, stopped after them. Use the returned function inside tests for its base URL. */
+export function useSecondApi(name: string): () => string {
+  let started: { process: ServiceProcess; port: number } | undefined;
+  beforeAll(async () => {
+    started = await startSecondApi(name);
+  });
+  afterAll(() => started?.process.stop());
+  return () => {
+    if (!started) throw new Error('useSecondApi: the second process is only there inside tests');
+    return `http://127.0.0.1:${started.port}`;
+  };
+}

@@ -1,0 +1,80 @@
+import type { Principal } from '../auth/principal';
+import { IdIndex, KeyedIdIndex } from '../store/id-index';
+import { LiveCopy } from '../store/live-copy';
+import { canSee, ifVisible, type Agent } from './agent';
+import type { AgentStore, DirectoryEntry } from './agent-store';
+import type { SearchCandidate } from './search';
+
+/** The directory is read whole again, in the background, after this long, whatever the change log says. */
+export const DIRECTORY_MAX_AGE_MS = 10 * 60_000;
+
+/**
+ * What lists and searches of agents need, for every agent, in memory: FerretDB reads the whole
+ * collection for any query beyond `_id`. Every change through AgentStore, in any process, is
+ * recorded in its ChangeLog, and each request first refreshes the agents changed since (LiveCopy):
+ * every process lists a change from the next request on. The agents of a page are then read by
+ * `_id`, and visibility is `canSee` on the entry (to choose) and on the agent read (to answer).
+ */
+export class AgentDirectory {
+  private entries = new IdIndex<DirectoryEntry>();
+  private byToken = new KeyedIdIndex<DirectoryEntry>();
+  private readonly copy: LiveCopy<DirectoryEntry[]>;
+
+  constructor(private readonly agents: AgentStore) {
+    this.copy = new LiveCopy(agents.changes, { load: () => this.agents.directoryEntries(), install: (entries) => this.install(entries), refresh: (ids) => this.refresh(ids) }, DIRECTORY_MAX_AGE_MS);
+  }
+
+  /** Starts reading the directory whole, so that the first request does not wait for all of it. */
+  warm(): void {
+    this.copy.catchUp().catch(() => undefined);
+  }
+
+  /** One page of the agents `principal` may see, in agentId order, after the agentId `after`; with `operation`, only agents that registered it. */
+  async listVisible(principal: Principal, page: { limit: number; after?: string }, operation?: string): Promise<Agent[]> {
+    await this.copy.catchUp();
+    const chosen = this.entries.page(page.limit, page.after, (entry) => canSee(principal, entry) && (operation === undefined || entry.operations.includes(operation)));
+    return this.findVisibleByIds(principal, chosen.map((entry) => entry.id));
+  }
+
+  /** Visible agents sharing at least one search token with the query, at most `bound` of them, with only what ranking needs. */
+  async searchCandidates(principal: Principal, tokens: string[], operation: string | undefined, bound: number): Promise<SearchCandidate[]> {
+    await this.copy.catchUp();
+    const found = new Map<string, SearchCandidate>();
+    for (const token of tokens) {
+      const accept = (entry: DirectoryEntry) => !found.has(entry.id) && canSee(principal, entry) && (operation === undefined || entry.operations.includes(operation));
+      for (const entry of this.byToken.get(token)?.page(bound - found.size, undefined, accept) ?? []) {
+        found.set(entry.id, { id: entry.id, name: entry.name, searchFields: entry.searchFields });
+      }
+    }
+    return [...found.values()];
+  }
+
+  /** The agents of `agentIds` that `principal` may see, in the order of `agentIds`: one read by `_id` each. */
+  async findVisibleByIds(principal: Principal, agentIds: string[]): Promise<Agent[]> {
+    const agents = await Promise.all(agentIds.map(async (agentId) => ifVisible(principal, await this.agents.findById(agentId))));
+    return agents.filter((agent): agent is Agent => agent !== null);
+  }
+
+  private install(all: DirectoryEntry[]): void {
+    const [entries, byToken] = [new IdIndex<DirectoryEntry>(), new KeyedIdIndex<DirectoryEntry>()];
+    for (const entry of all) {
+      entries.set(entry);
+      byToken.set(entry, entry.searchTokens);
+    }
+    [this.entries, this.byToken] = [entries, byToken];
+  }
+
+  private async refresh(agentIds: string[]): Promise<void> {
+    const read = await Promise.all(agentIds.map(async (agentId) => [agentId, await this.agents.directoryEntry(agentId)] as const));
+    for (const [agentId, entry] of read) {
+      const previous = this.entries.get(agentId);
+      if (previous) this.byToken.delete(agentId, previous.searchTokens);
+      if (entry) {
+        this.entries.set(entry);
+        this.byToken.set(entry, entry.searchTokens);
+      } else {
+        this.entries.delete(agentId);
+      }
+    }
+  }
+}

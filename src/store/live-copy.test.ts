@@ -1,0 +1,92 @@
+import type { ChangeLog } from './change-log';
+import { IdIndex } from './id-index';
+import { LiveCopy } from './live-copy';
+
+/** A change log in memory: `recorded[seq - 1]` is the id changed at seq, undefined for a number handed out and not recorded. */
+function setUp() {
+  const recorded: Array<string | undefined> = [];
+  const log = {
+    lastSeq: async () => recorded.length,
+    read: async (from: number, through: number) => recorded.slice(from - 1, through),
+  } as unknown as ChangeLog;
+  const calls = { readAll: 0, refreshed: [] as string[][] };
+  const data = {
+    load: async () => {
+      calls.readAll += 1;
+    },
+    install: () => undefined,
+    refresh: async (ids: string[]) => {
+      calls.refreshed.push(ids);
+    },
+  };
+  return { recorded, copy: new LiveCopy(log, data, 60_000), calls };
+}
+
+describe('LiveCopy', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('reads the data whole once, then refreshes only the documents changed since', async () => {
+    const { recorded, copy, calls } = setUp();
+    recorded.push('a');
+    await copy.catchUp();
+    await copy.catchUp();
+    expect(calls).toEqual({ readAll: 1, refreshed: [] });
+    recorded.push('b', 'c', 'b');
+    await copy.catchUp();
+    expect(calls).toEqual({ readAll: 1, refreshed: [['b', 'c']] });
+  });
+
+  it('waits for a change number not yet recorded, then reads whole', async () => {
+    jest.useFakeTimers({ now: 0, doNotFake: ['nextTick', 'setImmediate'] });
+    const { recorded, copy, calls } = setUp();
+    await copy.catchUp();
+    recorded.push('a', undefined, 'c');
+    await copy.catchUp();
+    // Past 'a' at once; the missing number is looked at again by each of a request's bounded rounds.
+    expect(calls.readAll).toBe(1);
+    expect(calls.refreshed).toEqual([['a', 'c'], ['c'], ['c']]);
+    recorded[1] = 'b';
+    await copy.catchUp();
+    expect(calls.refreshed.at(-1)).toEqual(['b', 'c']);
+    recorded.push(undefined);
+    await copy.catchUp();
+    jest.setSystemTime(2_500);
+    await copy.catchUp();
+    expect(calls.readAll).toBe(2);
+  });
+
+  it('reads whole again in the background once older than its age, answering meanwhile', async () => {
+    jest.useFakeTimers({ now: 0, doNotFake: ['nextTick', 'setImmediate'] });
+    const { recorded, copy, calls } = setUp();
+    await copy.catchUp();
+    jest.setSystemTime(60_000);
+    recorded.push('a');
+    await copy.catchUp();
+    expect(calls.refreshed).toEqual([['a']]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(calls.readAll).toBe(2);
+  });
+
+  it('reads whole when it is further behind than the log keeps', async () => {
+    const { recorded, copy, calls } = setUp();
+    await copy.catchUp();
+    recorded.push(...Array.from({ length: 6_000 }, (_, index) => `x${index}`));
+    await copy.catchUp();
+    expect(calls).toEqual({ readAll: 2, refreshed: [] });
+  });
+});
+
+describe('IdIndex', () => {
+  it('keeps entries in id order, replaces by id and pages after an id', () => {
+    const index = new IdIndex<{ id: string; n: number }>();
+    for (const id of ['c', 'a', 'e', 'b']) index.set({ id, n: 1 });
+    index.set({ id: 'c', n: 2 });
+    index.delete('e');
+    index.delete('zz');
+    expect(index.page(10, undefined)).toEqual([{ id: 'a', n: 1 }, { id: 'b', n: 1 }, { id: 'c', n: 2 }]);
+    expect(index.page(1, 'a')).toEqual([{ id: 'b', n: 1 }]);
+    expect(index.page(10, 'bb', (entry) => entry.n === 2)).toEqual([{ id: 'c', n: 2 }]);
+    expect(index.get('c')).toEqual({ id: 'c', n: 2 });
+    expect(index.get('d')).toBeUndefined();
+  });
+});

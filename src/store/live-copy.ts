@@ -1,0 +1,91 @@
+import type { ChangeLog } from './change-log';
+import { KEPT_CHANGES } from './change-log';
+
+/** What a LiveCopy keeps up to date: read whole (loaded, then installed at once), or only the documents that changed. */
+export interface CopiedData<Loaded> {
+  /** Reads all documents; changes nothing yet. */
+  load(): Promise<Loaded>;
+  /** Replaces everything with what `load` read. */
+  install(loaded: Loaded): void;
+  /** Reads the documents with these ids again (by `_id`); one that is gone leaves the copy. */
+  refresh(ids: string[]): Promise<void>;
+}
+
+/** How long a change number handed out but not recorded is waited for before the copy is read whole again (its writer may have died). */
+const HOLE_WAIT_MS = 2_000;
+/** Rounds a request waits for a missing change number before it answers from the copy as it is. */
+const MAX_ROUNDS = 3;
+
+/**
+ * An in-memory copy of data FerretDB could only serve by reading whole collections, kept up to date
+ * through a ChangeLog: a request reads the log's last number (one read by `_id`) and, when the copy
+ * is behind, the changes since it by `_id`, and refreshes only those documents. So every process
+ * shows a change recorded before a request from that request on, and the cost of catching up is
+ * that of the changes, not of the collection. Updates run one at a time.
+ *
+ * The copy is read whole, with requests waiting, at the first request, when it is further behind
+ * than the log keeps, and when a change number stays unrecorded; and every `maxAgeMs` in the
+ * background (a change whose record failed), while requests go on with the copy as it is.
+ */
+export class LiveCopy<Loaded> {
+  private seq = -1;
+  private readAt = 0;
+  private holeSince?: number;
+  private queue: Promise<unknown> = Promise.resolve();
+  private renewing = false;
+
+  constructor(
+    private readonly log: ChangeLog,
+    private readonly data: CopiedData<Loaded>,
+    private readonly maxAgeMs: number,
+  ) {}
+
+  /** Brings the copy up to every change recorded before this call. */
+  async catchUp(): Promise<void> {
+    const wanted = await this.log.lastSeq();
+    if (this.seq >= 0 && Date.now() - this.readAt >= this.maxAgeMs) this.renewInBackground();
+    for (let round = 0; round < MAX_ROUNDS && this.seq < wanted; round += 1) await this.oneAtATime(() => this.update(wanted));
+  }
+
+  private oneAtATime<T>(step: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(step);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async update(wanted: number): Promise<void> {
+    if (this.seq >= wanted) return;
+    if (this.seq < 0 || wanted - this.seq > KEPT_CHANGES / 2) return this.install(...(await this.loadWhole()));
+    const changed = await this.log.read(this.seq + 1, wanted);
+    await this.data.refresh([...new Set(changed.filter((id): id is string => id !== undefined))]);
+    const missing = changed.indexOf(undefined);
+    if (missing === -1) {
+      this.seq = wanted;
+      this.holeSince = undefined;
+      return;
+    }
+    this.seq += missing;
+    this.holeSince ??= Date.now();
+    if (Date.now() - this.holeSince >= HOLE_WAIT_MS) this.install(...(await this.loadWhole()));
+  }
+
+  /** The log's number first: a change recorded while the documents are read is applied again after. */
+  private async loadWhole(): Promise<[number, number, Loaded]> {
+    const [seq, readAt] = [await this.log.lastSeq(), Date.now()];
+    return [seq, readAt, await this.data.load()];
+  }
+
+  private install(seq: number, readAt: number, loaded: Loaded): void {
+    this.data.install(loaded);
+    [this.seq, this.readAt, this.holeSince] = [seq, readAt, undefined];
+  }
+
+  private renewInBackground(): void {
+    if (this.renewing) return;
+    this.renewing = true;
+    this.loadWhole()
+      .then((whole) => this.oneAtATime(async () => this.install(...whole)))
+      .catch(() => undefined)
+      .finally(() => (this.renewing = false));
+  }
+}
