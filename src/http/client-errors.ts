@@ -19,6 +19,12 @@ export function answerClientErrors(server: Server): void {
       socket.destroy();
       return;
     }
+    // Bytes after an answer that closed the connection (a 413, a 417, a body the client did not hold
+    // back): that answer stands, and a second one would corrupt it for the client.
+    if (error.code === 'HPE_CLOSED_CONNECTION') {
+      socket.end();
+      return;
+    }
     endWithError(socket, ...refusalOf(error));
   });
 }
