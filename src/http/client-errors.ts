@@ -19,12 +19,10 @@ export function answerClientErrors(server: Server): void {
       socket.destroy();
       return;
     }
-    // Bytes after an answer that closed the connection (a 413, a 417, a body the client did not hold
-    // back): that answer stands, and a second one would corrupt it for the client.
-    if (error.code === 'HPE_CLOSED_CONNECTION') {
-      socket.end();
-      return;
-    }
+    // Bytes after a request or an answer that closes the connection (a 413, a 417, a GET's body sent
+    // without a length): the answer to that request stands, in flight or sent, and Node closes the
+    // connection after it; a second answer would corrupt it for the client.
+    if (error.code === 'HPE_CLOSED_CONNECTION') return;
     endWithError(socket, ...refusalOf(error));
   });
 }
