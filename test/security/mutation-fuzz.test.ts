@@ -240,7 +240,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await health?.stop();
-  await service?.process.stop();
+  await service?.stop();
 });
 
 /** The valid request an operation's cases start from; an operation without one here still gets fuzzed, from an empty body. */

@@ -10,7 +10,11 @@ export interface OwnService {
   baseUrl: string;
   wsUrl: string;
   port: number;
+  /** SIGTERM, then SIGKILL if it has not stopped within STOP_MS (its worker waits for the activities in flight). */
+  stop(): Promise<void>;
 }
+
+const STOP_MS = 15_000;
 
 /**
  * A whole service (start.ts: API and worker) on the test stack's Temporal and MongoDB, ready, with
@@ -33,5 +37,14 @@ export async function startOwnService(name: string, env: Record<string, string> 
     await process.stop();
     throw error;
   }
-  return { process, baseUrl, wsUrl: `ws://127.0.0.1:${port}`, port };
+  return {
+    process,
+    baseUrl,
+    wsUrl: `ws://127.0.0.1:${port}`,
+    port,
+    async stop() {
+      await Promise.race([process.stop(), new Promise((resolve) => setTimeout(resolve, STOP_MS).unref())]);
+      await process.stop('SIGKILL');
+    },
+  };
 }
