@@ -233,7 +233,7 @@ beforeAll(async () => {
     base('POST', '/rooms/{roomId}/participants', { roomId: fuzzRoomId }, { body: { type: 'HUMAN', participantId: 'another-human' } }),
     base('DELETE', '/rooms/{roomId}/participants/{participantId}', { roomId: fuzzRoomId, participantId: 'fuzz-human' }),
     base('GET', '/rooms/{roomId}/messages', { roomId: fuzzRoomId }, { query: { limit: '5' } }),
-    base('POST', '/rooms/{roomId}/messages', { roomId: fuzzRoomId }, { body: { content: 'hello', metadata: { a: 1 } } }),
+    base('POST', '/rooms/{roomId}/messages', { roomId: fuzzRoomId }, { body: { content: 'hello', metadata: { a: 1 } }, headers: { 'x-api-key': fuzzAgent.apiKey } }),
   ]);
   health = new HealthProbe(service.port);
 }, 180_000);
