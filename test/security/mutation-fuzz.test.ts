@@ -9,7 +9,7 @@ import { call } from '../support/http';
 import { hs256Token, humanHeaders } from '../support/humans';
 import { startOwnService, type OwnService } from '../support/own-service';
 import { rawRequest, type RawAnswer } from '../support/raw-http';
-import { describeRequest, mutate, mutateFrame, type BaseRequest, type MutationContext } from '../support/request-mutations';
+import { describeRequest, HOSTILE_PATH_SEGMENTS, HOSTILE_QUERY_VALUES, mutate, mutateFrame, seededUuid, type BaseRequest, type MutationContext } from '../support/request-mutations';
 import { fuzzSeed, SeededRandom } from '../support/seeded-random';
 import { testStack } from '../support/test-stack';
 
@@ -23,6 +23,7 @@ import { testStack } from '../support/test-stack';
 const SEED = fuzzSeed();
 const CASES_PER_OPERATION = Number(process.env.FUZZ_CASES ?? 250);
 const FRAME_CASES = Number(process.env.FUZZ_FRAME_CASES ?? 300);
+const HANDSHAKE_CASES = Number(process.env.FUZZ_HANDSHAKE_CASES ?? 200);
 const CONCURRENCY = 4;
 /** Bound on one answer; far above what any should take, so that only a hang trips it. */
 const ANSWER_TIMEOUT_MS = 20_000;
@@ -359,6 +360,44 @@ describe(`mutated WebSocket frames (FUZZ_SEED=${SEED}, ${FRAME_CASES})`, () => {
     expect(report(failures)).toEqual([]);
     // Most frames are not too large nor broken UTF-8: the socket answered them rather than closing.
     expect(closes).toBeLessThan(FRAME_CASES / 4);
+  });
+});
+
+/** A WebSocket handshake to `path`: opened (then closed), or refused with a status and body. */
+function handshake(path: string): Promise<{ opened: true } | RawAnswer> {
+  const ws = new WebSocket(`${service.wsUrl}${path}`);
+  return new Promise((resolve, reject) => {
+    ws.once('open', () => {
+      ws.close();
+      resolve({ opened: true });
+    });
+    ws.once('unexpected-response', (_request, response) => {
+      let text = '';
+      response.on('data', (chunk) => (text += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text }));
+    });
+    ws.once('error', reject);
+  });
+}
+
+describe(`mutated WebSocket handshakes (FUZZ_SEED=${SEED}, ${HANDSHAKE_CASES})`, () => {
+  it('are accepted or refused with the contract error, never a 5xx', async () => {
+    const random = SeededRandom.derive(SEED, 'handshake');
+    const credentials = [`api-key=${encodeURIComponent(fuzzAgent.apiKey)}`, `apiKey=${encodeURIComponent(fuzzAgent.apiKey)}`, '', 'api-key=', 'api-key=acs_nope_nope', `api-key=${encodeURIComponent(victim.key)}x`, 'Authorization=Bearer%20garbage&X-Identity-Token=garbage'];
+    const paths = Array.from({ length: HANDSHAKE_CASES }, () => {
+      const roomId = random.pick([fuzzRoomId, fuzzRoomId, victim.roomId, seededUuid(random), ...HOSTILE_PATH_SEGMENTS.filter((segment) => segment.length < 1_000)]);
+      const query = [random.pick(credentials), random.chance(0.5) ? `since=${random.pick(['0', '5', ...HOSTILE_QUERY_VALUES])}` : ''].filter(Boolean).join('&');
+      return `/parties/chat-server/${roomId}${query ? `?${query}` : ''}`;
+    });
+    const failures = await runCases(
+      paths,
+      async (path) => {
+        const answer = await handshake(path);
+        return 'opened' in answer ? [] : problemsOf(answer);
+      },
+      (path, index) => `handshake ${index}: ${path.slice(0, 200)}`,
+    );
+    expect(report(failures)).toEqual([]);
   });
 });
 

@@ -101,12 +101,14 @@ function bodyText(json: unknown, raws: string[]): string {
   return text;
 }
 
-const SEGMENTS = [
+/** Path segments that are not ids: traversal, bad percent-encoding, NUL, operators, huge. */
+export const HOSTILE_PATH_SEGMENTS = [
   '..', '%2e%2e', '..%2f..%2fkeys', '%2F', '%00', 'a%00b', '%', '%E0%A4%A', '%F0%9F%98%80', '%C0%AE%C0%AE', '$ne', '{}', '[object%20Object]',
   'null', 'undefined', '__proto__', 'constructor', 'x'.repeat(5_000), 'x'.repeat(20_000), "'%20OR%20'1'='1", '%20', '-1', '0', 'NaN',
 ];
 
-const QUERY_VALUES = ['-1', '0', '1e9', '999999999999999999999', 'abc', '1.5', 'NaN', 'Infinity', '', '%00', '%', 'x'.repeat(5_000), '%F0%9F%98%80', '%5B%5D', '%24gt'];
+/** Query values that are not the numbers or ids a parameter takes. */
+export const HOSTILE_QUERY_VALUES = ['-1', '0', '1e9', '999999999999999999999', 'abc', '1.5', 'NaN', 'Infinity', '', '%00', '%', 'x'.repeat(5_000), '%F0%9F%98%80', '%5B%5D', '%24gt'];
 
 const CONTENT_TYPES = [
   'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16', 'application/xml',
@@ -232,7 +234,7 @@ const REQUEST_MUTATIONS: Mutation[] = [
     if (names.length === 0) return undefined;
     const name = random.pick(names);
     const foreign = random.chance(0.4) && context.foreignIds.length > 0;
-    draft.params[name] = foreign ? encodeURIComponent(random.pick(context.foreignIds)) : random.chance(0.2) ? seededUuid(random) : random.pick(SEGMENTS);
+    draft.params[name] = foreign ? encodeURIComponent(random.pick(context.foreignIds)) : random.chance(0.2) ? seededUuid(random) : random.pick(HOSTILE_PATH_SEGMENTS);
     return `path {${name}} := ${foreign ? 'a foreign id' : draft.params[name].slice(0, 40)}`;
   },
   (draft, random) => {
@@ -252,7 +254,7 @@ const REQUEST_MUTATIONS: Mutation[] = [
   (draft, random) => {
     const existing = draft.query.map((pair) => pair.split('=')[0]);
     const name = random.pick([...existing, 'limit', 'after', 'before', 'waitMs', 'since', 'query', 'capability', 'unknown', 'limit[]', 'limit[$gt]', '__proto__']);
-    const value = random.pick(QUERY_VALUES);
+    const value = random.pick(HOSTILE_QUERY_VALUES);
     if (random.chance(0.5)) draft.query = draft.query.filter((pair) => !pair.startsWith(`${name}=`));
     draft.query.push(`${name}=${value}`);
     return `query ${name}=${value.slice(0, 20)}`;
