@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { call, expectError } from './support/http';
+import { rawRequest } from './support/raw-http';
 import { testStack } from './support/test-stack';
 
 describe('HTTP edge of the running service', () => {
@@ -69,6 +70,16 @@ describe('HTTP edge of the running service', () => {
     const [head, body] = raw.split('\r\n\r\n');
     expect(head.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
     expect(JSON.parse(body)).toEqual({ error: { code: 'VALIDATION_ERROR', message: expect.stringMatching(/^Malformed HTTP request: /) } });
+  });
+
+  it('answers an Expect other than 100-continue with 417 and the contract error body, and nothing after it', async () => {
+    const { port } = new URL(testStack().baseUrl);
+    for (const [method, path] of [['GET', '/healthz'], ['POST', '/tasks']]) {
+      // A body the server does not wait for: it arrives after the 417, on a connection the answer closed.
+      const answer = await rawRequest(Number(port), { method, path, headers: { expect: 'something-else', 'content-type': 'application/json' }, body: Buffer.from('{"a":1}') }, 10_000);
+      expect(answer.status).toBe(417);
+      expect(JSON.parse(answer.text)).toEqual({ error: { code: 'VALIDATION_ERROR', message: expect.stringContaining('Expect') } });
+    }
   });
 
   it('refuses bodies that are not JSON', async () => {

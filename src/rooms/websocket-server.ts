@@ -85,7 +85,8 @@ export class RoomWebSocketServer {
       const participant = participantOf(principal);
       if (!participant) throw forbidden('Room connections are for humans and agents');
       const since = parseSince(url.searchParams.get('since'));
-      const room = await this.deps.rooms.findById(decodeURIComponent(match[1]));
+      const roomId = decodedSegment(match[1]);
+      const room = roomId === undefined ? undefined : await this.deps.rooms.findById(roomId);
       // The read rule of HTTP, answered alike: a private room the caller may not read is not admitted to exist.
       if (!room || readAccess(room, principal) !== RoomAccess.ALLOWED) throw notFound('Room');
       const alreadyConnected = this.deps.hub.isConnected(room.id, participant);
@@ -135,6 +136,15 @@ export class RoomWebSocketServer {
 function header(request: IncomingMessage, name: string): string | undefined {
   const value = request.headers[name];
   return typeof value === 'string' && value.length > 0 ? value : undefined;
+}
+
+/** A path segment decoded; undefined when it is not valid percent-encoding (no room has such an id). */
+function decodedSegment(raw: string): string | undefined {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
 }
 
 function parseSince(raw: string | null): number | undefined {

@@ -13,6 +13,10 @@ describe('outbound guard', () => {
     ['fe80::1', false],
     ['::ffff:127.0.0.1', false],
     ['0.0.0.0', false],
+    // IPv4-compatible (::/96, deprecated): some stacks still route them to the IPv4 address.
+    ['::7f00:1', false],
+    ['::a9fe:a9fe', false],
+    ['::808:808', false],
     ['93.184.215.14', true],
     ['2606:4700::1111', true],
   ])('%s is public: %s', (address, expected) => {

@@ -28,9 +28,16 @@ export function requireHttps(url: string | undefined, field: string, allowInsecu
   throw invalid(`${where}${field} must be an https URL`, [{ path, message: 'must use https' }]);
 }
 
-/** True only for globally routable unicast addresses (an IPv4-mapped IPv6 address counts as its IPv4). */
+/**
+ * True only for globally routable unicast addresses (an IPv4-mapped IPv6 address counts as its IPv4).
+ * IPv4-compatible addresses (::/96, deprecated) are refused whatever they embed: ipaddr.js calls
+ * `::7f00:1` unicast, and a stack that still routes them reaches 127.0.0.1.
+ */
 export function isPublicAddress(address: string): boolean {
-  return ipaddr.isValid(address) && ipaddr.process(address).range() === 'unicast';
+  if (!ipaddr.isValid(address)) return false;
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0)) return false;
+  return parsed.range() === 'unicast';
 }
 
 /**

@@ -63,6 +63,13 @@ describe('room WebSocket handshake', () => {
     expect((await refusedHandshake(room.roomId, { apiKey: testStack().adminKey })).status).toBe(403);
   });
 
+  it('refuses a room id that is not valid percent-encoding as an unknown room (404)', async () => {
+    const apiKey = (await registerAgent()).apiKey;
+    for (const roomId of ['%', '%E0%A4%A']) {
+      expect(await refusedHandshakeAt(`${testStack().wsUrl}/parties/chat-server/${roomId}?api-key=${apiKey}`)).toEqual({ status: 404, body: { error: { code: 'NOT_FOUND', message: 'Room not found' } } });
+    }
+  });
+
   it('refuses a bad since (400) and an unknown path (404)', async () => {
     const room = await createRoom();
     expect((await refusedHandshake(room.roomId, { human: newUserId() }, { since: -1 })).status).toBe(400);
