@@ -79,7 +79,7 @@ export async function startService(config: Config, endpoints: Endpoints, logger:
     for (const stop of stops.reverse()) await stop().catch((error) => logger.error({ err: error }, 'error during shutdown'));
   };
   try {
-    const store = await Store.connect(endpoints.mongoUri, config.mongoDatabase);
+    const store = await Store.connect(endpoints.mongoUri, config.mongoDatabase, endpoints.storeGate);
     stops.push(() => store.close());
     for (const { name, indexes } of SERVICE_COLLECTIONS) await store.ensureIndexes(name, indexes);
     await runMigrations(store, MIGRATIONS, logger);

@@ -7,17 +7,19 @@
 // loops of updateOne by `_id` (the service's hot writes: task records, presence heartbeats) and 2
 // loops of reads by `_id` (readers are what keeps a checkpoint from resetting the log). Samples the
 // `-wal` file every second: its largest size under the writes, and its size 5 s after they stopped
-// (FerretDB still running).
+// (FerretDB still running). Every variant goes through the service's Store; the last also through
+// the StoreGate the embedded stack gives it, which holds its calls back for a checkpoint.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { MongoClient } from 'mongodb';
 import { loadConfig } from '../../src/config/config';
 import { mongoUriFor, sqliteUrlFor } from '../../src/embedded/ferretdb';
 import { indexIdLookups } from '../../src/embedded/ferretdb-id-index';
-import { boundWriteAheadLogs } from '../../src/embedded/ferretdb-wal';
+import { boundWriteAheadLogs, DEFAULT_WAL_BOUNDS } from '../../src/embedded/ferretdb-wal';
 import { freePort, ManagedProcess } from '../../src/embedded/managed-process';
 import { ensureBinaries } from '../../src/embedded/provision';
+import { Store } from '../../src/store/mongo';
+import { StoreGate } from '../../src/store/store-gate';
 
 const SECONDS = Number(process.argv[2] ?? 60);
 const DOCUMENTS = 1_000;
@@ -32,11 +34,14 @@ interface Variant {
   url(files: string): string;
   /** Runs the project's checkpoints (ferretdb-wal.ts) beside FerretDB. */
   bounded: boolean;
+  /** Holds the store's calls back for a checkpoint once the log passes the hold size. */
+  gated: boolean;
 }
 
 const VARIANTS: Variant[] = [
-  { name: "FerretDB's defaults", url: (files) => `file:${files}/`, bounded: false },
-  { name: "the project's settings", url: sqliteUrlFor, bounded: true },
+  { name: "FerretDB's defaults", url: (files) => `file:${files}/`, bounded: false, gated: false },
+  { name: 'checkpoints in lulls only', url: sqliteUrlFor, bounded: true, gated: false },
+  { name: "the project's settings", url: sqliteUrlFor, bounded: true, gated: true },
 ];
 
 async function measure(binary: string, variant: Variant): Promise<{ maxMb: number; endMb: number; updatesPerSecond: number }> {
@@ -46,9 +51,10 @@ async function measure(binary: string, variant: Variant): Promise<{ maxMb: numbe
   const port = await freePort();
   const args = ['--handler=sqlite', `--sqlite-url=${variant.url(files)}`, `--state-dir=${files}`, `--listen-addr=127.0.0.1:${port}`, '--debug-addr=-', '--telemetry=disable', '--log-level=warn'];
   const ferretDb = await ManagedProcess.start('ferretdb', binary, args, { logFile: path.join(dir, 'ferretdb.log'), host: '127.0.0.1', port });
-  const client = await MongoClient.connect(mongoUriFor(port));
+  const gate = variant.gated ? new StoreGate() : undefined;
+  const store = await Store.connect(mongoUriFor(port), DATABASE, gate);
   try {
-    const collection = client.db(DATABASE).collection<{ _id: string; n: number; pad: string }>('docs');
+    const collection = store.collection<{ _id: string; n: number; pad: string }>('docs');
     const pad = 'x'.repeat(2_048);
     for (let start = 0; start < DOCUMENTS; start += 500) {
       await collection.insertMany(Array.from({ length: 500 }, (_, index) => ({ _id: `d${start + index}`, n: 0, pad })));
@@ -75,7 +81,7 @@ async function measure(binary: string, variant: Variant): Promise<{ maxMb: numbe
       }
     };
     let measuring = true;
-    if (variant.bounded) boundWriteAheadLogs(files, () => measuring, (message) => console.log(`  ${message}`));
+    if (variant.bounded) boundWriteAheadLogs(files, () => measuring, (message) => console.log(`  ${message}`), { ...DEFAULT_WAL_BOUNDS, gate });
     await Promise.all([...Array.from({ length: WRITERS }, writer), ...Array.from({ length: READERS }, reader), sampler()]);
     maxBytes = Math.max(maxBytes, size());
     // The writes stop; FerretDB keeps running, as a service does between bursts.
@@ -84,7 +90,7 @@ async function measure(binary: string, variant: Variant): Promise<{ maxMb: numbe
     measuring = false;
     return { maxMb: maxBytes / 2 ** 20, endMb: settledBytes / 2 ** 20, updatesPerSecond: updates / SECONDS };
   } finally {
-    await client.close();
+    await store.close();
     await ferretDb.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }

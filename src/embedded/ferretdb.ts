@@ -2,7 +2,7 @@ import { ensurePrivateDir } from './data-dir';
 import path from 'node:path';
 import { MongoClient, MongoServerError } from 'mongodb';
 import { indexIdLookups } from './ferretdb-id-index';
-import { boundWriteAheadLogs } from './ferretdb-wal';
+import { boundWriteAheadLogs, DEFAULT_WAL_BOUNDS, type WriteAheadLogBounds } from './ferretdb-wal';
 import { ManagedProcess } from './managed-process';
 
 const HOST = '127.0.0.1';
@@ -15,6 +15,8 @@ export interface FerretDbOptions {
   schema: { database: string; collections: readonly string[] };
   /** Told when the `_id` lookups could not be indexed: FerretDB then works, but scans its tables. */
   warn: (message: string) => void;
+  /** How its SQLite write-ahead logs are kept small: DEFAULT_WAL_BOUNDS and the gate of the store that uses it. */
+  writeAheadLogs?: Partial<WriteAheadLogBounds>;
 }
 
 /** FerretDB on loopback with its SQLite handler: a MongoDB wire-compatible server kept in files under the data folder. */
@@ -41,7 +43,7 @@ export async function startFerretDb(options: FerretDbOptions): Promise<ManagedPr
   } catch (error) {
     options.warn(`${(error as Error).message}; lookups by _id will scan whole tables`);
   }
-  boundWriteAheadLogs(files, () => ferretDb.running, options.warn);
+  boundWriteAheadLogs(files, () => ferretDb.running, options.warn, { ...DEFAULT_WAL_BOUNDS, ...options.writeAheadLogs });
   return ferretDb;
 }
 

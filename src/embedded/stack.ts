@@ -5,6 +5,7 @@ import { startFerretDb, mongoUriFor } from './ferretdb';
 import { serversEndWithThisProcess, type ExitStatus, type ManagedProcess, type PortClaim } from './managed-process';
 import { ensureFerretDb, ensureTemporalCli } from './provision';
 import { startTemporalDevServer, temporalAddress } from './temporal-dev-server';
+import { StoreGate } from '../store/store-gate';
 
 /** Where the service's dependencies are, whether this process started them or they were given. */
 export interface Endpoints {
@@ -12,6 +13,8 @@ export interface Endpoints {
   mongoUri: string;
   /** Set when this process runs the Temporal dev server with its Web UI. */
   temporalUiUrl?: string;
+  /** Set when this process runs FerretDB: the service's store passes its calls through it (src/store/store-gate.ts). */
+  storeGate?: StoreGate;
 }
 
 export interface EmbeddedStack extends Endpoints {
@@ -70,7 +73,9 @@ export async function startEmbeddedStack(config: Config, logger: Logger, options
       temporalUiUrl = `http://127.0.0.1:${uiPort}`;
     }
     let mongoUri = config.mongoUri;
+    let storeGate: StoreGate | undefined;
     if (ferretDbBinary) {
+      storeGate = new StoreGate();
       logger.info({ port: config.embeddedMongoPort }, 'starting the embedded FerretDB');
       started(
         await startFerretDb({
@@ -79,11 +84,12 @@ export async function startEmbeddedStack(config: Config, logger: Logger, options
           port: config.embeddedMongoPort,
           schema: { database: config.mongoDatabase, collections: options.collections },
           warn: (message) => logger.warn(message),
+          writeAheadLogs: { gate: storeGate },
         }),
       );
       mongoUri = mongoUriFor(config.embeddedMongoPort);
     }
-    return { temporalAddress: temporal!, mongoUri: mongoUri!, temporalUiUrl, processes, stop };
+    return { temporalAddress: temporal!, mongoUri: mongoUri!, temporalUiUrl, storeGate, processes, stop };
   } catch (error) {
     await stop();
     throw error;

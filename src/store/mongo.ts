@@ -1,4 +1,5 @@
 import { MongoClient, MongoError, type Collection, type Db, type Document, type IndexDescription } from 'mongodb';
+import type { StoreGate } from './store-gate';
 
 /**
  * The MongoDB connection the service shares. Only features both MongoDB 7 and FerretDB 1.24
@@ -9,17 +10,20 @@ export class Store {
   private constructor(
     readonly client: MongoClient,
     readonly db: Db,
+    private readonly gate?: StoreGate,
   ) {}
 
-  static async connect(uri: string, database: string): Promise<Store> {
+  /** `gate`, when the embedded FerretDB gives one, holds the calls back while it resets its write-ahead log. */
+  static async connect(uri: string, database: string, gate?: StoreGate): Promise<Store> {
     // Short server selection so a request fails fast with 503 instead of hanging while MongoDB is down.
     const client = new MongoClient(uri, { serverSelectionTimeoutMS: 3_000, connectTimeoutMS: 3_000, appName: 'agent-coordination-service' });
     await client.connect();
-    return new Store(client, client.db(database));
+    return new Store(client, client.db(database), gate);
   }
 
   collection<T extends Document>(name: string): Collection<T> {
-    return this.db.collection<T>(name);
+    const collection = this.db.collection<T>(name);
+    return this.gate ? this.gate.guard(collection) : collection;
   }
 
   async ensureIndexes(collection: string, indexes: IndexDescription[]): Promise<void> {

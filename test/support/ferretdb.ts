@@ -1,9 +1,9 @@
-import { startFerretDb } from '../../src/embedded/ferretdb';
+import { startFerretDb, type FerretDbOptions } from '../../src/embedded/ferretdb';
 import type { ManagedProcess } from '../../src/embedded/managed-process';
 import { SERVICE_COLLECTIONS } from '../../src/service';
 
 /** FerretDB as `npm start` prepares it for the service: its collections created and their `_id` lookups indexed. */
-export function startServiceFerretDb(options: { binary: string; dataDir: string; port: number; database: string }): Promise<ManagedProcess> {
+export function startServiceFerretDb(options: { binary: string; dataDir: string; port: number; database: string } & Pick<FerretDbOptions, 'writeAheadLogs'>): Promise<ManagedProcess> {
   const { database, ...where } = options;
   return startFerretDb({
     ...where,
