@@ -10,6 +10,12 @@ declare module 'koa' {
 }
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
+/**
+ * How much of a refused body is still read, in multiples of the limit, before the 413 goes out. A
+ * connection closed with bytes unread is reset, and a client still sending then sees a broken pipe
+ * instead of the answer; past this much the connection is closed anyway.
+ */
+const DRAINED_MULTIPLE = 4;
 
 /**
  * Reads a JSON request body into `ctx.request.body`, refusing more than `maxBytes` (413) before
@@ -20,7 +26,7 @@ export function jsonBody(maxBytes: number) {
   return async function readJsonBody(ctx: Context, next: Next): Promise<void> {
     if (!METHODS_WITH_BODY.has(ctx.method)) return next();
     const declaredLength = Number(ctx.get('content-length') || 0);
-    if (declaredLength > maxBytes) throw tooLarge(maxBytes);
+    if (declaredLength > maxBytes) return refuseTooLarge(ctx, maxBytes, declaredLength <= maxBytes * DRAINED_MULTIPLE);
 
     const mediaType = ctx.get('content-type').split(';')[0].trim().toLowerCase();
     const raw = await readLimited(ctx, maxBytes);
@@ -49,15 +55,28 @@ function tooLarge(maxBytes: number): ApiError {
 async function readLimited(ctx: Context, maxBytes: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
-  for await (const chunk of ctx.req) {
+  // Leaving the loop early must not destroy the request: the rest is still to be dropped.
+  for await (const chunk of ctx.req.iterator({ destroyOnReturn: false })) {
     total += (chunk as Buffer).length;
-    if (total > maxBytes) {
-      // Stop reading; the connection is closed after the 413 so the client stops sending.
-      ctx.req.unpipe();
-      ctx.set('Connection', 'close');
-      throw tooLarge(maxBytes);
-    }
+    if (total > maxBytes) break;
     chunks.push(chunk as Buffer);
   }
+  if (total > maxBytes) return refuseTooLarge(ctx, maxBytes, true);
   return Buffer.concat(chunks);
+}
+
+/** 413, once the rest of the body is read and dropped when `drain` and it is not too much; otherwise the connection closes after the answer. */
+async function refuseTooLarge(ctx: Context, maxBytes: number, drain: boolean): Promise<never> {
+  if (!drain || !(await dropRest(ctx, maxBytes * DRAINED_MULTIPLE))) ctx.set('Connection', 'close');
+  throw tooLarge(maxBytes);
+}
+
+/** Reads what is left of the request and drops it; false when more than `limit` bytes came. */
+async function dropRest(ctx: Context, limit: number): Promise<boolean> {
+  let dropped = 0;
+  for await (const chunk of ctx.req) {
+    dropped += (chunk as Buffer).length;
+    if (dropped > limit) return false;
+  }
+  return true;
 }
