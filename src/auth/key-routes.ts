@@ -6,10 +6,9 @@ import { validator } from '../http/validate';
 import type { ApiKeyStore } from './api-keys';
 import { PrincipalKind, requireKind, samePrincipal } from './principal';
 
-/** POST /keys: an optional note saying what the key is for. */
+/** POST /keys: an optional note saying what the key is for. Unknown members are ignored, as in every request body. */
 export const KEY_CREATION_SCHEMA: Schema = {
   type: 'object',
-  additionalProperties: false,
   properties: { description: { type: 'string', maxLength: 200 } },
 };
 
@@ -28,7 +27,8 @@ export function createKeyRoutes(apiKeys: ApiKeyStore): RouteModule {
     const issued = await apiKeys.issue(PrincipalKind.SERVICE, undefined, description, principal);
     ctx.status = 201;
     ctx.set('Location', `/keys/${issued.id}`);
-    ctx.body = { id: issued.id, key: issued.key, kind: PrincipalKind.SERVICE, description: description ?? null, createdAt: issued.createdAt.toISOString() };
+    // `apiKey`, as POST /agents names a key; `key` is the same value, for clients written against the first name.
+    ctx.body = { id: issued.id, apiKey: issued.key, key: issued.key, kind: PrincipalKind.SERVICE, description: description ?? null, createdAt: issued.createdAt.toISOString() };
   });
 
   router.delete('/keys/:keyId', async (ctx) => {

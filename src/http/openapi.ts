@@ -43,7 +43,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/metrics', summary: 'Prometheus metrics; with METRICS_TOKEN set, only for Authorization: Bearer <METRICS_TOKEN> (else 401)', credential: 'none', success: [200, 'Metrics in the Prometheus text format'] },
   { method: 'get', path: '/openapi.json', summary: 'This document', credential: 'none', success: [200, 'OpenAPI 3.1 document'] },
 
-  { method: 'post', path: '/keys', summary: 'Create a service API key (shown once)', credential: 'adminOrService', body: KEY_CREATION_SCHEMA, success: [201, 'The key'] },
+  { method: 'post', path: '/keys', summary: 'Create a service API key (shown once, as apiKey and its alias key)', credential: 'adminOrService', body: KEY_CREATION_SCHEMA, success: [201, 'The key'] },
   { method: 'delete', path: '/keys/{keyId}', summary: 'Revoke an API key', credential: 'adminOrService', success: [204, 'Revoked'] },
 
   { method: 'post', path: '/agents', summary: 'Register an agent; apiKey and signingSecret are shown only here', credential: 'any', versioned: true, body: documentedRegistrationSchema(), success: [201, 'The agent record'] },
