@@ -1,8 +1,8 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { Dispatcher } from 'undici';
 import type { RecentAgents } from '../src/registry/recent-agents';
-import { interpretAgentReply } from '../src/router/agent-reply';
-import { toTaskView, type TaskDocument, type TaskIndex } from '../src/router/task-index';
+import { interpretAgentReply } from '../src/tasks/agent-reply';
+import { toTaskView, type TaskDocument, type TaskIndex } from '../src/tasks/task-index';
 import { TaskErrorCode, TaskPhase, TaskStatus, type TaskError, type TaskResult } from '../workflows/task-types';
 import { describeError, postSigned, refusalOf } from './signed-post';
 

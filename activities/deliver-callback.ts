@@ -1,8 +1,8 @@
 import { ApplicationFailure, log } from '@temporalio/activity';
 import type { Dispatcher } from 'undici';
 import type { RecentAgents } from '../src/registry/recent-agents';
-import { isRetriedStatus } from '../src/router/agent-reply';
-import { toTaskView, type TaskIndex } from '../src/router/task-index';
+import { isRetriedStatus } from '../src/tasks/agent-reply';
+import { toTaskView, type TaskIndex } from '../src/tasks/task-index';
 import type { TaskCallback } from '../workflows/task-types';
 import { describeError, postSigned, refusalOf } from './signed-post';
 

@@ -1,4 +1,4 @@
-import type { TaskChange, TaskIndex } from '../src/router/task-index';
+import type { TaskChange, TaskIndex } from '../src/tasks/task-index';
 
 /** Records a task's status change in the task index that `GET /tasks/{taskId}` reads. */
 export function recordTaskActivity(index: TaskIndex) {

@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { RecentAgents } from '../src/registry/recent-agents';
 import type { UserSchemaCompiler } from '../src/registry/user-schemas';
-import { findOperation, paramsProblems } from '../src/router/operations';
+import { findOperation, paramsProblems } from '../src/tasks/operations';
 import { TaskErrorCode } from '../workflows/task-types';
 
 export interface ValidateParamsInput {

@@ -22,14 +22,14 @@ import { AgentDirectory } from './registry/agent-directory';
 import { UserSchemaCompiler } from './registry/user-schemas';
 import type { Logger } from './ops/logger';
 import { createMetrics } from './ops/metrics';
-import { createRouterRoutes } from './router/routes';
-import { TaskChanges } from './router/task-changes';
-import { watchEndedRuns } from './router/ended-runs';
-import { COMPOSITIONS_COLLECTION, REPORTED_OUTCOMES_COLLECTION, TASKS_COLLECTION, TaskIndex } from './router/task-index';
-import { TaskLauncher } from './router/task-launcher';
-import { IDEMPOTENCY_KEYS_COLLECTION, IdempotencyKeys } from './router/idempotency-keys';
-import { startTaskWorker, type RunningWorker } from './router/task-worker';
-import { connectTemporal, type TemporalHandle } from './router/temporal-client';
+import { createTaskRoutes } from './tasks/routes';
+import { TaskChanges } from './tasks/task-changes';
+import { watchEndedRuns } from './tasks/ended-runs';
+import { COMPOSITIONS_COLLECTION, REPORTED_OUTCOMES_COLLECTION, TASKS_COLLECTION, TaskIndex } from './tasks/task-index';
+import { TaskLauncher } from './tasks/task-launcher';
+import { IDEMPOTENCY_KEYS_COLLECTION, IdempotencyKeys } from './tasks/idempotency-keys';
+import { startTaskWorker, type RunningWorker } from './tasks/task-worker';
+import { connectTemporal, type TemporalHandle } from './tasks/temporal-client';
 import { createRooms } from './rooms/rooms';
 import { MESSAGE_ALIASES_COLLECTION, MESSAGES_COLLECTION, MessageStore, SEQUENCES_COLLECTION } from './rooms/message-store';
 import { ROOMS_COLLECTION, RoomStore } from './rooms/room-store';
@@ -150,7 +150,7 @@ async function serveApi(
   const modules: RouteModule[] = [
     createRegistryRoutes({ agents, directory, apiKeys, rules: { allowInsecureAgentUrls: config.allowInsecureAgentUrls, compiler: schemas } }),
     createKeyRoutes(apiKeys),
-    createRouterRoutes({ launcher, index, idempotencyKeys: new IdempotencyKeys(store), temporal, maxCompositionSize: config.maxCompositionSize }),
+    createTaskRoutes({ launcher, index, idempotencyKeys: new IdempotencyKeys(store), temporal, maxCompositionSize: config.maxCompositionSize }),
     rooms.routes,
   ];
   const app = createApp({

@@ -23,7 +23,7 @@ export const TaskPhase = {
 } as const;
 export type TaskPhase = (typeof TaskPhase)[keyof typeof TaskPhase];
 
-/** Codes of the errors the router itself puts on a failed task (an agent's own errors are kept as sent). */
+/** Codes of the errors the service itself puts on a failed task (an agent's own errors are kept as sent). */
 export const TaskErrorCode = {
   DEPENDENCY_FAILED: 'DEPENDENCY_FAILED',
   MISSING_FIELD: 'MISSING_FIELD',
@@ -37,19 +37,19 @@ export const TaskErrorCode = {
   AGENT_URL_REFUSED: 'AGENT_URL_REFUSED',
   AGENT_TIMEOUT: 'AGENT_TIMEOUT',
   AGENT_PROTOCOL_ERROR: 'AGENT_PROTOCOL_ERROR',
-  /** The task's workflow failed (or timed out) before it ended the task: src/router/ended-runs.ts. */
+  /** The task's workflow failed (or timed out) before it ended the task: src/tasks/ended-runs.ts. */
   WORKFLOW_ENDED: 'WORKFLOW_ENDED',
 } as const;
 export type TaskErrorCode = (typeof TaskErrorCode)[keyof typeof TaskErrorCode];
 
-/** An error the router itself puts on a failed task. */
+/** An error the service itself puts on a failed task. */
 export interface RouterError {
   code: TaskErrorCode | string;
   message: string;
   details?: unknown;
 }
 
-/** A task's error: the router's own, or the agent's, any JSON value but null, kept exactly as it was sent. */
+/** A task's error: the service's own, or the agent's, any JSON value but null, kept exactly as it was sent. */
 export type TaskError = RouterError | Record<string, unknown> | unknown[] | string | number | boolean;
 
 /** A result as stored: a JSON object, or `{"0": value}` for anything else (CONTRACT.md, "Tasks"). */

@@ -49,7 +49,7 @@ export interface Agent {
   sharedWith: ParticipantRef[];
   /** The service or human that registered it; undefined when an admin did. */
   owner?: Principal;
-  /** `whsec_` + base64 of 32 bytes: signs the router's calls and callbacks to this agent. */
+  /** `whsec_` + base64 of 32 bytes: signs the service's calls and callbacks to this agent. */
   signingSecret: string;
   /** Increases on every change, so anything compiled from the capabilities can be cached by (id, version). */
   version: number;

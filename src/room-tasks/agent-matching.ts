@@ -2,7 +2,7 @@ import type { Principal } from '../auth/principal';
 import { ApiError, ErrorCode } from '../http/errors';
 import type { AgentStore } from '../registry/agent-store';
 import type { UserSchemaCompiler } from '../registry/user-schemas';
-import { findOperation, paramsProblems } from '../router/operations';
+import { findOperation, paramsProblems } from '../tasks/operations';
 import { ParticipantType, participantKey, type ParticipantRef } from '../auth/participant';
 import type { Room } from '../rooms/room';
 

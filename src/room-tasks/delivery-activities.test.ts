@@ -1,7 +1,7 @@
 import pino from 'pino';
-import type { TaskIndex } from '../router/task-index';
+import type { TaskIndex } from '../tasks/task-index';
 import { TaskStatus } from '../../workflows/task-types';
-import type { TemporalHandle } from '../router/temporal-client';
+import type { TemporalHandle } from '../tasks/temporal-client';
 import type { Frame } from '../rooms/frames';
 import type { MessageStore } from '../rooms/message-store';
 import { ParticipantType, type ParticipantRef } from '../auth/participant';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { TaskIndex } from '../router/task-index';
+import type { TaskIndex } from '../tasks/task-index';
 import { TaskPhase, type Requester, type TaskOutcome } from '../../workflows/task-types';
 import { FrameType, SystemEvent } from '../rooms/frames';
 import { ParticipantType, type ParticipantRef } from '../auth/participant';

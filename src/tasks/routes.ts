@@ -13,7 +13,7 @@ import { cancelTask } from './task-cancellation';
 import { deliverReport, type AgentReportBody } from './task-reports';
 import { TaskStatus, type TaskRequest } from '../../workflows/task-types';
 
-export interface RouterRoutesDeps {
+export interface TaskRoutesDeps {
   launcher: TaskLauncher;
   index: TaskIndex;
   idempotencyKeys: IdempotencyKeys;
@@ -34,7 +34,7 @@ function abandonedSignal(ctx: Context): AbortSignal {
 }
 
 /** /tasks and /compositions: creation, composition and lookup of tasks. Served bare and under /v1. */
-export function createRouterRoutes({ launcher, index, idempotencyKeys, temporal, maxCompositionSize }: RouterRoutesDeps): RouteModule {
+export function createTaskRoutes({ launcher, index, idempotencyKeys, temporal, maxCompositionSize }: TaskRoutesDeps): RouteModule {
   const router = new Router();
   const idempotencyOf = (ctx: Context, route: string, body: unknown) => idempotencyKeys.forRequest(requirePrincipal(ctx), ctx.get(IDEMPOTENCY_KEY_HEADER) || undefined, route, body);
 

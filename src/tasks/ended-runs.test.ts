@@ -8,7 +8,7 @@ const task = (id: string, status: TaskStatus) => ({ _id: id, status }) as TaskDo
 
 /**
  * Every branch, with a stand-in for the visibility list and the index, including a run that Failed,
- * which the service's workflow never does on purpose. test/router/cancellation.test.ts has real
+ * which the service's workflow never does on purpose. test/tasks/cancellation.test.ts has real
  * runs that were terminated and that timed out.
  */
 describe('watchEndedRuns', () => {
