@@ -4,7 +4,7 @@ import type { RecentAgents } from '../src/registry/recent-agents';
 import { UserSchemaCompiler } from '../src/registry/user-schemas';
 import { outboundDispatcher } from '../src/tasks/outbound-guard';
 import type { TaskChanges } from '../src/tasks/task-changes';
-import { TaskIndex } from '../src/tasks/task-index';
+import { TaskStore } from '../src/tasks/task-store';
 import type { Store } from '../src/store/mongo';
 import { PresenceLookup } from '../src/room-tasks/socket-presence';
 import { callAgentActivity } from './call-agent';
@@ -19,7 +19,7 @@ export interface ActivityDeps {
   config: Config;
   store: Store;
   logger: Logger;
-  /** Lookups waiting in this process hear of the index writes made here. */
+  /** Lookups waiting in this process hear of the task store writes made here. */
   taskChanges: TaskChanges;
   /** The process's agent reads, shared with the API so its changes apply here at once. */
   agents: RecentAgents;
@@ -28,14 +28,14 @@ export interface ActivityDeps {
 /** Every activity the task worker registers; each lives in its own file beside this one. */
 export function createActivities(deps: ActivityDeps) {
   const { agents } = deps;
-  const index = new TaskIndex(deps.store, deps.taskChanges);
+  const taskStore = new TaskStore(deps.store, deps.taskChanges);
   const dispatcher = outboundDispatcher({ allowPrivate: deps.config.allowPrivateAgentUrls, connectTimeoutMs: deps.config.agentCallTimeoutMs });
   return {
-    callAgent: callAgentActivity(agents, index, dispatcher, { callTimeoutMs: deps.config.agentCallTimeoutMs, maxReplyBytes: deps.config.maxBodyBytes }),
+    callAgent: callAgentActivity(agents, taskStore, dispatcher, { callTimeoutMs: deps.config.agentCallTimeoutMs, maxReplyBytes: deps.config.maxBodyBytes }),
     notifyCancellation: notifyCancellationActivity(agents, dispatcher, { callTimeoutMs: deps.config.agentCallTimeoutMs }),
-    deliverCallback: deliverCallbackActivity(agents, index, dispatcher, { callbackSigningSecret: deps.config.callbackSigningSecret, callTimeoutMs: deps.config.agentCallTimeoutMs }),
+    deliverCallback: deliverCallbackActivity(agents, taskStore, dispatcher, { callbackSigningSecret: deps.config.callbackSigningSecret, callTimeoutMs: deps.config.agentCallTimeoutMs }),
     validateParams: validateParamsActivity(agents, new UserSchemaCompiler()),
-    recordTask: recordTaskActivity(index),
+    recordTask: recordTaskActivity(taskStore),
     ...findRoomSocketsActivities(new PresenceLookup(deps.store)),
   };
 }

@@ -25,7 +25,7 @@ import { createMetrics } from './ops/metrics';
 import { createTaskRoutes } from './tasks/routes';
 import { TaskChanges } from './tasks/task-changes';
 import { watchEndedRuns } from './tasks/ended-runs';
-import { COMPOSITIONS_COLLECTION, REPORTED_OUTCOMES_COLLECTION, TASKS_COLLECTION, TaskIndex } from './tasks/task-index';
+import { COMPOSITIONS_COLLECTION, REPORTED_OUTCOMES_COLLECTION, TASKS_COLLECTION, TaskStore } from './tasks/task-store';
 import { TaskLauncher } from './tasks/task-launcher';
 import { IDEMPOTENCY_KEYS_COLLECTION, IdempotencyKeys } from './tasks/idempotency-keys';
 import { startTaskWorker, type RunningWorker } from './tasks/task-worker';
@@ -59,7 +59,7 @@ export const SERVICE_COLLECTIONS: ReadonlyArray<{ name: string; indexes: IndexDe
   { name: AGENT_CHANGE_CLAIMS_COLLECTION, indexes: [] },
   { name: CHANGE_COUNTERS_COLLECTION, indexes: [] },
   { name: CHANGES_COLLECTION, indexes: [] },
-  { name: TASKS_COLLECTION, indexes: TaskIndex.taskIndexes() },
+  { name: TASKS_COLLECTION, indexes: TaskStore.indexes() },
   { name: COMPOSITIONS_COLLECTION, indexes: [] },
   { name: REPORTED_OUTCOMES_COLLECTION, indexes: [] },
   { name: IDEMPOTENCY_KEYS_COLLECTION, indexes: [] },
@@ -98,7 +98,7 @@ export async function startService(config: Config, endpoints: Endpoints, logger:
     if (options.worker) {
       worker = await startTaskWorker(config, temporal.connection, { config, store, taskChanges, agents: shared.recentAgents, logger: logger.child({ component: 'worker' }) });
       stops.push(() => worker!.stop());
-      const endedRuns = watchEndedRuns({ temporal, index: new TaskIndex(store, taskChanges), logger: logger.child({ component: 'ended-runs' }), intervalMs: config.endedRunsCheckMs });
+      const endedRuns = watchEndedRuns({ temporal, taskStore: new TaskStore(store, taskChanges), logger: logger.child({ component: 'ended-runs' }), intervalMs: config.endedRunsCheckMs });
       stops.push(() => endedRuns.stop());
     }
 
@@ -138,19 +138,19 @@ async function serveApi(
   const limits = createLimits(config.limits, logger.child({ component: 'limits' }), metrics);
   const apiKeys = new ApiKeyStore(store, config.adminApiKey);
   const authenticator = new Authenticator(apiKeys, new HumanTokenVerifier(config), limits.authFailuresPerAddress);
-  const index = new TaskIndex(store, taskChanges);
+  const taskStore = new TaskStore(store, taskChanges);
   const schemas = new UserSchemaCompiler();
   const directory = new AgentDirectory(agents);
   directory.warm();
-  const launcher = new TaskLauncher({ agents: recentAgents, index, temporal, schemas, config });
-  const roomTasks = new RoomTaskRequests({ launcher, index, temporal, agents, schemas, rooms: new RoomStore(store) });
+  const launcher = new TaskLauncher({ agents: recentAgents, taskStore, temporal, schemas, config });
+  const roomTasks = new RoomTaskRequests({ launcher, taskStore, temporal, agents, schemas, rooms: new RoomStore(store) });
   const rooms = await createRooms(config, store, agents, authenticator, limits, logger.child({ component: 'rooms' }), roomTasks);
-  const delivery = await startRoomDelivery(config, { store, hub: rooms.hub, index, temporal, logger: logger.child({ component: 'room-delivery' }) });
+  const delivery = await startRoomDelivery(config, { store, hub: rooms.hub, taskStore, temporal, logger: logger.child({ component: 'room-delivery' }) });
   stops.push(() => delivery.stop());
   const modules: RouteModule[] = [
     createRegistryRoutes({ agents, directory, apiKeys, rules: { allowInsecureAgentUrls: config.allowInsecureAgentUrls, compiler: schemas } }),
     createKeyRoutes(apiKeys),
-    createTaskRoutes({ launcher, index, idempotencyKeys: new IdempotencyKeys(store), temporal, maxCompositionSize: config.maxCompositionSize }),
+    createTaskRoutes({ launcher, taskStore, idempotencyKeys: new IdempotencyKeys(store), temporal, maxCompositionSize: config.maxCompositionSize }),
     rooms.routes,
   ];
   const app = createApp({

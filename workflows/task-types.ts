@@ -212,6 +212,11 @@ export const tasksQuery = defineQuery<TaskProgress[]>('tasks');
 export const workflowIdOfTask = (taskId: string): string => `task-${taskId}`;
 export const workflowIdOfComposition = (compositionId: string): string => `composition-${compositionId}`;
 
+/** The workflow that runs the task: its own, or its composition's. */
+export function workflowIdOf(task: { _id: string; compositionId?: string }): string {
+  return task.compositionId === undefined ? workflowIdOfTask(task._id) : workflowIdOfComposition(task.compositionId);
+}
+
 /** `{"0": value}` for anything but a JSON object. */
 export function normaliseResult(value: unknown): TaskResult {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as TaskResult) : { 0: value };

@@ -3,7 +3,7 @@ import type { Principal } from '../auth/principal';
 import { ApiError, ErrorCode } from '../http/errors';
 import { isDuplicateKey, type Store } from '../store/mongo';
 import { canonicalJson } from './canonical-json';
-import { whileLocked } from './task-index';
+import { retryWhileBusy } from '../store/retry-while-busy';
 
 export const IDEMPOTENCY_KEYS_COLLECTION = 'idempotency_keys';
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
@@ -102,7 +102,7 @@ export class IdempotencyKeys {
     const requestHash = idempotencyRequestHash(route, body);
     const insert = async (ids: LaunchedIds, launch: unknown): Promise<boolean> => {
       try {
-        await whileLocked(() => this.keys.insertOne({ _id, requestHash, ...ids, createdAt: new Date(), launch: JSON.stringify(launch) }), { duplicatesOnRetryAreOurs: false });
+        await retryWhileBusy(() => this.keys.insertOne({ _id, requestHash, ...ids, createdAt: new Date(), launch: JSON.stringify(launch) }), { duplicatesOnRetryAreOurs: false });
         return true;
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
@@ -134,12 +134,12 @@ export class IdempotencyKeys {
         }
       },
       confirm: async () => {
-        await whileLocked(() => this.keys.updateOne({ _id }, { $set: { startedAt: new Date() } }), { duplicatesOnRetryAreOurs: false });
+        await retryWhileBusy(() => this.keys.updateOne({ _id }, { $set: { startedAt: new Date() } }), { duplicatesOnRetryAreOurs: false });
       },
       takeOver: async (ids, by) => {
         const outcomeId = `${_id}/${ids.taskIds[0]}`;
         try {
-          await whileLocked(() => this.outcomes.insertOne({ _id: outcomeId, by, at: new Date() }), { duplicatesOnRetryAreOurs: false });
+          await retryWhileBusy(() => this.outcomes.insertOne({ _id: outcomeId, by, at: new Date() }), { duplicatesOnRetryAreOurs: false });
           return true;
         } catch (error) {
           if (!isDuplicateKey(error)) throw error;
