@@ -9,7 +9,7 @@ import { DeliveredTasks } from './delivered-tasks';
 import type { TaskStore } from '../tasks/task-store';
 import { startWorker, type RunningWorker } from '../tasks/task-worker';
 import type { Store } from '../store/mongo';
-import { roomDeliveryActivities } from './delivery-activities';
+import { roomDeliveryActivities } from '../../activities/room-delivery';
 import { PRESENCE_HEARTBEAT_MS, SocketPresence } from './socket-presence';
 
 /**

@@ -1,13 +1,13 @@
 import pino from 'pino';
-import type { TaskStore } from '../tasks/task-store';
-import { TaskStatus } from '../../workflows/task-types';
-import type { TemporalHandle } from '../tasks/temporal-client';
-import type { Frame } from '../rooms/frames';
-import type { MessageStore } from '../rooms/message-store';
-import { ParticipantType, type ParticipantRef } from '../auth/participant';
-import { RoomHub } from '../rooms/room-hub';
-import { DeliveredTasks } from './delivered-tasks';
-import { roomDeliveryActivities, type TaskFrameInput } from './delivery-activities';
+import type { TaskStore } from '../src/tasks/task-store';
+import { TaskStatus } from '../workflows/task-types';
+import type { TemporalHandle } from '../src/tasks/temporal-client';
+import type { Frame } from '../src/rooms/frames';
+import type { MessageStore } from '../src/rooms/message-store';
+import { ParticipantType, type ParticipantRef } from '../src/auth/participant';
+import { RoomHub } from '../src/rooms/room-hub';
+import { DeliveredTasks } from '../src/room-tasks/delivered-tasks';
+import { roomDeliveryActivities, type TaskFrameInput } from './room-delivery';
 
 const ROOM = 'room-1';
 const agent: ParticipantRef = { type: ParticipantType.AGENT, id: 'agent-1' };

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import type { TaskStore } from '../tasks/task-store';
-import { TaskPhase, type Requester, type TaskOutcome } from '../../workflows/task-types';
-import { FrameType, SystemEvent } from '../rooms/frames';
-import { ParticipantType, type ParticipantRef } from '../auth/participant';
-import { remember } from '../rooms/remember';
-import type { RoomHub } from '../rooms/room-hub';
-import type { DeliveredTasks } from './delivered-tasks';
+import type { TaskStore } from '../src/tasks/task-store';
+import { TaskPhase, type Requester, type TaskOutcome } from '../workflows/task-types';
+import { FrameType, SystemEvent } from '../src/rooms/frames';
+import { ParticipantType, type ParticipantRef } from '../src/auth/participant';
+import { remember } from '../src/rooms/remember';
+import type { RoomHub } from '../src/rooms/room-hub';
+import type { DeliveredTasks } from '../src/room-tasks/delivered-tasks';
 
 export interface TaskFrameInput {
   taskId: string;
