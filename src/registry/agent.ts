@@ -59,7 +59,7 @@ export interface Agent {
 
 /**
  * An agent as MongoDB stores it. `capabilities` is kept as JSON text: schemas hold keys such as
- * `$ref` or `a.b` that FerretDB (and MongoDB, in places) refuse as field names. What queries need
+ * `$ref` or `a.b` that stores refuse as field names in places (src/store/mongo.ts). What queries need
  * from the capabilities is copied into plain fields beside it.
  */
 export interface AgentDocument extends Omit<Agent, 'id' | 'capabilities'> {

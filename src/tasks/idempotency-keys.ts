@@ -33,14 +33,15 @@ interface IdempotencyDocument extends LaunchedIds {
   /**
    * JSON of what the launcher needs to start the workflow again: a repeat finishes a launch whose
    * process ended before confirming it. JSON text because it holds the caller's params, whose keys
-   * FerretDB may refuse. Missing in claims written before launches could be finished.
+   * a store may refuse as field names (src/store/mongo.ts). Missing in claims written before launches could be finished.
    */
   launch?: string;
 }
 
 /**
  * Which of the first request's undo and a repeat's finishing of its launch goes ahead, stored beside
- * the claim with the `_id` `{claim}/{first taskId}`: only an insert has one winner on FerretDB.
+ * the claim with the `_id` `{claim}/{first taskId}`: a claim is an insert keyed by what it claims, since
+ * a conditional update is not atomic on every MongoDB-compatible store (src/store/mongo.ts).
  */
 interface LaunchOutcomeDocument {
   _id: string;
@@ -117,7 +118,7 @@ export class IdempotencyKeys {
           const first = await this.keys.findOne({ _id });
           // Released between our insert and this read: the launch that held it failed, so this one may try.
           if (!first) continue;
-          // A write FerretDB reported busy may have landed after all: then the claim is ours.
+          // A write the store reported busy may have landed after all: then the claim is ours.
           if (first.taskIds[0] === ids.taskIds[0]) return null;
           if (first.requestHash !== requestHash) throw new ApiError(ErrorCode.CONFLICT, 'This Idempotency-Key was already used with a different request');
           // A concurrent first request is still starting: answer once its tasks exist, or (bounded,

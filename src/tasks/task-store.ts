@@ -11,7 +11,8 @@ export const REPORTED_OUTCOMES_COLLECTION = 'reported_outcomes';
 
 /**
  * A task as MongoDB keeps it for lookups. params, result and error are JSON text: they are the
- * callers' and agents' data, whose keys may contain '.' or start with '$' (refused by FerretDB).
+ * callers' and agents' data, whose keys may contain '.' or start with '$', which a store may refuse as field names
+ * (src/store/mongo.ts).
  */
 export interface TaskDocument {
   _id: string;
@@ -170,9 +171,8 @@ export class TaskStore {
   /**
    * Applies a change the task's workflow decided, or what a call attempt records on the workflow's
    * behalf (its retries, the agent's answer). The workflow decides nothing while a call attempt
-   * runs, so these records follow one another and need no condition on the status; and on FerretDB
-   * a filter on more than `_id` decodes the whole collection (measured: 150 ms of its CPU per
-   * update at 1000 tasks).
+   * runs, so these records follow one another and need no condition on the status; and a write by
+   * `_id` only is the one every store serves from an index (src/store/mongo.ts).
    */
   async updateUnconditionally(taskId: string, change: TaskChange): Promise<void> {
     await this.write({ _id: taskId }, change);
@@ -191,9 +191,9 @@ export class TaskStore {
   /**
    * Claims the outcome with this digest (an agent's report, or CANCELLATION_CLAIM) as the one the
    * task ends with: null when it is the first claimed, or the same again; otherwise the outcome
-   * held. The claim is an insert keyed by the taskId, because on FerretDB only a unique key is
-   * atomic: of two concurrent findOneAndUpdate or conditional updates both may see the document as
-   * it was before either (docs/internals.md, "FerretDB").
+   * held. The claim is an insert keyed by the taskId, since a conditional update is not atomic
+   * on every MongoDB-compatible store: of two concurrent findOneAndUpdate both may see the document
+   * as it was before either (src/store/mongo.ts, docs/embedded-stack.md).
    */
   async claimOutcome(taskId: string, digest: string, status: TaskStatus): Promise<HeldOutcome | null> {
     try {
