@@ -104,10 +104,7 @@ export async function startService(config: Config, endpoints: Endpoints, logger:
 
     let url: string | undefined;
     if (options.api) {
-      const { server, closeRooms } = await serveApi(config, store, temporal, logger, stops, shared);
-      stops.push(() => closeServer(server));
-      // Runs before closeServer: WebSocket connections are not the HTTP server's to close.
-      stops.push(closeRooms);
+      const server = await serveApi(config, store, temporal, logger, stops, shared);
       const { port } = server.address() as AddressInfo;
       url = `http://${config.host}:${port}`;
       logger.info({ url }, 'API listening');
@@ -126,6 +123,7 @@ interface SharedInProcess {
   recentAgents: RecentAgents;
 }
 
+/** Serves the API; each part it starts puts its shutdown step in `stops` as soon as it runs. */
 async function serveApi(
   config: Config,
   store: Store,
@@ -133,7 +131,7 @@ async function serveApi(
   logger: Logger,
   stops: Array<() => Promise<void>>,
   { taskChanges, agents, recentAgents }: SharedInProcess,
-): Promise<{ server: http.Server; closeRooms: () => Promise<void> }> {
+): Promise<http.Server> {
   const metrics = createMetrics();
   const limits = createLimits(config.limits, logger.child({ component: 'limits' }), metrics);
   const apiKeys = new ApiKeyStore(store, config.adminApiKey);
@@ -190,7 +188,10 @@ async function serveApi(
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   });
-  return { server, closeRooms: () => rooms.close() };
+  stops.push(() => closeServer(server));
+  // Runs before closeServer: WebSocket connections are not the HTTP server's to close.
+  stops.push(() => rooms.close());
+  return server;
 }
 
 function closeServer(server: http.Server): Promise<void> {

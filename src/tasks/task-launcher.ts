@@ -3,6 +3,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@te
 import type { Principal } from '../auth/principal';
 import type { Config } from '../config/config';
 import { ApiError, ErrorCode } from '../http/errors';
+import { summariseProblems } from '../http/validate';
 import type { Agent } from '../registry/agent';
 import type { RecentAgents } from '../registry/recent-agents';
 import type { UserSchemaCompiler } from '../registry/user-schemas';
@@ -80,8 +81,7 @@ export class TaskLauncher {
     if (pendingArgumentsOf(request.params).length === 0) {
       const problems = paramsProblems(this.deps.schemas, agent, request.operation, lookup.entry, request.params);
       if (problems.length > 0) {
-        const summary = problems.map((problem) => `${problem.path} ${problem.message}`).join('; ');
-        throw new ApiError(ErrorCode.VALIDATION_ERROR, `${where}params do not match the inputSchema of ${request.operation}: ${summary}`, problems);
+        throw new ApiError(ErrorCode.VALIDATION_ERROR, `${where}params do not match the inputSchema of ${request.operation}: ${summariseProblems(problems)}`, problems);
       }
     }
     const { maxTaskTimeoutMs, defaultTaskTimeoutMs, callbackSigningSecret, allowInsecureAgentUrls } = this.deps.config;
