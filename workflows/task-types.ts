@@ -14,7 +14,7 @@ export type TaskStatus = (typeof TaskStatus)[keyof typeof TaskStatus];
 
 export const TERMINAL_STATUSES: readonly TaskStatus[] = [TaskStatus.COMPLETED, TaskStatus.FAILED, TaskStatus.CANCELLED];
 
-/** Detail of a `pending` task (CONTRACT.md, "Tasks"). */
+/** Detail of a `pending` task (docs/api.md, "Tasks"). */
 export const TaskPhase = {
   WAITING_FOR_PARENTS: 'waiting_for_parents',
   CALLING_AGENT: 'calling_agent',
@@ -52,7 +52,7 @@ export interface RouterError {
 /** A task's error: the service's own, or the agent's, any JSON value but null, kept exactly as it was sent. */
 export type TaskError = RouterError | Record<string, unknown> | unknown[] | string | number | boolean;
 
-/** A result as stored: a JSON object, or `{"0": value}` for anything else (CONTRACT.md, "Tasks"). */
+/** A result as stored: a JSON object, or `{"0": value}` for anything else (docs/api.md, "Tasks"). */
 export type TaskResult = Record<string, unknown>;
 
 export interface RetryRequest {
@@ -149,7 +149,7 @@ export interface TaskOutcome {
   attempts?: number;
 }
 
-/** The body of a completion callback (CONTRACT.md, "Tasks"). */
+/** The body of a completion callback (docs/api.md, "Tasks"). */
 export interface TaskCallback {
   taskId: string;
   status: TaskStatus;

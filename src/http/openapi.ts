@@ -88,7 +88,7 @@ const SECURITY: Record<Credential, Array<Record<string, string[]>>> = {
   adminOrService: [{ apiKey: [] }],
 };
 
-/** The OpenAPI 3.1 document of the HTTP API (the WebSocket protocol is described in docs/rooms.md). */
+/** The OpenAPI 3.1 document of the HTTP API (the WebSocket protocol is described in docs/api.md). */
 export function openApiDocument(): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const operation of OPERATIONS) {

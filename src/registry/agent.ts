@@ -11,7 +11,7 @@ export interface ToolDefinition {
   annotations?: { outputSchema?: JsonSchema; [member: string]: unknown };
 }
 
-/** An entry of `prompts`, `resources` or `experimental` (CONTRACT.md, "Agents"). */
+/** An entry of `prompts`, `resources` or `experimental` (docs/api.md, "Agents"). */
 export interface CapabilityEntry {
   name: string;
   description?: string;

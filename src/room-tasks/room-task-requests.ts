@@ -15,7 +15,7 @@ import type { RoomHub } from '../rooms/room-hub';
 import type { RoomStore } from '../rooms/room-store';
 import { matchAgent } from './agent-matching';
 
-/** `TASK_REQUEST` data (CONTRACT.md, "Tasks in a room"). */
+/** `TASK_REQUEST` data (docs/api.md, "Tasks in a room"). */
 const ROOM_TASK_REQUEST_SCHEMA = {
   type: 'object',
   required: ['requestId', 'operation', 'params'],

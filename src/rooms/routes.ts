@@ -42,7 +42,7 @@ const readParticipantQuery = validator<ParticipantQuery>(PARTICIPANT_QUERY_SCHEM
 const readRoomListQuery = validator<RoomListQuery>(ROOM_LIST_QUERY_SCHEMA, 'query');
 const readHistoryQuery = validator<MessageHistoryQuery>(MESSAGE_HISTORY_QUERY_SCHEMA, 'query');
 
-/** Rooms and messages over HTTP (CONTRACT.md, "Rooms and messages"). Room paths are bare. */
+/** Rooms and messages over HTTP (docs/api.md, "Rooms and messages"). Room paths are bare. */
 export function createRoomRoutes(deps: RoomRoutesDeps): RouteModule {
   const router = new Router();
   const readMessage = messageInput(deps.maxMessageChars);

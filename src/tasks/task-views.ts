@@ -3,7 +3,7 @@ import { TaskStatus, type Requester, type TaskError, type TaskPhase, type TaskRe
 import { canReadTask } from './task-access';
 import type { AttemptError, StoredComposition, TaskDocument } from './task-store';
 
-/** `GET /tasks/{taskId}` (CONTRACT.md, "Tasks"). */
+/** `GET /tasks/{taskId}` (docs/api.md, "Tasks"). */
 export interface TaskView {
   taskId: string;
   status: TaskStatus;
