@@ -99,6 +99,6 @@ export function isTheAgent(principal: Principal, agent: Pick<Agent, 'id'>): bool
 export const isOwner = (principal: Principal, agent: Pick<Agent, 'owner'>): boolean => agent.owner !== undefined && samePrincipal(principal, agent.owner);
 
 /** Whether `principal` may change or delete `agent`: its owner and admins. */
-export function canManage(principal: Principal, agent: Pick<Agent, 'owner'>): boolean {
+export function canManageAgent(principal: Principal, agent: Pick<Agent, 'owner'>): boolean {
   return principal.kind === PrincipalKind.ADMIN || isOwner(principal, agent);
 }

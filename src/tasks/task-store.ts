@@ -55,7 +55,6 @@ export interface AttemptError {
   at: string;
 }
 
-/** The first outcome reported for a task (POST /tasks/{taskId}/result): the one it ends with. */
 /** The first outcome claimed for a task before it ended: an agent's report, or a cancellation. */
 interface ReportedOutcomeDocument {
   /** The taskId. */
