@@ -93,12 +93,12 @@ export async function startService(config: Config, endpoints: Endpoints, logger:
     const agents = new AgentStore(store, secretBoxOf(config));
     const secrets = await agents.sealStoredSecrets();
     if (secrets.sealed > 0 || secrets.leftBusy > 0) logger.info(secrets, 'sealed the signing secrets stored in plaintext or under a previous SECRETS_KEY');
-    const shared: SharedInProcess = { taskChanges, agents, recentAgents: new RecentAgents(agents) };
+    const shared: SharedInProcess = { taskStore: new TaskStore(store, taskChanges), agents, recentAgents: new RecentAgents(agents) };
     let worker: RunningWorker | undefined;
     if (options.worker) {
       worker = await startTaskWorker(config, temporal.connection, { config, store, taskChanges, agents: shared.recentAgents, logger: logger.child({ component: 'worker' }) });
       stops.push(() => worker!.stop());
-      const endedRuns = watchEndedRuns({ temporal, taskStore: new TaskStore(store, taskChanges), logger: logger.child({ component: 'ended-runs' }), intervalMs: config.endedRunsCheckMs });
+      const endedRuns = watchEndedRuns({ temporal, taskStore: shared.taskStore, logger: logger.child({ component: 'ended-runs' }), intervalMs: config.endedRunsCheckMs });
       stops.push(() => endedRuns.stop());
     }
 
@@ -118,7 +118,8 @@ export async function startService(config: Config, endpoints: Endpoints, logger:
 
 /** What the API and the worker of one process share. */
 interface SharedInProcess {
-  taskChanges: TaskChanges;
+  /** Tasks and compositions; its writes wake the lookups waiting in this process (TaskChanges). */
+  taskStore: TaskStore;
   agents: AgentStore;
   recentAgents: RecentAgents;
 }
@@ -130,13 +131,12 @@ async function serveApi(
   temporal: TemporalHandle,
   logger: Logger,
   stops: Array<() => Promise<void>>,
-  { taskChanges, agents, recentAgents }: SharedInProcess,
+  { taskStore, agents, recentAgents }: SharedInProcess,
 ): Promise<http.Server> {
   const metrics = createMetrics();
   const limits = createLimits(config.limits, logger.child({ component: 'limits' }), metrics);
   const apiKeys = new ApiKeyStore(store, config.adminApiKey);
   const authenticator = new Authenticator(apiKeys, new HumanTokenVerifier(config), limits.authFailuresPerAddress);
-  const taskStore = new TaskStore(store, taskChanges);
   const schemas = new UserSchemaCompiler();
   const directory = new AgentDirectory(agents);
   directory.warm();
