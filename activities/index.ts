@@ -25,7 +25,7 @@ export interface ActivityDeps {
   agents: RecentAgents;
 }
 
-/** Every activity the task worker registers; each lives in its own file beside this one (room-delivery.ts holds those of an API process's own delivery queue, registered by src/room-tasks/room-delivery.ts). */
+/** Every activity the task worker registers; each lives in its own file beside this one (room-delivery.ts holds those of an API process's own delivery queue, registered by src/room-tasks/delivery-worker.ts). */
 export function createActivities(deps: ActivityDeps) {
   const { agents } = deps;
   const taskStore = new TaskStore(deps.store, deps.taskChanges);

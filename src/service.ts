@@ -33,7 +33,7 @@ import { connectTemporal, type TemporalHandle } from './tasks/temporal-client';
 import { createRooms } from './rooms/rooms';
 import { MESSAGE_ALIASES_COLLECTION, MESSAGES_COLLECTION, MessageStore, SEQUENCES_COLLECTION } from './rooms/message-store';
 import { ROOMS_COLLECTION, RoomStore } from './rooms/room-store';
-import { startRoomDelivery } from './room-tasks/room-delivery';
+import { startRoomDelivery } from './room-tasks/delivery-worker';
 import { RoomTaskRequests } from './room-tasks/room-task-requests';
 import { PRESENCE_PROCESSES_COLLECTION, SOCKET_PRESENCE_COLLECTION, SocketPresence } from './room-tasks/socket-presence';
 import { CHANGE_COUNTERS_COLLECTION, CHANGES_COLLECTION } from './store/change-log';
