@@ -1,8 +1,9 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { Dispatcher } from 'undici';
 import type { RecentAgents } from '../src/registry/recent-agents';
-import { interpretAgentReply } from '../src/router/agent-reply';
-import { toTaskView, type TaskDocument, type TaskIndex } from '../src/router/task-index';
+import { interpretAgentReply } from '../src/tasks/agent-reply';
+import { toTaskView } from '../src/tasks/task-views';
+import type { TaskDocument, TaskStore } from '../src/tasks/task-store';
 import { TaskErrorCode, TaskPhase, TaskStatus, type TaskError, type TaskResult } from '../workflows/task-types';
 import { describeError, postSigned, refusalOf } from './signed-post';
 
@@ -11,11 +12,11 @@ export interface CallAgentInput {
   agentId: string;
   operation: string;
   params: Record<string, unknown>;
-  /** The task's retry.maxAttempts, held across worker restarts by the index's count of calls. */
+  /** The task's retry.maxAttempts, held across worker restarts by the task store's count of calls. */
   maxAttempts: number;
   /**
    * The workflow needs the result itself (a dependant's pending argument, a room's task_update).
-   * Otherwise a recorded answer comes back without its result or error, which stay in the index.
+   * Otherwise a recorded answer comes back without its result or error, which stay in the task store.
    */
   keepsResult?: boolean;
   /**
@@ -27,8 +28,9 @@ export interface CallAgentInput {
 
 /**
  * What the workflow goes on with; every other outcome is thrown as an ApplicationFailure. `recorded`:
- * the agent's answer is already the task's outcome in the index, so lookups see it without waiting
- * for the workflow; false only when that write failed, and the workflow records it then.
+ * the agent's answer is already the task's outcome in the task store, so lookups see it without waiting
+ * for the workflow; false only when that write failed, and the workflow records it then. (The field's
+ * name is in every recorded history: renaming it would change what replays read.)
  *
  * A recorded answer leaves out its result or error unless the input `keepsResult`: a local
  * activity's result goes into the workflow's history, and Temporal terminates a run whose workflow
@@ -37,7 +39,7 @@ export interface CallAgentInput {
 export type CallAgentResult =
   | { kind: 'completed'; result?: TaskResult; attempt: number; recorded: boolean }
   | { kind: 'failed'; error?: TaskError; attempt: number; recorded: boolean }
-  /** Found cancelled in the index: by the run before a Reset, which the new run does not undo. */
+  /** Found cancelled in the task store: by the run before a Reset, which the new run does not undo. */
   | { kind: 'cancelled'; attempt: number; recorded: true }
   | { kind: 'accepted'; attempt: number };
 
@@ -62,21 +64,21 @@ export interface CallAgentSettings {
  * (AGENT_URL_REFUSED). A cancellation of the task aborts the call.
  * Runs started before the call became a regular activity still run it as a local one.
  */
-export function callAgentActivity(agents: RecentAgents, index: TaskIndex, dispatcher: Dispatcher, settings: CallAgentSettings) {
+export function callAgentActivity(agents: RecentAgents, taskStore: TaskStore, dispatcher: Dispatcher, settings: CallAgentSettings) {
   return async function callAgent({ taskId, agentId, operation, params, maxAttempts, keepsResult = false, firstRun = false }: CallAgentInput): Promise<CallAgentResult> {
     const context = Context.current();
     const { isLocal, attempt: temporalAttempt } = context.info;
     const agent = await agents.findById(agentId);
     if (!agent) throw ApplicationFailure.nonRetryable(`Agent ${agentId} no longer exists`, TaskErrorCode.AGENT_NOT_FOUND);
     let attempt = 1;
-    // Any other call counts itself in the index and looks there first: an earlier call's answer (of
+    // Any other call counts itself in the task store and looks there first: an earlier call's answer (of
     // a worker that died before Temporal heard it, or of the run before a Reset) ended the task.
     // The first call of a first run has nothing to find: one store operation fewer per task.
     if (isLocal || temporalAttempt > 1 || !firstRun) {
-      const before = await index.startCall(taskId);
+      const before = await taskStore.startCall(taskId);
       if (before?.status !== TaskStatus.PENDING) return withoutStoredOutcome(answerRecordedEarlier(before), keepsResult);
       // A local activity of a crashed worker starts again at Temporal's attempt 1, and so does the
-      // call of a run a Reset started: the index's counts keep numbering the calls, and hold the
+      // call of a run a Reset started: the task store's counts keep numbering the calls, and hold the
       // task to its maxAttempts.
       attempt = Math.max(isLocal ? 1 : temporalAttempt, (before.callsStarted ?? 0) + 1, (before.attempts ?? 0) + 1);
     }
@@ -84,7 +86,7 @@ export function callAgentActivity(agents: RecentAgents, index: TaskIndex, dispat
       throw ApplicationFailure.nonRetryable(`Agent unreachable after its retries: all ${maxAttempts} attempts were made (counted across worker restarts)`, TaskErrorCode.AGENT_UNREACHABLE);
     }
     // The first call's phase is written by the API or the workflow; later ones show the retries.
-    if (attempt > 1) await index.recordByWorkflow(taskId, { phase: TaskPhase.CALLING_AGENT, attempts: attempt });
+    if (attempt > 1) await taskStore.updateUnconditionally(taskId, { phase: TaskPhase.CALLING_AGENT, attempts: attempt });
 
     /**
      * Shows the failed attempt on the task (attempts, attemptErrors, phase) and returns the failure to
@@ -93,7 +95,7 @@ export function callAgentActivity(agents: RecentAgents, index: TaskIndex, dispat
     async function failedAttempt(failure: ApplicationFailure): Promise<ApplicationFailure> {
       const attemptError = { attempt, code: failure.type ?? TaskErrorCode.AGENT_UNREACHABLE, message: failure.message, at: new Date().toISOString() };
       try {
-        await index.recordByWorkflow(taskId, { attempts: attempt, attemptError, ...(failure.nonRetryable ? {} : { phase: TaskPhase.RETRYING }) });
+        await taskStore.updateUnconditionally(taskId, { attempts: attempt, attemptError, ...(failure.nonRetryable ? {} : { phase: TaskPhase.RETRYING }) });
       } catch (error) {
         context.log.warn('Recording a failed attempt failed; the attempt is missing from attemptErrors', { taskId, attempt, error: describeError(error) });
       }
@@ -130,26 +132,26 @@ export function callAgentActivity(agents: RecentAgents, index: TaskIndex, dispat
       case 'refused':
         throw await failedAttempt(ApplicationFailure.nonRetryable(verdict.error.message, verdict.error.code, verdict.error.details));
       case 'accepted':
-        await index.recordByWorkflow(taskId, { phase: TaskPhase.AWAITING_AGENT_REPORT, attempts: attempt });
+        await taskStore.updateUnconditionally(taskId, { phase: TaskPhase.AWAITING_AGENT_REPORT, attempts: attempt });
         return { kind: 'accepted', attempt };
       case 'completed':
-        return withoutStoredOutcome({ ...verdict, attempt, recorded: await recorded(index, taskId, { status: TaskStatus.COMPLETED, result: verdict.result, attempts: attempt }) }, keepsResult);
+        return withoutStoredOutcome({ ...verdict, attempt, recorded: await storeAnswer(taskStore, taskId, { status: TaskStatus.COMPLETED, result: verdict.result, attempts: attempt }) }, keepsResult);
       case 'failed':
-        return withoutStoredOutcome({ ...verdict, attempt, recorded: await recorded(index, taskId, { status: TaskStatus.FAILED, error: verdict.error, attempts: attempt }) }, keepsResult);
+        return withoutStoredOutcome({ ...verdict, attempt, recorded: await storeAnswer(taskStore, taskId, { status: TaskStatus.FAILED, error: verdict.error, attempts: attempt }) }, keepsResult);
     }
   };
 }
 
-/** The answer without the result or error the index holds, unless the workflow keeps it (CallAgentResult). */
+/** The answer without the result or error the task store holds, unless the workflow keeps it (CallAgentResult). */
 function withoutStoredOutcome(answer: Exclude<CallAgentResult, { kind: 'accepted' }>, keepsResult: boolean): CallAgentResult {
   if (keepsResult || !answer.recorded || answer.kind === 'cancelled') return answer;
   return { kind: answer.kind, attempt: answer.attempt, recorded: true };
 }
 
-/** Records the agent's answer as the task's outcome here, rather than a workflow task later: false when the write failed. */
-async function recorded(index: TaskIndex, taskId: string, outcome: Parameters<TaskIndex['recordByWorkflow']>[1]): Promise<boolean> {
+/** Stores the agent's answer as the task's outcome here, rather than a workflow task later: false when the write failed. */
+async function storeAnswer(taskStore: TaskStore, taskId: string, outcome: Parameters<TaskStore['updateUnconditionally']>[1]): Promise<boolean> {
   try {
-    await index.recordByWorkflow(taskId, outcome);
+    await taskStore.updateUnconditionally(taskId, outcome);
     return true;
   } catch (error) {
     Context.current().log.warn('Recording the agent answer failed; the workflow records it', { taskId, error: describeError(error) });

@@ -1,8 +1,9 @@
 import { ApplicationFailure, log } from '@temporalio/activity';
 import type { Dispatcher } from 'undici';
 import type { RecentAgents } from '../src/registry/recent-agents';
-import { isRetriedStatus } from '../src/router/agent-reply';
-import { toTaskView, type TaskIndex } from '../src/router/task-index';
+import { isRetriedStatus } from '../src/tasks/agent-reply';
+import { toTaskView } from '../src/tasks/task-views';
+import type { TaskStore } from '../src/tasks/task-store';
 import type { TaskCallback } from '../workflows/task-types';
 import { describeError, postSigned, refusalOf } from './signed-post';
 
@@ -21,12 +22,12 @@ export interface DeliverCallbackSettings {
  * and 5xx are retried by the workflow's policy; other refusals are final, and so is the outbound
  * guard's refusal of the address.
  */
-export function deliverCallbackActivity(agents: RecentAgents, index: TaskIndex, dispatcher: Dispatcher, settings: DeliverCallbackSettings) {
-  /** `outcomeInIndex`: the workflow did not hold the task's result or error (CallAgentResult); the callback reads them from the index. */
-  return async function deliverCallback(target: CallbackTarget, sent: TaskCallback, outcomeInIndex = false): Promise<void> {
+export function deliverCallbackActivity(agents: RecentAgents, taskStore: TaskStore, dispatcher: Dispatcher, settings: DeliverCallbackSettings) {
+  /** `outcomeInStore`: the workflow did not hold the task's result or error (CallAgentResult); the callback reads them from the task store. */
+  return async function deliverCallback(target: CallbackTarget, sent: TaskCallback, outcomeInStore = false): Promise<void> {
     const destination = await destinationOf(target);
     if (!destination) return;
-    const callback = outcomeInIndex ? await withStoredOutcome(sent) : sent;
+    const callback = outcomeInStore ? await withStoredOutcome(sent) : sent;
     let status: number;
     try {
       ({ status } = await postSigned(dispatcher, {
@@ -46,7 +47,7 @@ export function deliverCallbackActivity(agents: RecentAgents, index: TaskIndex, 
   };
 
   async function withStoredOutcome(callback: TaskCallback): Promise<TaskCallback> {
-    const task = await index.find(callback.taskId);
+    const task = await taskStore.find(callback.taskId);
     const view = task && toTaskView(task);
     if (!view) throw ApplicationFailure.nonRetryable(`Task ${callback.taskId} is not in the task index`);
     return { ...callback, ...(view.result === undefined ? {} : { result: view.result }), ...(view.error === undefined ? {} : { error: view.error }) };

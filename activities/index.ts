@@ -2,9 +2,9 @@ import type { Config } from '../src/config/config';
 import type { Logger } from '../src/ops/logger';
 import type { RecentAgents } from '../src/registry/recent-agents';
 import { UserSchemaCompiler } from '../src/registry/user-schemas';
-import { outboundDispatcher } from '../src/router/outbound-guard';
-import type { TaskChanges } from '../src/router/task-changes';
-import { TaskIndex } from '../src/router/task-index';
+import { outboundDispatcher } from '../src/tasks/outbound-guard';
+import type { TaskChanges } from '../src/tasks/task-changes';
+import { TaskStore } from '../src/tasks/task-store';
 import type { Store } from '../src/store/mongo';
 import { PresenceLookup } from '../src/room-tasks/socket-presence';
 import { callAgentActivity } from './call-agent';
@@ -19,23 +19,23 @@ export interface ActivityDeps {
   config: Config;
   store: Store;
   logger: Logger;
-  /** Lookups waiting in this process hear of the index writes made here. */
+  /** Lookups waiting in this process hear of the task store writes made here. */
   taskChanges: TaskChanges;
   /** The process's agent reads, shared with the API so its changes apply here at once. */
   agents: RecentAgents;
 }
 
-/** Every activity the task worker registers; each lives in its own file beside this one. */
+/** Every activity the task worker registers; each lives in its own file beside this one (room-delivery.ts holds those of an API process's own delivery queue, registered by src/room-tasks/delivery-worker.ts). */
 export function createActivities(deps: ActivityDeps) {
   const { agents } = deps;
-  const index = new TaskIndex(deps.store, deps.taskChanges);
+  const taskStore = new TaskStore(deps.store, deps.taskChanges);
   const dispatcher = outboundDispatcher({ allowPrivate: deps.config.allowPrivateAgentUrls, connectTimeoutMs: deps.config.agentCallTimeoutMs });
   return {
-    callAgent: callAgentActivity(agents, index, dispatcher, { callTimeoutMs: deps.config.agentCallTimeoutMs, maxReplyBytes: deps.config.maxBodyBytes }),
+    callAgent: callAgentActivity(agents, taskStore, dispatcher, { callTimeoutMs: deps.config.agentCallTimeoutMs, maxReplyBytes: deps.config.maxBodyBytes }),
     notifyCancellation: notifyCancellationActivity(agents, dispatcher, { callTimeoutMs: deps.config.agentCallTimeoutMs }),
-    deliverCallback: deliverCallbackActivity(agents, index, dispatcher, { callbackSigningSecret: deps.config.callbackSigningSecret, callTimeoutMs: deps.config.agentCallTimeoutMs }),
+    deliverCallback: deliverCallbackActivity(agents, taskStore, dispatcher, { callbackSigningSecret: deps.config.callbackSigningSecret, callTimeoutMs: deps.config.agentCallTimeoutMs }),
     validateParams: validateParamsActivity(agents, new UserSchemaCompiler()),
-    recordTask: recordTaskActivity(index),
+    recordTask: recordTaskActivity(taskStore),
     ...findRoomSocketsActivities(new PresenceLookup(deps.store)),
   };
 }

@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Dispatcher } from 'undici';
 import type { RecentAgents } from '../src/registry/recent-agents';
-import { isRetriedStatus } from '../src/router/agent-reply';
+import { isRetriedStatus } from '../src/tasks/agent-reply';
 import { describeError, postSigned, refusalOf } from './signed-post';
 
 export interface NotifyCancellationSettings {

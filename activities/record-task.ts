@@ -1,8 +1,8 @@
-import type { TaskChange, TaskIndex } from '../src/router/task-index';
+import type { TaskChange, TaskStore } from '../src/tasks/task-store';
 
-/** Records a task's status change in the task index that `GET /tasks/{taskId}` reads. */
-export function recordTaskActivity(index: TaskIndex) {
+/** Records a task's status change in the task store that `GET /tasks/{taskId}` reads. */
+export function recordTaskActivity(taskStore: TaskStore) {
   return async function recordTask(taskId: string, change: TaskChange): Promise<void> {
-    await index.recordByWorkflow(taskId, change);
+    await taskStore.updateUnconditionally(taskId, change);
   };
 }

@@ -1,7 +1,7 @@
 import { ApplicationFailure, log } from '@temporalio/activity';
 import { request, type Dispatcher } from 'undici';
-import { DestinationRefused } from '../src/router/outbound-guard';
-import { signWebhook } from '../src/router/webhook-signature';
+import { DestinationRefused } from '../src/tasks/outbound-guard';
+import { signWebhook } from '../src/tasks/webhook-signature';
 
 export interface SignedPost {
   url: string;

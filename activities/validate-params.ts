@@ -1,7 +1,8 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { RecentAgents } from '../src/registry/recent-agents';
 import type { UserSchemaCompiler } from '../src/registry/user-schemas';
-import { findOperation, paramsProblems } from '../src/router/operations';
+import { findOperation, paramsProblems } from '../src/tasks/operations';
+import { summariseProblems } from '../src/http/validate';
 import { TaskErrorCode } from '../workflows/task-types';
 
 export interface ValidateParamsInput {
@@ -22,8 +23,7 @@ export function validateParamsActivity(agents: RecentAgents, schemas: UserSchema
     if (!lookup.found) throw ApplicationFailure.nonRetryable(lookup.message, TaskErrorCode.VALIDATION_ERROR);
     const problems = paramsProblems(schemas, agent, operation, lookup.entry, params);
     if (problems.length > 0) {
-      const summary = problems.map((problem) => `${problem.path} ${problem.message}`).join('; ');
-      throw ApplicationFailure.nonRetryable(`Params after substitution fail the inputSchema of ${operation}: ${summary}`, TaskErrorCode.VALIDATION_ERROR, problems);
+      throw ApplicationFailure.nonRetryable(`Params after substitution fail the inputSchema of ${operation}: ${summariseProblems(problems)}`, TaskErrorCode.VALIDATION_ERROR, problems);
     }
     return params;
   };

@@ -22,18 +22,18 @@ import { AgentDirectory } from './registry/agent-directory';
 import { UserSchemaCompiler } from './registry/user-schemas';
 import type { Logger } from './ops/logger';
 import { createMetrics } from './ops/metrics';
-import { createRouterRoutes } from './router/routes';
-import { TaskChanges } from './router/task-changes';
-import { watchEndedRuns } from './router/ended-runs';
-import { COMPOSITIONS_COLLECTION, REPORTED_OUTCOMES_COLLECTION, TASKS_COLLECTION, TaskIndex } from './router/task-index';
-import { TaskLauncher } from './router/task-launcher';
-import { IDEMPOTENCY_KEYS_COLLECTION, IdempotencyKeys } from './router/idempotency-keys';
-import { startTaskWorker, type RunningWorker } from './router/task-worker';
-import { connectTemporal, type TemporalHandle } from './router/temporal-client';
+import { createTaskRoutes } from './tasks/routes';
+import { TaskChanges } from './tasks/task-changes';
+import { watchEndedRuns } from './tasks/ended-runs';
+import { COMPOSITIONS_COLLECTION, REPORTED_OUTCOMES_COLLECTION, TASKS_COLLECTION, TaskStore } from './tasks/task-store';
+import { TaskLauncher } from './tasks/task-launcher';
+import { IDEMPOTENCY_KEYS_COLLECTION, IdempotencyKeys } from './tasks/idempotency-keys';
+import { startTaskWorker, type RunningWorker } from './tasks/task-worker';
+import { connectTemporal, type TemporalHandle } from './tasks/temporal-client';
 import { createRooms } from './rooms/rooms';
 import { MESSAGE_ALIASES_COLLECTION, MESSAGES_COLLECTION, MessageStore, SEQUENCES_COLLECTION } from './rooms/message-store';
 import { ROOMS_COLLECTION, RoomStore } from './rooms/room-store';
-import { startRoomDelivery } from './room-tasks/room-delivery';
+import { startRoomDelivery } from './room-tasks/delivery-worker';
 import { RoomTaskRequests } from './room-tasks/room-task-requests';
 import { PRESENCE_PROCESSES_COLLECTION, SOCKET_PRESENCE_COLLECTION, SocketPresence } from './room-tasks/socket-presence';
 import { CHANGE_COUNTERS_COLLECTION, CHANGES_COLLECTION } from './store/change-log';
@@ -59,7 +59,7 @@ export const SERVICE_COLLECTIONS: ReadonlyArray<{ name: string; indexes: IndexDe
   { name: AGENT_CHANGE_CLAIMS_COLLECTION, indexes: [] },
   { name: CHANGE_COUNTERS_COLLECTION, indexes: [] },
   { name: CHANGES_COLLECTION, indexes: [] },
-  { name: TASKS_COLLECTION, indexes: TaskIndex.taskIndexes() },
+  { name: TASKS_COLLECTION, indexes: TaskStore.indexes() },
   { name: COMPOSITIONS_COLLECTION, indexes: [] },
   { name: REPORTED_OUTCOMES_COLLECTION, indexes: [] },
   { name: IDEMPOTENCY_KEYS_COLLECTION, indexes: [] },
@@ -93,21 +93,18 @@ export async function startService(config: Config, endpoints: Endpoints, logger:
     const agents = new AgentStore(store, secretBoxOf(config));
     const secrets = await agents.sealStoredSecrets();
     if (secrets.sealed > 0 || secrets.leftBusy > 0) logger.info(secrets, 'sealed the signing secrets stored in plaintext or under a previous SECRETS_KEY');
-    const shared: SharedInProcess = { taskChanges, agents, recentAgents: new RecentAgents(agents) };
+    const shared: SharedInProcess = { taskStore: new TaskStore(store, taskChanges), agents, recentAgents: new RecentAgents(agents) };
     let worker: RunningWorker | undefined;
     if (options.worker) {
       worker = await startTaskWorker(config, temporal.connection, { config, store, taskChanges, agents: shared.recentAgents, logger: logger.child({ component: 'worker' }) });
       stops.push(() => worker!.stop());
-      const endedRuns = watchEndedRuns({ temporal, index: new TaskIndex(store, taskChanges), logger: logger.child({ component: 'ended-runs' }), intervalMs: config.endedRunsCheckMs });
+      const endedRuns = watchEndedRuns({ temporal, taskStore: shared.taskStore, logger: logger.child({ component: 'ended-runs' }), intervalMs: config.endedRunsCheckMs });
       stops.push(() => endedRuns.stop());
     }
 
     let url: string | undefined;
     if (options.api) {
-      const { server, closeRooms } = await serveApi(config, store, temporal, logger, stops, shared);
-      stops.push(() => closeServer(server));
-      // Runs before closeServer: WebSocket connections are not the HTTP server's to close.
-      stops.push(closeRooms);
+      const server = await serveApi(config, store, temporal, logger, stops, shared);
       const { port } = server.address() as AddressInfo;
       url = `http://${config.host}:${port}`;
       logger.info({ url }, 'API listening');
@@ -121,36 +118,37 @@ export async function startService(config: Config, endpoints: Endpoints, logger:
 
 /** What the API and the worker of one process share. */
 interface SharedInProcess {
-  taskChanges: TaskChanges;
+  /** Tasks and compositions; its writes wake the lookups waiting in this process (TaskChanges). */
+  taskStore: TaskStore;
   agents: AgentStore;
   recentAgents: RecentAgents;
 }
 
+/** Serves the API; each part it starts puts its shutdown step in `stops` as soon as it runs. */
 async function serveApi(
   config: Config,
   store: Store,
   temporal: TemporalHandle,
   logger: Logger,
   stops: Array<() => Promise<void>>,
-  { taskChanges, agents, recentAgents }: SharedInProcess,
-): Promise<{ server: http.Server; closeRooms: () => Promise<void> }> {
+  { taskStore, agents, recentAgents }: SharedInProcess,
+): Promise<http.Server> {
   const metrics = createMetrics();
   const limits = createLimits(config.limits, logger.child({ component: 'limits' }), metrics);
   const apiKeys = new ApiKeyStore(store, config.adminApiKey);
   const authenticator = new Authenticator(apiKeys, new HumanTokenVerifier(config), limits.authFailuresPerAddress);
-  const index = new TaskIndex(store, taskChanges);
   const schemas = new UserSchemaCompiler();
   const directory = new AgentDirectory(agents);
   directory.warm();
-  const launcher = new TaskLauncher({ agents: recentAgents, index, temporal, schemas, config });
-  const roomTasks = new RoomTaskRequests({ launcher, index, temporal, agents, schemas, rooms: new RoomStore(store) });
+  const launcher = new TaskLauncher({ agents: recentAgents, taskStore, temporal, schemas, config });
+  const roomTasks = new RoomTaskRequests({ launcher, taskStore, temporal, agents, schemas, rooms: new RoomStore(store) });
   const rooms = await createRooms(config, store, agents, authenticator, limits, logger.child({ component: 'rooms' }), roomTasks);
-  const delivery = await startRoomDelivery(config, { store, hub: rooms.hub, index, temporal, logger: logger.child({ component: 'room-delivery' }) });
+  const delivery = await startRoomDelivery(config, { store, hub: rooms.hub, taskStore, temporal, logger: logger.child({ component: 'room-delivery' }) });
   stops.push(() => delivery.stop());
   const modules: RouteModule[] = [
     createRegistryRoutes({ agents, directory, apiKeys, rules: { allowInsecureAgentUrls: config.allowInsecureAgentUrls, compiler: schemas } }),
     createKeyRoutes(apiKeys),
-    createRouterRoutes({ launcher, index, idempotencyKeys: new IdempotencyKeys(store), temporal, maxCompositionSize: config.maxCompositionSize }),
+    createTaskRoutes({ launcher, taskStore, idempotencyKeys: new IdempotencyKeys(store), temporal, maxCompositionSize: config.maxCompositionSize }),
     rooms.routes,
   ];
   const app = createApp({
@@ -190,7 +188,10 @@ async function serveApi(
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   });
-  return { server, closeRooms: () => rooms.close() };
+  stops.push(() => closeServer(server));
+  // Runs before closeServer: WebSocket connections are not the HTTP server's to close.
+  stops.push(() => rooms.close());
+  return server;
 }
 
 function closeServer(server: http.Server): Promise<void> {

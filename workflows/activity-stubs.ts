@@ -2,7 +2,7 @@
 // retries it needs. The activities themselves live under activities/ and src/room-tasks/.
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { RoomDeliveryActivities } from '../src/room-tasks/delivery-activities';
+import type { RoomDeliveryActivities } from '../activities/room-delivery';
 
 /**
  * Index writes and schema checks: short, run by the worker within the workflow task (no round trip

@@ -9,7 +9,7 @@ export const failure = (error: TaskError, attempts?: number): TaskOutcome => ({ 
 
 const STATUS_OF_ANSWER = { completed: TaskStatus.COMPLETED, failed: TaskStatus.FAILED, cancelled: TaskStatus.CANCELLED } as const;
 
-/** Without result or error when the call left them in the index only (CallAgentResult). */
+/** Without result or error when the call left them in the task store only (CallAgentResult). */
 export const outcomeOfAnswer = (answer: AgentAnswer): TaskOutcome => ({
   status: STATUS_OF_ANSWER[answer.kind],
   ...(answer.kind === 'completed' && answer.result !== undefined ? { result: answer.result } : {}),

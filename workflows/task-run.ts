@@ -53,16 +53,16 @@ const endedUncompleted = (parent: TaskRun): boolean => parent.outcome !== undefi
 export class TaskRun {
   /** Set once the task ended, before it is recorded: dependants read it. */
   outcome?: TaskOutcome;
-  /** The outcome is in the index: a cancellation's update may answer. */
-  recorded = false;
+  /** The outcome is in the task store: a cancellation's update may answer. */
+  outcomeStored = false;
   /** Kept even when it arrives before the call returned 202, so a fast agent's report is not lost. */
   private report?: AgentReport;
   /** The agent left the room before answering the TASK frame. */
   private socketLost = false;
   /** The agent took the task and owes a report: told when the task is cancelled. */
   private awaitingReport = false;
-  /** The call already recorded the agent's answer in the index. */
-  private recordedByCall = false;
+  /** The call already recorded the agent's answer in the task store. */
+  private answerStoredByCall = false;
   private cancelRequested = false;
   private attempts?: number;
   private waitingFor?: TaskWait;
@@ -101,7 +101,7 @@ export class TaskRun {
       this.cancelRequested = true;
       this.scope.cancel();
     }
-    await condition(() => this.recorded);
+    await condition(() => this.outcomeStored);
     return this.outcome!.status;
   }
 
@@ -113,7 +113,7 @@ export class TaskRun {
       agentId,
       agentName,
       operation,
-      status: this.recorded ? this.outcome!.status : TaskStatus.PENDING,
+      status: this.outcomeStored ? this.outcome!.status : TaskStatus.PENDING,
       ...(this.attempts === undefined ? {} : { attempts: this.attempts }),
       ...(this.waitingFor === undefined ? {} : { waitingFor: this.waitingFor }),
     };
@@ -129,8 +129,8 @@ export class TaskRun {
     }
     // A cancellation wins over any outcome not yet recorded, even one its scope produced meanwhile;
     // the agent's answer its call recorded before hearing of the cancellation stands.
-    const ended: TaskOutcome = (this.cancelRequested && !this.recordedByCall) || outcome === undefined ? { status: TaskStatus.CANCELLED } : outcome;
-    // Dependants may start before the index is written: they only read the outcome held here.
+    const ended: TaskOutcome = (this.cancelRequested && !this.answerStoredByCall) || outcome === undefined ? { status: TaskStatus.CANCELLED } : outcome;
+    // Dependants may start before the task store is written: they only read the outcome held here.
     this.outcome = ended;
     if (ended.attempts !== undefined) this.attempts = ended.attempts;
     this.waitFor(TaskWait.RECORD);
@@ -182,7 +182,7 @@ export class TaskRun {
       replied = await this.callAgent(params);
     } catch (error) {
       if (this.report) return outcomeOfReport(this.report);
-      // A cancellation: live() records it. Otherwise the activity recorded its attempts in the index itself.
+      // A cancellation: live() records it. Otherwise the activity recorded its attempts in the task store itself.
       if (isCancellation(error)) throw error;
       return failure(activityError(error));
     } finally {
@@ -190,7 +190,7 @@ export class TaskRun {
     }
     this.attempts = replied.attempt;
     if (replied.kind !== 'accepted' && replied.recorded) {
-      this.recordedByCall = true;
+      this.answerStoredByCall = true;
       return outcomeOfAnswer(replied);
     }
     // A report that came while the call ran: its outcome, with the attempts the call made.
@@ -267,7 +267,7 @@ export class TaskRun {
   /**
    * Step: the call with its retries. Nothing is decided before an attempt ended
    * (WAIT_CANCELLATION_COMPLETED: it hears of a cancellation through its heartbeats), so an answer
-   * it recorded in the index is never overwritten.
+   * it recorded in the task store is never overwritten.
    */
   private callAgent(params: Params): Promise<CallAgentResult> {
     const { task } = this;
@@ -310,10 +310,10 @@ export class TaskRun {
   /** Records the task's end (unless its call did), then tells whoever waits for it. */
   private async conclude(outcome: TaskOutcome): Promise<void> {
     const { task } = this;
-    if (!this.recordedByCall) {
+    if (!this.answerStoredByCall) {
       await bookkeeping.recordTask.executeWithOptions({ ...bookkeepingOptions, summary: `record ${outcome.status}: ${this.describe()}` }, [task.taskId, outcome]);
     }
-    this.recorded = true;
+    this.outcomeStored = true;
     this.waitFor(undefined);
     // After the record: neither an unreachable agent nor a slow callback receiver delays the outcome.
     if (outcome.status === TaskStatus.CANCELLED && this.awaitingReport) {
@@ -323,15 +323,15 @@ export class TaskRun {
           .catch(() => undefined),
       );
     }
-    this.run.deliveries.push(...this.deliverCallbacks(outcome, this.recordedByCall && outcome.result === undefined && outcome.error === undefined));
+    this.run.deliveries.push(...this.deliverCallbacks(outcome, this.answerStoredByCall && outcome.result === undefined && outcome.error === undefined));
     if (task.room) await this.announceInRoom(task.room, outcome);
   }
 
   /**
    * The task's and its agent's completion callbacks, each settled whether delivered or given up.
-   * `outcomeInIndex`: the call left the result or error in the index only, where the activity reads it.
+   * `outcomeInStore`: the call left the result or error in the task store only, where the activity reads it.
    */
-  private deliverCallbacks(outcome: TaskOutcome, outcomeInIndex: boolean): Array<Promise<void>> {
+  private deliverCallbacks(outcome: TaskOutcome, outcomeInStore: boolean): Array<Promise<void>> {
     const { task } = this;
     const callback: TaskCallback = {
       taskId: task.taskId,
@@ -348,7 +348,7 @@ export class TaskRun {
     ];
     return targets.map((target) =>
       callbacks.deliverCallback
-        .executeWithOptions({ ...callbackOptions, summary: `callback to ${target.kind}: ${this.describe()}` }, outcomeInIndex ? [target, callback, true] : [target, callback])
+        .executeWithOptions({ ...callbackOptions, summary: `callback to ${target.kind}: ${this.describe()}` }, outcomeInStore ? [target, callback, true] : [target, callback])
         .catch(() => undefined),
     );
   }

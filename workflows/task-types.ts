@@ -14,7 +14,7 @@ export type TaskStatus = (typeof TaskStatus)[keyof typeof TaskStatus];
 
 export const TERMINAL_STATUSES: readonly TaskStatus[] = [TaskStatus.COMPLETED, TaskStatus.FAILED, TaskStatus.CANCELLED];
 
-/** Detail of a `pending` task (CONTRACT.md, "Tasks"). */
+/** Detail of a `pending` task (docs/api.md, "Tasks"). */
 export const TaskPhase = {
   WAITING_FOR_PARENTS: 'waiting_for_parents',
   CALLING_AGENT: 'calling_agent',
@@ -23,7 +23,7 @@ export const TaskPhase = {
 } as const;
 export type TaskPhase = (typeof TaskPhase)[keyof typeof TaskPhase];
 
-/** Codes of the errors the router itself puts on a failed task (an agent's own errors are kept as sent). */
+/** Codes of the errors the service itself puts on a failed task (an agent's own errors are kept as sent). */
 export const TaskErrorCode = {
   DEPENDENCY_FAILED: 'DEPENDENCY_FAILED',
   MISSING_FIELD: 'MISSING_FIELD',
@@ -37,22 +37,22 @@ export const TaskErrorCode = {
   AGENT_URL_REFUSED: 'AGENT_URL_REFUSED',
   AGENT_TIMEOUT: 'AGENT_TIMEOUT',
   AGENT_PROTOCOL_ERROR: 'AGENT_PROTOCOL_ERROR',
-  /** The task's workflow failed (or timed out) before it ended the task: src/router/ended-runs.ts. */
+  /** The task's workflow failed (or timed out) before it ended the task: src/tasks/ended-runs.ts. */
   WORKFLOW_ENDED: 'WORKFLOW_ENDED',
 } as const;
 export type TaskErrorCode = (typeof TaskErrorCode)[keyof typeof TaskErrorCode];
 
-/** An error the router itself puts on a failed task. */
+/** An error the service itself puts on a failed task. */
 export interface RouterError {
   code: TaskErrorCode | string;
   message: string;
   details?: unknown;
 }
 
-/** A task's error: the router's own, or the agent's, any JSON value but null, kept exactly as it was sent. */
+/** A task's error: the service's own, or the agent's, any JSON value but null, kept exactly as it was sent. */
 export type TaskError = RouterError | Record<string, unknown> | unknown[] | string | number | boolean;
 
-/** A result as stored: a JSON object, or `{"0": value}` for anything else (CONTRACT.md, "Tasks"). */
+/** A result as stored: a JSON object, or `{"0": value}` for anything else (docs/api.md, "Tasks"). */
 export type TaskResult = Record<string, unknown>;
 
 export interface RetryRequest {
@@ -149,7 +149,7 @@ export interface TaskOutcome {
   attempts?: number;
 }
 
-/** The body of a completion callback (CONTRACT.md, "Tasks"). */
+/** The body of a completion callback (docs/api.md, "Tasks"). */
 export interface TaskCallback {
   taskId: string;
   status: TaskStatus;
@@ -211,6 +211,11 @@ export const tasksQuery = defineQuery<TaskProgress[]>('tasks');
 
 export const workflowIdOfTask = (taskId: string): string => `task-${taskId}`;
 export const workflowIdOfComposition = (compositionId: string): string => `composition-${compositionId}`;
+
+/** The workflow that runs the task: its own, or its composition's. */
+export function workflowIdOf(task: { _id: string; compositionId?: string }): string {
+  return task.compositionId === undefined ? workflowIdOfTask(task._id) : workflowIdOfComposition(task.compositionId);
+}
 
 /** `{"0": value}` for anything but a JSON object. */
 export function normaliseResult(value: unknown): TaskResult {

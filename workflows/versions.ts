@@ -1,6 +1,6 @@
 // Patch ids (workflow versioning): each names a change of the workflow's behaviour. A run recorded
 // before a change replays without its marker, so patched() answers false there and the run keeps
-// the behaviour it started with; test/router/replay.test.ts replays the histories of each version.
+// the behaviour it started with; test/tasks/replay.test.ts replays the histories of each version.
 
 /** A dependant that cannot run fails as soon as one parent failed or was cancelled, not once all ended. */
 export const FAIL_AT_FIRST_FAILED_PARENT = 'dependant-fails-at-first-failed-parent';

@@ -1,8 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
-import { outboundDispatcher } from '../../src/router/outbound-guard';
-import { signWebhook } from '../../src/router/webhook-signature';
+import { outboundDispatcher } from '../../src/tasks/outbound-guard';
+import { signWebhook } from '../../src/tasks/webhook-signature';
 
 /** A trivial agent on loopback: answers every task at once with a small completed result, noting when each taskId arrived. */
 export async function startTrivialAgent(): Promise<{ url: string; receivedAt: Map<string, number>; close(): Promise<void> }> {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { request, type Dispatcher } from 'undici';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { WORKFLOW_TASK_SLOTS } from '../../src/router/task-worker';
+import { WORKFLOW_TASK_SLOTS } from '../../src/tasks/task-worker';
 import { cpuDuring } from './process-cpu';
 import { startLocalStack } from '../../test/support/local-stack';
 import { directCaller, startTrivialAgent } from './agent-call';

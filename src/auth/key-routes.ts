@@ -15,7 +15,7 @@ export const KEY_CREATION_SCHEMA: Schema = {
 const checkKeyCreation = validator<{ description?: string }>(KEY_CREATION_SCHEMA, 'key request');
 
 /**
- * Service keys: created by an admin or a service (CONTRACT.md, "Credentials and roles"), shown
+ * Service keys: created by an admin or a service (docs/api.md, "Credentials and roles"), shown
  * once. An admin may revoke any key; a service the keys it created and its own.
  */
 export function createKeyRoutes(apiKeys: ApiKeyStore): RouteModule {

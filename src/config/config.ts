@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { SECRET_KEY_BYTES } from '../auth/secret-box';
-import { MAX_COMPOSITION_SIZE_LIMIT } from '../router/history-budget';
+import { MAX_COMPOSITION_SIZE_LIMIT } from '../tasks/history-budget';
 
 /**
  * Everything the service reads from its environment, parsed and checked once at start.

@@ -9,7 +9,7 @@ describe('toApiError', () => {
     expect(toApiError(error)).toBe(error);
   });
 
-  it('answers a busy FerretDB with 503 and Retry-After', () => {
+  it('answers a busy store with 503 and Retry-After', () => {
     const busy = new MongoServerError({ message: 'database is locked (5) (SQLITE_BUSY)', code: 1 });
     const mapped = toApiError(busy);
     expect({ status: mapped.status, code: mapped.code, headers: mapped.headers }).toEqual({ status: 503, code: 'UNAVAILABLE', headers: { 'Retry-After': '1' } });

@@ -2,7 +2,7 @@ import type { Context, Next } from 'koa';
 import type { Logger } from '../ops/logger';
 import { isStoreBusy, isStoreUnavailable } from '../store/mongo';
 import { ApiError, ErrorCode } from './errors';
-import { temporalOutage } from '../router/temporal-client';
+import { temporalOutage } from '../tasks/temporal-client';
 
 /**
  * Turns anything thrown below into the contract's error body. Known outages become 503; anything

@@ -1,5 +1,5 @@
 /**
- * The service's own error codes (CONTRACT.md, "Errors of the service itself"), with the HTTP
+ * The service's own error codes (docs/api.md, "Errors of the service itself"), with the HTTP
  * status each one carries. Every non-2xx answer has the body `{error: {code, message, details?}}`.
  */
 export const ErrorCode = {

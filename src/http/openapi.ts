@@ -2,7 +2,7 @@ import type { Schema } from 'ajv';
 import { KEY_CREATION_SCHEMA } from '../auth/key-routes';
 import { AGENT_LIST_QUERY_SCHEMA, AGENT_REGISTRATION_SCHEMA, AGENT_SEARCH_QUERY_SCHEMA, AGENT_UPDATE_SCHEMA } from '../registry/registration-schema';
 import { CREATE_ROOM_SCHEMA, MESSAGE_HISTORY_QUERY_SCHEMA, PARTICIPANT_QUERY_SCHEMA, PARTICIPANT_SCHEMA, ROOM_LIST_QUERY_SCHEMA, SEND_MESSAGE_SCHEMA } from '../rooms/schemas';
-import { AGENT_REPORT_SCHEMA, COMPOSITION_REQUEST_SCHEMA, TASK_LOOKUP_QUERY_SCHEMA, TASK_REQUEST_SCHEMA } from '../router/task-request-schema';
+import { AGENT_REPORT_SCHEMA, COMPOSITION_REQUEST_SCHEMA, TASK_LOOKUP_QUERY_SCHEMA, TASK_REQUEST_SCHEMA } from '../tasks/task-request-schema';
 
 type Credential = 'none' | 'any' | 'adminOrService';
 
@@ -88,7 +88,7 @@ const SECURITY: Record<Credential, Array<Record<string, string[]>>> = {
   adminOrService: [{ apiKey: [] }],
 };
 
-/** The OpenAPI 3.1 document of the HTTP API (the WebSocket protocol is described in docs/rooms.md). */
+/** The OpenAPI 3.1 document of the HTTP API (the WebSocket protocol is described in docs/api.md). */
 export function openApiDocument(): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const operation of OPERATIONS) {

@@ -29,6 +29,14 @@ function messageOf(error: ErrorObject): string {
   return error.message ?? 'is invalid';
 }
 
+/** Problems as one line of an error message, `path message; …`: all of them, or the first `limit`. */
+export function summariseProblems(problems: ValidationProblem[], limit = problems.length): string {
+  return problems
+    .slice(0, limit)
+    .map((problem) => `${problem.path} ${problem.message}`)
+    .join('; ');
+}
+
 /** A checker for `schema`: returns the value typed as T, or throws 400 VALIDATION_ERROR with every problem. */
 export function validator<T>(schema: JSONSchemaType<T> | Schema, what: string): (value: unknown) => T {
   const validate = ajv.compile(schema) as ValidateFunction<T>;
@@ -36,7 +44,6 @@ export function validator<T>(schema: JSONSchemaType<T> | Schema, what: string): 
     if (validate(value)) return value;
     // Bounded: a huge array of wrong items would otherwise answer with megabytes of problems.
     const problems = toProblems(validate.errors?.slice(0, MAX_PROBLEMS));
-    const summary = problems.slice(0, 3).map((problem) => `${problem.path} ${problem.message}`).join('; ');
-    throw new ApiError(ErrorCode.VALIDATION_ERROR, `Invalid ${what}: ${summary}`, problems);
+    throw new ApiError(ErrorCode.VALIDATION_ERROR, `Invalid ${what}: ${summariseProblems(problems, 3)}`, problems);
   };
 }

@@ -16,8 +16,8 @@ export interface RateLimitOptions {
 
 /**
  * A count of events per key (a principal, an address) over a fixed window, kept in this process's
- * memory: FerretDB does not make a read-modify-write atomic (docs/internals.md), so a count kept in
- * the store would let concurrent requests past it.
+ * memory: a read-modify-write is not atomic on every MongoDB-compatible store (src/store/mongo.ts,
+ * docs/embedded-stack.md), so a count kept in the store would let concurrent requests past it.
  */
 export class RateLimit {
   private readonly limiter?: RateLimiterMemory;

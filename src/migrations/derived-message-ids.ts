@@ -14,7 +14,7 @@ const NAMESPACE_NOT_FOUND = 26;
  * Gives the messages stored with a random `_id` the `_id` derived from their room and seq, once,
  * before the service serves: history pages read only derived ids, so they never scan. A fallback
  * that read the old messages on demand could not tell a hole from an old message without a query
- * on (roomId, seq), which reads the whole collection on FerretDB, the cost this layout removes.
+ * on (roomId, seq), which may read the whole collection (src/store/mongo.ts), the cost this layout removes.
  * Each message keeps its id on the wire (`legacyId`, and an alias by that id for `before=`).
  *
  * Every step can be repeated, so a start that dies midway is finished by the next one: the alias,

@@ -9,8 +9,8 @@ import type { SearchCandidate } from './search';
 export const DIRECTORY_MAX_AGE_MS = 10 * 60_000;
 
 /**
- * What lists and searches of agents need, for every agent, in memory: FerretDB reads the whole
- * collection for any query beyond `_id`. Every change through AgentStore, in any process, is
+ * What lists and searches of agents need, for every agent, in memory: a query beyond `_id` may read the
+ * whole collection (src/store/mongo.ts). Every change through AgentStore, in any process, is
  * recorded in its ChangeLog, and each request first refreshes the agents changed since (LiveCopy):
  * every process lists a change from the next request on. The agents of a page are then read by
  * `_id`, and visibility is `canSee` on the entry (to choose) and on the agent read (to answer).

@@ -189,7 +189,7 @@ export class AgentStore {
 
   /**
    * Runs `write` of the agent at `version` holding that version's claim, and says whether it
-   * matched. FerretDB does not make a conditional write atomic (docs/internals.md, "FerretDB"): without the claim, two
+   * matched. A conditional write is not atomic on every MongoDB-compatible store (src/store/mongo.ts): without the claim, two
    * writers that read the same version could both write, the later undoing the earlier.
    */
   private async whileClaimed(agentId: string, version: number, write: () => Promise<{ matchedCount: number }>): Promise<boolean> {
@@ -225,7 +225,7 @@ export class AgentStore {
     return true;
   }
 
-  /** Which of `agentIds` name registered agents: one read by `_id` each, as FerretDB reads the whole collection for `$in`. */
+  /** Which of `agentIds` name registered agents: one read by `_id` each, as `$in` may read the whole collection (src/store/mongo.ts). */
   async existingIds(agentIds: string[]): Promise<Set<string>> {
     const found = await Promise.all(agentIds.map((agentId) => this.collection.findOne({ _id: agentId }, { projection: { _id: 1 } })));
     return new Set(found.flatMap((document) => (document ? [document._id] : [])));

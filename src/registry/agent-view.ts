@@ -1,5 +1,5 @@
 import { principalRef, type Principal } from '../auth/principal';
-import { canManage, type Agent } from './agent';
+import { canManageAgent, type Agent } from './agent';
 
 /**
  * An agent as the API shows it: a superset of the spec's response shapes A (`agentId`, `status`)
@@ -24,6 +24,6 @@ export function agentView(agent: Agent, principal: Principal) {
     version: agent.version,
     createdAt: agent.createdAt.toISOString(),
     updatedAt: agent.updatedAt.toISOString(),
-    ...(canManage(principal, agent) ? { owner: agent.owner ? principalRef(agent.owner) : null, sharedWith: agent.sharedWith, callbackUrl: agent.callbackUrl ?? null } : {}),
+    ...(canManageAgent(principal, agent) ? { owner: agent.owner ? principalRef(agent.owner) : null, sharedWith: agent.sharedWith, callbackUrl: agent.callbackUrl ?? null } : {}),
   };
 }

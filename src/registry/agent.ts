@@ -11,7 +11,7 @@ export interface ToolDefinition {
   annotations?: { outputSchema?: JsonSchema; [member: string]: unknown };
 }
 
-/** An entry of `prompts`, `resources` or `experimental` (CONTRACT.md, "Agents"). */
+/** An entry of `prompts`, `resources` or `experimental` (docs/api.md, "Agents"). */
 export interface CapabilityEntry {
   name: string;
   description?: string;
@@ -49,7 +49,7 @@ export interface Agent {
   sharedWith: ParticipantRef[];
   /** The service or human that registered it; undefined when an admin did. */
   owner?: Principal;
-  /** `whsec_` + base64 of 32 bytes: signs the router's calls and callbacks to this agent. */
+  /** `whsec_` + base64 of 32 bytes: signs the service's calls and callbacks to this agent. */
   signingSecret: string;
   /** Increases on every change, so anything compiled from the capabilities can be cached by (id, version). */
   version: number;
@@ -59,7 +59,7 @@ export interface Agent {
 
 /**
  * An agent as MongoDB stores it. `capabilities` is kept as JSON text: schemas hold keys such as
- * `$ref` or `a.b` that FerretDB (and MongoDB, in places) refuse as field names. What queries need
+ * `$ref` or `a.b` that stores refuse as field names in places (src/store/mongo.ts). What queries need
  * from the capabilities is copied into plain fields beside it.
  */
 export interface AgentDocument extends Omit<Agent, 'id' | 'capabilities'> {
@@ -99,6 +99,6 @@ export function isTheAgent(principal: Principal, agent: Pick<Agent, 'id'>): bool
 export const isOwner = (principal: Principal, agent: Pick<Agent, 'owner'>): boolean => agent.owner !== undefined && samePrincipal(principal, agent.owner);
 
 /** Whether `principal` may change or delete `agent`: its owner and admins. */
-export function canManage(principal: Principal, agent: Pick<Agent, 'owner'>): boolean {
+export function canManageAgent(principal: Principal, agent: Pick<Agent, 'owner'>): boolean {
   return principal.kind === PrincipalKind.ADMIN || isOwner(principal, agent);
 }

@@ -7,7 +7,7 @@ import { newSigningSecret } from '../auth/signing-secret';
 import type { RouteModule } from '../http/app';
 import { ApiError, ErrorCode, forbidden, invalid } from '../http/errors';
 import { validator } from '../http/validate';
-import { canManage, isTheAgent, type Agent } from './agent';
+import { canManageAgent, isTheAgent, type Agent } from './agent';
 import type { AgentDirectory } from './agent-directory';
 import type { AgentStore } from './agent-store';
 import { agentView } from './agent-view';
@@ -115,7 +115,7 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
 
   router.patch('/agents/:agentId', async (ctx) => {
     const { principal, agent } = await visibleAgent(ctx);
-    if (!canManage(principal, agent)) throw forbidden('Only the owner of an agent or an admin may change it');
+    if (!canManageAgent(principal, agent)) throw forbidden('Only the owner of an agent or an admin may change it');
     const update = checkUpdate(ctx.request.body);
     const registration = updatedRegistration(registrationOf(agent), { ...update, sharedWith: await typedSharing(update.sharedWith, agents) }, rules);
     const updated: Agent = { ...agent, ...registration, version: agent.version + 1, updatedAt: new Date() };
@@ -127,7 +127,7 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
 
   router.delete('/agents/:agentId', async (ctx) => {
     const { principal, agent } = await visibleAgent(ctx);
-    if (!canManage(principal, agent)) throw forbidden('Only the owner of an agent or an admin may delete it');
+    if (!canManageAgent(principal, agent)) throw forbidden('Only the owner of an agent or an admin may delete it');
     // Keys first: a key must never outlive its agent, even if the delete below fails.
     await apiKeys.revokeAllOf(agent.id);
     await agents.delete(agent.id);
@@ -136,7 +136,7 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
 
   router.post('/agents/:agentId/keys/rotate', async (ctx) => {
     const { principal, agent } = await visibleAgent(ctx);
-    if (!isTheAgent(principal, agent) && !canManage(principal, agent)) throw forbidden("Only the agent, its owner or an admin may rotate the agent's credentials");
+    if (!isTheAgent(principal, agent) && !canManageAgent(principal, agent)) throw forbidden("Only the agent, its owner or an admin may rotate the agent's credentials");
     // The secret first: if changes keep the agent busy, nothing is rotated yet.
     const signingSecret = newSigningSecret();
     if (!(await agents.setSigningSecret(agent.id, signingSecret))) {

@@ -1,7 +1,7 @@
 import { CAPABILITY_CATEGORIES, type Agent, type AgentDocument, type SearchField } from './agent';
 
 /**
- * Search without `$text` (FerretDB has none): every agent stores the normalised words of its name,
+ * Search without `$text`, which not every store has (src/store/mongo.ts): every agent stores the normalised words of its name,
  * description and tool names and descriptions in `searchTokens`, the directory (agent-directory.ts)
  * finds the candidates sharing a word with the query, and the few candidates are ranked here.
  */

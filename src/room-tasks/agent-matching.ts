@@ -1,8 +1,9 @@
 import type { Principal } from '../auth/principal';
 import { ApiError, ErrorCode } from '../http/errors';
+import { summariseProblems } from '../http/validate';
 import type { AgentStore } from '../registry/agent-store';
 import type { UserSchemaCompiler } from '../registry/user-schemas';
-import { findOperation, paramsProblems } from '../router/operations';
+import { findOperation, paramsProblems } from '../tasks/operations';
 import { ParticipantType, participantKey, type ParticipantRef } from '../auth/participant';
 import type { Room } from '../rooms/room';
 
@@ -38,7 +39,7 @@ export async function matchAgent(
     }
     const problems = paramsProblems(schemas, agent, request.operation, lookup.entry, request.params);
     if (problems.length === 0) return agent.id;
-    reasons.push(`${agent.id}: params do not match its inputSchema (${problems.map((problem) => `${problem.path} ${problem.message}`).join('; ')})`);
+    reasons.push(`${agent.id}: params do not match its inputSchema (${summariseProblems(problems)})`);
   }
   const why = candidates.length === 0 ? 'the room has no other participant agent' : reasons.join('; ');
   throw new ApiError(ErrorCode.AGENT_NOT_FOUND, `No participant agent of room ${room.id} can run ${request.operation}: ${why}`);

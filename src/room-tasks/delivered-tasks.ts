@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/common';
 import type { Logger } from '../ops/logger';
 import { agentSocketLostSignal } from '../../workflows/task-types';
-import type { TemporalHandle } from '../router/temporal-client';
+import type { TemporalHandle } from '../tasks/temporal-client';
 
 const keyOf = (roomId: string, agentId: string): string => `${roomId}|${agentId}`;
 

@@ -3,18 +3,19 @@ import { notFound } from '../http/errors';
 import { validator } from '../http/validate';
 import type { AgentStore } from '../registry/agent-store';
 import type { UserSchemaCompiler } from '../registry/user-schemas';
-import { canRead, type TaskIndex } from '../router/task-index';
-import type { TaskLauncher } from '../router/task-launcher';
-import { deliverReport, type AgentReportBody } from '../router/task-reports';
-import { AGENT_REPORT_SCHEMA, TASK_FIELDS } from '../router/task-request-schema';
-import type { TemporalHandle } from '../router/temporal-client';
+import { canReadTask } from '../tasks/task-access';
+import type { TaskStore } from '../tasks/task-store';
+import type { TaskLauncher } from '../tasks/task-launcher';
+import { deliverReport, type AgentReportBody } from '../tasks/task-reports';
+import { AGENT_REPORT_SCHEMA, TASK_FIELDS } from '../tasks/task-request-schema';
+import type { TemporalHandle } from '../tasks/temporal-client';
 import { FrameType, type Frame } from '../rooms/frames';
 import { ParticipantType, type ParticipantRef } from '../auth/participant';
 import type { RoomHub } from '../rooms/room-hub';
 import type { RoomStore } from '../rooms/room-store';
 import { matchAgent } from './agent-matching';
 
-/** `TASK_REQUEST` data (CONTRACT.md, "Tasks in a room"). */
+/** `TASK_REQUEST` data (docs/api.md, "Tasks in a room"). */
 const ROOM_TASK_REQUEST_SCHEMA = {
   type: 'object',
   required: ['requestId', 'operation', 'params'],
@@ -48,7 +49,7 @@ const readResult = validator<AgentReportBody & { taskId: string }>(TASK_RESULT_S
 
 export interface RoomTaskDeps {
   launcher: TaskLauncher;
-  index: TaskIndex;
+  taskStore: TaskStore;
   temporal: TemporalHandle;
   agents: AgentStore;
   schemas: UserSchemaCompiler;
@@ -69,9 +70,9 @@ export class RoomTaskRequests {
     const request = readRequest(data);
     const principal = principalOf(asker);
     if (request.parentTaskId !== undefined) {
-      const parent = await this.deps.index.find(request.parentTaskId);
+      const parent = await this.deps.taskStore.find(request.parentTaskId);
       // A parent the asker may not read is answered as an unknown one, so the frame tells no one which ids exist.
-      if (!parent || !canRead(principal, parent)) throw notFound(`Task ${request.parentTaskId}`);
+      if (!parent || !canReadTask(principal, parent)) throw notFound(`Task ${request.parentTaskId}`);
     }
     const { requestId, parentTaskId, agentId: asked, ...task } = request;
     let agentId = asked;
@@ -87,6 +88,6 @@ export class RoomTaskRequests {
   /** Ends the task as POST /tasks/{taskId}/result does; only the task's agent may. */
   async result(reporter: ParticipantRef, data: unknown): Promise<void> {
     const report = readResult(data);
-    await deliverReport(this.deps.index, this.deps.temporal, principalOf(reporter), report.taskId, report);
+    await deliverReport(this.deps.taskStore, this.deps.temporal, principalOf(reporter), report.taskId, report);
   }
 }

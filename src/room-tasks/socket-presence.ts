@@ -63,9 +63,8 @@ export class SocketPresence {
   }
 
   /**
-   * Keeps this process's records fresh: one small write by _id, whatever the number of sockets.
-   * (Touching every record held FerretDB's single writer for up to 180 ms every heartbeat, and every
-   * chat message waiting to be stored behind it.)
+   * Keeps this process's records fresh: one small write by _id, whatever the number of sockets, since
+   * the store may serve writes one at a time and chat messages wait behind them (src/store/mongo.ts).
    */
   async refresh(): Promise<void> {
     await this.processes.updateOne({ _id: this.queue }, { $set: { seenAt: new Date() } }, { upsert: true });
@@ -88,7 +87,7 @@ export class PresenceLookup {
     const queues = [...new Set(records.map((record) => record.queue))];
     const since = Date.now() - STALE_AFTER_MS;
     const processes = this.store.collection<ProcessDocument>(PRESENCE_PROCESSES_COLLECTION);
-    // By _id, one at a time: the only lookup FerretDB serves without decoding the collection.
+    // By _id, one at a time: the one lookup every store serves from an index (src/store/mongo.ts).
     const seen = await Promise.all(queues.map(async (queue) => ({ queue, seenAt: (await processes.findOne({ _id: queue }))?.seenAt.getTime() ?? 0 })));
     return seen
       .filter((holder) => holder.seenAt >= since)

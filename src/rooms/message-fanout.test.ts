@@ -36,7 +36,7 @@ function setUp(initial: number[]) {
   return { poll: new MessagePoll(messages, hub), messages, hub, store: (...seqs: number[]) => stored.push(...seqs.map(message)), own, published, life };
 }
 
-/** A server whose `hello` answers as a replica set member (MongoDB) or without a set name (FerretDB). */
+/** A server whose `hello` answers as a replica set member (MongoDB) or without a set name (a standalone server). */
 function server(replicaSet: boolean) {
   const command = jest.fn(async () => (replicaSet ? { isWritablePrimary: true, setName: 'rs0' } : { isWritablePrimary: true }));
   return { store: { db: { command } } as unknown as Store, command };

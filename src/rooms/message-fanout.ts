@@ -35,7 +35,7 @@ export async function startMessageFanout(store: Store, messages: MessageStore, h
   if (mode === FanoutMode.CHANGE_STREAMS) {
     // Refused rather than polled instead: the operator chose change streams, and a fallback would run,
     // unseen but for one log line, the mode they did not choose, with its load (a read per room every
-    // 100 ms, page scans on FerretDB). Failing at start shows the mismatch (often a MONGODB_URI without
+    // 100 ms, and page reads that may scan the collection). Failing at start shows the mismatch (often a MONGODB_URI without
     // its replica set) at once; unsetting ROOM_FANOUT is the fix when polling is what is wanted.
     if (!(await isReplicaSet(store))) {
       throw new Error('ROOM_FANOUT=change-streams needs a MongoDB replica set (or sharded cluster), and this server has none (FerretDB or a standalone mongod); unset ROOM_FANOUT to poll');
@@ -65,7 +65,7 @@ export async function startMessageFanout(store: Store, messages: MessageStore, h
   };
 }
 
-/** Change streams need a replica set (or sharded cluster); FerretDB and a standalone mongod have none. */
+/** Change streams need a replica set (or sharded cluster); a standalone server has none. */
 async function isReplicaSet(store: Store): Promise<boolean> {
   const hello = await store.db.command({ hello: 1 });
   return typeof hello.setName === 'string' || hello.msg === 'isdbgrid';
@@ -100,7 +100,7 @@ export class MessagePoll {
   }
 
   private async read(roomId: string, cursor: Cursor): Promise<void> {
-    // Paging the messages scans the collection on FerretDB; the counter says whether there is anything to page.
+    // Paging the messages may scan the collection (src/store/mongo.ts); the counter says whether there is anything to page.
     const reserved = await this.messages.reservedSeq(roomId);
     if (this.hub.accountsFor(roomId, cursor.seq, reserved)) {
       cursor.seq = Math.max(cursor.seq, reserved);

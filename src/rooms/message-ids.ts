@@ -6,8 +6,8 @@ const MAX_SEQ = 2 ** 48 - 1;
 
 /**
  * A message's id and `_id`, derived from its room and seq: a page of history is then a set of
- * `_id` lookups, the one query FerretDB's SQLite backend serves without reading the whole
- * collection, and no two messages of a room can share a seq. The contract makes it a UUID: an
+ * `_id` lookups, the one query every store serves without reading the whole collection
+ * (src/store/mongo.ts), and no two messages of a room can share a seq. The contract makes it a UUID: an
  * RFC 9562 version 8 (custom) UUID whose first 48 bits are the seq and whose other 74 free bits
  * come from a SHA-256 of the room id, so the seq is read back from the id and the room checked.
  */

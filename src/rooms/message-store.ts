@@ -19,7 +19,7 @@ export interface Message {
 }
 
 /**
- * `metadata` is free JSON, kept as text because FerretDB refuses keys with `.` or a leading `$`.
+ * `metadata` is free JSON, kept as text because a store may refuse keys with `.` or a leading `$` (src/store/mongo.ts).
  * `legacyId` is the id a message stored before ids were derived keeps on the wire (src/migrations/derived-message-ids.ts).
  */
 export interface MessageDocument extends Omit<Message, 'id' | 'metadata'> {
@@ -59,7 +59,7 @@ function fromDocument(document: MessageDocument): Message {
 export class MessageStore {
   constructor(private readonly store: Store) {}
 
-  /** None: every read is by `_id` (message-ids.ts), which both MongoDB and FerretDB serve from their `_id` index. */
+  /** None: every read is by `_id` (message-ids.ts), which every store serves from its `_id` index. */
   static indexes(): IndexDescription[] {
     return [];
   }
@@ -102,8 +102,8 @@ export class MessageStore {
   }
 
   /**
-   * Reserves `count` consecutive seqs of the room and returns the first. On MongoDB the increment is
-   * atomic; FerretDB may hand the same seqs to two concurrent callers, and the `_id` derived from the
+   * Reserves `count` consecutive seqs of the room and returns the first. An `$inc` is not atomic on
+   * every store (src/store/mongo.ts): the same seqs may go to two concurrent callers, and the `_id` derived from the
    * seq then refuses the second insert, whose caller catches up and reserves again.
    */
   async reserveSeqs(roomId: string, count: number): Promise<number> {
@@ -112,7 +112,7 @@ export class MessageStore {
   }
 
   /**
-   * Moves the room's counter past the stored seqs above it. On FerretDB two concurrent reservations
+   * Moves the room's counter past the stored seqs above it. Where `$inc` is not atomic, two concurrent reservations
    * can lose an increment and leave the counter behind seqs already stored; every reservation would
    * then collide until it caught up. Looks at most MAX_PAGE_HOLES seqs past the counter.
    */
@@ -176,7 +176,7 @@ export class MessageStore {
 
   /**
    * The stored messages among `seqs`, in the order of `seqs`. One `findOne` by `_id` each, in
-   * parallel: FerretDB pushes down `_id` equality alone, and reads the whole collection for `$in`.
+   * parallel: `_id` equality is served by an index everywhere, `$in` may read the whole collection (src/store/mongo.ts).
    */
   private async readSeqs(roomId: string, seqs: number[]): Promise<Message[]> {
     const documents = await Promise.all(seqs.map((seq) => this.messages.findOne({ _id: messageId(roomId, seq) })));

@@ -8,8 +8,8 @@ import type { RoomListing, RoomStore } from './room-store';
 export const ROOM_LISTING_MAX_AGE_MS = 10 * 60_000;
 
 /**
- * Which rooms are public, and whose rooms each room is, in memory: FerretDB reads the whole
- * collection for any query beyond `_id`, and `GET /rooms` needs no credential. Every room created
+ * Which rooms are public, and whose rooms each room is, in memory: a query beyond `_id` may read the
+ * whole collection (src/store/mongo.ts), and `GET /rooms` needs no credential. Every room created
  * and every change of participants, in any process, is recorded in the rooms' ChangeLog, and each
  * request first refreshes the rooms changed since (LiveCopy). A page's rooms are then read by
  * `_id` and checked again.

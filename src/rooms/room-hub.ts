@@ -28,7 +28,7 @@ export interface PresenceListener {
   departed(roomId: string, participant: ParticipantRef): void;
 }
 
-/** Attempts at storing a batch whose seqs another process also got (FerretDB's counter is not atomic). */
+/** Attempts at storing a batch whose seqs another process also got (the seq counter's `$inc` is not atomic on every store). */
 const MAX_STORE_ATTEMPTS = 10;
 /** Upper bound of the random pause before another attempt, times the attempt number. */
 const RETRY_JITTER_MS = 5;

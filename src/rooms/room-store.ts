@@ -10,8 +10,8 @@ import { isParticipant, type NewRoom, type Participant, type Room } from './room
 export const ROOMS_COLLECTION = 'rooms';
 
 /**
- * A room as MongoDB stores it. `metadata` is free JSON, kept as text because FerretDB refuses keys
- * with `.` or a leading `$`. `memberKeys` ("HUMAN:id", "AGENT:id") serve "rooms of this participant"
+ * A room as MongoDB stores it. `metadata` is free JSON, kept as text because a store may refuse keys
+ * with `.` or a leading `$` (src/store/mongo.ts). `memberKeys` ("HUMAN:id", "AGENT:id") serve "rooms of this participant"
  * (room-directory.ts); `revision` makes participant changes compare-and-set.
  */
 interface RoomDocument extends Omit<Room, 'id' | 'metadata'> {
@@ -123,8 +123,8 @@ export class RoomStore {
   }
 
   /**
-   * Read, change, write only if nobody changed the room meanwhile (its revision): FerretDB has no
-   * transactions, and this keeps two concurrent changes from overwriting each other.
+   * Read, change, write only if nobody changed the room meanwhile (its revision): the service uses no
+   * transactions (src/store/mongo.ts), and this keeps two concurrent changes from overwriting each other.
    */
   private async changeParticipants(
     roomId: string,

@@ -50,7 +50,7 @@ export function isParticipant(room: Pick<Room, 'participants'>, participant: Par
 }
 
 /** Whether `principal` may change the room (its participants): its creator and admins. */
-export function canManage(room: Pick<Room, 'createdBy'>, principal: Principal): boolean {
+export function canManageRoom(principal: Principal, room: Pick<Room, 'createdBy'>): boolean {
   if (principal.kind === PrincipalKind.ADMIN) return true;
   return room.createdBy !== undefined && samePrincipal(room.createdBy, principal);
 }
@@ -67,7 +67,7 @@ export type RoomAccess = (typeof RoomAccess)[keyof typeof RoomAccess];
 export function readAccess(room: Pick<Room, 'private' | 'participants' | 'createdBy'>, principal: Principal | undefined): RoomAccess {
   if (!room.private) return RoomAccess.ALLOWED;
   if (!principal) return RoomAccess.NEEDS_CREDENTIAL;
-  if (canManage(room, principal)) return RoomAccess.ALLOWED;
+  if (canManageRoom(principal, room)) return RoomAccess.ALLOWED;
   const participant = participantOf(principal);
   return participant && isParticipant(room, participant) ? RoomAccess.ALLOWED : RoomAccess.HIDDEN;
 }

@@ -8,7 +8,7 @@ import { CloseCode, messageFrame } from './frames';
 import { messageInput } from './message-input';
 import type { MessageStore, PageCursor } from './message-store';
 import { participantOf, participantKey, ParticipantType } from '../auth/participant';
-import { canManage, readAccess, RoomAccess, toRoomRecord, type NewRoom, type Participant, type Room } from './room';
+import { canManageRoom, readAccess, RoomAccess, toRoomRecord, type NewRoom, type Participant, type Room } from './room';
 import type { RoomHub } from './room-hub';
 import type { RoomDirectory } from './room-directory';
 import { ParticipantChange, type RoomStore } from './room-store';
@@ -42,7 +42,7 @@ const readParticipantQuery = validator<ParticipantQuery>(PARTICIPANT_QUERY_SCHEM
 const readRoomListQuery = validator<RoomListQuery>(ROOM_LIST_QUERY_SCHEMA, 'query');
 const readHistoryQuery = validator<MessageHistoryQuery>(MESSAGE_HISTORY_QUERY_SCHEMA, 'query');
 
-/** Rooms and messages over HTTP (CONTRACT.md, "Rooms and messages"). Room paths are bare. */
+/** Rooms and messages over HTTP (docs/api.md, "Rooms and messages"). Room paths are bare. */
 export function createRoomRoutes(deps: RoomRoutesDeps): RouteModule {
   const router = new Router();
   const readMessage = messageInput(deps.maxMessageChars);
@@ -134,7 +134,7 @@ async function readableRoom(ctx: Context, deps: RoomRoutesDeps, roomId: string):
 async function manageableRoom(ctx: Context, deps: RoomRoutesDeps, roomId: string): Promise<{ principal: Principal; room: Room }> {
   const principal = requireKind(ctx, PrincipalKind.ADMIN, PrincipalKind.SERVICE);
   const room = await readableRoom(ctx, deps, roomId);
-  if (!canManage(room, principal)) throw forbidden('Only the room\'s creator or an admin may manage it');
+  if (!canManageRoom(principal, room)) throw forbidden('Only the room\'s creator or an admin may manage it');
   return { principal, room };
 }
 

@@ -21,7 +21,7 @@ import type { SendMessage } from './schemas';
 
 /** The room WebSocket path: `/parties/chat-server/{roomId}`. */
 const ROOM_PATH = /^\/parties\/chat-server\/([^/]+)$/;
-/** Largest frame a client may send (CONTRACT.md, "WebSocket"). */
+/** Largest frame a client may send (docs/api.md, "WebSocket"). */
 const MAX_PAYLOAD_BYTES = 1024 * 1024;
 /** How long shutdown waits for clients to acknowledge the close before cutting them off. */
 const CLOSE_GRACE_MS = 1_000;

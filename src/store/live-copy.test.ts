@@ -2,12 +2,12 @@ import type { ChangeLog } from './change-log';
 import { IdIndex } from './id-index';
 import { LiveCopy } from './live-copy';
 
-/** A change log in memory: `recorded[seq - 1]` is the id changed at seq, undefined for a number handed out and not recorded. */
+/** A change log in memory: `changedIds[seq - 1]` is the id changed at seq, undefined for a number handed out and not recorded. */
 function setUp() {
-  const recorded: Array<string | undefined> = [];
+  const changedIds: Array<string | undefined> = [];
   const log = {
-    lastSeq: async () => recorded.length,
-    read: async (from: number, through: number) => recorded.slice(from - 1, through),
+    lastSeq: async () => changedIds.length,
+    read: async (from: number, through: number) => changedIds.slice(from - 1, through),
   } as unknown as ChangeLog;
   const calls = { readAll: 0, refreshed: [] as string[][] };
   const data = {
@@ -19,36 +19,36 @@ function setUp() {
       calls.refreshed.push(ids);
     },
   };
-  return { recorded, copy: new LiveCopy(log, data, 60_000), calls };
+  return { changedIds, copy: new LiveCopy(log, data, 60_000), calls };
 }
 
 describe('LiveCopy', () => {
   afterEach(() => jest.useRealTimers());
 
   it('reads the data whole once, then refreshes only the documents changed since', async () => {
-    const { recorded, copy, calls } = setUp();
-    recorded.push('a');
+    const { changedIds, copy, calls } = setUp();
+    changedIds.push('a');
     await copy.catchUp();
     await copy.catchUp();
     expect(calls).toEqual({ readAll: 1, refreshed: [] });
-    recorded.push('b', 'c', 'b');
+    changedIds.push('b', 'c', 'b');
     await copy.catchUp();
     expect(calls).toEqual({ readAll: 1, refreshed: [['b', 'c']] });
   });
 
   it('waits for a change number not yet recorded, then reads whole', async () => {
     jest.useFakeTimers({ now: 0, doNotFake: ['nextTick', 'setImmediate'] });
-    const { recorded, copy, calls } = setUp();
+    const { changedIds, copy, calls } = setUp();
     await copy.catchUp();
-    recorded.push('a', undefined, 'c');
+    changedIds.push('a', undefined, 'c');
     await copy.catchUp();
     // Past 'a' at once; the missing number is looked at again by each of a request's bounded rounds.
     expect(calls.readAll).toBe(1);
     expect(calls.refreshed).toEqual([['a', 'c'], ['c'], ['c']]);
-    recorded[1] = 'b';
+    changedIds[1] = 'b';
     await copy.catchUp();
     expect(calls.refreshed.at(-1)).toEqual(['b', 'c']);
-    recorded.push(undefined);
+    changedIds.push(undefined);
     await copy.catchUp();
     jest.setSystemTime(2_500);
     await copy.catchUp();
@@ -57,10 +57,10 @@ describe('LiveCopy', () => {
 
   it('reads whole again in the background once older than its age, answering meanwhile', async () => {
     jest.useFakeTimers({ now: 0, doNotFake: ['nextTick', 'setImmediate'] });
-    const { recorded, copy, calls } = setUp();
+    const { changedIds, copy, calls } = setUp();
     await copy.catchUp();
     jest.setSystemTime(60_000);
-    recorded.push('a');
+    changedIds.push('a');
     await copy.catchUp();
     expect(calls.refreshed).toEqual([['a']]);
     await new Promise((resolve) => setImmediate(resolve));
@@ -68,9 +68,9 @@ describe('LiveCopy', () => {
   });
 
   it('reads whole when it is further behind than the log keeps', async () => {
-    const { recorded, copy, calls } = setUp();
+    const { changedIds, copy, calls } = setUp();
     await copy.catchUp();
-    recorded.push(...Array.from({ length: 6_000 }, (_, index) => `x${index}`));
+    changedIds.push(...Array.from({ length: 6_000 }, (_, index) => `x${index}`));
     await copy.catchUp();
     expect(calls).toEqual({ readAll: 2, refreshed: [] });
   });

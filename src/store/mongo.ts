@@ -5,6 +5,16 @@ import type { StoreGate } from './store-gate';
  * The MongoDB connection the service shares. Only features both MongoDB 7 and FerretDB 1.24
  * support are used: no transactions, no $text, no partial or TTL indexes, and change streams only
  * where the server has them and ROOM_FANOUT asks for them (src/rooms/message-fanout.ts polls by default).
+ *
+ * The code outside src/store/ and src/embedded/ relies on what every MongoDB-compatible store the
+ * service runs on guarantees, and names the property where it does (docs/embedded-stack.md says why
+ * each holds back the embedded FerretDB):
+ * - a claim is an insert keyed by what it claims: a unique `_id` has one winner everywhere, while a
+ *   conditional update, a read-modify-write or an `$inc` is not atomic on every store;
+ * - reads and writes go by `_id` only: an `_id` lookup is served by an index everywhere, while any
+ *   other filter (`$in` included) may read the whole collection; lists are kept in memory instead;
+ * - callers' free JSON is stored as text: some stores refuse field names with `.` or a leading `$`;
+ * - a concurrent write may be refused as busy (isStoreBusy) and is retried (retry-while-busy.ts).
  */
 export class Store {
   private constructor(

@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import { freePort } from '../../src/embedded/managed-process';
-import { signWebhook } from '../../src/router/webhook-signature';
+import { signWebhook } from '../../src/tasks/webhook-signature';
 import { startEchoAgent } from '../../examples/echo-agent';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call } from '../support/http';

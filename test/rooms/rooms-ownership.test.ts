@@ -5,7 +5,7 @@ import { humanHeaders, newUserId } from '../support/humans';
 import { createRoom } from '../support/room-client';
 import { testStack } from '../support/test-stack';
 
-// Issue 18, item 4: a room belongs to the principal that created it; only it and admins manage it.
+// A room belongs to the principal that created it; only it and admins manage it.
 
 let mongo: MongoClient;
 beforeAll(async () => {

@@ -1,15 +1,15 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { webhookSignature } from '../../src/router/webhook-signature';
+import { webhookSignature } from '../../src/tasks/webhook-signature';
 
-/** A call the router made to a test agent. */
+/** A call the service made to a test agent. */
 export interface ReceivedCall {
   path: string;
   headers: http.IncomingHttpHeaders;
   rawBody: string;
   body: any;
   receivedAt: number;
-  /** The router closed the connection before the answer was sent. */
+  /** The service closed the connection before the answer was sent. */
   abandoned?: boolean;
 }
 
@@ -25,7 +25,7 @@ export type AgentBehaviour = (call: ReceivedCall) => AgentReply;
 
 /**
  * A tiny agent on 127.0.0.1: each path behaves as the test registers it, and every call is kept so
- * tests can assert what the router sent.
+ * tests can assert what the service sent.
  */
 export class AgentServer {
   readonly calls: ReceivedCall[] = [];

@@ -5,7 +5,7 @@ import type { Agent } from '../registry/agent';
 import type { RecentAgents } from '../registry/recent-agents';
 import { UserSchemaCompiler } from '../registry/user-schemas';
 import type { IdempotencyClaim, LaunchedIds, LaunchTakeover } from './idempotency-keys';
-import type { NewTask, TaskIndex } from './task-index';
+import type { NewTask, TaskStore } from './task-store';
 import { TaskLauncher } from './task-launcher';
 import type { TemporalHandle } from './temporal-client';
 
@@ -26,7 +26,7 @@ const UNAVAILABLE = 14;
 
 /**
  * A launcher on stand-ins: an index in memory, an idempotency claim in memory, and a Temporal whose
- * start and describe behave as told, recording what the launcher did to the claim and the index.
+ * start and describe behave as told, recording what the launcher did to the claim and the task store.
  * Each `launch()` sends the same request with the same key, so the second is a repeat; the claim
  * answers a repeat at once, as when the first request's wait bound has passed. `stallAt` makes the
  * first launch stop for good at that step, as when its process is killed there.
@@ -53,7 +53,7 @@ function launcherWith({
     stalled.add(step);
     await new Promise(() => undefined);
   };
-  const index = {
+  const taskStore = {
     create: async (_principal: unknown, tasks: NewTask[]) => {
       await stall('index');
       if (indexFails) throw new Error('index write failed');
@@ -63,7 +63,7 @@ function launcherWith({
       for (const taskId of taskIds) indexed.delete(taskId);
       done.push(`removed ${taskIds.length} task`);
     },
-  } as unknown as TaskIndex;
+  } as unknown as TaskStore;
   const temporal = {
     client: {
       workflow: {
@@ -100,7 +100,7 @@ function launcherWith({
   };
   const launcher = new TaskLauncher({
     agents: { findVisible: async () => agent } as unknown as RecentAgents,
-    index,
+    taskStore,
     temporal,
     schemas: new UserSchemaCompiler(),
     config: { taskQueue: 'tasks', defaultTaskTimeoutMs: 60_000, maxTaskTimeoutMs: 3_600_000, agentCallTimeoutMs: 30_000, callbackSigningSecret: undefined, allowInsecureAgentUrls: false },
@@ -114,7 +114,7 @@ const notStarted = async (workflowId: string) => {
 };
 
 describe('TaskLauncher, when a launch fails half way', () => {
-  it('frees the Idempotency-Key and removes what it may have indexed when the task index fails', async () => {
+  it('frees the Idempotency-Key and removes what it may have stored when the task store fails', async () => {
     const { launch, done, indexed } = launcherWith({ indexFails: true });
     await expect(launch()).rejects.toThrow('index write failed');
     expect(done).toEqual(['removed 1 task', 'released']);
@@ -138,7 +138,7 @@ describe('TaskLauncher, when the start fails but the workflow runs', () => {
   it.each([
     ['its deadline passed after the server started it', grpcFailure(DEADLINE_EXCEEDED, 'Deadline exceeded')],
     ['a retry of it was told that it already runs', (workflowId: string) => new WorkflowExecutionAlreadyStartedError('Workflow execution already started', workflowId, 'compositionWorkflow')],
-  ])('keeps the index records, confirms the Idempotency-Key and answers the ids when %s', async (_how, failure) => {
+  ])('keeps the task store records, confirms the Idempotency-Key and answers the ids when %s', async (_how, failure) => {
     const running = new Set<string>();
     const { launch, done, indexed } = launcherWith({
       start: async (workflowId) => {
@@ -156,7 +156,7 @@ describe('TaskLauncher, when the start fails but the workflow runs', () => {
     expect(done).toEqual(['confirmed']);
   });
 
-  it('keeps the index records and the Idempotency-Key, and answers 503, when Temporal cannot say whether it started', async () => {
+  it('keeps the task store records and the Idempotency-Key, and answers 503, when Temporal cannot say whether it started', async () => {
     const { launch, done, indexed } = launcherWith({
       start: async () => {
         throw grpcFailure(DEADLINE_EXCEEDED, 'Deadline exceeded');
@@ -191,8 +191,8 @@ const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('TaskLauncher, when a repeat finds a launch its first request did not finish', () => {
   it.each([
-    ['after the claim, before the index records', 'index' as const],
-    ['after the index records, before the workflow started', 'start' as const],
+    ['after the claim, before the task store records', 'index' as const],
+    ['after the task store records, before the workflow started', 'start' as const],
   ])('writes what is missing, starts the workflow and answers the first ids when the first request stopped %s', async (_when, stallAt) => {
     const temporal = temporalOnce();
     const { launch, done, indexed } = launcherWith({ ...temporal, stallAt });

@@ -1,5 +1,5 @@
 /**
- * JSON Schemas of the router's requests, checked once at the edge (src/http/validate.ts). Exported by
+ * JSON Schemas of the task service's requests, checked once at the edge (src/http/validate.ts). Exported by
  * name so the OpenAPI document can be built from them. Limits that depend on configuration
  * (composition size, timeoutMs ceiling) are checked in code.
  */

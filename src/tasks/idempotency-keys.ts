@@ -3,7 +3,7 @@ import type { Principal } from '../auth/principal';
 import { ApiError, ErrorCode } from '../http/errors';
 import { isDuplicateKey, type Store } from '../store/mongo';
 import { canonicalJson } from './canonical-json';
-import { whileLocked } from './task-index';
+import { retryWhileBusy } from '../store/retry-while-busy';
 
 export const IDEMPOTENCY_KEYS_COLLECTION = 'idempotency_keys';
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
@@ -33,14 +33,15 @@ interface IdempotencyDocument extends LaunchedIds {
   /**
    * JSON of what the launcher needs to start the workflow again: a repeat finishes a launch whose
    * process ended before confirming it. JSON text because it holds the caller's params, whose keys
-   * FerretDB may refuse. Missing in claims written before launches could be finished.
+   * a store may refuse as field names (src/store/mongo.ts). Missing in claims written before launches could be finished.
    */
   launch?: string;
 }
 
 /**
  * Which of the first request's undo and a repeat's finishing of its launch goes ahead, stored beside
- * the claim with the `_id` `{claim}/{first taskId}`: only an insert has one winner on FerretDB.
+ * the claim with the `_id` `{claim}/{first taskId}`: a claim is an insert keyed by what it claims, since
+ * a conditional update is not atomic on every MongoDB-compatible store (src/store/mongo.ts).
  */
 interface LaunchOutcomeDocument {
   _id: string;
@@ -102,7 +103,7 @@ export class IdempotencyKeys {
     const requestHash = idempotencyRequestHash(route, body);
     const insert = async (ids: LaunchedIds, launch: unknown): Promise<boolean> => {
       try {
-        await whileLocked(() => this.keys.insertOne({ _id, requestHash, ...ids, createdAt: new Date(), launch: JSON.stringify(launch) }), { duplicatesOnRetryAreOurs: false });
+        await retryWhileBusy(() => this.keys.insertOne({ _id, requestHash, ...ids, createdAt: new Date(), launch: JSON.stringify(launch) }), { duplicatesOnRetryAreOurs: false });
         return true;
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
@@ -117,7 +118,7 @@ export class IdempotencyKeys {
           const first = await this.keys.findOne({ _id });
           // Released between our insert and this read: the launch that held it failed, so this one may try.
           if (!first) continue;
-          // A write FerretDB reported busy may have landed after all: then the claim is ours.
+          // A write the store reported busy may have landed after all: then the claim is ours.
           if (first.taskIds[0] === ids.taskIds[0]) return null;
           if (first.requestHash !== requestHash) throw new ApiError(ErrorCode.CONFLICT, 'This Idempotency-Key was already used with a different request');
           // A concurrent first request is still starting: answer once its tasks exist, or (bounded,
@@ -134,12 +135,12 @@ export class IdempotencyKeys {
         }
       },
       confirm: async () => {
-        await whileLocked(() => this.keys.updateOne({ _id }, { $set: { startedAt: new Date() } }), { duplicatesOnRetryAreOurs: false });
+        await retryWhileBusy(() => this.keys.updateOne({ _id }, { $set: { startedAt: new Date() } }), { duplicatesOnRetryAreOurs: false });
       },
       takeOver: async (ids, by) => {
         const outcomeId = `${_id}/${ids.taskIds[0]}`;
         try {
-          await whileLocked(() => this.outcomes.insertOne({ _id: outcomeId, by, at: new Date() }), { duplicatesOnRetryAreOurs: false });
+          await retryWhileBusy(() => this.outcomes.insertOne({ _id: outcomeId, by, at: new Date() }), { duplicatesOnRetryAreOurs: false });
           return true;
         } catch (error) {
           if (!isDuplicateKey(error)) throw error;

@@ -7,7 +7,7 @@ const INDEX_PATTERN = /^(0|[1-9][0-9]*)$/;
 const invalid = (message: string) => new ApiError(ErrorCode.INVALID_COMPOSITION, message);
 
 /**
- * The parents of each element as indices, after checking the graph (CONTRACT.md, "Compositions"):
+ * The parents of each element as indices, after checking the graph (docs/api.md, "Compositions"):
  * parent indices exist, no element is its own parent, no cycle, and every pending argument takes
  * its value from one of the element's parents. Each 400 names the offending element.
  */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ADMIN_PRINCIPAL } from '../../src/auth/principal';
-import { IDEMPOTENCY_KEYS_COLLECTION, idempotencyClaimId, idempotencyRequestHash } from '../../src/router/idempotency-keys';
+import { IDEMPOTENCY_KEYS_COLLECTION, idempotencyClaimId, idempotencyRequestHash } from '../../src/tasks/idempotency-keys';
 import { DEFAULT_RETRY, type CompositionInput } from '../../workflows/task-types';
 import { AgentServer, completes } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';

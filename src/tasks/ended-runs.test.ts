@@ -1,14 +1,14 @@
 import pino from 'pino';
 import { watchEndedRuns } from './ended-runs';
-import type { TaskChange, TaskDocument, TaskIndex } from './task-index';
+import type { TaskChange, TaskDocument, TaskStore } from './task-store';
 import type { TemporalHandle } from './temporal-client';
 import { TaskStatus } from '../../workflows/task-types';
 
 const task = (id: string, status: TaskStatus) => ({ _id: id, status }) as TaskDocument;
 
 /**
- * Every branch, with a stand-in for the visibility list and the index, including a run that Failed,
- * which the service's workflow never does on purpose. test/router/cancellation.test.ts has real
+ * Every branch, with a stand-in for the visibility list and the task store, including a run that Failed,
+ * which the service's workflow never does on purpose. test/tasks/cancellation.test.ts has real
  * runs that were terminated and that timed out.
  */
 describe('watchEndedRuns', () => {
@@ -46,16 +46,16 @@ describe('watchEndedRuns', () => {
       },
     } as unknown as TemporalHandle;
     const updates: Array<[string, TaskChange]> = [];
-    const index = {
+    const taskStore = {
       find: async (taskId: string) => (taskId === 't1' ? task('t1', TaskStatus.PENDING) : null),
       findComposition: async (compositionId: string) => ({ tasks: [task(`${compositionId}-done`, TaskStatus.COMPLETED), task(`${compositionId}-open`, TaskStatus.PENDING)] }),
-      update: async (taskId: string, change: TaskChange) => {
+      updateIfPending: async (taskId: string, change: TaskChange) => {
         updates.push([taskId, change]);
         return true;
       },
-    } as unknown as TaskIndex;
+    } as unknown as TaskStore;
 
-    const watch = watchEndedRuns({ temporal, index, logger: pino({ level: 'silent' }), intervalMs: 10 });
+    const watch = watchEndedRuns({ temporal, taskStore, logger: pino({ level: 'silent' }), intervalMs: 10 });
     for (let tries = 0; tries < 200 && queries.length < 2; tries += 1) await new Promise((resolve) => setTimeout(resolve, 10));
     await watch.stop();
 

@@ -25,7 +25,7 @@ export const WORKFLOW_TASK_SLOTS = 1000;
  */
 const ACTIVITY_SLOTS = 1000;
 
-/** Local activity slots: the bookkeeping (index writes, params checks), and the agent calls of runs started before they became regular activities. */
+/** Local activity slots: the bookkeeping (task store writes, params checks), and the agent calls of runs started before they became regular activities. */
 const LOCAL_ACTIVITY_SLOTS = 1000;
 
 /**

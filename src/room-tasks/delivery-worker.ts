@@ -4,12 +4,12 @@ import type { Config } from '../config/config';
 import type { Logger } from '../ops/logger';
 import { ParticipantType } from '../auth/participant';
 import type { RoomHub } from '../rooms/room-hub';
-import type { TemporalHandle } from '../router/temporal-client';
+import type { TemporalHandle } from '../tasks/temporal-client';
 import { DeliveredTasks } from './delivered-tasks';
-import type { TaskIndex } from '../router/task-index';
-import { startWorker, type RunningWorker } from '../router/task-worker';
+import type { TaskStore } from '../tasks/task-store';
+import { startWorker, type RunningWorker } from '../tasks/task-worker';
 import type { Store } from '../store/mongo';
-import { roomDeliveryActivities } from './delivery-activities';
+import { roomDeliveryActivities } from '../../activities/room-delivery';
 import { PRESENCE_HEARTBEAT_MS, SocketPresence } from './socket-presence';
 
 /**
@@ -18,7 +18,7 @@ import { PRESENCE_HEARTBEAT_MS, SocketPresence } from './socket-presence';
  */
 export async function startRoomDelivery(
   config: Pick<Config, 'temporalNamespace' | 'taskQueue'>,
-  { store, hub, index, temporal, logger }: { store: Store; hub: RoomHub; index: TaskIndex; temporal: TemporalHandle; logger: Logger },
+  { store, hub, taskStore, temporal, logger }: { store: Store; hub: RoomHub; taskStore: TaskStore; temporal: TemporalHandle; logger: Logger },
 ): Promise<RunningWorker> {
   const queue = `${config.taskQueue}-rooms-${os.hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   const presence = new SocketPresence(store, queue);
@@ -39,7 +39,7 @@ export async function startRoomDelivery(
   enqueue(() => presence.refresh());
   const heartbeat = setInterval(() => enqueue(() => presence.refresh()), PRESENCE_HEARTBEAT_MS);
   heartbeat.unref();
-  const worker = await startWorker({ ...config, taskQueue: queue }, temporal.connection, logger, { activities: roomDeliveryActivities(hub, index, deliveredTasks) });
+  const worker = await startWorker({ ...config, taskQueue: queue }, temporal.connection, logger, { activities: roomDeliveryActivities(hub, taskStore, deliveredTasks) });
   return {
     async stop() {
       clearInterval(heartbeat);

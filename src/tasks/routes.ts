@@ -4,7 +4,9 @@ import { requirePrincipal } from '../auth/principal';
 import type { RouteModule } from '../http/app';
 import { ApiError, ErrorCode, notFound } from '../http/errors';
 import { validator } from '../http/validate';
-import { canRead, canReadComposition, toCompositionView, toTaskView, type TaskDocument, type TaskIndex } from './task-index';
+import { canReadTask, canReadComposition } from './task-access';
+import { toCompositionView, toTaskView } from './task-views';
+import type { TaskDocument, TaskStore } from './task-store';
 import { IDEMPOTENCY_KEY_HEADER, type IdempotencyKeys } from './idempotency-keys';
 import type { TaskLauncher } from './task-launcher';
 import { AGENT_REPORT_SCHEMA, COMPOSITION_REQUEST_SCHEMA, TASK_LOOKUP_QUERY_SCHEMA, TASK_REQUEST_SCHEMA, type TaskLookupQuery } from './task-request-schema';
@@ -13,9 +15,9 @@ import { cancelTask } from './task-cancellation';
 import { deliverReport, type AgentReportBody } from './task-reports';
 import { TaskStatus, type TaskRequest } from '../../workflows/task-types';
 
-export interface RouterRoutesDeps {
+export interface TaskRoutesDeps {
   launcher: TaskLauncher;
-  index: TaskIndex;
+  taskStore: TaskStore;
   idempotencyKeys: IdempotencyKeys;
   temporal: TemporalHandle;
   maxCompositionSize: number;
@@ -34,7 +36,7 @@ function abandonedSignal(ctx: Context): AbortSignal {
 }
 
 /** /tasks and /compositions: creation, composition and lookup of tasks. Served bare and under /v1. */
-export function createRouterRoutes({ launcher, index, idempotencyKeys, temporal, maxCompositionSize }: RouterRoutesDeps): RouteModule {
+export function createTaskRoutes({ launcher, taskStore, idempotencyKeys, temporal, maxCompositionSize }: TaskRoutesDeps): RouteModule {
   const router = new Router();
   const idempotencyOf = (ctx: Context, route: string, body: unknown) => idempotencyKeys.forRequest(requirePrincipal(ctx), ctx.get(IDEMPOTENCY_KEY_HEADER) || undefined, route, body);
 
@@ -66,26 +68,26 @@ export function createRouterRoutes({ launcher, index, idempotencyKeys, temporal,
     const principal = requirePrincipal(ctx);
     const waitMs = Number(checkLookup(ctx.query).waitMs ?? 0);
     const readable = (task: TaskDocument | null): TaskDocument => {
-      if (!task || !canRead(principal, task)) throw notFound(`Task ${ctx.params.taskId}`);
+      if (!task || !canReadTask(principal, task)) throw notFound(`Task ${ctx.params.taskId}`);
       return task;
     };
-    const task = waitMs > 0 ? await index.findEnded(ctx.params.taskId, waitMs, abandonedSignal(ctx), readable) : readable(await index.find(ctx.params.taskId));
+    const task = waitMs > 0 ? await taskStore.findEnded(ctx.params.taskId, waitMs, abandonedSignal(ctx), readable) : readable(await taskStore.find(ctx.params.taskId));
     ctx.body = toTaskView(task);
   });
 
   router.post('/tasks/:taskId/result', async (ctx: Context) => {
     const principal = requirePrincipal(ctx);
-    ctx.body = await deliverReport(index, temporal, principal, ctx.params.taskId, checkReport(ctx.request.body));
+    ctx.body = await deliverReport(taskStore, temporal, principal, ctx.params.taskId, checkReport(ctx.request.body));
   });
 
   router.post('/tasks/:taskId/cancel', async (ctx: Context) => {
     const principal = requirePrincipal(ctx);
-    ctx.body = await cancelTask(index, temporal, principal, ctx.params.taskId);
+    ctx.body = await cancelTask(taskStore, temporal, principal, ctx.params.taskId);
   });
 
   router.get('/compositions/:compositionId', async (ctx: Context) => {
     const principal = requirePrincipal(ctx);
-    const composition = await index.findComposition(ctx.params.compositionId);
+    const composition = await taskStore.findComposition(ctx.params.compositionId);
     // Unknown to a caller who may not read it, as GET /tasks/{taskId} does.
     if (!composition || !canReadComposition(principal, composition)) throw notFound(`Composition ${ctx.params.compositionId}`);
     ctx.body = toCompositionView(composition, principal);

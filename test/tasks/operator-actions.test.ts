@@ -58,7 +58,7 @@ describe('Reset of a task workflow in the Temporal Web UI', () => {
   /** A callback receiver's deliveries of one task, in order. */
   const deliveries = (route: string, taskId: string) => server.callsTo(route).filter((received) => received.body?.taskId === taskId).map(webhook);
 
-  it('of a completed task: the new run takes the answer the index holds without calling the agent, the outcome stands, and both callbacks go out again with the same webhook-ids', async () => {
+  it('of a completed task: the new run takes the answer the task store holds without calling the agent, the outcome stands, and both callbacks go out again with the same webhook-ids', async () => {
     const agent = await registerAgent({ mcpUrl: server.route('counted', completes({ text: 'once' })), callbackUrl: server.route('agent-hook', () => ({ status: 200, body: {} })) });
     const reply = await call('POST', '/tasks', { apiKey: 'admin', body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' }, callbackUrl: server.route('task-hook', () => ({ status: 204 })) } });
     const taskId = reply.body.taskId;

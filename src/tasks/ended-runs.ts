@@ -1,6 +1,6 @@
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import type { Logger } from '../ops/logger';
-import type { TaskChange, TaskDocument, TaskIndex } from './task-index';
+import type { TaskChange, TaskDocument, TaskStore } from './task-store';
 import type { TemporalHandle } from './temporal-client';
 import { TaskErrorCode, TaskStatus, workflowIdOfComposition, workflowIdOfTask } from '../../workflows/task-types';
 
@@ -23,11 +23,11 @@ export interface EndedRunsWatch {
 
 /**
  * An operator may terminate a task's workflow (in the Web UI or CLI), and a workflow may fail: its
- * tasks still pending would stay so in the index for good. A worker process lists such runs every
+ * tasks still pending would stay so in the task store for good. A worker process lists such runs every
  * `intervalMs` and ends their pending tasks itself: `cancelled` after an operator's terminate,
  * `failed` with WORKFLOW_ENDED otherwise. No callback or cancellation notice goes out for them.
  */
-export function watchEndedRuns({ temporal, index, logger, intervalMs }: { temporal: TemporalHandle; index: TaskIndex; logger: Logger; intervalMs: number }): EndedRunsWatch {
+export function watchEndedRuns({ temporal, taskStore, logger, intervalMs }: { temporal: TemporalHandle; taskStore: TaskStore; logger: Logger; intervalMs: number }): EndedRunsWatch {
   // The first look has no lower bound: runs that ended while no worker ran are found too.
   let since: Date | undefined;
   let stopped = false;
@@ -42,11 +42,11 @@ export function watchEndedRuns({ temporal, index, logger, intervalMs }: { tempor
   }
 
   async function endPendingTasks(run: WorkflowExecutionInfo): Promise<void> {
-    const pending = (await tasksOfRun(index, run.workflowId)).filter((task) => task.status === TaskStatus.PENDING);
+    const pending = (await tasksOfRun(taskStore, run.workflowId)).filter((task) => task.status === TaskStatus.PENDING);
     if (pending.length === 0 || (await replaced(run))) return;
     const change = await changeForEndOf(run);
     for (const task of pending) {
-      if (await index.update(task._id, change)) {
+      if (await taskStore.updateIfPending(task._id, change)) {
         logger.warn({ taskId: task._id, workflowId: run.workflowId, runStatus: run.status.name, status: change.status }, 'task ended with its closed workflow');
       }
     }
@@ -93,11 +93,11 @@ export function watchEndedRuns({ temporal, index, logger, intervalMs }: { tempor
   };
 }
 
-async function tasksOfRun(index: TaskIndex, workflowId: string): Promise<TaskDocument[]> {
+async function tasksOfRun(taskStore: TaskStore, workflowId: string): Promise<TaskDocument[]> {
   if (workflowId.startsWith(TASK_RUN_PREFIX)) {
-    const task = await index.find(workflowId.slice(TASK_RUN_PREFIX.length));
+    const task = await taskStore.find(workflowId.slice(TASK_RUN_PREFIX.length));
     return task ? [task] : [];
   }
-  if (workflowId.startsWith(COMPOSITION_RUN_PREFIX)) return (await index.findComposition(workflowId.slice(COMPOSITION_RUN_PREFIX.length)))?.tasks ?? [];
+  if (workflowId.startsWith(COMPOSITION_RUN_PREFIX)) return (await taskStore.findComposition(workflowId.slice(COMPOSITION_RUN_PREFIX.length)))?.tasks ?? [];
   return [];
 }

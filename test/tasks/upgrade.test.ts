@@ -10,7 +10,7 @@ import { freePort } from '../../src/embedded/managed-process';
 import { createLogger } from '../../src/ops/logger';
 import { AgentStore } from '../../src/registry/agent-store';
 import { RecentAgents } from '../../src/registry/recent-agents';
-import { TaskChanges } from '../../src/router/task-changes';
+import { TaskChanges } from '../../src/tasks/task-changes';
 import { Store } from '../../src/store/mongo';
 import { AgentServer } from '../support/agent-server';
 import { registerAgent } from '../support/agents';

@@ -1,7 +1,7 @@
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-depth';
 import { normaliseResult, TaskErrorCode, type TaskError, type TaskResult } from '../../workflows/task-types';
 
-/** What one HTTP reply of an agent means for its task (CONTRACT.md, "Tasks": call to the agent). */
+/** What one HTTP reply of an agent means for its task (docs/api.md, "Tasks": call to the agent). */
 export type AgentReplyVerdict =
   | { kind: 'completed'; result: TaskResult }
   | { kind: 'failed'; error: TaskError }

@@ -2,9 +2,10 @@ import { WorkflowNotFoundError } from '@temporalio/common';
 import { WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { PrincipalKind, samePrincipal, type Principal } from '../auth/principal';
 import { ApiError, ErrorCode, forbidden, notFound } from '../http/errors';
-import { CANCELLATION_CLAIM, canRead, workflowIdOf, type TaskDocument, type TaskIndex } from './task-index';
+import { CANCELLATION_CLAIM, type TaskDocument, type TaskStore } from './task-store';
+import { canReadTask } from './task-access';
 import type { TemporalHandle } from './temporal-client';
-import { cancelTaskUpdate, TaskStatus } from '../../workflows/task-types';
+import { cancelTaskUpdate, TaskStatus, workflowIdOf } from '../../workflows/task-types';
 
 /**
  * How long the API waits for the workflow to record a cancellation. Without a worker nothing records
@@ -24,27 +25,27 @@ const alreadyEnded = (taskId: string, status: string) => new ApiError(ErrorCode.
  * (503), sending the cancellation again finishes the tree: a cancelled task whose tree still has
  * pending tasks is not a 409.
  */
-export async function cancelTask(index: TaskIndex, temporal: TemporalHandle, principal: Principal, taskId: string): Promise<{ taskId: string; status: string }> {
-  const task = await index.find(taskId);
+export async function cancelTask(taskStore: TaskStore, temporal: TemporalHandle, principal: Principal, taskId: string): Promise<{ taskId: string; status: string }> {
+  const task = await taskStore.find(taskId);
   // A caller who may not read the task gets what an unknown id gets; one who may (its agent) learns nothing from a 403.
-  if (!task || !canRead(principal, task)) throw notFound(`Task ${taskId}`);
+  if (!task || !canReadTask(principal, task)) throw notFound(`Task ${taskId}`);
   if (!samePrincipal(principal, task.createdBy) && principal.kind !== PrincipalKind.ADMIN) throw forbidden('Only the task creator or an admin may cancel this task');
 
   if (task.status === TaskStatus.CANCELLED) {
-    if ((await cancelDelegatedTree(index, temporal, taskId)) === 0) throw alreadyEnded(taskId, task.status);
+    if ((await cancelDelegatedTree(taskStore, temporal, taskId)) === 0) throw alreadyEnded(taskId, task.status);
     return { taskId, status: task.status };
   }
   if (task.status !== TaskStatus.PENDING) throw alreadyEnded(taskId, task.status);
-  const status = await cancelInWorkflow(index, temporal, task);
+  const status = await cancelInWorkflow(taskStore, temporal, task);
   if (status !== TaskStatus.CANCELLED) throw alreadyEnded(taskId, status);
-  await cancelDelegatedTree(index, temporal, taskId);
+  await cancelDelegatedTree(taskStore, temporal, taskId);
   return { taskId, status };
 }
 
 /** The status the task has after the workflow handled the cancellation, or will have when its agent's report came first. */
-async function cancelInWorkflow(index: TaskIndex, temporal: TemporalHandle, task: TaskDocument): Promise<string> {
+async function cancelInWorkflow(taskStore: TaskStore, temporal: TemporalHandle, task: TaskDocument): Promise<string> {
   // A cancellation and the agent's report arriving together: the one claimed first is the outcome, the other is 409.
-  const reported = await index.claimOutcome(task._id, CANCELLATION_CLAIM, TaskStatus.CANCELLED);
+  const reported = await taskStore.claimOutcome(task._id, CANCELLATION_CLAIM, TaskStatus.CANCELLED);
   if (reported?.status !== undefined) return reported.status;
   try {
     const handle = temporal.client.workflow.getHandle(workflowIdOf(task));
@@ -54,10 +55,10 @@ async function cancelInWorkflow(index: TaskIndex, temporal: TemporalHandle, task
       throw new ApiError(ErrorCode.UNAVAILABLE, `No worker recorded the cancellation within ${CANCEL_WAIT_MS} ms; send it again`);
     }
     if (!(error instanceof WorkflowNotFoundError) && !(error instanceof WorkflowUpdateFailedError)) throw error;
-    // No run to cancel: it ended between our read and the update, and recorded how (the index says),
+    // No run to cancel: it ended between our read and the update, and recorded how (the task store says),
     // or it was terminated or failed without recording, which the ended-runs watch would find later.
-    if (error instanceof WorkflowNotFoundError && (await index.update(task._id, { status: TaskStatus.CANCELLED }))) return TaskStatus.CANCELLED;
-    return (await index.find(task._id))?.status ?? TaskStatus.CANCELLED;
+    if (error instanceof WorkflowNotFoundError && (await taskStore.updateIfPending(task._id, { status: TaskStatus.CANCELLED }))) return TaskStatus.CANCELLED;
+    return (await taskStore.find(task._id))?.status ?? TaskStatus.CANCELLED;
   }
 }
 
@@ -66,14 +67,14 @@ async function cancelInWorkflow(index: TaskIndex, temporal: TemporalHandle, task
  * cancelled. A delegate that could not be cancelled does not stop the others; the caller then gets
  * a 503 saying how many are left.
  */
-async function cancelDelegatedTree(index: TaskIndex, temporal: TemporalHandle, rootTaskId: string): Promise<number> {
+async function cancelDelegatedTree(taskStore: TaskStore, temporal: TemporalHandle, rootTaskId: string): Promise<number> {
   let parents = [rootTaskId];
   let cancelled = 0;
   const failures: unknown[] = [];
   for (let depth = 0; parents.length > 0 && depth < MAX_DELEGATION_DEPTH; depth += 1) {
-    const delegated = await index.findDelegated(parents);
+    const delegated = await taskStore.findDelegated(parents);
     // Ended tasks are passed through: their own delegates may still run.
-    const outcomes = await Promise.allSettled(delegated.filter((task) => task.status === TaskStatus.PENDING).map((task) => cancelInWorkflow(index, temporal, task)));
+    const outcomes = await Promise.allSettled(delegated.filter((task) => task.status === TaskStatus.PENDING).map((task) => cancelInWorkflow(taskStore, temporal, task)));
     for (const outcome of outcomes) {
       if (outcome.status === 'rejected') failures.push(outcome.reason);
       else if (outcome.value === TaskStatus.CANCELLED) cancelled += 1;

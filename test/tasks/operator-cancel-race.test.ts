@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import type { TaskChange } from '../../src/router/task-index';
+import type { TaskChange } from '../../src/tasks/task-store';
 import { agentReportSignal, DEFAULT_RETRY, TaskStatus, type CompositionInput } from '../../workflows/task-types';
 import { testStack } from '../support/test-stack';
 import { closedStatus, until } from '../support/until';
@@ -12,7 +12,7 @@ Runtime.install({ logger: new DefaultLogger('WARN') });
 /**
  * The composition workflow on a real worker, with stand-in activities so that an operator's cancel
  * can be made to arrive while a task's end is being recorded: the record must still land, or the
- * task would stay pending in the index for good.
+ * task would stay pending in the task store for good.
  */
 describe('an operator cancelling a workflow while it records a task', () => {
   it('lets the record finish, then ends the workflow Canceled', async () => {

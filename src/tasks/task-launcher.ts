@@ -3,6 +3,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@te
 import type { Principal } from '../auth/principal';
 import type { Config } from '../config/config';
 import { ApiError, ErrorCode } from '../http/errors';
+import { summariseProblems } from '../http/validate';
 import type { Agent } from '../registry/agent';
 import type { RecentAgents } from '../registry/recent-agents';
 import type { UserSchemaCompiler } from '../registry/user-schemas';
@@ -13,13 +14,13 @@ import { findOperation, paramsProblems } from './operations';
 import { requireHttps } from './outbound-guard';
 import { pendingArgumentsOf } from '../../workflows/pending-arguments';
 import { AGENT_ID_ATTRIBUTE, OPERATION_ATTRIBUTE } from './search-attributes';
-import type { NewTask, TaskIndex } from './task-index';
+import type { NewTask, TaskStore } from './task-store';
 import { TaskPhase, DEFAULT_RETRY, workflowIdOfComposition, workflowIdOfTask, type CompositionInput, type PlannedTask, type TaskOrigin, type TaskRequest } from '../../workflows/task-types';
 import type { TemporalHandle } from './temporal-client';
 
 export interface TaskLauncherDeps {
   agents: RecentAgents;
-  index: TaskIndex;
+  taskStore: TaskStore;
   temporal: TemporalHandle;
   schemas: UserSchemaCompiler;
   config: Pick<Config, 'taskQueue' | 'defaultTaskTimeoutMs' | 'maxTaskTimeoutMs' | 'agentCallTimeoutMs' | 'callbackSigningSecret' | 'allowInsecureAgentUrls'>;
@@ -37,7 +38,7 @@ const SUMMARY_CHARS = 200;
 const WORKFLOW_TASK_TIMEOUT = '5 seconds';
 
 /**
- * Checks task requests completely, records them in the task index and starts their workflow. Nothing
+ * Checks task requests completely, records them in the task store and starts their workflow. Nothing
  * starts unless every element passed: a 4xx leaves no trace.
  */
 export class TaskLauncher {
@@ -80,8 +81,7 @@ export class TaskLauncher {
     if (pendingArgumentsOf(request.params).length === 0) {
       const problems = paramsProblems(this.deps.schemas, agent, request.operation, lookup.entry, request.params);
       if (problems.length > 0) {
-        const summary = problems.map((problem) => `${problem.path} ${problem.message}`).join('; ');
-        throw new ApiError(ErrorCode.VALIDATION_ERROR, `${where}params do not match the inputSchema of ${request.operation}: ${summary}`, problems);
+        throw new ApiError(ErrorCode.VALIDATION_ERROR, `${where}params do not match the inputSchema of ${request.operation}: ${summariseProblems(problems)}`, problems);
       }
     }
     const { maxTaskTimeoutMs, defaultTaskTimeoutMs, callbackSigningSecret, allowInsecureAgentUrls } = this.deps.config;
@@ -116,15 +116,15 @@ export class TaskLauncher {
 
   /**
    * Idempotency claim first, with what a repeat needs to finish the launch: a repeat ends there
-   * with the first launch's ids, or finishes it (finish). Then the index, then the workflow: its
-   * activities update documents that must already exist. If the index fails, or the workflow
+   * with the first launch's ids, or finishes it (finish). Then the task store, then the workflow: its
+   * activities update documents that must already exist. If the task store fails, or the workflow
    * certainly did not start, the documents and the claim go again, so that a retry with the same
    * key can start the tasks, and the caller gets the error. A start that failed although the
    * workflow runs is a launch like any other; one whose outcome Temporal cannot tell keeps both, as
    * removing them would leave a running workflow without its tasks.
    */
   private async start(principal: Principal, input: CompositionInput, workflowId: string, idempotency?: IdempotencyClaim, origin: TaskOrigin = {}): Promise<LaunchedIds> {
-    const { index, temporal } = this.deps;
+    const { taskStore, temporal } = this.deps;
     const ids: LaunchedIds = { taskIds: input.tasks.map((task) => task.taskId), ...(input.compositionId === undefined ? {} : { compositionId: input.compositionId }) };
     const launch: StoredLaunch = { workflowId, input, origin };
     const earlier = await idempotency?.claim(ids, launch);
@@ -137,12 +137,12 @@ export class TaskLauncher {
       if (idempotency && !(await idempotency.takeOver(ids, 'undo').catch(() => false))) {
         throw Object.assign(new ApiError(ErrorCode.UNAVAILABLE, 'This launch failed, and a repeat with the same Idempotency-Key is starting its tasks: send the request again with the same key', ids, { 'Retry-After': '1' }), { cause: error });
       }
-      await index.remove(ids.taskIds, input.compositionId).catch(() => undefined);
+      await taskStore.remove(ids.taskIds, input.compositionId).catch(() => undefined);
       await idempotency?.release().catch(() => undefined);
       throw error;
     };
     try {
-      await index.create(principal, recordsOf(input, origin), input.compositionId);
+      await taskStore.create(principal, recordsOf(input, origin), input.compositionId);
     } catch (error) {
       await undo(error);
     }
@@ -158,8 +158,8 @@ export class TaskLauncher {
 
   /**
    * Finishes the launch of a first request with the same key that has not confirmed it within the
-   * wait bound: its process may have ended between the claim and the index, or between the index
-   * and the start. Writes the index records it may lack, starts the workflow unless it exists, and
+   * wait bound: its process may have ended between the claim and the task store, or between the task store
+   * and the start. Writes the task store records it may lack, starts the workflow unless it exists, and
    * confirms. Every step is idempotent, so a first request that was only slow, or concurrent
    * repeats, still run the tasks once. After the first request undid its launch, a 503: the key is
    * free again, and a retry launches afresh.
@@ -168,7 +168,7 @@ export class TaskLauncher {
     if (!(await idempotency.takeOver(ids, 'finish'))) {
       throw new ApiError(ErrorCode.UNAVAILABLE, 'The first request with this Idempotency-Key failed and frees the key: send the request again', undefined, { 'Retry-After': '1' });
     }
-    await this.deps.index.create(principal, recordsOf(launch.input, launch.origin), launch.input.compositionId, { again: true });
+    await this.deps.taskStore.create(principal, recordsOf(launch.input, launch.origin), launch.input.compositionId, { again: true });
     try {
       await this.startWorkflow(launch);
     } catch (error) {
@@ -208,7 +208,7 @@ interface StoredLaunch {
   origin: TaskOrigin;
 }
 
-/** The task index's records of a launch's tasks. */
+/** The task store's records of a launch's tasks. */
 function recordsOf(input: CompositionInput, origin: TaskOrigin): NewTask[] {
   return input.tasks.map((task, position) => ({
     _id: task.taskId,

@@ -3,7 +3,7 @@ import { WorkflowNotFoundError } from '@temporalio/common';
 import { ADMIN_PRINCIPAL } from '../auth/principal';
 import { ApiError } from '../http/errors';
 import { cancelTask } from './task-cancellation';
-import type { TaskDocument, TaskIndex } from './task-index';
+import type { TaskDocument, TaskStore } from './task-store';
 import type { TemporalHandle } from './temporal-client';
 import { TaskStatus } from '../../workflows/task-types';
 
@@ -34,17 +34,17 @@ function delegationTree() {
   add('sibling', 'root');
   add('grandchild', 'stuck');
   const stuckWorkflow = { answers: false };
-  const index = {
+  const taskStore = {
     find: async (taskId: string) => tasks.get(taskId) ?? null,
     claimOutcome: async () => null,
     findDelegated: async (parents: string[]) => [...tasks.values()].filter((task) => parents.includes(task.parentTaskId ?? '')),
-  } as unknown as TaskIndex;
+  } as unknown as TaskStore;
   const temporal = temporalAnswering((workflowId, taskId) => {
     if (taskId === 'stuck' && !stuckWorkflow.answers) throw new WorkflowUpdateRPCTimeoutOrCancelledError(`no worker for ${workflowId}`);
     tasks.get(taskId)!.status = TaskStatus.CANCELLED;
     return TaskStatus.CANCELLED;
   });
-  const cancel = () => cancelTask(index, temporal, ADMIN_PRINCIPAL, 'root');
+  const cancel = () => cancelTask(taskStore, temporal, ADMIN_PRINCIPAL, 'root');
   const statuses = () => Object.fromEntries([...tasks.values()].map((task) => [task._id, task.status]));
   return { cancel, statuses, stuckWorkflow };
 }
@@ -69,22 +69,22 @@ describe('cancelTask down a delegation tree', () => {
     await expect(tree.cancel()).rejects.toMatchObject({ status: 409, code: 'CONFLICT', message: 'Task root already ended: cancelled' });
   });
 
-  it('cancels a task still pending in the index whose workflow is gone (terminated, not yet swept)', async () => {
+  it('cancels a task still pending in the task store whose workflow is gone (terminated, not yet swept)', async () => {
     const task = { _id: 'orphan', status: TaskStatus.PENDING, createdBy: ADMIN_PRINCIPAL } as TaskDocument;
-    const index = {
+    const taskStore = {
       find: async () => task,
       claimOutcome: async () => null,
       findDelegated: async () => [],
-      update: async (_taskId: string, change: { status: TaskStatus }) => {
+      updateIfPending: async (_taskId: string, change: { status: TaskStatus }) => {
         if (task.status !== TaskStatus.PENDING) return false;
         task.status = change.status;
         return true;
       },
-    } as unknown as TaskIndex;
+    } as unknown as TaskStore;
     const temporal = temporalAnswering((workflowId) => {
       throw new WorkflowNotFoundError('workflow execution already completed', workflowId, undefined);
     });
-    await expect(cancelTask(index, temporal, ADMIN_PRINCIPAL, 'orphan')).resolves.toEqual({ taskId: 'orphan', status: 'cancelled' });
+    await expect(cancelTask(taskStore, temporal, ADMIN_PRINCIPAL, 'orphan')).resolves.toEqual({ taskId: 'orphan', status: 'cancelled' });
     expect(task.status).toBe(TaskStatus.CANCELLED);
   });
 });

@@ -1,13 +1,13 @@
 import pino from 'pino';
-import type { TaskIndex } from '../router/task-index';
-import { TaskStatus } from '../../workflows/task-types';
-import type { TemporalHandle } from '../router/temporal-client';
-import type { Frame } from '../rooms/frames';
-import type { MessageStore } from '../rooms/message-store';
-import { ParticipantType, type ParticipantRef } from '../auth/participant';
-import { RoomHub } from '../rooms/room-hub';
-import { DeliveredTasks } from './delivered-tasks';
-import { roomDeliveryActivities, type TaskFrameInput } from './delivery-activities';
+import type { TaskStore } from '../src/tasks/task-store';
+import { TaskStatus } from '../workflows/task-types';
+import type { TemporalHandle } from '../src/tasks/temporal-client';
+import type { Frame } from '../src/rooms/frames';
+import type { MessageStore } from '../src/rooms/message-store';
+import { ParticipantType, type ParticipantRef } from '../src/auth/participant';
+import { RoomHub } from '../src/rooms/room-hub';
+import { DeliveredTasks } from '../src/room-tasks/delivered-tasks';
+import { roomDeliveryActivities, type TaskFrameInput } from './room-delivery';
 
 const ROOM = 'room-1';
 const agent: ParticipantRef = { type: ParticipantType.AGENT, id: 'agent-1' };
@@ -22,8 +22,8 @@ const update = { roomId: ROOM, taskId: 'task-1', agentId: agent.id, outcome: { s
  */
 function apiProcess() {
   const hub = new RoomHub({} as MessageStore, pino({ level: 'silent' }));
-  const index = { update: async () => true } as unknown as TaskIndex;
-  const activities = roomDeliveryActivities(hub, index, new DeliveredTasks({} as TemporalHandle, pino({ level: 'silent' })));
+  const taskStore = { updateIfPending: async () => true } as unknown as TaskStore;
+  const activities = roomDeliveryActivities(hub, taskStore, new DeliveredTasks({} as TemporalHandle, pino({ level: 'silent' })));
   const connect = (participant: ParticipantRef) => {
     const frames: Frame[] = [];
     hub.join({ roomId: ROOM, participant, deliver: (data) => void frames.push(JSON.parse(data.toString())), close: () => undefined });
@@ -43,7 +43,7 @@ describe('deliverTaskFrame, attempted again', () => {
     expect(ofType(frames, 'TASK')).toEqual([{ type: 'TASK', data: { taskId: 'task-1', operation: 'tools/echo', params: { text: 'hi' }, roomId: ROOM, requestedBy: human } }]);
   });
 
-  it('sends it once when the second attempt starts while the first still waits for the index', async () => {
+  it('sends it once when the second attempt starts while the first still waits for the task store', async () => {
     const { activities, connect } = apiProcess();
     const frames = connect(agent);
     await expect(Promise.all([activities.deliverTaskFrame(taskFrame), activities.deliverTaskFrame(taskFrame)])).resolves.toEqual([true, true]);

@@ -3,9 +3,10 @@ import { WorkflowNotFoundError } from '@temporalio/common';
 import { PrincipalKind, type Principal } from '../auth/principal';
 import { ApiError, ErrorCode, forbidden, notFound } from '../http/errors';
 import { canonicalJson } from './canonical-json';
-import { CANCELLATION_CLAIM, canRead, workflowIdOf, type TaskDocument, type TaskIndex } from './task-index';
+import { CANCELLATION_CLAIM, type TaskDocument, type TaskStore } from './task-store';
+import { canReadTask } from './task-access';
 import type { TemporalHandle } from './temporal-client';
-import { agentReportSignal, normaliseResult, TaskStatus, type AgentReport, type TaskError } from '../../workflows/task-types';
+import { agentReportSignal, normaliseResult, TaskStatus, type AgentReport, type TaskError, workflowIdOf } from '../../workflows/task-types';
 
 /** The body of `POST /tasks/{taskId}/result`, as AGENT_REPORT_SCHEMA admits it. */
 export interface AgentReportBody {
@@ -20,21 +21,21 @@ export interface AgentReportBody {
 const conflict = (taskId: string) => new ApiError(ErrorCode.CONFLICT, `Task ${taskId} already ended with a different outcome`);
 
 /**
- * An agent's report on its task: progress goes to the index, an outcome to the workflow as the
+ * An agent's report on its task: progress goes to the task store, an outcome to the workflow as the
  * agentReport signal. Repeating the outcome reported first, or the one the task ended with, answers
  * 200; a different one 409, before the end as after it.
  */
-export async function deliverReport(index: TaskIndex, temporal: TemporalHandle, principal: Principal, taskId: string, body: AgentReportBody): Promise<{ taskId: string; status: string }> {
-  const task = await index.find(taskId);
+export async function deliverReport(taskStore: TaskStore, temporal: TemporalHandle, principal: Principal, taskId: string, body: AgentReportBody): Promise<{ taskId: string; status: string }> {
+  const task = await taskStore.find(taskId);
   // A caller who may not read the task gets what an unknown id gets; one who may (its creator) learns nothing from a 403.
-  if (!task || !canRead(principal, task)) throw notFound(`Task ${taskId}`);
+  if (!task || !canReadTask(principal, task)) throw notFound(`Task ${taskId}`);
   const isItsAgent = principal.kind === PrincipalKind.AGENT && principal.id === task.agentId;
   if (!isItsAgent && principal.kind !== PrincipalKind.ADMIN) throw forbidden('Only the agent executing this task, or an admin, may report on it');
   checkReportBody(taskId, body);
 
   if (body.status === TaskStatus.PENDING) {
     if (task.status !== TaskStatus.PENDING) throw conflict(taskId);
-    await index.update(taskId, { progress: body.progress, message: body.message });
+    await taskStore.updateIfPending(taskId, { progress: body.progress, message: body.message });
     return { taskId, status: TaskStatus.PENDING };
   }
   const report = reportOf(taskId, body);
@@ -42,7 +43,7 @@ export async function deliverReport(index: TaskIndex, temporal: TemporalHandle, 
     if (!endedWith(task, report)) throw conflict(taskId);
     return { taskId, status: report.status };
   }
-  const held = await index.claimOutcome(taskId, digestOf(report), report.status);
+  const held = await taskStore.claimOutcome(taskId, digestOf(report), report.status);
   if (held) {
     const which = held.digest === CANCELLATION_CLAIM ? 'is being cancelled' : 'already has a different outcome reported, which it ends with';
     throw new ApiError(ErrorCode.CONFLICT, `Task ${taskId} ${which}`);
@@ -52,7 +53,7 @@ export async function deliverReport(index: TaskIndex, temporal: TemporalHandle, 
   } catch (error) {
     if (!(error instanceof WorkflowNotFoundError)) throw error;
     // The run ended between our read and the signal: judge the report against how it ended.
-    const ended = await index.find(taskId);
+    const ended = await taskStore.find(taskId);
     if (!ended || !endedWith(ended, report)) throw conflict(taskId);
   }
   return { taskId, status: report.status };

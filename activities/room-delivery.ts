@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import type { TaskIndex } from '../router/task-index';
-import { TaskPhase, type Requester, type TaskOutcome } from '../../workflows/task-types';
-import { FrameType, SystemEvent } from '../rooms/frames';
-import { ParticipantType, type ParticipantRef } from '../auth/participant';
-import { remember } from '../rooms/remember';
-import type { RoomHub } from '../rooms/room-hub';
-import type { DeliveredTasks } from './delivered-tasks';
+import type { TaskStore } from '../src/tasks/task-store';
+import { TaskPhase, type Requester, type TaskOutcome } from '../workflows/task-types';
+import { FrameType, SystemEvent } from '../src/rooms/frames';
+import { ParticipantType, type ParticipantRef } from '../src/auth/participant';
+import { remember } from '../src/rooms/remember';
+import type { RoomHub } from '../src/rooms/room-hub';
+import type { DeliveredTasks } from '../src/room-tasks/delivered-tasks';
 
 export interface TaskFrameInput {
   taskId: string;
@@ -38,7 +38,7 @@ const REMEMBERED_FRAMES = 10_000;
  * after its frame went out (Temporal timed it out, or its answer was lost): each frame goes out of
  * a process once.
  */
-export function roomDeliveryActivities(hub: RoomHub, index: TaskIndex, deliveredTasks: DeliveredTasks) {
+export function roomDeliveryActivities(hub: RoomHub, taskStore: TaskStore, deliveredTasks: DeliveredTasks) {
   /** Tasks whose TASK frame reached a socket of this process. */
   const sentTasks = new Set<string>();
   /** Ids of the task_updates this process published. */
@@ -51,7 +51,7 @@ export function roomDeliveryActivities(hub: RoomHub, index: TaskIndex, delivered
       const agent: ParticipantRef = { type: ParticipantType.AGENT, id: agentId };
       if (!hub.isConnected(roomId, agent)) return false;
       // Before the frame: a fast TASK_RESULT must find the task awaiting it, not be overwritten.
-      await index.update(taskId, { phase: TaskPhase.AWAITING_AGENT_REPORT });
+      await taskStore.updateIfPending(taskId, { phase: TaskPhase.AWAITING_AGENT_REPORT });
       // An earlier attempt, still running when this one started, may have sent it meanwhile.
       if (sentTasks.has(taskId)) return true;
       deliveredTasks.delivered(roomId, agentId, taskId, workflowId);

@@ -1,8 +1,9 @@
-import { MongoBulkWriteError, type Filter, type IndexDescription } from 'mongodb';
-import { PrincipalKind, samePrincipal, type Principal } from '../auth/principal';
-import { isDuplicateKey, isStoreBusy, type Store } from '../store/mongo';
+import type { Filter, IndexDescription } from 'mongodb';
+import type { Principal } from '../auth/principal';
+import { isDuplicateKey, type Store } from '../store/mongo';
+import { onlyDuplicateKeys, retryWhileBusy } from '../store/retry-while-busy';
 import type { TaskChanges } from './task-changes';
-import { TaskStatus, workflowIdOfComposition, workflowIdOfTask, type Requester, type TaskError, type TaskPhase, type TaskResult } from '../../workflows/task-types';
+import { TaskStatus, type Requester, type TaskError, type TaskPhase, type TaskResult } from '../../workflows/task-types';
 
 export const TASKS_COLLECTION = 'tasks';
 export const COMPOSITIONS_COLLECTION = 'compositions';
@@ -10,11 +11,13 @@ export const REPORTED_OUTCOMES_COLLECTION = 'reported_outcomes';
 
 /**
  * A task as MongoDB keeps it for lookups. params, result and error are JSON text: they are the
- * callers' and agents' data, whose keys may contain '.' or start with '$' (refused by FerretDB).
+ * callers' and agents' data, whose keys may contain '.' or start with '$', which a store may refuse as field names
+ * (src/store/mongo.ts).
  */
 export interface TaskDocument {
   _id: string;
   compositionId?: string;
+  /** The task's position in its composition's request (the stored field's name stays `index`). */
   index?: number;
   /** The task this one was delegated from (TaskOrigin). */
   parentTaskId?: string;
@@ -31,7 +34,7 @@ export interface TaskDocument {
   result?: string;
   error?: string;
   attempts?: number;
-  /** Calls to the agent started so far, by any worker (TaskIndex.startCall). */
+  /** Calls to the agent started so far, by any worker (TaskStore.startCall). */
   callsStarted?: number;
   /** Why each failed call to the agent failed, in order. */
   attemptErrors?: AttemptError[];
@@ -52,7 +55,6 @@ export interface AttemptError {
   at: string;
 }
 
-/** The first outcome reported for a task (POST /tasks/{taskId}/result): the one it ends with. */
 /** The first outcome claimed for a task before it ended: an agent's report, or a cancellation. */
 interface ReportedOutcomeDocument {
   /** The taskId. */
@@ -99,44 +101,15 @@ export interface TaskChange {
   message?: string;
 }
 
-/** `GET /tasks/{taskId}` (CONTRACT.md, "Tasks"). */
-export interface TaskView {
-  taskId: string;
-  status: TaskStatus;
-  phase?: TaskPhase;
-  result?: TaskResult;
-  error?: TaskError;
-  agentId: string;
-  operation: string;
-  compositionId?: string;
-  parentTaskId?: string;
-  roomId?: string;
-  requestedBy?: Requester;
-  attempts?: number;
-  attemptErrors?: AttemptError[];
-  progress?: number;
-  message?: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface CompositionView {
-  compositionId: string;
-  status: TaskStatus;
-  tasks: TaskView[];
-  createdAt: string;
-  updatedAt: string;
-}
-
 /** Tasks and compositions in MongoDB: written when they are created, updated on every status change. */
-export class TaskIndex {
-  /** `changes` hears of every update this instance writes; share it with the process's other indexes. */
+export class TaskStore {
+  /** `changes` hears of every update this instance writes; share it with the process's other TaskStores. */
   constructor(
     private readonly store: Store,
     private readonly changes: TaskChanges,
   ) {}
 
-  static taskIndexes(): IndexDescription[] {
+  static indexes(): IndexDescription[] {
     return [
       { key: { compositionId: 1 }, name: 'by_composition' },
       { key: { parentTaskId: 1 }, name: 'by_parent_task' },
@@ -172,10 +145,10 @@ export class TaskIndex {
     };
     // insertOne for the usual single task: the driver's bulk path behind insertMany costs about 0.5 ms more CPU.
     const insert = async (): Promise<unknown> => (documents.length === 1 ? this.tasks.insertOne(documents[0]) : this.tasks.insertMany(documents, { ordered: false }));
-    await whileLocked(existingAreOurs(insert), { duplicatesOnRetryAreOurs: true });
+    await retryWhileBusy(existingAreOurs(insert), { duplicatesOnRetryAreOurs: true });
     if (compositionId !== undefined) {
       const composition = { _id: compositionId, taskIds: tasks.map((task) => task._id), createdBy, createdAt: now };
-      await whileLocked(existingAreOurs(() => this.compositions.insertOne(composition)), { duplicatesOnRetryAreOurs: true });
+      await retryWhileBusy(existingAreOurs(() => this.compositions.insertOne(composition)), { duplicatesOnRetryAreOurs: true });
     }
   }
 
@@ -190,18 +163,17 @@ export class TaskIndex {
    * outcome. For writers that may run after the task ended: an agent's progress report, a TASK
    * frame's delivery to a room (a regular activity, which may outlive its workflow's wait).
    */
-  update(taskId: string, change: TaskChange): Promise<boolean> {
+  updateIfPending(taskId: string, change: TaskChange): Promise<boolean> {
     return this.write({ _id: taskId, status: TaskStatus.PENDING }, change);
   }
 
   /**
    * Applies a change the task's workflow decided, or what a call attempt records on the workflow's
    * behalf (its retries, the agent's answer). The workflow decides nothing while a call attempt
-   * runs, so these records follow one another and need no condition on the status; and on FerretDB
-   * a filter on more than `_id` decodes the whole collection (measured: 150 ms of its CPU per
-   * update at 1000 tasks).
+   * runs, so these records follow one another and need no condition on the status; and a write by
+   * `_id` only is the one every store serves from an index (src/store/mongo.ts).
    */
-  async recordByWorkflow(taskId: string, change: TaskChange): Promise<void> {
+  async updateUnconditionally(taskId: string, change: TaskChange): Promise<void> {
     await this.write({ _id: taskId }, change);
   }
 
@@ -218,13 +190,13 @@ export class TaskIndex {
   /**
    * Claims the outcome with this digest (an agent's report, or CANCELLATION_CLAIM) as the one the
    * task ends with: null when it is the first claimed, or the same again; otherwise the outcome
-   * held. The claim is an insert keyed by the taskId, because on FerretDB only a unique key is
-   * atomic: of two concurrent findOneAndUpdate or conditional updates both may see the document as
-   * it was before either (docs/internals.md, "FerretDB").
+   * held. The claim is an insert keyed by the taskId, since a conditional update is not atomic
+   * on every MongoDB-compatible store: of two concurrent findOneAndUpdate both may see the document
+   * as it was before either (src/store/mongo.ts, docs/embedded-stack.md).
    */
   async claimOutcome(taskId: string, digest: string, status: TaskStatus): Promise<HeldOutcome | null> {
     try {
-      await whileLocked(() => this.reportedOutcomes.insertOne({ _id: taskId, digest, status, reportedAt: new Date() }), { duplicatesOnRetryAreOurs: false });
+      await retryWhileBusy(() => this.reportedOutcomes.insertOne({ _id: taskId, digest, status, reportedAt: new Date() }), { duplicatesOnRetryAreOurs: false });
       return null;
     } catch (error) {
       if (!isDuplicateKey(error)) throw error;
@@ -302,103 +274,4 @@ export class TaskIndex {
     tasks.sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
     return { compositionId, createdBy: composition.createdBy, createdAt: composition.createdAt, tasks };
   }
-}
-
-const LOCKED_RETRIES = 5;
-
-/**
- * A few short retries while the store is busy (isStoreBusy) turn a refused concurrent write into a
- * slower answer rather than a failed request. A partly written (unordered) insert is completed by
- * the retry, whose only complaint is then the documents the first try wrote: with
- * `duplicatesOnRetryAreOurs` that complaint is success.
- */
-export async function whileLocked<T>(write: () => Promise<T>, { duplicatesOnRetryAreOurs }: { duplicatesOnRetryAreOurs: boolean }): Promise<T | void> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await write();
-    } catch (error) {
-      if (duplicatesOnRetryAreOurs && attempt > 1 && onlyDuplicateKeys(error)) return;
-      if (attempt >= LOCKED_RETRIES || !isStoreBusy(error)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt));
-    }
-  }
-}
-
-function onlyDuplicateKeys(error: unknown): boolean {
-  if (error instanceof MongoBulkWriteError) {
-    const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
-    return writeErrors.length > 0 && writeErrors.every((writeError) => writeError.code === 11000);
-  }
-  return isDuplicateKey(error);
-}
-
-/** The creator, the executing agent and admins may read a task. */
-export function canRead(principal: Principal, task: Pick<TaskDocument, 'createdBy' | 'agentId'>): boolean {
-  return principal.kind === PrincipalKind.ADMIN || samePrincipal(principal, task.createdBy) || (principal.kind === PrincipalKind.AGENT && principal.id === task.agentId);
-}
-
-/** The creator, admins, and the agent of any of its tasks may read a composition. */
-export function canReadComposition(principal: Principal, composition: StoredComposition): boolean {
-  return samePrincipal(principal, composition.createdBy) || composition.tasks.some((task) => canRead(principal, task));
-}
-
-/** The workflow that runs the task: its own, or its composition's. */
-export function workflowIdOf(task: Pick<TaskDocument, '_id' | 'compositionId'>): string {
-  return task.compositionId === undefined ? workflowIdOfTask(task._id) : workflowIdOfComposition(task.compositionId);
-}
-
-export function toTaskView(task: TaskDocument): TaskView {
-  return {
-    taskId: task._id,
-    status: task.status,
-    ...(task.phase === undefined ? {} : { phase: task.phase }),
-    ...(task.result === undefined ? {} : { result: JSON.parse(task.result) }),
-    ...(task.error === undefined ? {} : { error: JSON.parse(task.error) }),
-    agentId: task.agentId,
-    operation: task.operation,
-    ...(task.compositionId === undefined ? {} : { compositionId: task.compositionId }),
-    ...(task.parentTaskId === undefined ? {} : { parentTaskId: task.parentTaskId }),
-    ...(task.roomId === undefined ? {} : { roomId: task.roomId, requestedBy: task.requestedBy }),
-    ...(task.attempts === undefined ? {} : { attempts: task.attempts }),
-    ...(task.attemptErrors === undefined ? {} : { attemptErrors: task.attemptErrors }),
-    ...(task.progress === undefined ? {} : { progress: task.progress }),
-    ...(task.message === undefined ? {} : { message: task.message }),
-    createdAt: task.createdAt.toISOString(),
-    updatedAt: task.updatedAt.toISOString(),
-  };
-}
-
-/**
- * A task of a composition as a reader who may not read that task sees it (the agent of a sibling
- * task): where it stands, without its result, error or progress.
- */
-function toTaskOutline(task: TaskDocument): TaskView {
-  return {
-    taskId: task._id,
-    status: task.status,
-    ...(task.phase === undefined ? {} : { phase: task.phase }),
-    agentId: task.agentId,
-    operation: task.operation,
-    ...(task.compositionId === undefined ? {} : { compositionId: task.compositionId }),
-    createdAt: task.createdAt.toISOString(),
-    updatedAt: task.updatedAt.toISOString(),
-  };
-}
-
-/**
- * pending while any task is; else completed when all completed; else failed (or cancelled when
- * nothing failed). The reader sees in full only the tasks it may read on their own.
- */
-export function toCompositionView({ compositionId, createdAt, tasks }: StoredComposition, reader: Principal): CompositionView {
-  const statuses = new Set(tasks.map((task) => task.status));
-  const status = statuses.has(TaskStatus.PENDING)
-    ? TaskStatus.PENDING
-    : statuses.has(TaskStatus.FAILED)
-      ? TaskStatus.FAILED
-      : statuses.has(TaskStatus.CANCELLED)
-        ? TaskStatus.CANCELLED
-        : TaskStatus.COMPLETED;
-  const updatedAt = new Date(Math.max(createdAt.getTime(), ...tasks.map((task) => task.updatedAt.getTime())));
-  const viewOf = (task: TaskDocument) => (canRead(reader, task) ? toTaskView(task) : toTaskOutline(task));
-  return { compositionId, status, tasks: tasks.map(viewOf), createdAt: createdAt.toISOString(), updatedAt: updatedAt.toISOString() };
 }

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import type { TaskDocument } from './task-index';
+import type { TaskDocument } from './task-store';
 
 /** How often a waiting lookup re-reads its task, for the writes of workers in other processes. */
 export interface RereadSchedule {
@@ -20,7 +20,7 @@ const REREADS_WITHOUT_WORKER: RereadSchedule = { firstMs: 250, lastMs: 2_000 };
 /**
  * Tells lookups waiting in this process (`GET /tasks/{taskId}?waitMs=`) that a task's index entry
  * changed, when the worker that wrote it runs in the same process. A worker elsewhere is not heard:
- * waiters re-read the index on `rereads` too.
+ * waiters re-read the task store on `rereads` too.
  */
 export class TaskChanges {
   private readonly emitter = new EventEmitter().setMaxListeners(0);

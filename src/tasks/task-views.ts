@@ -1,0 +1,89 @@
+import type { Principal } from '../auth/principal';
+import { TaskStatus, type Requester, type TaskError, type TaskPhase, type TaskResult } from '../../workflows/task-types';
+import { canReadTask } from './task-access';
+import type { AttemptError, StoredComposition, TaskDocument } from './task-store';
+
+/** `GET /tasks/{taskId}` (docs/api.md, "Tasks"). */
+export interface TaskView {
+  taskId: string;
+  status: TaskStatus;
+  phase?: TaskPhase;
+  result?: TaskResult;
+  error?: TaskError;
+  agentId: string;
+  operation: string;
+  compositionId?: string;
+  parentTaskId?: string;
+  roomId?: string;
+  requestedBy?: Requester;
+  attempts?: number;
+  attemptErrors?: AttemptError[];
+  progress?: number;
+  message?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CompositionView {
+  compositionId: string;
+  status: TaskStatus;
+  tasks: TaskView[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function toTaskView(task: TaskDocument): TaskView {
+  return {
+    taskId: task._id,
+    status: task.status,
+    ...(task.phase === undefined ? {} : { phase: task.phase }),
+    ...(task.result === undefined ? {} : { result: JSON.parse(task.result) }),
+    ...(task.error === undefined ? {} : { error: JSON.parse(task.error) }),
+    agentId: task.agentId,
+    operation: task.operation,
+    ...(task.compositionId === undefined ? {} : { compositionId: task.compositionId }),
+    ...(task.parentTaskId === undefined ? {} : { parentTaskId: task.parentTaskId }),
+    ...(task.roomId === undefined ? {} : { roomId: task.roomId, requestedBy: task.requestedBy }),
+    ...(task.attempts === undefined ? {} : { attempts: task.attempts }),
+    ...(task.attemptErrors === undefined ? {} : { attemptErrors: task.attemptErrors }),
+    ...(task.progress === undefined ? {} : { progress: task.progress }),
+    ...(task.message === undefined ? {} : { message: task.message }),
+    createdAt: task.createdAt.toISOString(),
+    updatedAt: task.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * A task of a composition as a reader who may not read that task sees it (the agent of a sibling
+ * task): where it stands, without its result, error or progress.
+ */
+function toTaskOutline(task: TaskDocument): TaskView {
+  return {
+    taskId: task._id,
+    status: task.status,
+    ...(task.phase === undefined ? {} : { phase: task.phase }),
+    agentId: task.agentId,
+    operation: task.operation,
+    ...(task.compositionId === undefined ? {} : { compositionId: task.compositionId }),
+    createdAt: task.createdAt.toISOString(),
+    updatedAt: task.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * pending while any task is; else completed when all completed; else failed (or cancelled when
+ * nothing failed). The reader sees in full only the tasks it may read on their own.
+ */
+export function toCompositionView({ compositionId, createdAt, tasks }: StoredComposition, reader: Principal): CompositionView {
+  const statuses = new Set(tasks.map((task) => task.status));
+  const status = statuses.has(TaskStatus.PENDING)
+    ? TaskStatus.PENDING
+    : statuses.has(TaskStatus.FAILED)
+      ? TaskStatus.FAILED
+      : statuses.has(TaskStatus.CANCELLED)
+        ? TaskStatus.CANCELLED
+        : TaskStatus.COMPLETED;
+  const updatedAt = new Date(Math.max(createdAt.getTime(), ...tasks.map((task) => task.updatedAt.getTime())));
+  const viewOf = (task: TaskDocument) => (canReadTask(reader, task) ? toTaskView(task) : toTaskOutline(task));
+  return { compositionId, status, tasks: tasks.map(viewOf), createdAt: createdAt.toISOString(), updatedAt: updatedAt.toISOString() };
+}
