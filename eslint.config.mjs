@@ -24,6 +24,8 @@ export default defineConfig(
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
     rules: {
+      // A variable a closure reads before its one assignment stays `let` (a `const` there could not be assigned).
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       // A promise nobody awaits loses its rejection: await it, or `void` it with the reason why.
       '@typescript-eslint/no-floating-promises': 'error',
       // A leading underscore marks a value left unused on purpose, as in Temporal's samples;

@@ -326,7 +326,7 @@ export async function whileLocked<T>(write: () => Promise<T>, { duplicatesOnRetr
 
 function onlyDuplicateKeys(error: unknown): boolean {
   if (error instanceof MongoBulkWriteError) {
-    const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+    const writeErrors = [error.writeErrors].flat();
     return writeErrors.length > 0 && writeErrors.every((writeError) => writeError.code === 11000);
   }
   return isDuplicateKey(error);
@@ -352,8 +352,8 @@ export function toTaskView(task: TaskDocument): TaskView {
     taskId: task._id,
     status: task.status,
     ...(task.phase === undefined ? {} : { phase: task.phase }),
-    ...(task.result === undefined ? {} : { result: JSON.parse(task.result) }),
-    ...(task.error === undefined ? {} : { error: JSON.parse(task.error) }),
+    ...(task.result === undefined ? {} : { result: JSON.parse(task.result) as TaskResult }),
+    ...(task.error === undefined ? {} : { error: JSON.parse(task.error) as TaskError }),
     agentId: task.agentId,
     operation: task.operation,
     ...(task.compositionId === undefined ? {} : { compositionId: task.compositionId }),
