@@ -128,9 +128,9 @@ export function persistentSecret(dataDir: string, fileName: string, generate: ()
 }
 
 export function runMain(options: MainOptions): void {
-  main(options).catch((error) => {
+  main(options).catch((error: unknown) => {
     // A taken port is the operator's to fix, and its message says how: its stack would only hide it.
-    const report = error instanceof PortTakenError ? error.message : ((error as Error).stack ?? error);
+    const report = error instanceof PortTakenError ? error.message : ((error as Error).stack ?? String(error));
     process.stderr.write(`Start-up failed: ${report}\n`);
     process.exit(1);
   });

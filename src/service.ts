@@ -167,6 +167,8 @@ async function serveApi(
     ),
     modules,
   });
+  // Koa answers a failed request itself (ctx.onerror): the promise of its handler never rejects.
+  const handleRequest = app.callback();
   const server = http.createServer(
     {
       // Slow clients that drip a request hold a connection each; these bound how long. A WebSocket
@@ -177,7 +179,7 @@ async function serveApi(
       // keeps a connection from outliving its timeout by more than that.
       connectionsCheckingInterval: Math.min(1_000, config.httpHeadersTimeoutMs),
     },
-    app.callback(),
+    (request, response) => void handleRequest(request, response),
   );
   answerClientErrors(server);
   capConnectionsPerAddress(server, limits.connectionsPerAddress);

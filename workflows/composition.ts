@@ -37,7 +37,7 @@ class CompositionRun implements RunOfTask {
     setHandler(agentReportSignal, (report) => this.byId.get(report.taskId)?.reported(report));
     setHandler(agentSocketLostSignal, (taskId) => this.byId.get(taskId)?.socketClosed());
     setHandler(cancelTaskUpdate, (taskId) => this.byId.get(taskId)!.cancel(), {
-      validator: (taskId) => {
+      validator: (taskId: string) => {
         if (!this.byId.has(taskId)) throw new Error(`Task ${taskId} is not part of this workflow`);
       },
     });

@@ -44,7 +44,7 @@ export type TaskErrorCode = (typeof TaskErrorCode)[keyof typeof TaskErrorCode];
 
 /** An error the service itself puts on a failed task. */
 export interface RouterError {
-  code: TaskErrorCode | string;
+  code: TaskErrorCode;
   message: string;
   details?: unknown;
 }

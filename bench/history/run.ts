@@ -81,7 +81,7 @@ async function main(): Promise<void> {
       const down = await registerAgent({ mcpUrl: agentServer.route('down', () => ({ status: 503, body: 'database is down' })), capabilities: { tools: [tool] } });
       const reply = await call('POST', '/tasks', { apiKey: 'admin', body: { agentId: down.agentId, operation: 'tools/echo', params: { text: 'down' }, retry: { maxAttempts: RETRIED_ATTEMPTS } } });
       const started = Date.now();
-      const atTwoMinutes = new Promise<number>((resolve) => setTimeout(async () => resolve((await client.workflow.getHandle(`task-${reply.body.taskId}`).fetchHistory()).events?.length ?? 0), 120_000));
+      const atTwoMinutes = new Promise<void>((resolve) => setTimeout(resolve, 120_000)).then(async () => (await client.workflow.getHandle(`task-${reply.body.taskId}`).fetchHistory()).events?.length ?? 0);
       const task = await waitForTask(reply.body.taskId, { timeoutMs: 300_000 });
       const ended = await historyOf(client, `task-${reply.body.taskId}`);
       process.stdout.write(

@@ -83,7 +83,7 @@ async function measure(target: Target): Promise<Figures> {
   const echo = new Map<number, () => void>();
   clients.forEach((ws, index) => {
     ws.on('message', (data) => {
-      const marker = target.marker(data.toString());
+      const marker = target.marker((data as Buffer).toString());
       if (marker === undefined) return;
       const started = sentAt.get(marker);
       if (started === undefined) return;

@@ -38,7 +38,7 @@ const BATCH = 1_000;
 const PAGE = 50;
 /** One agent in this many has the searched word in its name. */
 const MATCH_EVERY = 100;
-const caller: Principal = { kind: PrincipalKind.HUMAN, id: 'bench-reader' } as Principal;
+const caller: Principal = { kind: PrincipalKind.HUMAN, id: 'bench-reader' };
 
 async function median(read: () => Promise<unknown>): Promise<number> {
   const times: number[] = [];
@@ -71,7 +71,7 @@ function agentAt(index: number): Agent {
     version: 1,
     createdAt: now,
     updatedAt: now,
-  } as Agent;
+  };
 }
 
 async function fill(store: Store, agents: AgentStore, from: number, to: number): Promise<void> {

@@ -59,7 +59,7 @@ export class Authenticator {
         sessionToken: ctx.get('authorization') || undefined,
         identityToken: ctx.get('x-identity-token') || undefined,
       }, addressOf(ctx.req.socket));
-      return next();
+      await next();
     };
   }
 }

@@ -24,13 +24,19 @@ const DRAINED_MULTIPLE = 4;
  */
 export function jsonBody(maxBytes: number) {
   return async function readJsonBody(ctx: Context, next: Next): Promise<void> {
-    if (!METHODS_WITH_BODY.has(ctx.method)) return next();
+    if (!METHODS_WITH_BODY.has(ctx.method)) {
+      await next();
+      return;
+    }
     const declaredLength = Number(ctx.get('content-length') || 0);
     if (declaredLength > maxBytes) return refuseTooLarge(ctx, maxBytes, declaredLength <= maxBytes * DRAINED_MULTIPLE);
 
     const mediaType = ctx.get('content-type').split(';')[0].trim().toLowerCase();
     const raw = await readLimited(ctx, maxBytes);
-    if (raw.length === 0) return next();
+    if (raw.length === 0) {
+      await next();
+      return;
+    }
     if (mediaType !== '' && mediaType !== 'application/json' && !mediaType.endsWith('+json')) {
       throw new ApiError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'Request bodies must be JSON (Content-Type: application/json)');
     }
@@ -44,7 +50,7 @@ export function jsonBody(maxBytes: number) {
       throw new ApiError(ErrorCode.VALIDATION_ERROR, `JSON body nests deeper than ${MAX_JSON_DEPTH} levels`);
     }
     ctx.request.body = body;
-    return next();
+    await next();
   };
 }
 

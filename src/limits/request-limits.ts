@@ -14,6 +14,6 @@ export function limitRequests(limits: Pick<Limits, 'writesPerPrincipal' | 'anony
     const principal = (ctx.state as AuthState).principal;
     if (!principal) await limits.anonymousPerAddress.consume(addressOf(ctx.req.socket));
     else if (!isAdmin(principal) && !READ_METHODS.has(ctx.method)) await limits.writesPerPrincipal.consume(principalKey(principal));
-    return next();
+    await next();
   };
 }

@@ -8,7 +8,7 @@ import { ApiError, ErrorCode } from '../http/errors';
 /** A dependency the service needs to do useful work; `/readyz` asks each one. */
 export interface ReadinessCheck {
   name: string;
-  check(): Promise<void>;
+  check: () => Promise<void>;
 }
 
 const CHECK_TIMEOUT_MS = 2_000;

@@ -62,7 +62,7 @@ export class AgentStore {
 
   private fromDocument(document: AgentDocument): Agent {
     const { _id, capabilities, signingSecret, operations: _operations, searchTokens: _searchTokens, searchFields: _searchFields, ...rest } = document;
-    return { id: _id, capabilities: JSON.parse(capabilities), signingSecret: this.openSecret(_id, signingSecret), ...rest };
+    return { id: _id, capabilities: JSON.parse(capabilities) as Agent['capabilities'], signingSecret: this.openSecret(_id, signingSecret), ...rest };
   }
 
   /** Reads both forms: a plaintext secret of an older version stays usable until `sealStoredSecrets` seals it. */
@@ -179,6 +179,7 @@ export class AgentStore {
     } catch (error) {
       throw new Error(
         `The signing secret of agent ${agentId} does not open: ${(error as Error).message}. Start with the SECRETS_KEY it was sealed with, or with that key in SECRETS_KEY_PREVIOUS (docs/configuration.md)`,
+        { cause: error },
       );
     }
   }

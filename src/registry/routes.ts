@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
-import type { Context } from 'koa';
+import type { RouterContext } from '@koa/router';
 import type { ApiKeyStore } from '../auth/api-keys';
 import { PrincipalKind, requireKind, requirePrincipal, type Principal } from '../auth/principal';
 import { newSigningSecret } from '../auth/signing-secret';
@@ -52,7 +52,7 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
   const router = new Router();
 
   /** The agent if the caller may see it, else 404 (an invisible agent is not admitted to exist). */
-  async function visibleAgent(ctx: Context): Promise<{ principal: Principal; agent: Agent }> {
+  async function visibleAgent(ctx: RouterContext): Promise<{ principal: Principal; agent: Agent }> {
     const principal = requirePrincipal(ctx);
     const agent = await agents.findVisible(principal, ctx.params.agentId);
     if (!agent) throw agentNotFound(ctx.params.agentId);

@@ -53,7 +53,7 @@ export interface MessageAliasDocument {
 
 function fromDocument(document: MessageDocument): Message {
   const { _id, legacyId, metadata, ...rest } = document;
-  return { id: legacyId ?? _id, ...rest, ...(metadata === undefined ? {} : { metadata: JSON.parse(metadata) }) };
+  return { id: legacyId ?? _id, ...rest, ...(metadata === undefined ? {} : { metadata: JSON.parse(metadata) as Message['metadata'] }) };
 }
 
 export class MessageStore {

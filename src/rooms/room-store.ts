@@ -45,7 +45,7 @@ const toListing = (document: Pick<RoomDocument, '_id' | 'private' | 'memberKeys'
 
 function fromDocument(document: RoomDocument): Room {
   const { _id, metadata, memberKeys: _memberKeys, revision: _revision, ...rest } = document;
-  return { id: _id, metadata: JSON.parse(metadata), ...rest };
+  return { id: _id, metadata: JSON.parse(metadata) as Room['metadata'], ...rest };
 }
 
 function toDocumentFields(participants: Participant[]) {

@@ -47,7 +47,7 @@ export class LiveCopy<Loaded> {
     for (let round = 0; round < MAX_ROUNDS && this.seq < wanted; round += 1) await this.oneAtATime(() => this.update(wanted));
   }
 
-  private oneAtATime<T>(step: () => Promise<T>): Promise<T> {
+  private oneAtATime<T>(step: () => T | Promise<T>): Promise<T> {
     const run = this.queue.then(step);
     this.queue = run.catch(() => undefined);
     return run;
@@ -84,7 +84,7 @@ export class LiveCopy<Loaded> {
     if (this.renewing) return;
     this.renewing = true;
     this.loadWhole()
-      .then((whole) => this.oneAtATime(async () => this.install(...whole)))
+      .then((whole) => this.oneAtATime(() => this.install(...whole)))
       .catch(() => undefined)
       .finally(() => (this.renewing = false));
   }

@@ -24,7 +24,7 @@ export async function retryWhileBusy<T>(write: () => Promise<T>, { duplicatesOnR
 /** True when every document a write refused was refused as a duplicate key. */
 export function onlyDuplicateKeys(error: unknown): boolean {
   if (error instanceof MongoBulkWriteError) {
-    const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+    const writeErrors = [error.writeErrors].flat();
     return writeErrors.length > 0 && writeErrors.every((writeError) => writeError.code === 11000);
   }
   return isDuplicateKey(error);

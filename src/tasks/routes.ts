@@ -40,7 +40,7 @@ export function createTaskRoutes({ launcher, taskStore, idempotencyKeys, tempora
   const router = new Router();
   const idempotencyOf = (ctx: Context, route: string, body: unknown) => idempotencyKeys.forRequest(requirePrincipal(ctx), ctx.get(IDEMPOTENCY_KEY_HEADER) || undefined, route, body);
 
-  router.post('/tasks', async (ctx: Context) => {
+  router.post('/tasks', async (ctx) => {
     const principal = requirePrincipal(ctx);
     const request = checkTask(ctx.request.body);
     const taskId = await launcher.launchTask(principal, request, { idempotency: idempotencyOf(ctx, 'task', request) });
@@ -49,7 +49,7 @@ export function createTaskRoutes({ launcher, taskStore, idempotencyKeys, tempora
     ctx.body = { taskId, status: TaskStatus.PENDING };
   });
 
-  router.post('/tasks/compose', async (ctx: Context) => {
+  router.post('/tasks/compose', async (ctx) => {
     const principal = requirePrincipal(ctx);
     const body = ctx.request.body;
     if (Array.isArray(body) && body.length > maxCompositionSize) {
@@ -64,7 +64,7 @@ export function createTaskRoutes({ launcher, taskStore, idempotencyKeys, tempora
 
   // With waitMs, a pending task is answered once it ends (or when waitMs ran out, still pending).
   // A task the caller may not read is answered as an unknown one: a 403 would tell that the id exists.
-  router.get('/tasks/:taskId', async (ctx: Context) => {
+  router.get('/tasks/:taskId', async (ctx) => {
     const principal = requirePrincipal(ctx);
     const waitMs = Number(checkLookup(ctx.query).waitMs ?? 0);
     const readable = (task: TaskDocument | null): TaskDocument => {
@@ -75,17 +75,17 @@ export function createTaskRoutes({ launcher, taskStore, idempotencyKeys, tempora
     ctx.body = toTaskView(task);
   });
 
-  router.post('/tasks/:taskId/result', async (ctx: Context) => {
+  router.post('/tasks/:taskId/result', async (ctx) => {
     const principal = requirePrincipal(ctx);
     ctx.body = await deliverReport(taskStore, temporal, principal, ctx.params.taskId, checkReport(ctx.request.body));
   });
 
-  router.post('/tasks/:taskId/cancel', async (ctx: Context) => {
+  router.post('/tasks/:taskId/cancel', async (ctx) => {
     const principal = requirePrincipal(ctx);
     ctx.body = await cancelTask(taskStore, temporal, principal, ctx.params.taskId);
   });
 
-  router.get('/compositions/:compositionId', async (ctx: Context) => {
+  router.get('/compositions/:compositionId', async (ctx) => {
     const principal = requirePrincipal(ctx);
     const composition = await taskStore.findComposition(ctx.params.compositionId);
     // Unknown to a caller who may not read it, as GET /tasks/{taskId} does.

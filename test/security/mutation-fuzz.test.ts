@@ -306,7 +306,7 @@ function closeReason(code: number, data: Buffer, binary: boolean): string | unde
 async function openSocket(): Promise<{ ws: WebSocket; frames: string[]; closed: Promise<number> }> {
   const ws = new WebSocket(`${service.wsUrl}/parties/chat-server/${fuzzRoomId}?api-key=${encodeURIComponent(fuzzAgent.apiKey)}`);
   const frames: string[] = [];
-  ws.on('message', (data) => frames.push(data.toString()));
+  ws.on('message', (data) => frames.push((data as Buffer).toString()));
   const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
   await new Promise<void>((resolve, reject) => {
     ws.once('open', () => resolve());

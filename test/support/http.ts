@@ -10,7 +10,7 @@ export interface Reply<T = any> {
 export interface CallOptions {
   body?: unknown;
   /** Sent as X-Api-Key; `admin` means the test stack's admin key. */
-  apiKey?: string | 'admin';
+  apiKey?: string;
   headers?: Record<string, string>;
   /** A raw body sent as it is (for malformed JSON and size limits). */
   rawBody?: string | Buffer;

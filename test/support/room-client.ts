@@ -47,7 +47,7 @@ export class RoomClient {
 
   private constructor(readonly ws: WebSocket) {
     ws.on('message', (data) => {
-      this.frames.push(JSON.parse(data.toString()));
+      this.frames.push(JSON.parse((data as Buffer).toString()));
       for (const listener of this.listeners) listener();
     });
     this.closed = new Promise((resolve) => ws.once('close', (code) => resolve({ code })));

@@ -2,7 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { testStack } from './test-stack';
 
 /** A Temporal client of the test stack: what an operator's tools read and do. Close it after use. */
-export async function connectTemporal(): Promise<{ client: Client; close(): Promise<void> }> {
+export async function connectTemporal(): Promise<{ client: Client; close: () => Promise<void> }> {
   const connection = await Connection.connect({ address: testStack().temporalAddress });
   return { client: new Client({ connection, namespace: testStack().temporalNamespace }), close: () => connection.close() };
 }

@@ -173,7 +173,7 @@ describe('compositions', () => {
     const { taskId } = reply.body;
     await waitForTask(taskId);
     const query = `AgentId = "${agent.agentId}" AND Operation = "tools/relay" AND WorkflowId = "task-${taskId}"`;
-    let found: Array<{ workflowId: string; agentId?: string; operation?: string }> = [];
+    const found: Array<{ workflowId: string; agentId?: string; operation?: string }> = [];
     // Visibility is eventually consistent: look a bounded number of times.
     for (let attempt = 0; attempt < 50 && found.length === 0; attempt += 1) {
       for await (const workflow of client.workflow.list({ query })) {

@@ -48,7 +48,7 @@ describe('Reset of a task workflow in the Temporal Web UI', () => {
       resetReapplyType: ResetReapplyType.RESET_REAPPLY_TYPE_ALL_ELIGIBLE,
     });
     expect(reset.runId).not.toBe(runId);
-    const newRun = client.workflow.getHandle(workflowId, reset.runId!);
+    const newRun = client.workflow.getHandle(workflowId, reset.runId);
     if (!running) expect(await closedStatus(newRun, 20_000)).toBe('COMPLETED');
     return newRun;
   }
