@@ -91,7 +91,13 @@ export async function main(options: MainOptions): Promise<void> {
       `  API:             ${service.url}`,
       ...(endpoints.temporalUiUrl ? [`  Temporal Web UI: ${endpoints.temporalUiUrl}`] : []),
       ...(options.embedded
-        ? [`  Admin API key:   ${config.adminApiKey}`, `  Callback secret: ${config.callbackSigningSecret}`, `  Data folder:     ${config.dataDir}`]
+        ? [
+            `  Admin API key:   ${config.adminApiKey}`,
+            `  Callback secret: ${config.callbackSigningSecret}`,
+            `  Data folder:     ${config.dataDir}`,
+            `Try it (README.md, "Five minutes with the service"):`,
+            `  export ACS_URL=${service.url} ADMIN_KEY=${config.adminApiKey}`,
+          ]
         : []),
       `Ctrl-C stops everything this process started.`,
     ];
