@@ -6,9 +6,10 @@ import { validator } from '../http/validate';
 import type { ApiKeyStore } from './api-keys';
 import { PrincipalKind, requireKind, samePrincipal } from './principal';
 
-/** POST /keys: an optional note saying what the key is for. Unknown members are ignored, as in every request body. */
+/** POST /keys: an optional note saying what the key is for; an unknown member is refused, as in every request. */
 export const KEY_CREATION_SCHEMA: Schema = {
   type: 'object',
+  additionalProperties: false,
   properties: { description: { type: 'string', maxLength: 200 } },
 };
 

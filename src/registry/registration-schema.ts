@@ -96,9 +96,10 @@ const AGENT_FIELDS = {
   },
 } as const;
 
-/** POST /agents. `mcpEndpoint`/`chatEndpoint` are aliases of `mcpUrl`/`chatUrl`; unknown members are ignored. */
+/** POST /agents. `mcpEndpoint`/`chatEndpoint` are aliases of `mcpUrl`/`chatUrl`; an unknown member is refused, as in every request. */
 export const AGENT_REGISTRATION_SCHEMA: Schema = {
   type: 'object',
+  additionalProperties: false,
   required: ['name', 'description', 'defaultPrompt', 'capabilities'],
   // mcpUrl (or mcpEndpoint) and chatUrl (or chatEndpoint) are required too: checked with the aliases.
   properties: AGENT_FIELDS,
@@ -107,6 +108,7 @@ export const AGENT_REGISTRATION_SCHEMA: Schema = {
 /** PATCH /agents/{id}: any registration fields; the merged agent is checked like a registration. */
 export const AGENT_UPDATE_SCHEMA: Schema = {
   type: 'object',
+  additionalProperties: false,
   minProperties: 1,
   properties: AGENT_FIELDS,
 };
@@ -118,12 +120,14 @@ const AFTER_PARAMETER = { type: 'string', format: 'uuid' } as const;
 /** GET /agents?limit&after. */
 export const AGENT_LIST_QUERY_SCHEMA: Schema = {
   type: 'object',
+  additionalProperties: false,
   properties: { limit: LIMIT_PARAMETER, after: AFTER_PARAMETER },
 };
 
 /** GET /agents/search?query&capability&limit&after (the routes ask for at least one of query and capability). */
 export const AGENT_SEARCH_QUERY_SCHEMA: Schema = {
   type: 'object',
+  additionalProperties: false,
   properties: {
     query: text(1_000),
     capability: { type: 'string', pattern: '^(?:tools|prompts|resources|experimental)/[A-Za-z0-9_.-]{1,128}$' },

@@ -72,6 +72,7 @@ export const AGENT_REPORT_SCHEMA = {
 /** `GET /tasks/{taskId}?waitMs=`: how long to wait for a pending task to end, 0 to 30000 ms, as a query string carries it. */
 export const TASK_LOOKUP_QUERY_SCHEMA = {
   type: 'object',
+  additionalProperties: false,
   properties: {
     waitMs: { type: 'string', pattern: '^(?:0|[1-9][0-9]{0,3}|[12][0-9]{4}|30000)$', description: 'must be a whole number of milliseconds from 0 to 30000' },
   },

@@ -200,8 +200,8 @@ describe('registration rules', () => {
     expect(error.message).toMatch(/chatUrl and chatEndpoint/);
   });
 
-  it('stores optional visibility, sharedWith (without repeats) and callbackUrl, and ignores unknown members', async () => {
-    const agent = await registerAgent({ visibility: 'private', sharedWith: ['user-a', 'user-a', 'user-b'], callbackUrl: 'http://127.0.0.1:9/done', colour: 'blue' });
+  it('stores optional visibility, sharedWith (without repeats) and callbackUrl', async () => {
+    const agent = await registerAgent({ visibility: 'private', sharedWith: ['user-a', 'user-a', 'user-b'], callbackUrl: 'http://127.0.0.1:9/done' });
     expect(agent).toMatchObject({
       visibility: 'private',
       sharedWith: [
@@ -211,7 +211,14 @@ describe('registration rules', () => {
       callbackUrl: 'http://127.0.0.1:9/done',
       owner: null,
     });
-    expect(agent).not.toHaveProperty('colour');
-    expect(await storedAgent(agent.agentId)).not.toHaveProperty('colour');
+  });
+
+  it('refuses an unknown member, at registration and in a change, naming it; keeps what a tool entry carries', async () => {
+    const unknown = expectError(await call('POST', '/agents', { apiKey: 'admin', body: agentRegistration({ colour: 'blue' }) }), 400, 'VALIDATION_ERROR');
+    expect(JSON.stringify(unknown)).toContain('colour');
+    const agent = await registerAgent({ capabilities: { tools: [{ name: 'a', description: 'b', inputSchema: { type: 'object' }, title: 'A tool' }] } });
+    expect(agent.capabilities.tools[0]).toMatchObject({ title: 'A tool' });
+    expectError(await call('PATCH', `/agents/${agent.agentId}`, { apiKey: 'admin', body: { colour: 'blue' } }), 400, 'VALIDATION_ERROR');
+    expectError(await call('GET', '/agents?colour=blue', { apiKey: 'admin' }), 400, 'VALIDATION_ERROR');
   });
 });
