@@ -9,7 +9,6 @@ const shared = {
   },
   // jose ships ES modules only; Jest's module loader needs them transformed.
   transformIgnorePatterns: ['/node_modules/(?!jose/)'],
-  testTimeout: 60_000,
 };
 
 /** @type {import('jest').Config} */
@@ -30,5 +29,7 @@ module.exports = {
     },
   ],
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
+  // Global only: Jest ignores a project's testTimeout.
+  testTimeout: 60_000,
   maxWorkers: 2,
 };
