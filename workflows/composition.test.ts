@@ -1,0 +1,184 @@
+// The composition workflow on Temporal's time-skipping test server, with a real Worker running the
+// bundled workflows of this folder and plain functions in place of the activities: no agent, no
+// database, and a 24 h wait for a report ends in milliseconds.
+import { ApplicationFailure } from '@temporalio/common';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
+import type { CallAgentInput, CallAgentResult } from '../activities/call-agent';
+import type { ValidateParamsInput } from '../activities/validate-params';
+import { startTimeSkippingEnvironment, TIME_SKIPPING_SETUP_TIMEOUT_MS } from '../test/support/time-skipping';
+import type { compositionWorkflow } from './composition';
+import { agentReportSignal, DEFAULT_RETRY, TaskErrorCode, TaskPhase, TaskStatus, type PendingArgument, type PlannedTask, type TaskResult } from './task-types';
+
+const TASK_QUEUE = 'composition-unit';
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** What the stubbed agent of an agentId answers to a call. */
+type Agent = (input: CallAgentInput) => CallAgentResult;
+
+/** Answers like the real callAgent: the outcome recorded, its result returned only when the workflow keeps it. */
+const completes =
+  (result: (params: Record<string, unknown>) => TaskResult): Agent =>
+  (input) => {
+    const answer = result(input.params);
+    recorded.push({ taskId: input.taskId, change: { status: TaskStatus.COMPLETED, result: answer, attempts: 1 } });
+    return { kind: 'completed', attempt: 1, recorded: true, ...(input.keepsResult ? { result: answer } : {}) };
+  };
+const rejects: Agent = () => {
+  throw ApplicationFailure.nonRetryable('Agent refused the task', TaskErrorCode.AGENT_REJECTED);
+};
+const accepts: Agent = () => ({ kind: 'accepted', attempt: 1 });
+
+const agents = new Map<string, Agent>([
+  ['source', completes(() => ({ n: 2 }))],
+  ['double', completes((params) => ({ n: (params.n as number) * 2 }))],
+  ['triple', completes((params) => ({ n: (params.n as number) * 3 }))],
+  ['sum', completes((params) => ({ sum: (params.a as number) + (params.b as number), label: params.label }))],
+  ['rejects', rejects],
+  ['accepts', accepts],
+]);
+
+let calls: CallAgentInput[] = [];
+let checked: ValidateParamsInput[] = [];
+let recorded: Array<{ taskId: string; change: Record<string, unknown> }> = [];
+
+/** The activities the task worker registers (activities/index.ts), by name, as plain functions. */
+const activities = {
+  async callAgent(input: CallAgentInput): Promise<CallAgentResult> {
+    calls.push(input);
+    return agents.get(input.agentId)!(input);
+  },
+  async validateParams(input: ValidateParamsInput): Promise<Record<string, unknown>> {
+    checked.push(input);
+    return input.params;
+  },
+  async recordTask(taskId: string, change: Record<string, unknown>): Promise<void> {
+    recorded.push({ taskId, change });
+  },
+  async notifyCancellation(): Promise<void> {},
+  async deliverCallback(): Promise<void> {},
+  async findAgentSocket(): Promise<string | null> {
+    return null;
+  },
+  async findRoomSockets(): Promise<string[]> {
+    return [];
+  },
+};
+
+const fromParent = (position: number, field: string, type?: PendingArgument['type']): PendingArgument => ({ source: { taskId: String(position), field }, ...(type ? { type } : {}) });
+
+let workflowCount = 0;
+
+/** A composition's tasks, each `[agentId, params, more]`; task ids carry the workflow's number. */
+function plan(...tasks: Array<[string, Record<string, unknown>?, Partial<PlannedTask>?]>): PlannedTask[] {
+  workflowCount += 1;
+  return tasks.map(([agentId, params = {}, more = {}], position) => ({
+    taskId: `w${workflowCount}-t${position}`,
+    agentId,
+    agentName: agentId,
+    operation: 'run',
+    params,
+    parents: [],
+    executeOnParentFailure: false,
+    timeoutMs: 60_000,
+    retry: DEFAULT_RETRY,
+    notifyAgent: false,
+    ...more,
+  }));
+}
+
+const outcomeOf = (taskId: string) => recorded.filter((record) => record.taskId === taskId && 'status' in record.change).at(-1)?.change;
+const calledAgents = () => calls.map((call) => call.agentId);
+
+describe('the composition workflow, time skipped', () => {
+  let env: TestWorkflowEnvironment;
+  let workflowBundle: WorkflowBundle;
+  let worker: Worker;
+  let running: Promise<void>;
+
+  beforeAll(async () => {
+    // Quiet: an activity that fails on purpose is not worth a stack trace in the test output.
+    const logger = new DefaultLogger('ERROR');
+    Runtime.install({ logger, telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } });
+    [env, workflowBundle] = await Promise.all([startTimeSkippingEnvironment(), bundleWorkflowCode({ workflowsPath: require.resolve('./index'), logger })]);
+    worker = await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUE, workflowBundle, activities });
+    running = worker.run();
+  }, TIME_SKIPPING_SETUP_TIMEOUT_MS);
+
+  afterAll(async () => {
+    worker?.shutdown();
+    await running;
+    await env?.teardown();
+  });
+
+  beforeEach(() => {
+    calls = [];
+    checked = [];
+    recorded = [];
+  });
+
+  const startOptions = (tasks: PlannedTask[]) => ({
+    args: [{ compositionId: `c${workflowCount}`, tasks, agentCallTimeoutMs: 30_000 }] as Parameters<typeof compositionWorkflow>,
+    workflowId: `composition-c${workflowCount}`,
+    taskQueue: TASK_QUEUE,
+  });
+  const run = (tasks: PlannedTask[]) => env.client.workflow.execute<typeof compositionWorkflow>('compositionWorkflow', startOptions(tasks));
+
+  it('runs a diamond: the sides once the root ended, the join once both sides did, with their results as its arguments', async () => {
+    const tasks = plan(
+      ['source'],
+      ['double', { n: fromParent(0, 'n', 'number') }, { parents: [0] }],
+      ['triple', { n: fromParent(0, 'n') }, { parents: [0] }],
+      ['sum', { a: fromParent(1, 'n', 'integer'), b: fromParent(2, 'n'), label: 'literal' }, { parents: [1, 2] }],
+    );
+
+    const summary = await run(tasks);
+
+    expect(summary.tasks).toEqual(tasks.map(({ taskId }) => ({ taskId, status: TaskStatus.COMPLETED })));
+    expect(calledAgents()[0]).toBe('source');
+    expect(calledAgents().slice(1, 3).sort()).toEqual(['double', 'triple']);
+    expect(calls[3]).toMatchObject({ agentId: 'sum', params: { a: 4, b: 6, label: 'literal' }, keepsResult: false });
+    // Only the results a dependant reads come back into the workflow's history.
+    expect(calls.filter((call) => call.keepsResult).map((call) => call.agentId)).toEqual(expect.arrayContaining(['source', 'double', 'triple']));
+    // Substituted params are checked against the inputSchema before the call.
+    expect(checked.map((check) => check.params)).toEqual(expect.arrayContaining([{ n: 2 }, { a: 4, b: 6, label: 'literal' }]));
+    expect(outcomeOf(tasks[3].taskId)).toEqual({ status: TaskStatus.COMPLETED, result: { sum: 10, label: 'literal' }, attempts: 1 });
+    // A dependant's phase moves on to calling_agent once its parents ended.
+    expect(recorded).toContainEqual({ taskId: tasks[3].taskId, change: { phase: TaskPhase.CALLING_AGENT } });
+  });
+
+  it('fails the dependants of a failed parent with DEPENDENCY_FAILED, and runs the one that executes on parent failure', async () => {
+    const tasks = plan(['rejects'], ['source', {}, { parents: [0] }], ['source', {}, { parents: [0], executeOnParentFailure: true }], ['source', {}, { parents: [1] }]);
+
+    const summary = await run(tasks);
+
+    expect(summary.tasks.map((task) => task.status)).toEqual([TaskStatus.FAILED, TaskStatus.FAILED, TaskStatus.COMPLETED, TaskStatus.FAILED]);
+    expect(outcomeOf(tasks[0].taskId)).toMatchObject({ status: TaskStatus.FAILED, error: { code: TaskErrorCode.AGENT_REJECTED } });
+    expect(outcomeOf(tasks[1].taskId)).toMatchObject({ status: TaskStatus.FAILED, error: { code: TaskErrorCode.DEPENDENCY_FAILED } });
+    expect(outcomeOf(tasks[3].taskId)).toMatchObject({ status: TaskStatus.FAILED, error: { code: TaskErrorCode.DEPENDENCY_FAILED } });
+    expect(calls.map((call) => call.taskId)).toEqual([tasks[0].taskId, tasks[2].taskId]);
+  });
+
+  it("fails a task whose agent accepted it but reported nothing within its 24 h timeout, the day skipped", async () => {
+    const tasks = plan(['accepts', {}, { timeoutMs: DAY_MS }]);
+    const [serverStart, wallStart] = [await env.currentTimeMs(), Date.now()];
+
+    const summary = await run(tasks);
+
+    expect(summary.tasks).toEqual([{ taskId: tasks[0].taskId, status: TaskStatus.FAILED }]);
+    expect(outcomeOf(tasks[0].taskId)).toMatchObject({ status: TaskStatus.FAILED, error: { code: TaskErrorCode.AGENT_TIMEOUT }, attempts: 1 });
+    expect((await env.currentTimeMs()) - serverStart).toBeGreaterThanOrEqual(DAY_MS);
+    expect(Date.now() - wallStart).toBeLessThan(10_000);
+  });
+
+  it('completes a task whose report arrives 23 h after the agent accepted it', async () => {
+    const tasks = plan(['accepts', {}, { timeoutMs: DAY_MS }]);
+    const handle = await env.client.workflow.start<typeof compositionWorkflow>('compositionWorkflow', startOptions(tasks));
+
+    await env.sleep('23 hours');
+    await handle.signal(agentReportSignal, { taskId: tasks[0].taskId, status: TaskStatus.COMPLETED, result: { done: true } });
+
+    expect(await handle.result()).toEqual({ tasks: [{ taskId: tasks[0].taskId, status: TaskStatus.COMPLETED }] });
+    expect(outcomeOf(tasks[0].taskId)).toEqual({ status: TaskStatus.COMPLETED, result: { done: true }, attempts: 1 });
+  });
+});
