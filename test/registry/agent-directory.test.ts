@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { registerAgentWith } from '../support/agents';
+import { allPages, registerAgentWith } from '../support/agents';
 import { useTestDatabase } from '../support/database';
 import { call } from '../support/http';
 import { humanHeaders, newUserId } from '../support/humans';
@@ -18,11 +18,8 @@ async function searchIds(baseUrl: string | undefined, headers: Record<string, st
   return reply.body.map((agent: { agentId: string }) => agent.agentId);
 }
 
-async function listIds(baseUrl: string | undefined, headers: Record<string, string>): Promise<string[]> {
-  const reply = await call('GET', '/agents?limit=200', { headers, baseUrl });
-  expect(reply.status).toBe(200);
-  return reply.body.map((agent: { agentId: string }) => agent.agentId);
-}
+/** Every page: the shared database holds more agents than one page, whichever tests ran before. */
+const listIds = (baseUrl: string | undefined, headers: Record<string, string>): Promise<string[]> => allPages('/agents', { headers, baseUrl }, 200);
 
 describe('the agent directory across two API processes', () => {
   it('lists and finds an agent registered, changed, shared and deleted through the other process from the next request on', async () => {

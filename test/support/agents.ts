@@ -45,7 +45,7 @@ export async function registerAgentWith(credentials: Pick<CallOptions, 'apiKey' 
 }
 
 /** Every page of GET `path` with `limit`, following `after`; bounded. */
-export async function allPages(path: string, options: { apiKey?: string; headers?: Record<string, string> }, limit: number): Promise<string[]> {
+export async function allPages(path: string, options: Pick<CallOptions, 'apiKey' | 'headers' | 'baseUrl'>, limit: number): Promise<string[]> {
   const seen: string[] = [];
   for (let page = 0; page < 500; page += 1) {
     const separator = path.includes('?') ? '&' : '?';
