@@ -43,7 +43,10 @@ export default defineConfig(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          paths: nodeBuiltins.map((name) => ({ name, message: 'Workflow code runs in a sandbox without Node modules.' })),
+          paths: nodeBuiltins.map((name) => ({
+            name,
+            message: 'Workflow code runs in a sandbox without Node modules.',
+          })),
           patterns: [
             {
               regex: outsideWorkflows,
@@ -77,7 +80,13 @@ export default defineConfig(
     extends: [js.configs.recommended],
     languageOptions: {
       sourceType: 'commonjs',
-      globals: { require: 'readonly', module: 'writable', process: 'readonly', console: 'readonly', __dirname: 'readonly' },
+      globals: {
+        require: 'readonly',
+        module: 'writable',
+        process: 'readonly',
+        console: 'readonly',
+        __dirname: 'readonly',
+      },
     },
   },
   {

@@ -64,40 +64,72 @@ export interface CallAgentSettings {
  * (AGENT_URL_REFUSED). A cancellation of the task aborts the call.
  * Runs started before the call became a regular activity still run it as a local one.
  */
-export function callAgentActivity(agents: RecentAgents, taskStore: TaskStore, dispatcher: Dispatcher, settings: CallAgentSettings) {
-  return async function callAgent({ taskId, agentId, operation, params, maxAttempts, keepsResult = false, firstRun = false }: CallAgentInput): Promise<CallAgentResult> {
+export function callAgentActivity(
+  agents: RecentAgents,
+  taskStore: TaskStore,
+  dispatcher: Dispatcher,
+  settings: CallAgentSettings,
+) {
+  return async function callAgent({
+    taskId,
+    agentId,
+    operation,
+    params,
+    maxAttempts,
+    keepsResult = false,
+    firstRun = false,
+  }: CallAgentInput): Promise<CallAgentResult> {
     const context = Context.current();
     const { isLocal, attempt: temporalAttempt } = context.info;
     const agent = await agents.findById(agentId);
-    if (!agent) throw ApplicationFailure.nonRetryable(`Agent ${agentId} no longer exists`, TaskErrorCode.AGENT_NOT_FOUND);
+    if (!agent)
+      throw ApplicationFailure.nonRetryable(`Agent ${agentId} no longer exists`, TaskErrorCode.AGENT_NOT_FOUND);
     let attempt = 1;
     // Any other call counts itself in the task store and looks there first: an earlier call's answer (of
     // a worker that died before Temporal heard it, or of the run before a Reset) ended the task.
     // The first call of a first run has nothing to find: one store operation fewer per task.
     if (isLocal || temporalAttempt > 1 || !firstRun) {
       const before = await taskStore.startCall(taskId);
-      if (before?.status !== TaskStatus.PENDING) return withoutStoredOutcome(answerRecordedEarlier(before), keepsResult);
+      if (before?.status !== TaskStatus.PENDING)
+        return withoutStoredOutcome(answerRecordedEarlier(before), keepsResult);
       // A local activity of a crashed worker starts again at Temporal's attempt 1, and so does the
       // call of a run a Reset started: the task store's counts keep numbering the calls, and hold the
       // task to its maxAttempts.
       attempt = Math.max(isLocal ? 1 : temporalAttempt, (before.callsStarted ?? 0) + 1, (before.attempts ?? 0) + 1);
     }
     if (attempt > maxAttempts) {
-      throw ApplicationFailure.nonRetryable(`Agent unreachable after its retries: all ${maxAttempts} attempts were made (counted across worker restarts)`, TaskErrorCode.AGENT_UNREACHABLE);
+      throw ApplicationFailure.nonRetryable(
+        `Agent unreachable after its retries: all ${maxAttempts} attempts were made (counted across worker restarts)`,
+        TaskErrorCode.AGENT_UNREACHABLE,
+      );
     }
     // The first call's phase is written by the API or the workflow; later ones show the retries.
-    if (attempt > 1) await taskStore.updateUnconditionally(taskId, { phase: TaskPhase.CALLING_AGENT, attempts: attempt });
+    if (attempt > 1)
+      await taskStore.updateUnconditionally(taskId, { phase: TaskPhase.CALLING_AGENT, attempts: attempt });
 
     /**
      * Shows the failed attempt on the task (attempts, attemptErrors, phase) and returns the failure to
      * throw. Best effort: thrown instead, a failed write would turn a final refusal into a retry.
      */
     async function failedAttempt(failure: ApplicationFailure): Promise<ApplicationFailure> {
-      const attemptError = { attempt, code: failure.type ?? TaskErrorCode.AGENT_UNREACHABLE, message: failure.message, at: new Date().toISOString() };
+      const attemptError = {
+        attempt,
+        code: failure.type ?? TaskErrorCode.AGENT_UNREACHABLE,
+        message: failure.message,
+        at: new Date().toISOString(),
+      };
       try {
-        await taskStore.updateUnconditionally(taskId, { attempts: attempt, attemptError, ...(failure.nonRetryable ? {} : { phase: TaskPhase.RETRYING }) });
+        await taskStore.updateUnconditionally(taskId, {
+          attempts: attempt,
+          attemptError,
+          ...(failure.nonRetryable ? {} : { phase: TaskPhase.RETRYING }),
+        });
       } catch (error) {
-        context.log.warn('Recording a failed attempt failed; the attempt is missing from attemptErrors', { taskId, attempt, error: describeError(error) });
+        context.log.warn('Recording a failed attempt failed; the attempt is missing from attemptErrors', {
+          taskId,
+          attempt,
+          error: describeError(error),
+        });
       }
       return failure;
     }
@@ -116,10 +148,14 @@ export function callAgentActivity(agents: RecentAgents, taskStore: TaskStore, di
         signal: context.cancellationSignal,
       }));
     } catch (error) {
-      if (context.cancellationSignal.aborted) throw new CancelledFailure(`Call to ${agent.mcpUrl} abandoned: the task was cancelled or reported on`);
+      if (context.cancellationSignal.aborted)
+        throw new CancelledFailure(`Call to ${agent.mcpUrl} abandoned: the task was cancelled or reported on`);
       throw await failedAttempt(
         refusalOf(error, 'Call to', agent.mcpUrl, TaskErrorCode.AGENT_URL_REFUSED) ??
-          ApplicationFailure.retryable(`Calling ${agent.mcpUrl} failed: ${describeError(error)}`, TaskErrorCode.AGENT_UNREACHABLE),
+          ApplicationFailure.retryable(
+            `Calling ${agent.mcpUrl} failed: ${describeError(error)}`,
+            TaskErrorCode.AGENT_UNREACHABLE,
+          ),
       );
     } finally {
       clearInterval(heartbeats);
@@ -128,33 +164,69 @@ export function callAgentActivity(agents: RecentAgents, taskStore: TaskStore, di
     const verdict = interpretAgentReply(status, text);
     switch (verdict.kind) {
       case 'retry':
-        throw await failedAttempt(ApplicationFailure.retryable(`Calling ${agent.mcpUrl}: ${verdict.reason}`, TaskErrorCode.AGENT_UNREACHABLE));
+        throw await failedAttempt(
+          ApplicationFailure.retryable(`Calling ${agent.mcpUrl}: ${verdict.reason}`, TaskErrorCode.AGENT_UNREACHABLE),
+        );
       case 'refused':
-        throw await failedAttempt(ApplicationFailure.nonRetryable(verdict.error.message, verdict.error.code, verdict.error.details));
+        throw await failedAttempt(
+          ApplicationFailure.nonRetryable(verdict.error.message, verdict.error.code, verdict.error.details),
+        );
       case 'accepted':
         await taskStore.updateUnconditionally(taskId, { phase: TaskPhase.AWAITING_AGENT_REPORT, attempts: attempt });
         return { kind: 'accepted', attempt };
       case 'completed':
-        return withoutStoredOutcome({ ...verdict, attempt, recorded: await storeAnswer(taskStore, taskId, { status: TaskStatus.COMPLETED, result: verdict.result, attempts: attempt }) }, keepsResult);
+        return withoutStoredOutcome(
+          {
+            ...verdict,
+            attempt,
+            recorded: await storeAnswer(taskStore, taskId, {
+              status: TaskStatus.COMPLETED,
+              result: verdict.result,
+              attempts: attempt,
+            }),
+          },
+          keepsResult,
+        );
       case 'failed':
-        return withoutStoredOutcome({ ...verdict, attempt, recorded: await storeAnswer(taskStore, taskId, { status: TaskStatus.FAILED, error: verdict.error, attempts: attempt }) }, keepsResult);
+        return withoutStoredOutcome(
+          {
+            ...verdict,
+            attempt,
+            recorded: await storeAnswer(taskStore, taskId, {
+              status: TaskStatus.FAILED,
+              error: verdict.error,
+              attempts: attempt,
+            }),
+          },
+          keepsResult,
+        );
     }
   };
 }
 
 /** The answer without the result or error the task store holds, unless the workflow keeps it (CallAgentResult). */
-function withoutStoredOutcome(answer: Exclude<CallAgentResult, { kind: 'accepted' }>, keepsResult: boolean): CallAgentResult {
+function withoutStoredOutcome(
+  answer: Exclude<CallAgentResult, { kind: 'accepted' }>,
+  keepsResult: boolean,
+): CallAgentResult {
   if (keepsResult || !answer.recorded || answer.kind === 'cancelled') return answer;
   return { kind: answer.kind, attempt: answer.attempt, recorded: true };
 }
 
 /** Stores the agent's answer as the task's outcome here, rather than a workflow task later: false when the write failed. */
-async function storeAnswer(taskStore: TaskStore, taskId: string, outcome: Parameters<TaskStore['updateUnconditionally']>[1]): Promise<boolean> {
+async function storeAnswer(
+  taskStore: TaskStore,
+  taskId: string,
+  outcome: Parameters<TaskStore['updateUnconditionally']>[1],
+): Promise<boolean> {
   try {
     await taskStore.updateUnconditionally(taskId, outcome);
     return true;
   } catch (error) {
-    Context.current().log.warn('Recording the agent answer failed; the workflow records it', { taskId, error: describeError(error) });
+    Context.current().log.warn('Recording the agent answer failed; the workflow records it', {
+      taskId,
+      error: describeError(error),
+    });
     return false;
   }
 }
@@ -165,9 +237,14 @@ async function storeAnswer(taskStore: TaskStore, taskId: string, outcome: Parame
  */
 function answerRecordedEarlier(task: TaskDocument | null): Exclude<CallAgentResult, { kind: 'accepted' }> {
   const view = task && toTaskView(task);
-  if (view?.status === TaskStatus.COMPLETED) return { kind: 'completed', result: view.result!, attempt: view.attempts ?? 1, recorded: true };
-  if (view?.status === TaskStatus.FAILED) return { kind: 'failed', error: view.error!, attempt: view.attempts ?? 1, recorded: true };
+  if (view?.status === TaskStatus.COMPLETED)
+    return { kind: 'completed', result: view.result!, attempt: view.attempts ?? 1, recorded: true };
+  if (view?.status === TaskStatus.FAILED)
+    return { kind: 'failed', error: view.error!, attempt: view.attempts ?? 1, recorded: true };
   // A run a Reset started, without the cancellation that ended the run before: the task stays cancelled.
   if (view?.status === TaskStatus.CANCELLED) return { kind: 'cancelled', attempt: view.attempts ?? 0, recorded: true };
-  throw ApplicationFailure.nonRetryable(`Task ${task?._id ?? ''} is not in the task index: the agent is not called`, TaskErrorCode.AGENT_PROTOCOL_ERROR);
+  throw ApplicationFailure.nonRetryable(
+    `Task ${task?._id ?? ''} is not in the task index: the agent is not called`,
+    TaskErrorCode.AGENT_PROTOCOL_ERROR,
+  );
 }

@@ -22,9 +22,18 @@ export interface DeliverCallbackSettings {
  * and 5xx are retried by the workflow's policy; other refusals are final, and so is the outbound
  * guard's refusal of the address.
  */
-export function deliverCallbackActivity(agents: RecentAgents, taskStore: TaskStore, dispatcher: Dispatcher, settings: DeliverCallbackSettings) {
+export function deliverCallbackActivity(
+  agents: RecentAgents,
+  taskStore: TaskStore,
+  dispatcher: Dispatcher,
+  settings: DeliverCallbackSettings,
+) {
   /** `outcomeInStore`: the workflow did not hold the task's result or error (CallAgentResult); the callback reads them from the task store. */
-  return async function deliverCallback(target: CallbackTarget, sent: TaskCallback, outcomeInStore = false): Promise<void> {
+  return async function deliverCallback(
+    target: CallbackTarget,
+    sent: TaskCallback,
+    outcomeInStore = false,
+  ): Promise<void> {
     const destination = await destinationOf(target);
     if (!destination) return;
     const callback = outcomeInStore ? await withStoredOutcome(sent) : sent;
@@ -38,7 +47,10 @@ export function deliverCallbackActivity(agents: RecentAgents, taskStore: TaskSto
         maxReplyBytes: 64 * 1024,
       }));
     } catch (error) {
-      throw refusalOf(error, 'Callback to', destination.url) ?? ApplicationFailure.retryable(`Callback to ${destination.url} failed: ${describeError(error)}`);
+      throw (
+        refusalOf(error, 'Callback to', destination.url) ??
+        ApplicationFailure.retryable(`Callback to ${destination.url} failed: ${describeError(error)}`)
+      );
     }
     if (status >= 200 && status < 300) return;
     const message = `Callback to ${destination.url} answered ${status}`;
@@ -50,7 +62,11 @@ export function deliverCallbackActivity(agents: RecentAgents, taskStore: TaskSto
     const task = await taskStore.find(callback.taskId);
     const view = task && toTaskView(task);
     if (!view) throw ApplicationFailure.nonRetryable(`Task ${callback.taskId} is not in the task index`);
-    return { ...callback, ...(view.result === undefined ? {} : { result: view.result }), ...(view.error === undefined ? {} : { error: view.error }) };
+    return {
+      ...callback,
+      ...(view.result === undefined ? {} : { result: view.result }),
+      ...(view.error === undefined ? {} : { error: view.error }),
+    };
   }
 
   async function destinationOf(target: CallbackTarget): Promise<{ url: string; secret: string } | undefined> {

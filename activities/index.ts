@@ -29,11 +29,22 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   const { agents } = deps;
   const taskStore = new TaskStore(deps.store, deps.taskChanges);
-  const dispatcher = outboundDispatcher({ allowPrivate: deps.config.allowPrivateAgentUrls, connectTimeoutMs: deps.config.agentCallTimeoutMs });
+  const dispatcher = outboundDispatcher({
+    allowPrivate: deps.config.allowPrivateAgentUrls,
+    connectTimeoutMs: deps.config.agentCallTimeoutMs,
+  });
   return {
-    callAgent: callAgentActivity(agents, taskStore, dispatcher, { callTimeoutMs: deps.config.agentCallTimeoutMs, maxReplyBytes: deps.config.maxBodyBytes }),
-    notifyCancellation: notifyCancellationActivity(agents, dispatcher, { callTimeoutMs: deps.config.agentCallTimeoutMs }),
-    deliverCallback: deliverCallbackActivity(agents, taskStore, dispatcher, { callbackSigningSecret: deps.config.callbackSigningSecret, callTimeoutMs: deps.config.agentCallTimeoutMs }),
+    callAgent: callAgentActivity(agents, taskStore, dispatcher, {
+      callTimeoutMs: deps.config.agentCallTimeoutMs,
+      maxReplyBytes: deps.config.maxBodyBytes,
+    }),
+    notifyCancellation: notifyCancellationActivity(agents, dispatcher, {
+      callTimeoutMs: deps.config.agentCallTimeoutMs,
+    }),
+    deliverCallback: deliverCallbackActivity(agents, taskStore, dispatcher, {
+      callbackSigningSecret: deps.config.callbackSigningSecret,
+      callTimeoutMs: deps.config.agentCallTimeoutMs,
+    }),
     validateParams: validateParamsActivity(agents, new UserSchemaCompiler()),
     recordTask: recordTaskActivity(taskStore),
     ...findRoomSocketsActivities(new PresenceLookup(deps.store)),

@@ -13,7 +13,11 @@ export interface NotifyCancellationSettings {
  * with `{taskId, cancel: true}`. Best effort: the workflow retries it a few times and then lets go;
  * an address the outbound guard refused is not tried again.
  */
-export function notifyCancellationActivity(agents: RecentAgents, dispatcher: Dispatcher, settings: NotifyCancellationSettings) {
+export function notifyCancellationActivity(
+  agents: RecentAgents,
+  dispatcher: Dispatcher,
+  settings: NotifyCancellationSettings,
+) {
   return async function notifyCancellation({ taskId, agentId }: { taskId: string; agentId: string }): Promise<void> {
     const agent = await agents.findById(agentId);
     if (!agent) return;
@@ -28,8 +32,12 @@ export function notifyCancellationActivity(agents: RecentAgents, dispatcher: Dis
         maxReplyBytes: 64 * 1024,
       }));
     } catch (error) {
-      throw refusalOf(error, 'Cancellation notice to', agent.mcpUrl) ?? ApplicationFailure.retryable(`Telling ${agent.mcpUrl} of the cancellation failed: ${describeError(error)}`);
+      throw (
+        refusalOf(error, 'Cancellation notice to', agent.mcpUrl) ??
+        ApplicationFailure.retryable(`Telling ${agent.mcpUrl} of the cancellation failed: ${describeError(error)}`)
+      );
     }
-    if (isRetriedStatus(status)) throw ApplicationFailure.retryable(`${agent.mcpUrl} answered ${status} to the cancellation`);
+    if (isRetriedStatus(status))
+      throw ApplicationFailure.retryable(`${agent.mcpUrl} answered ${status} to the cancellation`);
   };
 }

@@ -12,8 +12,21 @@ import { roomDeliveryActivities, type TaskFrameInput } from './room-delivery';
 const ROOM = 'room-1';
 const agent: ParticipantRef = { type: ParticipantType.AGENT, id: 'agent-1' };
 const human: ParticipantRef = { type: ParticipantType.HUMAN, id: 'human-1' };
-const taskFrame: TaskFrameInput = { taskId: 'task-1', agentId: agent.id, operation: 'tools/echo', params: { text: 'hi' }, roomId: ROOM, requestedBy: human, workflowId: 'task-task-1' };
-const update = { roomId: ROOM, taskId: 'task-1', agentId: agent.id, outcome: { status: TaskStatus.COMPLETED, result: { text: 'hi back' } } };
+const taskFrame: TaskFrameInput = {
+  taskId: 'task-1',
+  agentId: agent.id,
+  operation: 'tools/echo',
+  params: { text: 'hi' },
+  roomId: ROOM,
+  requestedBy: human,
+  workflowId: 'task-task-1',
+};
+const update = {
+  roomId: ROOM,
+  taskId: 'task-1',
+  agentId: agent.id,
+  outcome: { status: TaskStatus.COMPLETED, result: { text: 'hi back' } },
+};
 
 /**
  * One API process's delivery activities on a real RoomHub, with stand-ins for MongoDB and Temporal
@@ -23,16 +36,26 @@ const update = { roomId: ROOM, taskId: 'task-1', agentId: agent.id, outcome: { s
 function apiProcess() {
   const hub = new RoomHub({} as MessageStore, pino({ level: 'silent' }));
   const taskStore = { updateIfPending: async () => true } as unknown as TaskStore;
-  const activities = roomDeliveryActivities(hub, taskStore, new DeliveredTasks({} as TemporalHandle, pino({ level: 'silent' })));
+  const activities = roomDeliveryActivities(
+    hub,
+    taskStore,
+    new DeliveredTasks({} as TemporalHandle, pino({ level: 'silent' })),
+  );
   const connect = (participant: ParticipantRef) => {
     const frames: Frame[] = [];
-    hub.join({ roomId: ROOM, participant, deliver: (data) => void frames.push(JSON.parse(data.toString())), close: () => undefined });
+    hub.join({
+      roomId: ROOM,
+      participant,
+      deliver: (data) => void frames.push(JSON.parse(data.toString())),
+      close: () => undefined,
+    });
     return frames;
   };
   return { activities, connect };
 }
 
-const ofType = (frames: Frame[], type: string, event?: string) => frames.filter((frame) => frame.type === type && (event === undefined || frame.data.event === event));
+const ofType = (frames: Frame[], type: string, event?: string) =>
+  frames.filter((frame) => frame.type === type && (event === undefined || frame.data.event === event));
 
 describe('deliverTaskFrame, attempted again', () => {
   it('sends the TASK frame once and answers true to both attempts', async () => {
@@ -40,13 +63,20 @@ describe('deliverTaskFrame, attempted again', () => {
     const frames = connect(agent);
     await expect(activities.deliverTaskFrame(taskFrame)).resolves.toBe(true);
     await expect(activities.deliverTaskFrame(taskFrame)).resolves.toBe(true);
-    expect(ofType(frames, 'TASK')).toEqual([{ type: 'TASK', data: { taskId: 'task-1', operation: 'tools/echo', params: { text: 'hi' }, roomId: ROOM, requestedBy: human } }]);
+    expect(ofType(frames, 'TASK')).toEqual([
+      {
+        type: 'TASK',
+        data: { taskId: 'task-1', operation: 'tools/echo', params: { text: 'hi' }, roomId: ROOM, requestedBy: human },
+      },
+    ]);
   });
 
   it('sends it once when the second attempt starts while the first still waits for the task store', async () => {
     const { activities, connect } = apiProcess();
     const frames = connect(agent);
-    await expect(Promise.all([activities.deliverTaskFrame(taskFrame), activities.deliverTaskFrame(taskFrame)])).resolves.toEqual([true, true]);
+    await expect(
+      Promise.all([activities.deliverTaskFrame(taskFrame), activities.deliverTaskFrame(taskFrame)]),
+    ).resolves.toEqual([true, true]);
     expect(ofType(frames, 'TASK')).toHaveLength(1);
   });
 
@@ -71,7 +101,14 @@ describe('publishTaskUpdate, attempted again', () => {
 
     const [published] = ofType(heardFirst, 'SYSTEM', 'task_update');
     expect(ofType(heardFirst, 'SYSTEM', 'task_update')).toHaveLength(1);
-    expect(published.data).toMatchObject({ roomId: ROOM, event: 'task_update', taskId: 'task-1', agentId: agent.id, status: 'completed', result: { text: 'hi back' } });
+    expect(published.data).toMatchObject({
+      roomId: ROOM,
+      event: 'task_update',
+      taskId: 'task-1',
+      agentId: agent.id,
+      status: 'completed',
+      result: { text: 'hi back' },
+    });
     expect(published.data.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(ofType(heardSecond, 'SYSTEM', 'task_update').map((frame) => frame.data.id)).toEqual([published.data.id]);
   });

@@ -45,7 +45,15 @@ export function roomDeliveryActivities(hub: RoomHub, taskStore: TaskStore, deliv
   const publishedUpdates = new Set<string>();
   return {
     /** False when the agent's socket is gone: the workflow then calls it over HTTP. */
-    async deliverTaskFrame({ taskId, agentId, operation, params, roomId, requestedBy, workflowId }: TaskFrameInput): Promise<boolean> {
+    async deliverTaskFrame({
+      taskId,
+      agentId,
+      operation,
+      params,
+      roomId,
+      requestedBy,
+      workflowId,
+    }: TaskFrameInput): Promise<boolean> {
       // The agent has it; should its socket have closed since, DeliveredTasks told the workflow.
       if (sentTasks.has(taskId)) return true;
       const agent: ParticipantRef = { type: ParticipantType.AGENT, id: agentId };
@@ -55,7 +63,10 @@ export function roomDeliveryActivities(hub: RoomHub, taskStore: TaskStore, deliv
       // An earlier attempt, still running when this one started, may have sent it meanwhile.
       if (sentTasks.has(taskId)) return true;
       deliveredTasks.delivered(roomId, agentId, taskId, workflowId);
-      const sent = hub.sendTo(roomId, agent, { type: FrameType.TASK, data: { taskId, operation, params, roomId, requestedBy } });
+      const sent = hub.sendTo(roomId, agent, {
+        type: FrameType.TASK,
+        data: { taskId, operation, params, roomId, requestedBy },
+      });
       if (sent) remember(sentTasks, taskId, REMEMBERED_FRAMES);
       return sent;
     },

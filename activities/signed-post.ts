@@ -24,14 +24,18 @@ export interface SignedPostReply {
 }
 
 /** One `POST url` with a JSON body and Standard Webhooks headers, through the outbound guard's dispatcher. Network trouble and the guard's refusal (DestinationRefused) throw. */
-export async function postSigned(dispatcher: Dispatcher, { url, secret, messageId, payload, timeoutMs, maxReplyBytes, signal }: SignedPost): Promise<SignedPostReply> {
+export async function postSigned(
+  dispatcher: Dispatcher,
+  { url, secret, messageId, payload, timeoutMs, maxReplyBytes, signal }: SignedPost,
+): Promise<SignedPostReply> {
   const body = JSON.stringify(payload);
   const reply = await request(url, {
     method: 'POST',
     dispatcher,
     headers: { 'content-type': 'application/json', ...signWebhook(secret, messageId, body) },
     body,
-    signal: signal === undefined ? AbortSignal.timeout(timeoutMs) : AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]),
+    signal:
+      signal === undefined ? AbortSignal.timeout(timeoutMs) : AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]),
   });
   return { status: reply.statusCode, text: await readLimited(reply.body, maxReplyBytes) };
 }

@@ -16,14 +16,23 @@ export interface ValidateParamsInput {
  * not workflow-safe, hence an activity). Returns them with the schema's defaults filled in.
  */
 export function validateParamsActivity(agents: RecentAgents, schemas: UserSchemaCompiler) {
-  return async function validateParams({ agentId, operation, params }: ValidateParamsInput): Promise<Record<string, unknown>> {
+  return async function validateParams({
+    agentId,
+    operation,
+    params,
+  }: ValidateParamsInput): Promise<Record<string, unknown>> {
     const agent = await agents.findById(agentId);
-    if (!agent) throw ApplicationFailure.nonRetryable(`Agent ${agentId} no longer exists`, TaskErrorCode.AGENT_NOT_FOUND);
+    if (!agent)
+      throw ApplicationFailure.nonRetryable(`Agent ${agentId} no longer exists`, TaskErrorCode.AGENT_NOT_FOUND);
     const lookup = findOperation(agent, operation);
     if (!lookup.found) throw ApplicationFailure.nonRetryable(lookup.message, TaskErrorCode.VALIDATION_ERROR);
     const problems = paramsProblems(schemas, agent, operation, lookup.entry, params);
     if (problems.length > 0) {
-      throw ApplicationFailure.nonRetryable(`Params after substitution fail the inputSchema of ${operation}: ${summariseProblems(problems)}`, TaskErrorCode.VALIDATION_ERROR, problems);
+      throw ApplicationFailure.nonRetryable(
+        `Params after substitution fail the inputSchema of ${operation}: ${summariseProblems(problems)}`,
+        TaskErrorCode.VALIDATION_ERROR,
+        problems,
+      );
     }
     return params;
   };

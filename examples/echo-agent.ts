@@ -22,7 +22,12 @@ export interface EchoAgentOptions {
 const TOLERANCE_SECONDS = 5 * 60;
 
 /** Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`, keyed with the secret's base64-decoded bytes. */
-export function verifySignature(secret: string, headers: http.IncomingHttpHeaders, body: string, nowSeconds = Date.now() / 1000): boolean {
+export function verifySignature(
+  secret: string,
+  headers: http.IncomingHttpHeaders,
+  body: string,
+  nowSeconds = Date.now() / 1000,
+): boolean {
   const id = headers['webhook-id'];
   const timestamp = headers['webhook-timestamp'];
   const signatures = headers['webhook-signature'];
@@ -63,15 +68,25 @@ export function startEchoAgent(options: EchoAgentOptions): Promise<http.Server> 
         response.writeHead(status, { 'content-type': 'application/json' });
         response.end(JSON.stringify(json));
       };
-      if (!verifySignature(options.signingSecret, request.headers, body)) return answer(401, { error: 'bad signature' });
-      const call = JSON.parse(body) as { taskId: string; cancel?: boolean; operation?: string; params?: { text?: string; laterMs?: number } };
+      if (!verifySignature(options.signingSecret, request.headers, body))
+        return answer(401, { error: 'bad signature' });
+      const call = JSON.parse(body) as {
+        taskId: string;
+        cancel?: boolean;
+        operation?: string;
+        params?: { text?: string; laterMs?: number };
+      };
 
       if (call.cancel) {
         clearTimeout(pending.get(call.taskId));
         pending.delete(call.taskId);
         return answer(200, { taskId: call.taskId, cancelled: true });
       }
-      if (call.operation !== 'tools/echo') return answer(200, { status: 'failed', error: { code: 'UNKNOWN_OPERATION', message: `No ${call.operation} here` } });
+      if (call.operation !== 'tools/echo')
+        return answer(200, {
+          status: 'failed',
+          error: { code: 'UNKNOWN_OPERATION', message: `No ${call.operation} here` },
+        });
       const text = call.params?.text ?? '';
       const laterMs = call.params?.laterMs;
       // Quick work: answer with the result in the reply (well within AGENT_CALL_TIMEOUT_MS).

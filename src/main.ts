@@ -28,14 +28,34 @@ export async function main(options: MainOptions): Promise<void> {
   }
   const logger = createLogger(config);
   if (options.embedded && options.api && !config.adminApiKey) {
-    config = { ...config, adminApiKey: persistentSecret(config.dataDir, 'admin-api-key', () => `acs_admin_${randomBytes(24).toString('base64url')}`) };
+    config = {
+      ...config,
+      adminApiKey: persistentSecret(
+        config.dataDir,
+        'admin-api-key',
+        () => `acs_admin_${randomBytes(24).toString('base64url')}`,
+      ),
+    };
   }
   // With MONGODB_URI set the configuration requires SECRETS_KEY: the data is not this folder's.
   if (options.embedded && !config.secretsKey) {
-    config = { ...config, secretsKey: Buffer.from(persistentSecret(config.dataDir, 'secrets-key', () => randomBytes(SECRET_KEY_BYTES).toString('base64')), 'base64') };
+    config = {
+      ...config,
+      secretsKey: Buffer.from(
+        persistentSecret(config.dataDir, 'secrets-key', () => randomBytes(SECRET_KEY_BYTES).toString('base64')),
+        'base64',
+      ),
+    };
   }
   if (options.embedded && !config.callbackSigningSecret) {
-    config = { ...config, callbackSigningSecret: persistentSecret(config.dataDir, 'callback-signing-secret', () => `whsec_${randomBytes(32).toString('base64')}`) };
+    config = {
+      ...config,
+      callbackSigningSecret: persistentSecret(
+        config.dataDir,
+        'callback-signing-secret',
+        () => `whsec_${randomBytes(32).toString('base64')}`,
+      ),
+    };
   }
 
   await ensurePortsFree([
@@ -52,7 +72,9 @@ export async function main(options: MainOptions): Promise<void> {
     stopping = true;
     logger.info({ reason }, 'shutting down');
     const serviceStopped = service?.stop();
-    await (serviceStopMs === undefined ? serviceStopped : Promise.race([serviceStopped, new Promise((resolve) => setTimeout(resolve, serviceStopMs))]));
+    await (serviceStopMs === undefined
+      ? serviceStopped
+      : Promise.race([serviceStopped, new Promise((resolve) => setTimeout(resolve, serviceStopMs))]));
     await stack?.stop();
     process.exit(exitCode);
   };
@@ -65,18 +87,26 @@ export async function main(options: MainOptions): Promise<void> {
    * and a fresh start brings both servers and the service's connections back in a known state.
    */
   const serverDied = (server: ManagedProcess, exit: ExitStatus) => {
-    logger.error({ server: server.name, ...exit, log: server.logFile, logTail: server.logTail() }, `the embedded ${server.name} exited; stopping with status 1, for a supervisor to start the service again`);
+    logger.error(
+      { server: server.name, ...exit, log: server.logFile, logTail: server.logTail() },
+      `the embedded ${server.name} exited; stopping with status 1, for a supervisor to start the service again`,
+    );
     void shutdown(`${server.name} exited`, 1, CRASH_SERVICE_STOP_MS);
   };
 
   let endpoints: Endpoints;
   if (options.embedded) {
-    stack = await startEmbeddedStack(config, logger, { collections: SERVICE_COLLECTIONS.map(({ name }) => name), onServerExit: serverDied });
+    stack = await startEmbeddedStack(config, logger, {
+      collections: SERVICE_COLLECTIONS.map(({ name }) => name),
+      onServerExit: serverDied,
+    });
     endpoints = stack;
   } else if (config.temporalAddress && config.mongoUri) {
     endpoints = { temporalAddress: config.temporalAddress, mongoUri: config.mongoUri };
   } else {
-    process.stderr.write('TEMPORAL_ADDRESS and MONGODB_URI must be set (or use `npm start`, which runs both servers itself)\n');
+    process.stderr.write(
+      'TEMPORAL_ADDRESS and MONGODB_URI must be set (or use `npm start`, which runs both servers itself)\n',
+    );
     process.exit(2);
   }
 

@@ -31,11 +31,20 @@ import { IDEMPOTENCY_KEYS_COLLECTION, IdempotencyKeys } from './tasks/idempotenc
 import { startTaskWorker, type RunningWorker } from './tasks/task-worker';
 import { connectTemporal, type TemporalHandle } from './tasks/temporal-client';
 import { createRooms } from './rooms/rooms';
-import { MESSAGE_ALIASES_COLLECTION, MESSAGES_COLLECTION, MessageStore, SEQUENCES_COLLECTION } from './rooms/message-store';
+import {
+  MESSAGE_ALIASES_COLLECTION,
+  MESSAGES_COLLECTION,
+  MessageStore,
+  SEQUENCES_COLLECTION,
+} from './rooms/message-store';
 import { ROOMS_COLLECTION, RoomStore } from './rooms/room-store';
 import { startRoomDelivery } from './room-tasks/delivery-worker';
 import { RoomTaskRequests } from './room-tasks/room-task-requests';
-import { PRESENCE_PROCESSES_COLLECTION, SOCKET_PRESENCE_COLLECTION, SocketPresence } from './room-tasks/socket-presence';
+import {
+  PRESENCE_PROCESSES_COLLECTION,
+  SOCKET_PRESENCE_COLLECTION,
+  SocketPresence,
+} from './room-tasks/socket-presence';
 import { CHANGE_COUNTERS_COLLECTION, CHANGES_COLLECTION } from './store/change-log';
 import { Store } from './store/mongo';
 
@@ -73,10 +82,16 @@ export const SERVICE_COLLECTIONS: ReadonlyArray<{ name: string; indexes: IndexDe
 ];
 
 /** Connects to MongoDB and Temporal and starts the parts of the service `options` asks for. */
-export async function startService(config: Config, endpoints: Endpoints, logger: Logger, options: ServiceOptions): Promise<RunningService> {
+export async function startService(
+  config: Config,
+  endpoints: Endpoints,
+  logger: Logger,
+  options: ServiceOptions,
+): Promise<RunningService> {
   const stops: Array<() => Promise<void>> = [];
   const stopAll = async () => {
-    for (const stop of stops.reverse()) await stop().catch((error) => logger.error({ err: error }, 'error during shutdown'));
+    for (const stop of stops.reverse())
+      await stop().catch((error) => logger.error({ err: error }, 'error during shutdown'));
   };
   try {
     const store = await Store.connect(endpoints.mongoUri, config.mongoDatabase, endpoints.storeGate);
@@ -92,13 +107,29 @@ export async function startService(config: Config, endpoints: Endpoints, logger:
     // One store for the registry's writes, so the agent reads of tasks hear of them.
     const agents = new AgentStore(store, secretBoxOf(config));
     const secrets = await agents.sealStoredSecrets();
-    if (secrets.sealed > 0 || secrets.leftBusy > 0) logger.info(secrets, 'sealed the signing secrets stored in plaintext or under a previous SECRETS_KEY');
-    const shared: SharedInProcess = { taskStore: new TaskStore(store, taskChanges), agents, recentAgents: new RecentAgents(agents) };
+    if (secrets.sealed > 0 || secrets.leftBusy > 0)
+      logger.info(secrets, 'sealed the signing secrets stored in plaintext or under a previous SECRETS_KEY');
+    const shared: SharedInProcess = {
+      taskStore: new TaskStore(store, taskChanges),
+      agents,
+      recentAgents: new RecentAgents(agents),
+    };
     let worker: RunningWorker | undefined;
     if (options.worker) {
-      worker = await startTaskWorker(config, temporal.connection, { config, store, taskChanges, agents: shared.recentAgents, logger: logger.child({ component: 'worker' }) });
+      worker = await startTaskWorker(config, temporal.connection, {
+        config,
+        store,
+        taskChanges,
+        agents: shared.recentAgents,
+        logger: logger.child({ component: 'worker' }),
+      });
       stops.push(() => worker!.stop());
-      const endedRuns = watchEndedRuns({ temporal, taskStore: shared.taskStore, logger: logger.child({ component: 'ended-runs' }), intervalMs: config.endedRunsCheckMs });
+      const endedRuns = watchEndedRuns({
+        temporal,
+        taskStore: shared.taskStore,
+        logger: logger.child({ component: 'ended-runs' }),
+        intervalMs: config.endedRunsCheckMs,
+      });
       stops.push(() => endedRuns.stop());
     }
 
@@ -141,14 +172,46 @@ async function serveApi(
   const directory = new AgentDirectory(agents);
   directory.warm();
   const launcher = new TaskLauncher({ agents: recentAgents, taskStore, temporal, schemas, config });
-  const roomTasks = new RoomTaskRequests({ launcher, taskStore, temporal, agents, schemas, rooms: new RoomStore(store) });
-  const rooms = await createRooms(config, store, agents, authenticator, limits, logger.child({ component: 'rooms' }), roomTasks);
-  const delivery = await startRoomDelivery(config, { store, hub: rooms.hub, taskStore, temporal, logger: logger.child({ component: 'room-delivery' }) });
+  const roomTasks = new RoomTaskRequests({
+    launcher,
+    taskStore,
+    temporal,
+    agents,
+    schemas,
+    rooms: new RoomStore(store),
+  });
+  const rooms = await createRooms(
+    config,
+    store,
+    agents,
+    authenticator,
+    limits,
+    logger.child({ component: 'rooms' }),
+    roomTasks,
+  );
+  const delivery = await startRoomDelivery(config, {
+    store,
+    hub: rooms.hub,
+    taskStore,
+    temporal,
+    logger: logger.child({ component: 'room-delivery' }),
+  });
   stops.push(() => delivery.stop());
   const modules: RouteModule[] = [
-    createRegistryRoutes({ agents, directory, apiKeys, rules: { allowInsecureAgentUrls: config.allowInsecureAgentUrls, compiler: schemas } }),
+    createRegistryRoutes({
+      agents,
+      directory,
+      apiKeys,
+      rules: { allowInsecureAgentUrls: config.allowInsecureAgentUrls, compiler: schemas },
+    }),
     createKeyRoutes(apiKeys),
-    createTaskRoutes({ launcher, taskStore, idempotencyKeys: new IdempotencyKeys(store), temporal, maxCompositionSize: config.maxCompositionSize }),
+    createTaskRoutes({
+      launcher,
+      taskStore,
+      idempotencyKeys: new IdempotencyKeys(store),
+      temporal,
+      maxCompositionSize: config.maxCompositionSize,
+    }),
     rooms.routes,
   ];
   const app = createApp({

@@ -41,14 +41,25 @@ describe('durability across process crashes', () => {
     await worker.waitForLog('worker polling');
   };
   const startApi = async () => {
-    api = ServiceProcess.spawn('server.ts', { ...env, PORT: String(apiPort) }, path.join(stack.runDir, `${taskQueue}-api.log`));
+    api = ServiceProcess.spawn(
+      'server.ts',
+      { ...env, PORT: String(apiPort) },
+      path.join(stack.runDir, `${taskQueue}-api.log`),
+    );
     await api.waitReady(baseUrl);
   };
 
   beforeAll(async () => {
     apiPort = await freePort();
     baseUrl = `http://127.0.0.1:${apiPort}`;
-    env = serviceEnv({ ...stack }, { TEMPORAL_TASK_QUEUE: taskQueue, DEFAULT_TASK_TIMEOUT_MS: String(SHORT_DEFAULT_TIMEOUT_MS), AGENT_CALL_TIMEOUT_MS: String(AGENT_CALL_TIMEOUT_MS) });
+    env = serviceEnv(
+      { ...stack },
+      {
+        TEMPORAL_TASK_QUEUE: taskQueue,
+        DEFAULT_TASK_TIMEOUT_MS: String(SHORT_DEFAULT_TIMEOUT_MS),
+        AGENT_CALL_TIMEOUT_MS: String(AGENT_CALL_TIMEOUT_MS),
+      },
+    );
     server = await AgentServer.start();
     hookUrl = server.route('completions', () => ({ status: 200, body: {} }));
     await Promise.all([startWorker(), startApi()]);
@@ -59,11 +70,23 @@ describe('durability across process crashes', () => {
   });
 
   async function launch(agent: RegisteredAgent, extra: Record<string, unknown> = {}): Promise<string> {
-    const reply = await call('POST', '/tasks', { baseUrl, apiKey: 'admin', body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'durable' }, callbackUrl: hookUrl, timeoutMs: PATIENT_TIMEOUT_MS, ...extra } });
+    const reply = await call('POST', '/tasks', {
+      baseUrl,
+      apiKey: 'admin',
+      body: {
+        agentId: agent.agentId,
+        operation: 'tools/echo',
+        params: { text: 'durable' },
+        callbackUrl: hookUrl,
+        timeoutMs: PATIENT_TIMEOUT_MS,
+        ...extra,
+      },
+    });
     expect(reply.status).toBe(202);
     return reply.body.taskId;
   }
-  const callsAbout = (route: string, taskId: string) => server.callsTo(route).filter((received) => received.body?.taskId === taskId);
+  const callsAbout = (route: string, taskId: string) =>
+    server.callsTo(route).filter((received) => received.body?.taskId === taskId);
   /** Exactly one completion callback (and no second one half a second later): the task ended exactly once. */
   async function expectEndedOnce(taskId: string): Promise<void> {
     const completions = () => callsAbout('completions', taskId);
@@ -71,7 +94,8 @@ describe('durability across process crashes', () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(completions()).toHaveLength(1);
   }
-  const register = (route: string, behaviour: AgentBehaviour) => registerAgent({ mcpUrl: server.route(route, behaviour) });
+  const register = (route: string, behaviour: AgentBehaviour) =>
+    registerAgent({ mcpUrl: server.route(route, behaviour) });
   /** A task whose agent answered 202 and that now awaits the report. */
   async function awaitingTask(route: string): Promise<{ agent: RegisteredAgent; taskId: string }> {
     const agent = await register(route, () => ({ status: 202, body: { status: 'received' } }));
@@ -85,45 +109,93 @@ describe('durability across process crashes', () => {
     // The first call is answered only after the worker died; the retry answers at once.
     const inFlightAgent = await register('in-flight', () => {
       inFlightCalls += 1;
-      return { status: 200, body: { status: 'completed', result: { from: inFlightCalls === 1 ? 'first' : 'retry' } }, delayMs: inFlightCalls === 1 ? 3_000 : 0 };
+      return {
+        status: 200,
+        body: { status: 'completed', result: { from: inFlightCalls === 1 ? 'first' : 'retry' } },
+        delayMs: inFlightCalls === 1 ? 3_000 : 0,
+      };
     });
     let recoveringCalls = 0;
-    const recoveringAgent = await register('recovers', () => ((recoveringCalls += 1) <= 2 ? { status: 503, body: 'busy' } : { status: 200, body: { status: 'completed', result: { ok: true } } }));
+    const recoveringAgent = await register('recovers', () =>
+      (recoveringCalls += 1) <= 2
+        ? { status: 503, body: 'busy' }
+        : { status: 200, body: { status: 'completed', result: { ok: true } } },
+    );
 
     const awaiting = await awaitingTask('awaits');
     const inFlight = await launch(inFlightAgent);
-    const recovering = await launch(recoveringAgent, { retry: { maxAttempts: 5, initialIntervalMs: 1_000, backoffCoefficient: 1, maxIntervalMs: 1_000 } });
+    const recovering = await launch(recoveringAgent, {
+      retry: { maxAttempts: 5, initialIntervalMs: 1_000, backoffCoefficient: 1, maxIntervalMs: 1_000 },
+    });
     await until(() => inFlightCalls === 1 && recoveringCalls === 1, 'first agent calls');
     await worker.stop('SIGKILL');
     const killedAt = Date.now();
     // Reported while no worker runs: the signal waits in Temporal.
-    expect((await call('POST', `/tasks/${awaiting.taskId}/result`, { baseUrl, apiKey: awaiting.agent.apiKey, body: { status: 'completed', result: { answer: 42 } } })).status).toBe(200);
+    expect(
+      (
+        await call('POST', `/tasks/${awaiting.taskId}/result`, {
+          baseUrl,
+          apiKey: awaiting.agent.apiKey,
+          body: { status: 'completed', result: { answer: 42 } },
+        })
+      ).status,
+    ).toBe(200);
     await startWorker();
 
-    expect(await waitForTask(awaiting.taskId, { timeoutMs: 30_000 })).toMatchObject({ status: 'completed', result: { answer: 42 }, attempts: 1 });
+    expect(await waitForTask(awaiting.taskId, { timeoutMs: 30_000 })).toMatchObject({
+      status: 'completed',
+      result: { answer: 42 },
+      attempts: 1,
+    });
     expect(callsAbout('awaits', awaiting.taskId)).toHaveLength(1);
     const recovered = await waitForTask(recovering, { timeoutMs: 30_000 });
     expect(recovered).toMatchObject({ status: 'completed', result: { ok: true }, attempts: 3 });
     // Attempt 1's error is lost when the kill comes between the 503 and its record; attempt 2's is not.
-    expect(recovered.attemptErrors).toEqual(expect.arrayContaining([expect.objectContaining({ attempt: 2, code: 'AGENT_UNREACHABLE' })]));
+    expect(recovered.attemptErrors).toEqual(
+      expect.arrayContaining([expect.objectContaining({ attempt: 2, code: 'AGENT_UNREACHABLE' })]),
+    );
     expect(recoveringCalls).toBe(3);
-    expect(await waitForTask(inFlight, { timeoutMs: 60_000 })).toMatchObject({ status: 'completed', result: { from: 'retry' }, attempts: 2 });
+    expect(await waitForTask(inFlight, { timeoutMs: 60_000 })).toMatchObject({
+      status: 'completed',
+      result: { from: 'retry' },
+      attempts: 2,
+    });
     process.stdout.write(`[durability] call in flight at the kill: completed ${Date.now() - killedAt} ms after it\n`);
-    expect(callsAbout('in-flight', inFlight).map((received) => received.headers['webhook-id'])).toEqual([`${inFlight}-1`, `${inFlight}-2`]);
+    expect(callsAbout('in-flight', inFlight).map((received) => received.headers['webhook-id'])).toEqual([
+      `${inFlight}-1`,
+      `${inFlight}-2`,
+    ]);
     for (const taskId of [awaiting.taskId, recovering, inFlight]) await expectEndedOnce(taskId);
   }, 120_000);
 
   it('makes a call lost with its SIGKILLed worker again once its heartbeats stop, long before its timeout, and keeps the answers given before', async () => {
     let fastCalls = 0;
-    const fastAgent = await register('answered-before-kill', () => ({ status: 200, body: { status: 'completed', result: { call: (fastCalls += 1) } } }));
+    const fastAgent = await register('answered-before-kill', () => ({
+      status: 200,
+      body: { status: 'completed', result: { call: (fastCalls += 1) } },
+    }));
     const slowCalls: number[] = [];
     const slowAgent = await register('slow-at-kill', () => {
       slowCalls.push(Date.now());
       // Still answering when the worker dies, and long after: only a new call can end the task.
-      return { status: 200, body: { status: 'completed', result: { from: slowCalls.length === 1 ? 'first' : 'retry' } }, delayMs: slowCalls.length === 1 ? 50_000 : 0 };
+      return {
+        status: 200,
+        body: { status: 'completed', result: { from: slowCalls.length === 1 ? 'first' : 'retry' } },
+        delayMs: slowCalls.length === 1 ? 50_000 : 0,
+      };
     });
-    const task = (agent: RegisteredAgent) => ({ agentId: agent.agentId, operation: 'tools/echo', params: { text: 'durable' }, callbackUrl: hookUrl, timeoutMs: PATIENT_TIMEOUT_MS });
-    const reply = await call('POST', '/tasks/compose', { baseUrl, apiKey: 'admin', body: [task(fastAgent), task(slowAgent)] });
+    const task = (agent: RegisteredAgent) => ({
+      agentId: agent.agentId,
+      operation: 'tools/echo',
+      params: { text: 'durable' },
+      callbackUrl: hookUrl,
+      timeoutMs: PATIENT_TIMEOUT_MS,
+    });
+    const reply = await call('POST', '/tasks/compose', {
+      baseUrl,
+      apiKey: 'admin',
+      body: [task(fastAgent), task(slowAgent)],
+    });
     expect(reply.status).toBe(202);
     const [fast, slow] = reply.body.map((entry: { taskId: string }) => entry.taskId);
     await until(() => slowCalls.length === 1, 'the slow call');
@@ -132,10 +204,19 @@ describe('durability across process crashes', () => {
     const killedAt = Date.now();
     await startWorker();
 
-    expect(await waitForTask(slow, { timeoutMs: 45_000 })).toMatchObject({ status: 'completed', result: { from: 'retry' }, attempts: 2 });
-    process.stdout.write(`[durability] call lost with its worker: made again ${slowCalls[1] - killedAt} ms after the kill\n`);
+    expect(await waitForTask(slow, { timeoutMs: 45_000 })).toMatchObject({
+      status: 'completed',
+      result: { from: 'retry' },
+      attempts: 2,
+    });
+    process.stdout.write(
+      `[durability] call lost with its worker: made again ${slowCalls[1] - killedAt} ms after the kill\n`,
+    );
     expect(slowCalls[1] - killedAt).toBeLessThan(LOST_CALL_RETRIED_WITHIN_MS);
-    expect(callsAbout('slow-at-kill', slow).map((received) => received.headers['webhook-id'])).toEqual([`${slow}-1`, `${slow}-2`]);
+    expect(callsAbout('slow-at-kill', slow).map((received) => received.headers['webhook-id'])).toEqual([
+      `${slow}-1`,
+      `${slow}-2`,
+    ]);
     expect(await waitForTask(fast)).toMatchObject({ status: 'completed', result: { call: 1 }, attempts: 1 });
     expect(fastCalls).toBe(1);
     for (const taskId of [fast, slow]) await expectEndedOnce(taskId);
@@ -146,7 +227,9 @@ describe('durability across process crashes', () => {
     await worker.stop('SIGKILL');
     const startedAt = Date.now();
     const refused = await call('POST', `/tasks/${taskId}/cancel`, { baseUrl, apiKey: 'admin' });
-    process.stdout.write(`[durability] cancel without a worker: ${refused.status} after ${Date.now() - startedAt} ms\n`);
+    process.stdout.write(
+      `[durability] cancel without a worker: ${refused.status} after ${Date.now() - startedAt} ms\n`,
+    );
     expect(refused.status).toBe(503);
     await startWorker();
     const retried = await call('POST', `/tasks/${taskId}/cancel`, { baseUrl, apiKey: 'admin' });
@@ -159,7 +242,15 @@ describe('durability across process crashes', () => {
     const { agent, taskId } = await awaitingTask('api-restart');
     await api.stop('SIGKILL');
     await startApi();
-    expect((await call('POST', `/tasks/${taskId}/result`, { baseUrl, apiKey: agent.apiKey, body: { status: 'completed', result: { after: 'restart' } } })).status).toBe(200);
+    expect(
+      (
+        await call('POST', `/tasks/${taskId}/result`, {
+          baseUrl,
+          apiKey: agent.apiKey,
+          body: { status: 'completed', result: { after: 'restart' } },
+        })
+      ).status,
+    ).toBe(200);
     expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: { after: 'restart' } });
   }, 90_000);
 
@@ -168,12 +259,19 @@ describe('durability across process crashes', () => {
     const startedAt = Date.now();
     const taskId = await launch(agent, { timeoutMs: undefined });
     const task = await waitForTask(taskId, { timeoutMs: 20_000 });
-    expect(task).toMatchObject({ status: 'failed', error: { code: 'AGENT_TIMEOUT', message: expect.stringContaining(`${SHORT_DEFAULT_TIMEOUT_MS} ms`) } });
+    expect(task).toMatchObject({
+      status: 'failed',
+      error: { code: 'AGENT_TIMEOUT', message: expect.stringContaining(`${SHORT_DEFAULT_TIMEOUT_MS} ms`) },
+    });
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(SHORT_DEFAULT_TIMEOUT_MS);
   }, 60_000);
 
   it('answers a waiting lookup on an API without a worker once the worker in the other process ended the task', async () => {
-    const agent = await register('slow-elsewhere', () => ({ status: 200, body: { status: 'completed', result: { slow: true } }, delayMs: 1_000 }));
+    const agent = await register('slow-elsewhere', () => ({
+      status: 200,
+      body: { status: 'completed', result: { slow: true } },
+      delayMs: 1_000,
+    }));
     const taskId = await launch(agent);
     const startedAt = Date.now();
     const reply = await call('GET', `/tasks/${taskId}?waitMs=20000`, { baseUrl, apiKey: 'admin' });

@@ -16,14 +16,23 @@ const MB = 2 ** 20;
 async function ownFerretDb(bounds: FerretDbOptions['writeAheadLogs'] = {}) {
   const dataDir = fs.mkdtempSync(path.join(testStack().runDir, 'wal-'));
   const port = await freePort();
-  const ferretDb = await startServiceFerretDb({ binary: testStack().binaries.ferretdb, dataDir, port, database: DATABASE, writeAheadLogs: bounds });
+  const ferretDb = await startServiceFerretDb({
+    binary: testStack().binaries.ferretdb,
+    dataDir,
+    port,
+    database: DATABASE,
+    writeAheadLogs: bounds,
+  });
   const wal = path.join(dataDir, 'ferretdb', `${DATABASE}.sqlite-wal`);
   return { ferretDb, uri: mongoUriFor(port), walBytes: () => (fs.existsSync(wal) ? fs.statSync(wal).size : 0) };
 }
 
 type Task = { _id: string; n: number; pad: string };
 const TASKS = 200;
-const seed = (documents: Collection<Task>) => documents.insertMany(Array.from({ length: TASKS }, (_, index) => ({ _id: `t${index}`, n: 0, pad: 'x'.repeat(4_096) })));
+const seed = (documents: Collection<Task>) =>
+  documents.insertMany(
+    Array.from({ length: TASKS }, (_, index) => ({ _id: `t${index}`, n: 0, pad: 'x'.repeat(4_096) })),
+  );
 
 describe("the embedded FerretDB's write-ahead log", () => {
   let ferretDb: ManagedProcess;
@@ -46,7 +55,8 @@ describe("the embedded FerretDB's write-ahead log", () => {
     // Updates by _id from four writers, as the service's hot paths write, until the log holds 24 MB.
     let writing = true;
     const writer = async (offset: number) => {
-      for (let round = 0; writing && round < 100_000; round += 1) await documents.updateOne({ _id: `t${(round * 4 + offset) % 200}` }, { $inc: { n: 1 } });
+      for (let round = 0; writing && round < 100_000; round += 1)
+        await documents.updateOne({ _id: `t${(round * 4 + offset) % 200}` }, { $inc: { n: 1 } });
     };
     const writers = [0, 1, 2, 3].map(writer);
     await until(() => walBytes() > 24 * MB, 'the log grew past 24 MB', 120_000).finally(() => {
@@ -88,13 +98,17 @@ describe("the embedded FerretDB's write-ahead log under writes that never pause"
     };
     const writers = [0, 1, 2, 3].map(writer);
     try {
-      await until(() => {
-        const size = walBytes();
-        largest = Math.max(largest, size);
-        if (size >= MB_HELD * MB) wasHeld = true;
-        if (wasHeld && size < MB) [resets, wasHeld] = [resets + 1, false];
-        return resets >= 3;
-      }, 'the log was reset three times while the writes went on', 150_000);
+      await until(
+        () => {
+          const size = walBytes();
+          largest = Math.max(largest, size);
+          if (size >= MB_HELD * MB) wasHeld = true;
+          if (wasHeld && size < MB) [resets, wasHeld] = [resets + 1, false];
+          return resets >= 3;
+        },
+        'the log was reset three times while the writes went on',
+        150_000,
+      );
     } finally {
       writing = false;
     }

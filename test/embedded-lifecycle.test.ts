@@ -55,7 +55,10 @@ class Start {
   private readonly child: ChildProcess;
 
   constructor(
-    readonly ports: Record<'PORT' | 'EMBEDDED_TEMPORAL_PORT' | 'EMBEDDED_TEMPORAL_UI_PORT' | 'EMBEDDED_MONGODB_PORT', number>,
+    readonly ports: Record<
+      'PORT' | 'EMBEDDED_TEMPORAL_PORT' | 'EMBEDDED_TEMPORAL_UI_PORT' | 'EMBEDDED_MONGODB_PORT',
+      number
+    >,
     dataDir: string,
   ) {
     this.child = spawn(process.execPath, ['--import', 'tsx', 'start.ts'], {
@@ -70,7 +73,8 @@ class Start {
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    for (const stream of [this.child.stdout!, this.child.stderr!]) stream.on('data', (chunk: Buffer) => (this.output += chunk.toString('utf8')));
+    for (const stream of [this.child.stdout!, this.child.stderr!])
+      stream.on('data', (chunk: Buffer) => (this.output += chunk.toString('utf8')));
     this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
   }
 
@@ -87,10 +91,17 @@ class Start {
   }
 
   async waitReady(): Promise<void> {
-    await until(async () => {
-      if (!this.running) throw new Error(`the service exited during start-up:\n${this.output}`);
-      return fetch(`http://127.0.0.1:${this.ports.PORT}/readyz`).then((reply) => reply.status === 200, () => false);
-    }, `GET /readyz answering 200 (output so far:\n${this.output})`, READY_WITHIN_MS);
+    await until(
+      async () => {
+        if (!this.running) throw new Error(`the service exited during start-up:\n${this.output}`);
+        return fetch(`http://127.0.0.1:${this.ports.PORT}/readyz`).then(
+          (reply) => reply.status === 200,
+          () => false,
+        );
+      },
+      `GET /readyz answering 200 (output so far:\n${this.output})`,
+      READY_WITHIN_MS,
+    );
   }
 
   /** The embedded servers this process runs now, by the binaries the test stack provisioned. */
@@ -109,7 +120,10 @@ class Start {
 
   /** Resolves with the exit, or undefined if the process still runs after `ms`. */
   exitWithin(ms: number): Promise<Exit | undefined> {
-    return Promise.race([this.exited, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms).unref())]);
+    return Promise.race([
+      this.exited,
+      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms).unref()),
+    ]);
   }
 }
 
@@ -123,7 +137,10 @@ describe('the embedded servers live and die with npm start', () => {
   /** Every server pid a test saw, so that none outlives the test, whatever the code under test did. */
   let seen: Array<{ pid: number; binary: string }> = [];
 
-  async function start(taken: Partial<Start['ports']> = {}, dataDir = fs.mkdtempSync(path.join(runDir, 'lifecycle-'))): Promise<Start> {
+  async function start(
+    taken: Partial<Start['ports']> = {},
+    dataDir = fs.mkdtempSync(path.join(runDir, 'lifecycle-')),
+  ): Promise<Start> {
     const ports = {
       PORT: await freePort(),
       EMBEDDED_TEMPORAL_PORT: await freePort(),
@@ -166,7 +183,11 @@ describe('the embedded servers live and die with npm start', () => {
     process.kill(launched.pid, 'SIGKILL');
     await launched.exited;
     const killedAt = Date.now();
-    await until(() => !runs(servers.temporal, binaries.temporal) && !runs(servers.ferretdb, binaries.ferretdb), 'both servers gone after the SIGKILL', GONE_WITHIN_MS);
+    await until(
+      () => !runs(servers.temporal, binaries.temporal) && !runs(servers.ferretdb, binaries.ferretdb),
+      'both servers gone after the SIGKILL',
+      GONE_WITHIN_MS,
+    );
     process.stdout.write(`[embedded-lifecycle] servers gone ${Date.now() - killedAt} ms after the SIGKILL\n`);
   }, 60_000);
 
@@ -198,20 +219,26 @@ describe('the embedded servers live and die with npm start', () => {
     expect(launched.log).not.toContain('service is up');
   }, 30_000);
 
-  it.each(['ferretdb', 'temporal'] as const)('exits with status 1, and stops the other server, when the embedded %s dies under it', async (name) => {
-    const launched = await start();
-    await launched.waitReady();
-    const servers = serversOf(launched);
+  it.each(['ferretdb', 'temporal'] as const)(
+    'exits with status 1, and stops the other server, when the embedded %s dies under it',
+    async (name) => {
+      const launched = await start();
+      await launched.waitReady();
+      const servers = serversOf(launched);
 
-    process.kill(servers[name], 'SIGKILL');
-    const killedAt = Date.now();
-    const exit = await launched.exitWithin(EXITS_WITHIN_MS);
-    process.stdout.write(`[embedded-lifecycle] ${name} killed: the service ${exit ? 'exited' : 'still ran'} ${Date.now() - killedAt} ms after it\n`);
-    expect(exit).toEqual({ code: 1, signal: null });
-    expect(launched.log).toContain(`the embedded ${name} exited`);
-    const other = name === 'temporal' ? 'ferretdb' : 'temporal';
-    await until(() => !runs(servers[other], binaryOf[other]), `the ${other} server gone`, GONE_WITHIN_MS);
-  }, 60_000);
+      process.kill(servers[name], 'SIGKILL');
+      const killedAt = Date.now();
+      const exit = await launched.exitWithin(EXITS_WITHIN_MS);
+      process.stdout.write(
+        `[embedded-lifecycle] ${name} killed: the service ${exit ? 'exited' : 'still ran'} ${Date.now() - killedAt} ms after it\n`,
+      );
+      expect(exit).toEqual({ code: 1, signal: null });
+      expect(launched.log).toContain(`the embedded ${name} exited`);
+      const other = name === 'temporal' ? 'ferretdb' : 'temporal';
+      await until(() => !runs(servers[other], binaryOf[other]), `the ${other} server gone`, GONE_WITHIN_MS);
+    },
+    60_000,
+  );
 
   it('generates SECRETS_KEY into its data folder on the first start, seals signing secrets with it, and reuses it', async () => {
     const dataDir = fs.mkdtempSync(path.join(runDir, 'lifecycle-'));
@@ -222,11 +249,18 @@ describe('the embedded servers live and die with npm start', () => {
     expect(Buffer.from(key, 'base64')).toHaveLength(32);
     expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
     const adminKey = fs.readFileSync(path.join(dataDir, 'admin-api-key'), 'utf8').trim();
-    const registered = await call('POST', '/agents', { baseUrl: `http://127.0.0.1:${first.ports.PORT}`, apiKey: adminKey, body: agentRegistration() });
+    const registered = await call('POST', '/agents', {
+      baseUrl: `http://127.0.0.1:${first.ports.PORT}`,
+      apiKey: adminKey,
+      body: agentRegistration(),
+    });
     expect(registered.status).toBe(201);
     const client = await MongoClient.connect(mongoUriFor(first.ports.EMBEDDED_MONGODB_PORT));
     try {
-      const stored = await client.db(loadConfig().mongoDatabase).collection<{ _id: string; signingSecret: string }>('agents').findOne({ _id: registered.body.agentId });
+      const stored = await client
+        .db(loadConfig().mongoDatabase)
+        .collection<{ _id: string; signingSecret: string }>('agents')
+        .findOne({ _id: registered.body.agentId });
       expect(stored?.signingSecret).toMatch(/^v1\./);
       expect(JSON.stringify(stored)).not.toContain('whsec_');
     } finally {

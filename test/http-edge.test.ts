@@ -24,7 +24,9 @@ describe('HTTP edge of the running service', () => {
 
   it('answers a method a route does not take with 405, the contract error body and Allow', async () => {
     const reply = await call('DELETE', '/tasks', { apiKey: 'admin' });
-    expect(expectError(reply, 405, 'METHOD_NOT_ALLOWED').message).toBe('DELETE is not allowed on /tasks; allowed: POST');
+    expect(expectError(reply, 405, 'METHOD_NOT_ALLOWED').message).toBe(
+      'DELETE is not allowed on /tasks; allowed: POST',
+    );
     expect(reply.headers.get('allow')).toBe('POST');
   });
 
@@ -36,7 +38,10 @@ describe('HTTP edge of the running service', () => {
   });
 
   it('answers malformed JSON with 400 VALIDATION_ERROR', async () => {
-    const reply = await call('POST', '/agents', { rawBody: '{"name": ', headers: { 'content-type': 'application/json' } });
+    const reply = await call('POST', '/agents', {
+      rawBody: '{"name": ',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(expectError(reply, 400, 'VALIDATION_ERROR').message).toMatch(/Malformed JSON/);
   });
 
@@ -51,7 +56,10 @@ describe('HTTP edge of the running service', () => {
   });
 
   it('answers a body over MAX_BODY_BYTES with 413, without keeping it', async () => {
-    const reply = await call('POST', '/agents', { rawBody: `"${'x'.repeat(1024 * 1024 + 10)}"`, headers: { 'content-type': 'application/json' } });
+    const reply = await call('POST', '/agents', {
+      rawBody: `"${'x'.repeat(1024 * 1024 + 10)}"`,
+      headers: { 'content-type': 'application/json' },
+    });
     expectError(reply, 413, 'PAYLOAD_TOO_LARGE');
   });
 
@@ -59,16 +67,33 @@ describe('HTTP edge of the running service', () => {
     const { port } = new URL(testStack().baseUrl);
     const body = Buffer.from(`"${'x'.repeat(2 * 1024 * 1024)}"`);
     const send = (chunked: boolean) =>
-      rawRequest(Number(port), { method: 'POST', path: '/agents', headers: { 'content-type': 'application/json', 'x-api-key': 'admin', ...(chunked ? { 'transfer-encoding': 'chunked' } : {}) }, body }, 10_000).then(
+      rawRequest(
+        Number(port),
+        {
+          method: 'POST',
+          path: '/agents',
+          headers: {
+            'content-type': 'application/json',
+            'x-api-key': 'admin',
+            ...(chunked ? { 'transfer-encoding': 'chunked' } : {}),
+          },
+          body,
+        },
+        10_000,
+      ).then(
         (answer) => answer.status,
         (error: NodeJS.ErrnoException) => error.code ?? error.message,
       );
     // Eight clients, each sending thirty: closing a connection with the body unread reset some of them (EPIPE).
-    const outcomes = (await Promise.all(Array.from({ length: 8 }, async (_, client) => {
-      const statuses = [];
-      for (let request = 0; request < 30; request += 1) statuses.push(await send(client % 2 === 1));
-      return statuses;
-    }))).flat();
+    const outcomes = (
+      await Promise.all(
+        Array.from({ length: 8 }, async (_, client) => {
+          const statuses = [];
+          for (let request = 0; request < 30; request += 1) statuses.push(await send(client % 2 === 1));
+          return statuses;
+        }),
+      )
+    ).flat();
     expect(outcomes.filter((outcome) => outcome !== 413)).toEqual([]);
   });
 
@@ -78,7 +103,9 @@ describe('HTTP edge of the running service', () => {
 
     const { port } = new URL(testStack().baseUrl);
     const raw = await new Promise<string>((resolve, reject) => {
-      const socket = net.connect(Number(port), '127.0.0.1', () => socket.write('POST /tasks HTTP/1.1\r\nHost: 127.0.0.1\r\nIdempotency-Key: a\x01b\r\nContent-Length: 0\r\n\r\n'));
+      const socket = net.connect(Number(port), '127.0.0.1', () =>
+        socket.write('POST /tasks HTTP/1.1\r\nHost: 127.0.0.1\r\nIdempotency-Key: a\x01b\r\nContent-Length: 0\r\n\r\n'),
+      );
       let answer = '';
       socket.on('data', (chunk) => (answer += chunk.toString('utf8')));
       socket.on('end', () => resolve(answer));
@@ -86,21 +113,40 @@ describe('HTTP edge of the running service', () => {
     });
     const [head, body] = raw.split('\r\n\r\n');
     expect(head.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
-    expect(JSON.parse(body)).toEqual({ error: { code: 'VALIDATION_ERROR', message: expect.stringMatching(/^Malformed HTTP request: /) } });
+    expect(JSON.parse(body)).toEqual({
+      error: { code: 'VALIDATION_ERROR', message: expect.stringMatching(/^Malformed HTTP request: /) },
+    });
   });
 
   it('answers an Expect other than 100-continue with 417 and the contract error body, and nothing after it', async () => {
     const { port } = new URL(testStack().baseUrl);
-    for (const [method, path] of [['GET', '/healthz'], ['POST', '/tasks']]) {
+    for (const [method, path] of [
+      ['GET', '/healthz'],
+      ['POST', '/tasks'],
+    ]) {
       // A body the server does not wait for: it arrives after the 417, on a connection the answer closed.
-      const answer = await rawRequest(Number(port), { method, path, headers: { expect: 'something-else', 'content-type': 'application/json' }, body: Buffer.from('{"a":1}') }, 10_000);
+      const answer = await rawRequest(
+        Number(port),
+        {
+          method,
+          path,
+          headers: { expect: 'something-else', 'content-type': 'application/json' },
+          body: Buffer.from('{"a":1}'),
+        },
+        10_000,
+      );
       expect(answer.status).toBe(417);
-      expect(JSON.parse(answer.text)).toEqual({ error: { code: 'VALIDATION_ERROR', message: expect.stringContaining('Expect') } });
+      expect(JSON.parse(answer.text)).toEqual({
+        error: { code: 'VALIDATION_ERROR', message: expect.stringContaining('Expect') },
+      });
     }
   });
 
   it('refuses bodies that are not JSON', async () => {
-    const reply = await call('POST', '/agents', { rawBody: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const reply = await call('POST', '/agents', {
+      rawBody: 'name=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expectError(reply, 415, 'UNSUPPORTED_MEDIA_TYPE');
   });
 

@@ -20,7 +20,11 @@ let port: number;
 let wsUrl: string;
 
 beforeAll(async () => {
-  ({ process: second, port, wsUrl } = await startSecondApi('http-timeouts', {
+  ({
+    process: second,
+    port,
+    wsUrl,
+  } = await startSecondApi('http-timeouts', {
     HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
     HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
   }));
@@ -68,7 +72,8 @@ describe('slow HTTP clients', () => {
   });
 
   it('closes a connection whose body does not end within HTTP_REQUEST_TIMEOUT_MS', async () => {
-    const head = 'POST /tasks HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n';
+    const head =
+      'POST /tasks HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n';
     const { answer, closedAfterMs } = await slowClient(head, ' ');
     expect(closedAfterMs).toBeDefined();
     expect(closedAfterMs).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 100);

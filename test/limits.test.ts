@@ -26,7 +26,11 @@ let wsUrl: string;
 
 beforeAll(async () => {
   let port: number;
-  ({ process: second, port, wsUrl } = await startSecondApi('limits', {
+  ({
+    process: second,
+    port,
+    wsUrl,
+  } = await startSecondApi('limits', {
     RATE_LIMIT_WINDOW_MS: String(WINDOW_MS),
     RATE_LIMIT_WRITES: String(LIMIT),
     RATE_LIMIT_ANONYMOUS_REQUESTS: String(LIMIT),
@@ -44,7 +48,8 @@ afterAll(async () => {
   await second?.stop();
 });
 
-const on = (method: string, path: string, options: CallOptions = {}): Promise<Reply> => call(method, path, { baseUrl, ...options });
+const on = (method: string, path: string, options: CallOptions = {}): Promise<Reply> =>
+  call(method, path, { baseUrl, ...options });
 
 /** Asserts 429 RATE_LIMITED with a Retry-After of whole seconds within the window, and returns it in ms. */
 function expectRateLimited(reply: Reply): number {
@@ -73,7 +78,9 @@ const warningsFor = (limit: string, key: string): number =>
   fs
     .readFileSync(second.logFile, 'utf8')
     .split('\n')
-    .filter((line) => line.includes('"level":40') && line.includes(`"limit":"${limit}"`) && line.includes(`"key":"${key}"`)).length;
+    .filter(
+      (line) => line.includes('"level":40') && line.includes(`"limit":"${limit}"`) && line.includes(`"key":"${key}"`),
+    ).length;
 
 describe('writes per principal', () => {
   it(`answers the write after ${LIMIT} in a window 429 with Retry-After, leaves other principals alone, and resets`, async () => {
@@ -88,10 +95,18 @@ describe('writes per principal', () => {
     expect((await createRoom(other)).status).toBe(201);
 
     await sleep(Math.min(waitMs, RESET_WAIT_MS));
-    expect((await until(async () => {
-      const reply = await createRoom(limited);
-      return reply.status === 201 && reply;
-    }, 'a write after the window', RESET_WAIT_MS)).status).toBe(201);
+    expect(
+      (
+        await until(
+          async () => {
+            const reply = await createRoom(limited);
+            return reply.status === 201 && reply;
+          },
+          'a write after the window',
+          RESET_WAIT_MS,
+        )
+      ).status,
+    ).toBe(201);
   });
 
   it('counts the messages a socket sends: over the limit an ERROR frame RATE_LIMITED, the socket stays open, and HTTP writes share the count', async () => {
@@ -101,10 +116,20 @@ describe('writes per principal', () => {
     try {
       for (let index = 0; index <= LIMIT; index++) client.sendMessage(`flood ${index}`);
       const refusal = await client.waitFor(isError);
-      expect(refusal.data).toMatchObject({ code: 'RATE_LIMITED', message: expect.stringContaining('writes by this credential') });
+      expect(refusal.data).toMatchObject({
+        code: 'RATE_LIMITED',
+        message: expect.stringContaining('writes by this credential'),
+      });
       const stored = await client.waitForCount(isMessage(), LIMIT);
-      expect(stored.map((frame) => frame.data.content)).toEqual(Array.from({ length: LIMIT }, (_, index) => `flood ${index}`));
-      expectRateLimited(await on('POST', `/rooms/${roomId}/messages`, { headers: await humanHeaders(human), body: { content: 'by HTTP' } }));
+      expect(stored.map((frame) => frame.data.content)).toEqual(
+        Array.from({ length: LIMIT }, (_, index) => `flood ${index}`),
+      );
+      expectRateLimited(
+        await on('POST', `/rooms/${roomId}/messages`, {
+          headers: await humanHeaders(human),
+          body: { content: 'by HTTP' },
+        }),
+      );
       expect(client.ws.readyState).toBe(client.ws.OPEN);
 
       await sleep(RESET_WAIT_MS);
@@ -116,7 +141,8 @@ describe('writes per principal', () => {
   });
 
   it('does not limit the admin', async () => {
-    for (let index = 0; index <= LIMIT; index++) expect((await on('POST', '/rooms', { apiKey: 'admin', body: { name: 'Admin' } })).status).toBe(201);
+    for (let index = 0; index <= LIMIT; index++)
+      expect((await on('POST', '/rooms', { apiKey: 'admin', body: { name: 'Admin' } })).status).toBe(201);
   });
 });
 
@@ -136,11 +162,16 @@ describe('requests without a credential, per address', () => {
     expect(Number(/rate_limited_total\{limit="anonymous"\} (\d+)/.exec(metrics.body)?.[1])).toBeGreaterThanOrEqual(2);
 
     await sleep(Math.min(waitMs, RESET_WAIT_MS));
-    await until(async () => (await listRooms(limited)).status === 200, 'an anonymous read after the window', RESET_WAIT_MS);
+    await until(
+      async () => (await listRooms(limited)).status === 200,
+      'an anonymous read after the window',
+      RESET_WAIT_MS,
+    );
   });
 
   it('leaves the ops routes open', async () => {
-    for (let index = 0; index <= LIMIT; index++) expect((await on('GET', '/healthz', { localAddress: '127.0.0.4' })).status).toBe(200);
+    for (let index = 0; index <= LIMIT; index++)
+      expect((await on('GET', '/healthz', { localAddress: '127.0.0.4' })).status).toBe(200);
   });
 });
 
@@ -148,23 +179,37 @@ describe('rejected credentials, per address', () => {
   it(`blocks an address after more than ${LIMIT} rejected credentials, valid ones included, and only that address, for AUTH_FAILURE_BLOCK_MS`, async () => {
     const guessing = '127.0.0.5';
     const valid = await newServiceKey();
-    for (let index = 0; index <= LIMIT; index++) expectError(await on('GET', '/agents', { localAddress: guessing, apiKey: `acs_wrong_${index}` }), 401, 'UNAUTHENTICATED');
+    for (let index = 0; index <= LIMIT; index++)
+      expectError(
+        await on('GET', '/agents', { localAddress: guessing, apiKey: `acs_wrong_${index}` }),
+        401,
+        'UNAUTHENTICATED',
+      );
     const waitMs = expectRateLimited(await on('GET', '/agents', { localAddress: guessing, apiKey: valid }));
     expect(warningsFor('auth-failures', guessing)).toBe(1);
     // The block is on credentials: anonymous reads are counted on their own.
     expect((await on('GET', '/rooms', { localAddress: guessing })).status).toBe(200);
     expect((await on('GET', '/agents', { localAddress: '127.0.0.6', apiKey: valid })).status).toBe(200);
     // WebSocket handshakes authenticate the same way.
-    const handshake = await refusedHandshake(await newRoom(), { human: newUserId() }, { wsUrl, localAddress: guessing });
+    const handshake = await refusedHandshake(
+      await newRoom(),
+      { human: newUserId() },
+      { wsUrl, localAddress: guessing },
+    );
     expect(handshake).toMatchObject({ status: 429, body: { error: { code: 'RATE_LIMITED' } } });
 
     await sleep(Math.min(waitMs, RESET_WAIT_MS));
-    await until(async () => (await on('GET', '/agents', { localAddress: guessing, apiKey: valid })).status === 200, 'a valid key after the block', RESET_WAIT_MS);
+    await until(
+      async () => (await on('GET', '/agents', { localAddress: guessing, apiKey: valid })).status === 200,
+      'a valid key after the block',
+      RESET_WAIT_MS,
+    );
   });
 });
 
 describe('open WebSockets', () => {
-  const connect = (roomId: string, credential: SocketCredential, localAddress: string) => RoomClient.connect(roomId, credential, { wsUrl, localAddress });
+  const connect = (roomId: string, credential: SocketCredential, localAddress: string) =>
+    RoomClient.connect(roomId, credential, { wsUrl, localAddress });
 
   it(`refuses a principal's socket beyond ${SOCKETS_PER_PRINCIPAL} with 429 and Retry-After, and admits it again once one closes`, async () => {
     const [roomId, otherRoomId] = [await newRoom(), await newRoom()];
@@ -172,12 +217,21 @@ describe('open WebSockets', () => {
     const open = [await connect(roomId, { human }, '127.0.0.7'), await connect(otherRoomId, { human }, '127.0.0.7')];
     try {
       const refused = await refusedHandshake(roomId, { human }, { wsUrl, localAddress: '127.0.0.8' });
-      expect(refused).toMatchObject({ status: 429, body: { error: { code: 'RATE_LIMITED', message: expect.stringContaining('This credential') } } });
+      expect(refused).toMatchObject({
+        status: 429,
+        body: { error: { code: 'RATE_LIMITED', message: expect.stringContaining('This credential') } },
+      });
       expect(refused.retryAfter).toBe(String(CAP_RETRY_AFTER_MS / 1000));
       open.push(await connect(roomId, { human: newUserId() }, '127.0.0.7'));
 
       await open.shift()!.close();
-      open.push(await until(() => connect(roomId, { human }, '127.0.0.7').catch(() => undefined), 'a socket after one closed', RESET_WAIT_MS));
+      open.push(
+        await until(
+          () => connect(roomId, { human }, '127.0.0.7').catch(() => undefined),
+          'a socket after one closed',
+          RESET_WAIT_MS,
+        ),
+      );
     } finally {
       await Promise.all(open.map((client) => client.close()));
     }
@@ -186,10 +240,17 @@ describe('open WebSockets', () => {
   it(`refuses an address's socket beyond ${SOCKETS_PER_ADDRESS}, and admits the same principal from another address`, async () => {
     const roomId = await newRoom();
     const [first, second] = [newUserId(), newUserId()];
-    const open = [await connect(roomId, { human: first }, '127.0.0.9'), await connect(roomId, { human: second }, '127.0.0.9'), await connect(roomId, { human: newUserId() }, '127.0.0.9')];
+    const open = [
+      await connect(roomId, { human: first }, '127.0.0.9'),
+      await connect(roomId, { human: second }, '127.0.0.9'),
+      await connect(roomId, { human: newUserId() }, '127.0.0.9'),
+    ];
     try {
       const refused = await refusedHandshake(roomId, { human: second }, { wsUrl, localAddress: '127.0.0.9' });
-      expect(refused).toMatchObject({ status: 429, body: { error: { code: 'RATE_LIMITED', message: expect.stringContaining('This address') } } });
+      expect(refused).toMatchObject({
+        status: 429,
+        body: { error: { code: 'RATE_LIMITED', message: expect.stringContaining('This address') } },
+      });
       expect(refused.retryAfter).toBe(String(CAP_RETRY_AFTER_MS / 1000));
       open.push(await connect(roomId, { human: second }, '127.0.0.10'));
     } finally {
@@ -219,11 +280,16 @@ describe('connections per address', () => {
       excess.socket.on('data', (chunk) => (received += chunk.toString('utf8')));
       excess.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
       let giveUp: NodeJS.Timeout | undefined;
-      const outcome = await Promise.race([excess.closed.then(() => 'closed'), new Promise((resolve) => (giveUp = setTimeout(resolve, RESET_WAIT_MS, 'still open')))]);
+      const outcome = await Promise.race([
+        excess.closed.then(() => 'closed'),
+        new Promise((resolve) => (giveUp = setTimeout(resolve, RESET_WAIT_MS, 'still open'))),
+      ]);
       clearTimeout(giveUp);
       expect({ outcome, received }).toEqual({ outcome: 'closed', received: '' });
       // The connections held are still served.
-      const answer = new Promise<string>((resolve) => held[0].socket.once('data', (chunk) => resolve(chunk.toString('utf8'))));
+      const answer = new Promise<string>((resolve) =>
+        held[0].socket.once('data', (chunk) => resolve(chunk.toString('utf8'))),
+      );
       held[0].socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
       expect((await answer).split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
       expect((await on('GET', '/healthz', { localAddress: '127.0.0.12' })).status).toBe(200);
@@ -231,7 +297,11 @@ describe('connections per address', () => {
       const freed = held.pop()!;
       freed.socket.destroy();
       await freed.closed;
-      await until(async () => (await on('GET', '/healthz', { localAddress: crowded }).catch(() => undefined))?.status === 200, 'a connection after one closed', RESET_WAIT_MS);
+      await until(
+        async () => (await on('GET', '/healthz', { localAddress: crowded }).catch(() => undefined))?.status === 200,
+        'a connection after one closed',
+        RESET_WAIT_MS,
+      );
     } finally {
       for (const { socket } of held) socket.destroy();
     }

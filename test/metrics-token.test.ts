@@ -20,7 +20,12 @@ afterAll(async () => {
 
 describe('GET /metrics with METRICS_TOKEN', () => {
   it('answers 401 UNAUTHENTICATED without the token, with another one, or with an API key', async () => {
-    const refused: Array<Record<string, string>> = [{}, { authorization: 'Bearer not-the-token' }, { authorization: METRICS_TOKEN }, { authorization: `Basic ${METRICS_TOKEN}` }];
+    const refused: Array<Record<string, string>> = [
+      {},
+      { authorization: 'Bearer not-the-token' },
+      { authorization: METRICS_TOKEN },
+      { authorization: `Basic ${METRICS_TOKEN}` },
+    ];
     for (const headers of refused) {
       const reply = await call('GET', '/metrics', { baseUrl, headers });
       expectError(reply, 401, 'UNAUTHENTICATED');

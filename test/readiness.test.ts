@@ -30,9 +30,19 @@ describe('/readyz follows MongoDB', () => {
 
   beforeAll(async () => {
     port = await freePort();
-    ferretDb = await startServiceFerretDb({ binary: stack.binaries.ferretdb, dataDir, port, database: stack.mongoDatabase });
+    ferretDb = await startServiceFerretDb({
+      binary: stack.binaries.ferretdb,
+      dataDir,
+      port,
+      database: stack.mongoDatabase,
+    });
     const config = loadConfig(serviceEnv(stack, { PORT: '0', MONGODB_URI: mongoUriFor(port), LOG_LEVEL: 'silent' }));
-    service = await startService(config, { temporalAddress: stack.temporalAddress, mongoUri: mongoUriFor(port) }, createLogger(config), { api: true, worker: false });
+    service = await startService(
+      config,
+      { temporalAddress: stack.temporalAddress, mongoUri: mongoUriFor(port) },
+      createLogger(config),
+      { api: true, worker: false },
+    );
   });
   afterAll(async () => {
     await service.stop();
@@ -51,7 +61,12 @@ describe('/readyz follows MongoDB', () => {
     expect(down.body.error.message).not.toContain('temporal');
     expect((await call('GET', '/healthz', { baseUrl })).status).toBe(200);
 
-    ferretDb = await startServiceFerretDb({ binary: stack.binaries.ferretdb, dataDir, port, database: stack.mongoDatabase });
+    ferretDb = await startServiceFerretDb({
+      binary: stack.binaries.ferretdb,
+      dataDir,
+      port,
+      database: stack.mongoDatabase,
+    });
     const back = await readyzUntil(baseUrl, 200);
     expect(back.body).toEqual({ status: 'ready', checks: { mongodb: 'ok', temporal: 'ok' } });
   });

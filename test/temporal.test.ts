@@ -41,7 +41,9 @@ describe('Temporal dev server of the test stack', () => {
   });
 
   it('has the AgentId and Operation search attributes registered', async () => {
-    const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: stack.temporalNamespace });
+    const { customAttributes } = await connection.operatorService.listSearchAttributes({
+      namespace: stack.temporalNamespace,
+    });
     for (const attribute of SEARCH_ATTRIBUTES) {
       expect(Object.keys(customAttributes ?? {})).toContain(attribute.name);
     }

@@ -53,4 +53,5 @@ export const roomDeliveryOptions = {
   scheduleToCloseTimeout: '5 seconds',
   retry: { maximumAttempts: 2, initialInterval: '200 milliseconds' },
 } as const;
-export const roomDeliveryAt = (taskQueue: string) => proxyActivities<RoomDeliveryActivities>({ ...roomDeliveryOptions, taskQueue });
+export const roomDeliveryAt = (taskQueue: string) =>
+  proxyActivities<RoomDeliveryActivities>({ ...roomDeliveryOptions, taskQueue });

@@ -8,7 +8,16 @@ import type { CallAgentInput, CallAgentResult } from '../activities/call-agent';
 import type { ValidateParamsInput } from '../activities/validate-params';
 import { startTimeSkippingEnvironment, TIME_SKIPPING_SETUP_TIMEOUT_MS } from '../test/support/time-skipping';
 import type { compositionWorkflow } from './composition';
-import { agentReportSignal, DEFAULT_RETRY, TaskErrorCode, TaskPhase, TaskStatus, type PendingArgument, type PlannedTask, type TaskResult } from './task-types';
+import {
+  agentReportSignal,
+  DEFAULT_RETRY,
+  TaskErrorCode,
+  TaskPhase,
+  TaskStatus,
+  type PendingArgument,
+  type PlannedTask,
+  type TaskResult,
+} from './task-types';
 
 const TASK_QUEUE = 'composition-unit';
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -65,7 +74,10 @@ const activities = {
   },
 };
 
-const fromParent = (position: number, field: string, type?: PendingArgument['type']): PendingArgument => ({ source: { taskId: String(position), field }, ...(type ? { type } : {}) });
+const fromParent = (position: number, field: string, type?: PendingArgument['type']): PendingArgument => ({
+  source: { taskId: String(position), field },
+  ...(type ? { type } : {}),
+});
 
 let workflowCount = 0;
 
@@ -87,7 +99,8 @@ function plan(...tasks: Array<[string, Record<string, unknown>?, Partial<Planned
   }));
 }
 
-const outcomeOf = (taskId: string) => recorded.filter((record) => record.taskId === taskId && 'status' in record.change).at(-1)?.change;
+const outcomeOf = (taskId: string) =>
+  recorded.filter((record) => record.taskId === taskId && 'status' in record.change).at(-1)?.change;
 const calledAgents = () => calls.map((call) => call.agentId);
 
 describe('the composition workflow, time skipped', () => {
@@ -100,8 +113,16 @@ describe('the composition workflow, time skipped', () => {
     // Quiet: an activity that fails on purpose is not worth a stack trace in the test output.
     const logger = new DefaultLogger('ERROR');
     Runtime.install({ logger, telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } });
-    [env, workflowBundle] = await Promise.all([startTimeSkippingEnvironment(), bundleWorkflowCode({ workflowsPath: require.resolve('./index'), logger })]);
-    worker = await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUE, workflowBundle, activities });
+    [env, workflowBundle] = await Promise.all([
+      startTimeSkippingEnvironment(),
+      bundleWorkflowCode({ workflowsPath: require.resolve('./index'), logger }),
+    ]);
+    worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue: TASK_QUEUE,
+      workflowBundle,
+      activities,
+    });
     running = worker.run();
   }, TIME_SKIPPING_SETUP_TIMEOUT_MS);
 
@@ -118,11 +139,14 @@ describe('the composition workflow, time skipped', () => {
   });
 
   const startOptions = (tasks: PlannedTask[]) => ({
-    args: [{ compositionId: `c${workflowCount}`, tasks, agentCallTimeoutMs: 30_000 }] as Parameters<typeof compositionWorkflow>,
+    args: [{ compositionId: `c${workflowCount}`, tasks, agentCallTimeoutMs: 30_000 }] as Parameters<
+      typeof compositionWorkflow
+    >,
     workflowId: `composition-c${workflowCount}`,
     taskQueue: TASK_QUEUE,
   });
-  const run = (tasks: PlannedTask[]) => env.client.workflow.execute<typeof compositionWorkflow>('compositionWorkflow', startOptions(tasks));
+  const run = (tasks: PlannedTask[]) =>
+    env.client.workflow.execute<typeof compositionWorkflow>('compositionWorkflow', startOptions(tasks));
 
   it('runs a diamond: the sides once the root ended, the join once both sides did, with their results as its arguments', async () => {
     const tasks = plan(
@@ -139,44 +163,82 @@ describe('the composition workflow, time skipped', () => {
     expect(calledAgents().slice(1, 3).sort()).toEqual(['double', 'triple']);
     expect(calls[3]).toMatchObject({ agentId: 'sum', params: { a: 4, b: 6, label: 'literal' }, keepsResult: false });
     // Only the results a dependant reads come back into the workflow's history.
-    expect(calls.filter((call) => call.keepsResult).map((call) => call.agentId)).toEqual(expect.arrayContaining(['source', 'double', 'triple']));
+    expect(calls.filter((call) => call.keepsResult).map((call) => call.agentId)).toEqual(
+      expect.arrayContaining(['source', 'double', 'triple']),
+    );
     // Substituted params are checked against the inputSchema before the call.
-    expect(checked.map((check) => check.params)).toEqual(expect.arrayContaining([{ n: 2 }, { a: 4, b: 6, label: 'literal' }]));
-    expect(outcomeOf(tasks[3].taskId)).toEqual({ status: TaskStatus.COMPLETED, result: { sum: 10, label: 'literal' }, attempts: 1 });
+    expect(checked.map((check) => check.params)).toEqual(
+      expect.arrayContaining([{ n: 2 }, { a: 4, b: 6, label: 'literal' }]),
+    );
+    expect(outcomeOf(tasks[3].taskId)).toEqual({
+      status: TaskStatus.COMPLETED,
+      result: { sum: 10, label: 'literal' },
+      attempts: 1,
+    });
     // A dependant's phase moves on to calling_agent once its parents ended.
     expect(recorded).toContainEqual({ taskId: tasks[3].taskId, change: { phase: TaskPhase.CALLING_AGENT } });
   });
 
   it('fails the dependants of a failed parent with DEPENDENCY_FAILED, and runs the one that executes on parent failure', async () => {
-    const tasks = plan(['rejects'], ['source', {}, { parents: [0] }], ['source', {}, { parents: [0], executeOnParentFailure: true }], ['source', {}, { parents: [1] }]);
+    const tasks = plan(
+      ['rejects'],
+      ['source', {}, { parents: [0] }],
+      ['source', {}, { parents: [0], executeOnParentFailure: true }],
+      ['source', {}, { parents: [1] }],
+    );
 
     const summary = await run(tasks);
 
-    expect(summary.tasks.map((task) => task.status)).toEqual([TaskStatus.FAILED, TaskStatus.FAILED, TaskStatus.COMPLETED, TaskStatus.FAILED]);
-    expect(outcomeOf(tasks[0].taskId)).toMatchObject({ status: TaskStatus.FAILED, error: { code: TaskErrorCode.AGENT_REJECTED } });
-    expect(outcomeOf(tasks[1].taskId)).toMatchObject({ status: TaskStatus.FAILED, error: { code: TaskErrorCode.DEPENDENCY_FAILED } });
-    expect(outcomeOf(tasks[3].taskId)).toMatchObject({ status: TaskStatus.FAILED, error: { code: TaskErrorCode.DEPENDENCY_FAILED } });
+    expect(summary.tasks.map((task) => task.status)).toEqual([
+      TaskStatus.FAILED,
+      TaskStatus.FAILED,
+      TaskStatus.COMPLETED,
+      TaskStatus.FAILED,
+    ]);
+    expect(outcomeOf(tasks[0].taskId)).toMatchObject({
+      status: TaskStatus.FAILED,
+      error: { code: TaskErrorCode.AGENT_REJECTED },
+    });
+    expect(outcomeOf(tasks[1].taskId)).toMatchObject({
+      status: TaskStatus.FAILED,
+      error: { code: TaskErrorCode.DEPENDENCY_FAILED },
+    });
+    expect(outcomeOf(tasks[3].taskId)).toMatchObject({
+      status: TaskStatus.FAILED,
+      error: { code: TaskErrorCode.DEPENDENCY_FAILED },
+    });
     expect(calls.map((call) => call.taskId)).toEqual([tasks[0].taskId, tasks[2].taskId]);
   });
 
-  it("fails a task whose agent accepted it but reported nothing within its 24 h timeout, the day skipped", async () => {
+  it('fails a task whose agent accepted it but reported nothing within its 24 h timeout, the day skipped', async () => {
     const tasks = plan(['accepts', {}, { timeoutMs: DAY_MS }]);
     const [serverStart, wallStart] = [await env.currentTimeMs(), Date.now()];
 
     const summary = await run(tasks);
 
     expect(summary.tasks).toEqual([{ taskId: tasks[0].taskId, status: TaskStatus.FAILED }]);
-    expect(outcomeOf(tasks[0].taskId)).toMatchObject({ status: TaskStatus.FAILED, error: { code: TaskErrorCode.AGENT_TIMEOUT }, attempts: 1 });
+    expect(outcomeOf(tasks[0].taskId)).toMatchObject({
+      status: TaskStatus.FAILED,
+      error: { code: TaskErrorCode.AGENT_TIMEOUT },
+      attempts: 1,
+    });
     expect((await env.currentTimeMs()) - serverStart).toBeGreaterThanOrEqual(DAY_MS);
     expect(Date.now() - wallStart).toBeLessThan(10_000);
   });
 
   it('completes a task whose report arrives 23 h after the agent accepted it', async () => {
     const tasks = plan(['accepts', {}, { timeoutMs: DAY_MS }]);
-    const handle = await env.client.workflow.start<typeof compositionWorkflow>('compositionWorkflow', startOptions(tasks));
+    const handle = await env.client.workflow.start<typeof compositionWorkflow>(
+      'compositionWorkflow',
+      startOptions(tasks),
+    );
 
     await env.sleep('23 hours');
-    await handle.signal(agentReportSignal, { taskId: tasks[0].taskId, status: TaskStatus.COMPLETED, result: { done: true } });
+    await handle.signal(agentReportSignal, {
+      taskId: tasks[0].taskId,
+      status: TaskStatus.COMPLETED,
+      result: { done: true },
+    });
 
     expect(await handle.result()).toEqual({ tasks: [{ taskId: tasks[0].taskId, status: TaskStatus.COMPLETED }] });
     expect(outcomeOf(tasks[0].taskId)).toEqual({ status: TaskStatus.COMPLETED, result: { done: true }, attempts: 1 });

@@ -1,7 +1,23 @@
 // One workflow per composition; a single task is a composition of one. Tasks form a DAG through
 // `parents`: each starts the moment its parents ended, independent ones run concurrently.
-import { allHandlersFinished, CancellationScope, CancelledFailure, condition, patched, setCurrentDetails, setHandler } from '@temporalio/workflow';
-import { agentReportSignal, agentSocketLostSignal, cancelTaskUpdate, tasksQuery, type CompositionInput, type PlannedTask, type TaskStatus } from './task-types';
+import {
+  allHandlersFinished,
+  CancellationScope,
+  CancelledFailure,
+  condition,
+  patched,
+  setCurrentDetails,
+  setHandler,
+} from '@temporalio/workflow';
+import {
+  agentReportSignal,
+  agentSocketLostSignal,
+  cancelTaskUpdate,
+  tasksQuery,
+  type CompositionInput,
+  type PlannedTask,
+  type TaskStatus,
+} from './task-types';
 import { detailsOf } from './live-details';
 import { pendingArgumentsOf } from './pending-arguments';
 import { TaskRun, type RunOfTask } from './task-run';
@@ -53,7 +69,8 @@ class CompositionRun implements RunOfTask {
     // A cancelTask update answers once its task is recorded, which may be the last thing of the run.
     if (this.visibleCalls && !allHandlersFinished()) await condition(allHandlersFinished);
     // Shown as Canceled in the Web UI, like the tasks it cut short.
-    if (root.consideredCancelled) throw new CancelledFailure('Workflow cancelled: its tasks still running were cancelled');
+    if (root.consideredCancelled)
+      throw new CancelledFailure('Workflow cancelled: its tasks still running were cancelled');
     return { tasks: this.tasks.map((task) => ({ taskId: task.task.taskId, status: task.outcome!.status })) };
   }
 
@@ -69,7 +86,8 @@ class CompositionRun implements RunOfTask {
 function resultsTheWorkflowNeeds(tasks: PlannedTask[]): Set<string> {
   const needed = new Set(tasks.filter((task) => task.room !== undefined).map((task) => task.taskId));
   for (const task of tasks) {
-    for (const [, argument] of pendingArgumentsOf(task.params)) needed.add(tasks[Number(argument.source.taskId)].taskId);
+    for (const [, argument] of pendingArgumentsOf(task.params))
+      needed.add(tasks[Number(argument.source.taskId)].taskId);
   }
   return needed;
 }

@@ -3,8 +3,24 @@ import { detailsOf } from './live-details';
 describe('the current details of a run', () => {
   it('counts the tasks by status and gives each a row, with what agents named them kept inside its cell', () => {
     const details = detailsOf([
-      { position: 0, taskId: 't0', agentId: 'a', agentName: 'Pipes | and\nlines', operation: 'tools/x', status: 'completed', attempts: 2 },
-      { position: 1, taskId: 't1', agentId: 'a', agentName: 'Plain', operation: 'tools/y', status: 'pending', waitingFor: 'parents' },
+      {
+        position: 0,
+        taskId: 't0',
+        agentId: 'a',
+        agentName: 'Pipes | and\nlines',
+        operation: 'tools/x',
+        status: 'completed',
+        attempts: 2,
+      },
+      {
+        position: 1,
+        taskId: 't1',
+        agentId: 'a',
+        agentName: 'Plain',
+        operation: 'tools/y',
+        status: 'pending',
+        waitingFor: 'parents',
+      },
     ]);
     expect(details.split('\n')).toEqual([
       '**Tasks**: 1 completed, 1 pending',

@@ -3,7 +3,12 @@
 import type { TaskProgress } from './task-types';
 
 /** Table cells hold names agents chose: a `|` or a line break would end the cell. */
-const cell = (text: string | number | undefined): string => (text === undefined ? '' : String(text).replace(/\|/g, '\\|').replace(/[\r\n]+/g, ' '));
+const cell = (text: string | number | undefined): string =>
+  text === undefined
+    ? ''
+    : String(text)
+        .replace(/\|/g, '\\|')
+        .replace(/[\r\n]+/g, ' ');
 
 /** A line of counts by status, then one row per task; the long task id last, so the short columns stay readable. */
 export function detailsOf(tasks: TaskProgress[]): string {

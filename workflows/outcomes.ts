@@ -5,9 +5,17 @@ import { TaskErrorCode, TaskStatus, type AgentReport, type TaskError, type TaskO
 
 export type AgentAnswer = Exclude<CallAgentResult, { kind: 'accepted' }>;
 
-export const failure = (error: TaskError, attempts?: number): TaskOutcome => ({ status: TaskStatus.FAILED, error, ...(attempts === undefined ? {} : { attempts }) });
+export const failure = (error: TaskError, attempts?: number): TaskOutcome => ({
+  status: TaskStatus.FAILED,
+  error,
+  ...(attempts === undefined ? {} : { attempts }),
+});
 
-const STATUS_OF_ANSWER = { completed: TaskStatus.COMPLETED, failed: TaskStatus.FAILED, cancelled: TaskStatus.CANCELLED } as const;
+const STATUS_OF_ANSWER = {
+  completed: TaskStatus.COMPLETED,
+  failed: TaskStatus.FAILED,
+  cancelled: TaskStatus.CANCELLED,
+} as const;
 
 /** Without result or error when the call left them in the task store only (CallAgentResult). */
 export const outcomeOfAnswer = (answer: AgentAnswer): TaskOutcome => ({
@@ -32,7 +40,11 @@ export function outcomeOfReport(report: AgentReport, attempts?: number): TaskOut
 export function activityError(error: unknown): TaskError {
   const cause = error instanceof ActivityFailure && error.cause ? error.cause : error;
   if (cause instanceof ApplicationFailure && cause.nonRetryable && cause.type) {
-    return { code: cause.type, message: cause.message, ...(cause.details?.length ? { details: cause.details[0] } : {}) };
+    return {
+      code: cause.type,
+      message: cause.message,
+      ...(cause.details?.length ? { details: cause.details[0] } : {}),
+    };
   }
   if (!(cause instanceof ApplicationFailure || cause instanceof TimeoutFailure)) throw error;
   return { code: TaskErrorCode.AGENT_UNREACHABLE, message: `Agent unreachable after its retries: ${cause.message}` };

@@ -1,6 +1,9 @@
 import { isPendingArgument, substitute } from './pending-arguments';
 
-const from = (taskId: string, field: string, type?: string) => ({ source: { taskId, field }, ...(type ? { type } : {}) });
+const from = (taskId: string, field: string, type?: string) => ({
+  source: { taskId, field },
+  ...(type ? { type } : {}),
+});
 
 describe('pending arguments', () => {
   it('recognises only {source: {taskId, field}} values', () => {
@@ -10,9 +13,21 @@ describe('pending arguments', () => {
     expect(isPendingArgument([from('0', 'a')])).toBe(false);
   });
 
-  it('substitutes fields of parents\' results and keeps literals', () => {
+  it("substitutes fields of parents' results and keeps literals", () => {
     const results = [{ text: 'hi', n: 2, list: [1], obj: { a: 1 }, 0: true }];
-    expect(substitute({ a: from('0', 'text', 'string'), b: from('0', 'n', 'integer'), c: from('0', 'list', 'array'), d: from('0', 'obj', 'object'), e: from('0', '0', 'boolean'), f: 'literal' }, results)).toEqual({
+    expect(
+      substitute(
+        {
+          a: from('0', 'text', 'string'),
+          b: from('0', 'n', 'integer'),
+          c: from('0', 'list', 'array'),
+          d: from('0', 'obj', 'object'),
+          e: from('0', '0', 'boolean'),
+          f: 'literal',
+        },
+        results,
+      ),
+    ).toEqual({
       params: { a: 'hi', b: 2, c: [1], d: { a: 1 }, e: true, f: 'literal' },
     });
   });
@@ -23,8 +38,12 @@ describe('pending arguments', () => {
 
   it('reports MISSING_FIELD and TYPE_MISMATCH', () => {
     expect(substitute({ a: from('0', 'nope') }, [{ text: 'hi' }])).toMatchObject({ error: { code: 'MISSING_FIELD' } });
-    expect(substitute({ a: from('0', 'list', 'object') }, [{ list: [] }])).toMatchObject({ error: { code: 'TYPE_MISMATCH', details: { expected: 'object', actual: 'array' } } });
-    expect(substitute({ a: from('0', 'n', 'integer') }, [{ n: 1.5 }])).toMatchObject({ error: { code: 'TYPE_MISMATCH' } });
+    expect(substitute({ a: from('0', 'list', 'object') }, [{ list: [] }])).toMatchObject({
+      error: { code: 'TYPE_MISMATCH', details: { expected: 'object', actual: 'array' } },
+    });
+    expect(substitute({ a: from('0', 'n', 'integer') }, [{ n: 1.5 }])).toMatchObject({
+      error: { code: 'TYPE_MISMATCH' },
+    });
   });
 
   it('does not take inherited properties for fields', () => {

@@ -1,6 +1,12 @@
 // Recognises and resolves pending arguments. Pure functions used by the API (checks before a start)
 // and by the composition workflow (substitution at run time): no Node modules here.
-import { TaskErrorCode, type PendingArgument, type PendingArgumentType, type TaskError, type TaskResult } from './task-types';
+import {
+  TaskErrorCode,
+  type PendingArgument,
+  type PendingArgumentType,
+  type TaskError,
+  type TaskResult,
+} from './task-types';
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -34,7 +40,10 @@ export type Substitution = { params: Record<string, unknown> } | { error: TaskEr
  * Params with every pending argument replaced by its parent's result field. `results[index]` is
  * undefined for a parent that did not complete: its arguments resolve to null (executeOnParentFailure).
  */
-export function substitute(params: Record<string, unknown>, results: ReadonlyArray<TaskResult | undefined>): Substitution {
+export function substitute(
+  params: Record<string, unknown>,
+  results: ReadonlyArray<TaskResult | undefined>,
+): Substitution {
   // Entries, not assignments: a param named "__proto__" would set the prototype instead of a field.
   const resolved: Array<[string, unknown]> = [];
   for (const [name, value] of Object.entries(params)) {
@@ -49,7 +58,12 @@ export function substitute(params: Record<string, unknown>, results: ReadonlyArr
       continue;
     }
     if (!Object.prototype.hasOwnProperty.call(parentResult, field)) {
-      return { error: { code: TaskErrorCode.MISSING_FIELD, message: `Param "${name}": the result of task ${taskId} has no field "${field}"` } };
+      return {
+        error: {
+          code: TaskErrorCode.MISSING_FIELD,
+          message: `Param "${name}": the result of task ${taskId} has no field "${field}"`,
+        },
+      };
     }
     const substituted = parentResult[field];
     if (value.type !== undefined && !hasType(substituted, value.type)) {
@@ -57,7 +71,10 @@ export function substitute(params: Record<string, unknown>, results: ReadonlyArr
         error: {
           code: TaskErrorCode.TYPE_MISMATCH,
           message: `Param "${name}": field "${field}" of task ${taskId} is not of type ${value.type}`,
-          details: { expected: value.type, actual: Array.isArray(substituted) ? 'array' : substituted === null ? 'null' : typeof substituted },
+          details: {
+            expected: value.type,
+            actual: Array.isArray(substituted) ? 'array' : substituted === null ? 'null' : typeof substituted,
+          },
         },
       };
     }

@@ -1,7 +1,14 @@
 // One task of a composition, from its parents to its recorded outcome. Its state lives here; its
 // life is a sequence of named steps (execute()): parents ended, arguments substituted, params
 // checked, TASK frame delivered in the room, agent called, report arrived, then conclude().
-import { ActivityCancellationType, CancellationScope, condition, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  CancellationScope,
+  condition,
+  isCancellation,
+  patched,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { CallAgentResult } from '../activities/call-agent';
 import type { CallbackTarget } from '../activities/deliver-callback';
 import {
@@ -48,7 +55,8 @@ export interface RunOfTask {
 
 type Params = Record<string, unknown>;
 
-const endedUncompleted = (parent: TaskRun): boolean => parent.outcome !== undefined && parent.outcome.status !== TaskStatus.COMPLETED;
+const endedUncompleted = (parent: TaskRun): boolean =>
+  parent.outcome !== undefined && parent.outcome.status !== TaskStatus.COMPLETED;
 
 export class TaskRun {
   /** Set once the task ended, before it is recorded: dependants read it. */
@@ -129,7 +137,10 @@ export class TaskRun {
     }
     // A cancellation wins over any outcome not yet recorded, even one its scope produced meanwhile;
     // the agent's answer its call recorded before hearing of the cancellation stands.
-    const ended: TaskOutcome = (this.cancelRequested && !this.answerStoredByCall) || outcome === undefined ? { status: TaskStatus.CANCELLED } : outcome;
+    const ended: TaskOutcome =
+      (this.cancelRequested && !this.answerStoredByCall) || outcome === undefined
+        ? { status: TaskStatus.CANCELLED }
+        : outcome;
     // Dependants may start before the task store is written: they only read the outcome held here.
     this.outcome = ended;
     if (ended.attempts !== undefined) this.attempts = ended.attempts;
@@ -171,7 +182,11 @@ export class TaskRun {
       this.awaitingReport = true;
       const ended = await this.reportOrSocketLost(startedAt);
       if (this.report) return outcomeOfReport(this.report, 1);
-      if (!ended) return failure({ code: TaskErrorCode.AGENT_TIMEOUT, message: `Agent got the task over its room socket but answered nothing within ${this.task.timeoutMs} ms` });
+      if (!ended)
+        return failure({
+          code: TaskErrorCode.AGENT_TIMEOUT,
+          message: `Agent got the task over its room socket but answered nothing within ${this.task.timeoutMs} ms`,
+        });
       this.awaitingReport = false;
     }
 
@@ -199,7 +214,13 @@ export class TaskRun {
 
     this.awaitingReport = true;
     if (!(await this.reportArrived(startedAt))) {
-      return failure({ code: TaskErrorCode.AGENT_TIMEOUT, message: `Agent accepted the task but reported no outcome within ${this.task.timeoutMs} ms` }, replied.attempt);
+      return failure(
+        {
+          code: TaskErrorCode.AGENT_TIMEOUT,
+          message: `Agent accepted the task but reported no outcome within ${this.task.timeoutMs} ms`,
+        },
+        replied.attempt,
+      );
     }
     return outcomeOfReport(this.report!, replied.attempt);
   }
@@ -208,14 +229,21 @@ export class TaskRun {
   private parentsEnded(): Promise<void> {
     const failsEarly = !this.task.executeOnParentFailure && patched(FAIL_AT_FIRST_FAILED_PARENT);
     this.waitFor(TaskWait.PARENTS);
-    return condition(() => this.parentRuns().every((parent) => parent.outcome !== undefined) || (failsEarly && this.parentRuns().some(endedUncompleted)));
+    return condition(
+      () =>
+        this.parentRuns().every((parent) => parent.outcome !== undefined) ||
+        (failsEarly && this.parentRuns().some(endedUncompleted)),
+    );
   }
 
   /** DEPENDENCY_FAILED when a parent failed or was cancelled, unless the task runs on a parent's failure. */
   private parentFailure(): TaskOutcome | undefined {
     const failed = this.parentRuns().find(endedUncompleted);
     if (failed === undefined || this.task.executeOnParentFailure) return undefined;
-    return failure({ code: TaskErrorCode.DEPENDENCY_FAILED, message: `Parent task ${failed.position} (${failed.task.taskId}) ${failed.outcome!.status}` });
+    return failure({
+      code: TaskErrorCode.DEPENDENCY_FAILED,
+      message: `Parent task ${failed.position} (${failed.task.taskId}) ${failed.outcome!.status}`,
+    });
   }
 
   private parentRuns(): TaskRun[] {
@@ -233,26 +261,44 @@ export class TaskRun {
   /** Step: the substituted params checked against the inputSchema, with its defaults filled in. */
   private checkParams(params: Params): Promise<Params> {
     this.waitFor(TaskWait.PARAMS_CHECK);
-    return bookkeeping.validateParams.executeWithOptions({ ...bookkeepingOptions, summary: `check params: ${this.describe()}` }, [
-      { agentId: this.task.agentId, operation: this.task.operation, params },
-    ]);
+    return bookkeeping.validateParams.executeWithOptions(
+      { ...bookkeepingOptions, summary: `check params: ${this.describe()}` },
+      [{ agentId: this.task.agentId, operation: this.task.operation, params }],
+    );
   }
 
   /** A dependant's phase moves from waiting_for_parents to calling_agent (a task without parents starts there). */
   private recordCallingPhase(): Promise<void> {
-    return bookkeeping.recordTask.executeWithOptions({ ...bookkeepingOptions, summary: `calling: ${this.describe()}` }, [this.task.taskId, { phase: TaskPhase.CALLING_AGENT }]);
+    return bookkeeping.recordTask.executeWithOptions(
+      { ...bookkeepingOptions, summary: `calling: ${this.describe()}` },
+      [this.task.taskId, { phase: TaskPhase.CALLING_AGENT }],
+    );
   }
 
   /** Step: the TASK frame over the agent's socket, when some API process holds one; false otherwise. */
   private async deliverInRoom(room: RoomOfTask, params: Params): Promise<boolean> {
     const { taskId, agentId, operation } = this.task;
     this.waitFor(TaskWait.ROOM_SOCKET);
-    const queue = await bookkeeping.findAgentSocket.executeWithOptions({ ...bookkeepingOptions, summary: `find agent socket: ${this.describe()}` }, [{ roomId: room.roomId, agentId }]);
+    const queue = await bookkeeping.findAgentSocket.executeWithOptions(
+      { ...bookkeepingOptions, summary: `find agent socket: ${this.describe()}` },
+      [{ roomId: room.roomId, agentId }],
+    );
     if (queue === null) return false;
     try {
-      return await roomDeliveryAt(queue).deliverTaskFrame.executeWithOptions({ ...roomDeliveryOptions, taskQueue: queue, summary: `TASK frame: ${this.describe()}` }, [
-        { taskId, agentId, operation, params, roomId: room.roomId, requestedBy: room.requestedBy, workflowId: workflowInfo().workflowId },
-      ]);
+      return await roomDeliveryAt(queue).deliverTaskFrame.executeWithOptions(
+        { ...roomDeliveryOptions, taskQueue: queue, summary: `TASK frame: ${this.describe()}` },
+        [
+          {
+            taskId,
+            agentId,
+            operation,
+            params,
+            roomId: room.roomId,
+            requestedBy: room.requestedBy,
+            workflowId: workflowInfo().workflowId,
+          },
+        ],
+      );
     } catch (error) {
       if (isCancellation(error)) throw error;
       return false;
@@ -282,12 +328,20 @@ export class TaskRun {
         maximumInterval: task.retry.maxIntervalMs,
       },
     };
-    const input = { taskId: task.taskId, agentId: task.agentId, operation: task.operation, params, maxAttempts: task.retry.maxAttempts, keepsResult: this.keepsResult };
+    const input = {
+      taskId: task.taskId,
+      agentId: task.agentId,
+      operation: task.operation,
+      params,
+      maxAttempts: task.retry.maxAttempts,
+      keepsResult: this.keepsResult,
+    };
     if (this.run.visibleCalls) {
       const { runId, firstExecutionRunId } = workflowInfo();
-      return agentCalls.callAgent.executeWithOptions({ ...options, heartbeatTimeout: CALL_HEARTBEAT_TIMEOUT, summary: `${this.describe()} (task ${task.taskId})` }, [
-        { ...input, firstRun: runId === firstExecutionRunId },
-      ]);
+      return agentCalls.callAgent.executeWithOptions(
+        { ...options, heartbeatTimeout: CALL_HEARTBEAT_TIMEOUT, summary: `${this.describe()} (task ${task.taskId})` },
+        [{ ...input, firstRun: runId === firstExecutionRunId }],
+      );
     }
     // Runs started before VISIBLE_AGENT_CALLS make the call as a local activity.
     return bookkeeping.callAgent.executeWithOptions({ ...options, summary: this.describe() }, [input]);
@@ -311,7 +365,10 @@ export class TaskRun {
   private async conclude(outcome: TaskOutcome): Promise<void> {
     const { task } = this;
     if (!this.answerStoredByCall) {
-      await bookkeeping.recordTask.executeWithOptions({ ...bookkeepingOptions, summary: `record ${outcome.status}: ${this.describe()}` }, [task.taskId, outcome]);
+      await bookkeeping.recordTask.executeWithOptions(
+        { ...bookkeepingOptions, summary: `record ${outcome.status}: ${this.describe()}` },
+        [task.taskId, outcome],
+      );
     }
     this.outcomeStored = true;
     this.waitFor(undefined);
@@ -319,11 +376,18 @@ export class TaskRun {
     if (outcome.status === TaskStatus.CANCELLED && this.awaitingReport) {
       this.run.deliveries.push(
         notifications.notifyCancellation
-          .executeWithOptions({ ...notificationOptions, summary: `tell of cancellation: ${this.describe()}` }, [{ taskId: task.taskId, agentId: task.agentId }])
+          .executeWithOptions({ ...notificationOptions, summary: `tell of cancellation: ${this.describe()}` }, [
+            { taskId: task.taskId, agentId: task.agentId },
+          ])
           .catch(() => undefined),
       );
     }
-    this.run.deliveries.push(...this.deliverCallbacks(outcome, this.answerStoredByCall && outcome.result === undefined && outcome.error === undefined));
+    this.run.deliveries.push(
+      ...this.deliverCallbacks(
+        outcome,
+        this.answerStoredByCall && outcome.result === undefined && outcome.error === undefined,
+      ),
+    );
     if (task.room) await this.announceInRoom(task.room, outcome);
   }
 
@@ -348,7 +412,10 @@ export class TaskRun {
     ];
     return targets.map((target) =>
       callbacks.deliverCallback
-        .executeWithOptions({ ...callbackOptions, summary: `callback to ${target.kind}: ${this.describe()}` }, outcomeInStore ? [target, callback, true] : [target, callback])
+        .executeWithOptions(
+          { ...callbackOptions, summary: `callback to ${target.kind}: ${this.describe()}` },
+          outcomeInStore ? [target, callback, true] : [target, callback],
+        )
         .catch(() => undefined),
     );
   }
@@ -356,13 +423,17 @@ export class TaskRun {
   /** The task_update SYSTEM frame, to every API process with sockets to the room; a process gone misses it. */
   private async announceInRoom(room: RoomOfTask, outcome: TaskOutcome): Promise<void> {
     const { task } = this;
-    const queues = await bookkeeping.findRoomSockets.executeWithOptions({ ...bookkeepingOptions, summary: `find room sockets: ${this.describe()}` }, [room.roomId]);
+    const queues = await bookkeeping.findRoomSockets.executeWithOptions(
+      { ...bookkeepingOptions, summary: `find room sockets: ${this.describe()}` },
+      [room.roomId],
+    );
     await Promise.all(
       queues.map((queue) =>
         roomDeliveryAt(queue)
-          .publishTaskUpdate.executeWithOptions({ ...roomDeliveryOptions, taskQueue: queue, summary: `task_update: ${this.describe()}` }, [
-            { roomId: room.roomId, taskId: task.taskId, agentId: task.agentId, outcome },
-          ])
+          .publishTaskUpdate.executeWithOptions(
+            { ...roomDeliveryOptions, taskQueue: queue, summary: `task_update: ${this.describe()}` },
+            [{ roomId: room.roomId, taskId: task.taskId, agentId: task.agentId, outcome }],
+          )
           .catch(() => undefined),
       ),
     );

@@ -64,7 +64,12 @@ export interface RetryRequest {
 
 export type RetrySettings = Required<RetryRequest>;
 
-export const DEFAULT_RETRY: RetrySettings = { maxAttempts: 5, initialIntervalMs: 1_000, backoffCoefficient: 2, maxIntervalMs: 30_000 };
+export const DEFAULT_RETRY: RetrySettings = {
+  maxAttempts: 5,
+  initialIntervalMs: 1_000,
+  backoffCoefficient: 2,
+  maxIntervalMs: 30_000,
+};
 
 /** The body of `POST /tasks`, and an element of `POST /tasks/compose`. */
 export interface TaskRequest {

@@ -64,7 +64,9 @@ async function connectAll(target: Target, count: number, offset = 0): Promise<We
         await new Promise<void>((resolve, reject) => {
           ws.once('open', () => resolve());
           ws.once('error', reject);
-          ws.once('unexpected-response', (_request, response) => reject(new Error(`${target.name}: handshake ${response.statusCode}`)));
+          ws.once('unexpected-response', (_request, response) =>
+            reject(new Error(`${target.name}: handshake ${response.statusCode}`)),
+          );
         });
         return ws;
       }),
@@ -115,7 +117,10 @@ async function measure(target: Target): Promise<Figures> {
   await sleep(SATURATION_MS);
   running = false;
   const saturationSeconds = (performance.now() - saturationStart) / 1000;
-  const saturation = { acceptedPerSecond: accepted / saturationSeconds, deliveriesPerSecond: deliveries / saturationSeconds };
+  const saturation = {
+    acceptedPerSecond: accepted / saturationSeconds,
+    deliveriesPerSecond: deliveries / saturationSeconds,
+  };
   await sleep(2_000);
 
   // Fixed rate: FIXED_RATE messages/s spread over the senders; latency of every delivery.
@@ -134,7 +139,10 @@ async function measure(target: Target): Promise<Figures> {
   const fixedSeconds = (performance.now() - fixedStart) / 1000;
   const sorted = [...latencies].sort((a, b) => a - b);
   const expected = total * CLIENTS;
-  if (deliveries < expected) process.stdout.write(`${target.name}: ${expected - deliveries} of ${expected} deliveries missing at the fixed rate\n`);
+  if (deliveries < expected)
+    process.stdout.write(
+      `${target.name}: ${expected - deliveries} of ${expected} deliveries missing at the fixed rate\n`,
+    );
 
   for (const ws of clients) ws.close();
   await sleep(1_000);
@@ -158,7 +166,11 @@ async function measure(target: Target): Promise<Figures> {
 
 function spawnLogged(entry: string, env: Record<string, string>, logFile: string): ChildProcess {
   const log = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, stdio: ['ignore', log, log] });
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', log, log],
+  });
   fs.closeSync(log);
   return child;
 }
@@ -174,27 +186,40 @@ async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 
 
 async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'acs-bench-rooms-'));
-  const [apiPort, temporalPort, temporalUiPort, mongoPort, barePort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const [apiPort, temporalPort, temporalUiPort, mongoPort, barePort] = await Promise.all([
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+  ]);
   const adminKey = `acs_admin_bench_${randomBytes(16).toString('hex')}`;
   const jwtSecret = randomBytes(32).toString('hex');
-  const service = spawnLogged('start.ts', {
-    PORT: String(apiPort),
-    EMBEDDED_TEMPORAL_PORT: String(temporalPort),
-    EMBEDDED_TEMPORAL_UI_PORT: String(temporalUiPort),
-    EMBEDDED_MONGODB_PORT: String(mongoPort),
-    DATA_DIR: dataDir,
-    ADMIN_API_KEY: adminKey,
-    AUTH_JWT_SECRET: jwtSecret,
-    LOG_LEVEL: 'warn',
-    // Every client of the bench connects from loopback: the per-address caps would refuse the 501st.
-    WS_MAX_SOCKETS_PER_ADDRESS: '0',
-    HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0',
-  }, path.join(dataDir, 'service.log'));
+  const service = spawnLogged(
+    'start.ts',
+    {
+      PORT: String(apiPort),
+      EMBEDDED_TEMPORAL_PORT: String(temporalPort),
+      EMBEDDED_TEMPORAL_UI_PORT: String(temporalUiPort),
+      EMBEDDED_MONGODB_PORT: String(mongoPort),
+      DATA_DIR: dataDir,
+      ADMIN_API_KEY: adminKey,
+      AUTH_JWT_SECRET: jwtSecret,
+      LOG_LEVEL: 'warn',
+      // Every client of the bench connects from loopback: the per-address caps would refuse the 501st.
+      WS_MAX_SOCKETS_PER_ADDRESS: '0',
+      HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0',
+    },
+    path.join(dataDir, 'service.log'),
+  );
   const bare = spawnLogged('bench/rooms/bare-server.ts', { PORT: String(barePort) }, path.join(dataDir, 'bare.log'));
   try {
     const baseUrl = `http://127.0.0.1:${apiPort}`;
     await waitFor(async () => (await fetch(`${baseUrl}/readyz`)).status === 200, 'service');
-    await waitFor(async () => fs.readFileSync(path.join(dataDir, 'bare.log'), 'utf8').includes('listening'), 'bare server');
+    await waitFor(
+      async () => fs.readFileSync(path.join(dataDir, 'bare.log'), 'utf8').includes('listening'),
+      'bare server',
+    );
 
     const created = await fetch(`${baseUrl}/rooms`, {
       method: 'POST',
@@ -203,13 +228,21 @@ async function main(): Promise<void> {
     }).then((response) => response.json() as Promise<{ roomId: string }>);
     const key = new TextEncoder().encode(jwtSecret);
     // The session token is an RFC 9068 access token (typ at+jwt); the identity token is not.
-    const token = (subject: string, typ?: string) => new SignJWT({}).setProtectedHeader({ alg: 'HS256', ...(typ ? { typ } : {}) }).setSubject(subject).setExpirationTime('1h').sign(key);
+    const token = (subject: string, typ?: string) =>
+      new SignJWT({})
+        .setProtectedHeader({ alg: 'HS256', ...(typ ? { typ } : {}) })
+        .setSubject(subject)
+        .setExpirationTime('1h')
+        .sign(key);
 
     const rooms: Target = {
       name: 'rooms',
       pid: service.pid!,
       url: async (index) => {
-        const [session, identity] = await Promise.all([token(`bench-user-${index}`, 'at+jwt'), token(`bench-user-${index}`)]);
+        const [session, identity] = await Promise.all([
+          token(`bench-user-${index}`, 'at+jwt'),
+          token(`bench-user-${index}`),
+        ]);
         return `ws://127.0.0.1:${apiPort}/parties/chat-server/${created.roomId}?Authorization=${session}&X-Identity-Token=${identity}`;
       },
       frame: (marker) => JSON.stringify({ type: 'MESSAGE', data: { content: marker } }),
@@ -227,7 +260,10 @@ async function main(): Promise<void> {
       `| ${name} | ${f.acceptedPerSecond.toFixed(0)} | ${f.deliveriesPerSecond.toFixed(0)} | ${f.fixedDeliveriesPerSecond.toFixed(0)} | ${f.p50Ms.toFixed(1)} | ${f.p99Ms.toFixed(1)} | ${(f.bytesPerConnection / 1024).toFixed(1)} |`;
     process.stdout.write(
       [
-        `${os.cpus().length} × ${os.cpus()[0].model}, Node ${process.version}, load average ${os.loadavg().map((load) => load.toFixed(1)).join(' ')} at the end; ${CLIENTS} clients in one room, ${SENDERS} of them sending`,
+        `${os.cpus().length} × ${os.cpus()[0].model}, Node ${process.version}, load average ${os
+          .loadavg()
+          .map((load) => load.toFixed(1))
+          .join(' ')} at the end; ${CLIENTS} clients in one room, ${SENDERS} of them sending`,
         '',
         '| server | accepted msg/s (saturated) | deliveries/s (saturated) | deliveries/s at 200 msg/s | p50 ms at 200 msg/s | p99 ms at 200 msg/s | KiB RSS per connection |',
         '|---|---|---|---|---|---|---|',
@@ -241,7 +277,11 @@ async function main(): Promise<void> {
   } finally {
     bare.kill('SIGTERM');
     service.kill('SIGTERM');
-    await Promise.all([bare, service].map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)))));
+    await Promise.all(
+      [bare, service].map(
+        (child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve))),
+      ),
+    );
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }

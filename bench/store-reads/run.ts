@@ -62,7 +62,9 @@ function agentAt(index: number): Agent {
     defaultPrompt: 'Hello',
     mcpUrl: 'https://agents.example/mcp',
     chatUrl: 'https://agents.example/chat',
-    capabilities: { tools: [{ name: `tool${index % 20}`, description: 'does a thing', inputSchema: { type: 'object' } }] },
+    capabilities: {
+      tools: [{ name: `tool${index % 20}`, description: 'does a thing', inputSchema: { type: 'object' } }],
+    },
     // Half public; the private half is owned by others, so the caller sees only the public half.
     visibility: index % 2 === 0 ? 'public' : 'private',
     sharedWith: [],
@@ -78,7 +80,9 @@ async function fill(store: Store, agents: AgentStore, from: number, to: number):
   for (let start = from; start < to; start += BATCH) {
     const indexes = Array.from({ length: Math.min(BATCH, to - start) }, (_, offset) => start + offset);
     const now = new Date();
-    await store.collection(AGENTS_COLLECTION).insertMany(indexes.map((index) => agents.toDocument(agentAt(index)) as never));
+    await store
+      .collection(AGENTS_COLLECTION)
+      .insertMany(indexes.map((index) => agents.toDocument(agentAt(index)) as never));
     await store.collection(ROOMS_COLLECTION).insertMany(
       indexes.map((index) => ({
         _id: `room-${String(index).padStart(7, '0')}`,
@@ -106,11 +110,15 @@ async function fill(store: Store, agents: AgentStore, from: number, to: number):
       })) as never[],
     );
   }
-  await store.collection<{ _id: string; seq: number }>(SEQUENCES_COLLECTION).updateOne({ _id: ROOM }, { $set: { seq: to } }, { upsert: true });
+  await store
+    .collection<{ _id: string; seq: number }>(SEQUENCES_COLLECTION)
+    .updateOne({ _id: ROOM }, { $set: { seq: to } }, { upsert: true });
 }
 
 /** The filter of `canSee` as the registry queried it before the directory. */
-const visibleTo = (principal: Principal) => ({ $or: [{ visibility: 'public' }, { ownerId: principal.id }, { sharedWith: principal.id }] });
+const visibleTo = (principal: Principal) => ({
+  $or: [{ visibility: 'public' }, { ownerId: principal.id }, { sharedWith: principal.id }],
+});
 
 async function main(): Promise<void> {
   const { ferretdb } = ensureBinaries(loadConfig().cacheDir);
@@ -118,7 +126,11 @@ async function main(): Promise<void> {
   const port = await freePort();
   const server = await startServiceFerretDb({ binary: ferretdb, dataDir, port, database: DATABASE });
   const store = await Store.connect(mongoUriFor(port), DATABASE);
-  const [agents, rooms, messages] = [new AgentStore(store, new SecretBox(randomBytes(32))), new RoomStore(store), new MessageStore(store)];
+  const [agents, rooms, messages] = [
+    new AgentStore(store, new SecretBox(randomBytes(32))),
+    new RoomStore(store),
+    new MessageStore(store),
+  ];
   const [directory, roomDirectory] = [new AgentDirectory(agents), new RoomDirectory(rooms)];
   const tokens = queryTokens('translator');
   const rows: string[] = [];
@@ -135,9 +147,15 @@ async function main(): Promise<void> {
         figures.push([what, old, now]);
       };
       const baseline = {
-        agents: await median(() => store.collection(AGENTS_COLLECTION).findOne({ _id: `agent-${String(size - 1).padStart(7, '0')}` as never })),
-        rooms: await median(() => store.collection(ROOMS_COLLECTION).findOne({ _id: `room-${String(size - 1).padStart(7, '0')}` as never })),
-        messages: await median(() => store.collection(MESSAGES_COLLECTION).findOne({ _id: messageId(ROOM, size) as never })),
+        agents: await median(() =>
+          store.collection(AGENTS_COLLECTION).findOne({ _id: `agent-${String(size - 1).padStart(7, '0')}` as never }),
+        ),
+        rooms: await median(() =>
+          store.collection(ROOMS_COLLECTION).findOne({ _id: `room-${String(size - 1).padStart(7, '0')}` as never }),
+        ),
+        messages: await median(() =>
+          store.collection(MESSAGES_COLLECTION).findOne({ _id: messageId(ROOM, size) as never }),
+        ),
       };
       const once = async (read: () => Promise<unknown>) => {
         const start = process.hrtime.bigint();
@@ -158,7 +176,13 @@ async function main(): Promise<void> {
       });
       await measure(
         'GET /agents?limit=1',
-        () => store.collection(AGENTS_COLLECTION).find({ $and: [visibleTo(caller), {}] }).sort({ _id: 1 }).limit(1).toArray(),
+        () =>
+          store
+            .collection(AGENTS_COLLECTION)
+            .find({ $and: [visibleTo(caller), {}] })
+            .sort({ _id: 1 })
+            .limit(1)
+            .toArray(),
         () => directory.listVisible(caller, { limit: 1 }),
       );
       await measure(
@@ -166,15 +190,32 @@ async function main(): Promise<void> {
         async () => {
           const candidates = await store
             .collection(AGENTS_COLLECTION)
-            .find({ $and: [visibleTo(caller), { searchTokens: { $in: tokens } }] }, { projection: { _id: 1, name: 1, searchFields: 1 } })
+            .find(
+              { $and: [visibleTo(caller), { searchTokens: { $in: tokens } }] },
+              { projection: { _id: 1, name: 1, searchFields: 1 } },
+            )
             .limit(1_000)
             .toArray();
-          const ranked = rank(candidates.map(({ _id, name, searchFields }) => ({ id: _id as unknown as string, name, searchFields })), tokens);
-          return store.collection(AGENTS_COLLECTION).find({ $and: [visibleTo(caller), { _id: { $in: ranked.slice(0, PAGE).map((candidate) => candidate.id) as never[] } }] }).toArray();
+          const ranked = rank(
+            candidates.map(({ _id, name, searchFields }) => ({ id: _id as unknown as string, name, searchFields })),
+            tokens,
+          );
+          return store
+            .collection(AGENTS_COLLECTION)
+            .find({
+              $and: [
+                visibleTo(caller),
+                { _id: { $in: ranked.slice(0, PAGE).map((candidate) => candidate.id) as never[] } },
+              ],
+            })
+            .toArray();
         },
         async () => {
           const ranked = rank(await directory.searchCandidates(caller, tokens, undefined, 1_000), tokens);
-          return directory.findVisibleByIds(caller, ranked.slice(0, PAGE).map((candidate) => candidate.id));
+          return directory.findVisibleByIds(
+            caller,
+            ranked.slice(0, PAGE).map((candidate) => candidate.id),
+          );
         },
       );
       await measure(
@@ -189,14 +230,24 @@ async function main(): Promise<void> {
       );
       await measure(
         `history: ${PAGE} after seq ${Math.floor(size / 2)}`,
-        () => store.collection(MESSAGES_COLLECTION).find({ roomId: ROOM, seq: { $gt: Math.floor(size / 2) } }).sort({ seq: 1 }).limit(PAGE).toArray(),
+        () =>
+          store
+            .collection(MESSAGES_COLLECTION)
+            .find({ roomId: ROOM, seq: { $gt: Math.floor(size / 2) } })
+            .sort({ seq: 1 })
+            .limit(PAGE)
+            .toArray(),
         () => messages.page(ROOM, { kind: 'after', seq: Math.floor(size / 2) }, PAGE),
       );
-      const base = (what: string) => (what.includes('agents') ? baseline.agents : what.includes('rooms') ? baseline.rooms : baseline.messages);
+      const base = (what: string) =>
+        what.includes('agents') ? baseline.agents : what.includes('rooms') ? baseline.rooms : baseline.messages;
       for (const [what, old, now] of figures) {
-        rows.push(`| ${size} | ${what} | ${base(what).toFixed(2)} | ${old.toFixed(1)} | ${(old / base(what)).toFixed(0)} × | ${now.toFixed(1)} | ${(now / base(what)).toFixed(1)} × |`);
+        rows.push(
+          `| ${size} | ${what} | ${base(what).toFixed(2)} | ${old.toFixed(1)} | ${(old / base(what)).toFixed(0)} × | ${now.toFixed(1)} | ${(now / base(what)).toFixed(1)} × |`,
+        );
       }
-      const row = (what: string, base: number, ms: number) => `| ${size} | ${what} | ${base.toFixed(2)} | | | ${ms.toFixed(1)} | ${(ms / base).toFixed(1)} × |`;
+      const row = (what: string, base: number, ms: number) =>
+        `| ${size} | ${what} | ${base.toFixed(2)} | | | ${ms.toFixed(1)} | ${(ms / base).toFixed(1)} × |`;
       rows.push(row('GET /agents?limit=1 after an agent changed (write + list)', baseline.agents, changedAgents));
       rows.push(row('GET /rooms?limit=1 after a room changed (write + list)', baseline.rooms, changedRooms));
       rows.push(row('first GET /agents of a process (directory read whole, once)', baseline.agents, wholeAgents));
@@ -208,7 +259,9 @@ async function main(): Promise<void> {
     await server.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
-  console.log('\n| documents | read | findOne by _id (ms) | before (ms) | before / _id | after (ms) | after / _id |\n|---|---|---|---|---|---|---|');
+  console.log(
+    '\n| documents | read | findOne by _id (ms) | before (ms) | before / _id | after (ms) | after / _id |\n|---|---|---|---|---|---|---|',
+  );
   console.log(rows.join('\n'));
 }
 

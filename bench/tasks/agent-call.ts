@@ -5,7 +5,11 @@ import { outboundDispatcher } from '../../src/tasks/outbound-guard';
 import { signWebhook } from '../../src/tasks/webhook-signature';
 
 /** A trivial agent on loopback: answers every task at once with a small completed result, noting when each taskId arrived. */
-export async function startTrivialAgent(): Promise<{ url: string; receivedAt: Map<string, number>; close(): Promise<void> }> {
+export async function startTrivialAgent(): Promise<{
+  url: string;
+  receivedAt: Map<string, number>;
+  close(): Promise<void>;
+}> {
   const receivedAt = new Map<string, number>();
   const server = http.createServer((incoming, response) => {
     const chunks: Buffer[] = [];
@@ -32,7 +36,12 @@ export function directCaller(url: string, signingSecret: string) {
   const dispatcher = outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 5_000 });
   return async function callAgentOnce(taskId: string): Promise<unknown> {
     const body = JSON.stringify({ taskId, operation: 'tools/echo', params: { text: 'bench' } });
-    const reply = await request(url, { method: 'POST', dispatcher, headers: { 'content-type': 'application/json', ...signWebhook(signingSecret, `${taskId}-1`, body) }, body });
+    const reply = await request(url, {
+      method: 'POST',
+      dispatcher,
+      headers: { 'content-type': 'application/json', ...signWebhook(signingSecret, `${taskId}-1`, body) },
+      body,
+    });
     const answer = (await reply.body.json()) as { status: string };
     if (answer.status !== 'completed') throw new Error(`agent answered ${reply.statusCode}`);
     return answer;

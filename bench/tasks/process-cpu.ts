@@ -16,7 +16,10 @@ export function cpuMsOf(pid: number): number {
 }
 
 /** CPU used by each named process while `work` runs, in ms. */
-export async function cpuDuring<T>(pids: Record<string, number>, work: () => Promise<T>): Promise<{ result: T; cpuMs: Record<string, number> }> {
+export async function cpuDuring<T>(
+  pids: Record<string, number>,
+  work: () => Promise<T>,
+): Promise<{ result: T; cpuMs: Record<string, number> }> {
   const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMsOf(pid)]));
   const result = await work();
   const cpuMs = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMsOf(pid) - before[name]]));

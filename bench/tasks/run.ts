@@ -97,14 +97,21 @@ function summarise(samples: Sample[]): Measurement {
  * One API call with undici's `request`, as (a) calls the agent: `fetch` costs the bench process about
  * 1.3 ms more CPU per call, taken from the same two cores as the service under test.
  */
-async function api(baseUrl: string, adminKey: string, method: Dispatcher.HttpMethod, route: string, body?: unknown): Promise<any> {
+async function api(
+  baseUrl: string,
+  adminKey: string,
+  method: Dispatcher.HttpMethod,
+  route: string,
+  body?: unknown,
+): Promise<any> {
   const response = await request(`${baseUrl}${route}`, {
     method,
     headers: { 'x-api-key': adminKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const parsed = await response.body.json();
-  if (response.statusCode >= 300) throw new Error(`${method} ${route} answered ${response.statusCode}: ${JSON.stringify(parsed)}`);
+  if (response.statusCode >= 300)
+    throw new Error(`${method} ${route} answered ${response.statusCode}: ${JSON.stringify(parsed)}`);
   return parsed;
 }
 
@@ -112,7 +119,12 @@ async function main(): Promise<void> {
   const write = process.argv.includes('--write');
   // The comparison the issue asks for: the same run on the dev server's SQLite defaults.
   const tunedSqlite = !process.argv.includes('--sqlite-defaults');
-  const local = await startLocalStack({ runDirPrefix: 'acs-bench-', database: MONGO_DATABASE, tunedSqlite, env: { LOG_LEVEL: 'warn' } });
+  const local = await startLocalStack({
+    runDirPrefix: 'acs-bench-',
+    database: MONGO_DATABASE,
+    tunedSqlite,
+    env: { LOG_LEVEL: 'warn' },
+  });
   const { stack, service, runDir, processes: servers } = local;
   const agentServer = await startTrivialAgent();
   Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -126,7 +138,15 @@ async function main(): Promise<void> {
       defaultPrompt: 'Hi',
       mcpUrl: agentServer.url,
       chatUrl: agentServer.url,
-      capabilities: { tools: [{ name: 'echo', description: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }] },
+      capabilities: {
+        tools: [
+          {
+            name: 'echo',
+            description: 'echo',
+            inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+          },
+        ],
+      },
     });
     const direct = directCaller(agentServer.url, agent.signingSecret);
     const client = new Client({ connection });
@@ -144,7 +164,11 @@ async function main(): Promise<void> {
     let profiling = false;
     const viaRouter = async () => {
       const sent = Date.now();
-      const { taskId } = await api(baseUrl, adminKey, 'POST', '/tasks', { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'bench' } });
+      const { taskId } = await api(baseUrl, adminKey, 'POST', '/tasks', {
+        agentId: agent.agentId,
+        operation: 'tools/echo',
+        params: { text: 'bench' },
+      });
       const accepted = Date.now();
       for (;;) {
         const task = await api(baseUrl, adminKey, 'GET', `/tasks/${taskId}?waitMs=${WAIT_MS}`);
@@ -158,31 +182,56 @@ async function main(): Promise<void> {
           }
           return;
         }
-        if (task.status !== 'pending') throw new Error(`task ${taskId} ended ${task.status}: ${JSON.stringify(task.error)}`);
+        if (task.status !== 'pending')
+          throw new Error(`task ${taskId} ended ${task.status}: ${JSON.stringify(task.error)}`);
       }
     };
     const bare = (taskId: string) =>
-      client.workflow.execute<typeof bareTaskWorkflow>('bareTaskWorkflow', { taskQueue: BARE_QUEUE, workflowId: `bare-${randomUUID()}`, args: [taskId], requestEagerStart: true });
+      client.workflow.execute<typeof bareTaskWorkflow>('bareTaskWorkflow', {
+        taskQueue: BARE_QUEUE,
+        workflowId: `bare-${randomUUID()}`,
+        args: [taskId],
+        requestEagerStart: true,
+      });
     const bareLocal = (taskId: string) =>
-      client.workflow.execute<typeof bareLocalTaskWorkflow>('bareLocalTaskWorkflow', { taskQueue: BARE_QUEUE, workflowId: `bare-local-${randomUUID()}`, args: [taskId], requestEagerStart: true });
+      client.workflow.execute<typeof bareLocalTaskWorkflow>('bareLocalTaskWorkflow', {
+        taskQueue: BARE_QUEUE,
+        workflowId: `bare-local-${randomUUID()}`,
+        args: [taskId],
+        requestEagerStart: true,
+      });
 
     const rows: string[] = [];
     const localRows: string[] = [];
     // CPU per task of each process, for (b), (b′) and (c) at each concurrency: the bench process runs
     // the bare workflows' worker and client, the agent and (c)'s HTTP client.
-    const pids = { 'Temporal dev server': servers[0].pid!, FerretDB: servers[1].pid!, service: service.pid, 'bench process': process.pid };
+    const pids = {
+      'Temporal dev server': servers[0].pid!,
+      FerretDB: servers[1].pid!,
+      service: service.pid,
+      'bench process': process.pid,
+    };
     const cpuRows: string[] = [];
     // (c) reports a task completed before its workflow finished; the rest of that work is waited
     // for before the next round, and counted in (c)'s CPU but not in its time.
     const drained = async () => {
       const deadline = Date.now() + DRAIN_MS;
-      while ((await client.workflow.count(`ExecutionStatus = "Running"`)).count > 0 && Date.now() < deadline) await sleep(50);
+      while ((await client.workflow.count(`ExecutionStatus = "Running"`)).count > 0 && Date.now() < deadline)
+        await sleep(50);
     };
     const variants = ['b', 'bLocal', 'c'] as const;
     const labels = { b: '(b)', bLocal: '(b′)', c: '(c)' };
-    const measureInRounds = async (concurrency: number, total: number, jobs: Record<(typeof variants)[number], (n: number) => Promise<unknown>>) => {
+    const measureInRounds = async (
+      concurrency: number,
+      total: number,
+      jobs: Record<(typeof variants)[number], (n: number) => Promise<unknown>>,
+    ) => {
       const samples = { b: [] as Sample[], bLocal: [] as Sample[], c: [] as Sample[] };
-      const cpu = { b: {} as Record<string, number>, bLocal: {} as Record<string, number>, c: {} as Record<string, number> };
+      const cpu = {
+        b: {} as Record<string, number>,
+        bLocal: {} as Record<string, number>,
+        c: {} as Record<string, number>,
+      };
       for (let round = 0; round < ROUNDS; round += 1) {
         for (const variant of variants) {
           await drained();
@@ -198,7 +247,9 @@ async function main(): Promise<void> {
       for (const variant of variants) {
         const perTask = Object.keys(pids).map((name) => cpu[variant][name] / total);
         const sum = perTask.reduce((a, b) => a + b, 0);
-        cpuRows.push(`| ${labels[variant]} | ${concurrency} | ${perTask.map((ms) => (variant !== 'c' && ms < 0.05 ? '' : ms.toFixed(1))).join(' | ')} | ${sum.toFixed(1)} |`);
+        cpuRows.push(
+          `| ${labels[variant]} | ${concurrency} | ${perTask.map((ms) => (variant !== 'c' && ms < 0.05 ? '' : ms.toFixed(1))).join(' | ')} | ${sum.toFixed(1)} |`,
+        );
       }
       return { b: summarise(samples.b), bLocal: summarise(samples.bLocal), c: summarise(samples.c) };
     };
@@ -231,15 +282,26 @@ async function main(): Promise<void> {
         });
         profiling = false;
         const format = (m: Measurement) => `${m.throughput.toFixed(1)} | ${m.p50.toFixed(1)} | ${m.p99.toFixed(1)}`;
-        rows.push(`| ${concurrency} | ${total} | ${format(a)} | ${format(b)} | ${format(c)} | ${((100 * c.throughput) / b.throughput).toFixed(0)} % | ${(c.p50 - b.p50).toFixed(1)} |`);
-        localRows.push(`| ${concurrency} | ${format(bLocal)} | ${((100 * c.throughput) / bLocal.throughput).toFixed(0)} % | ${(c.p50 - bLocal.p50).toFixed(1)} |`);
+        rows.push(
+          `| ${concurrency} | ${total} | ${format(a)} | ${format(b)} | ${format(c)} | ${((100 * c.throughput) / b.throughput).toFixed(0)} % | ${(c.p50 - b.p50).toFixed(1)} |`,
+        );
+        localRows.push(
+          `| ${concurrency} | ${format(bLocal)} | ${((100 * c.throughput) / bLocal.throughput).toFixed(0)} % | ${(c.p50 - bLocal.p50).toFixed(1)} |`,
+        );
         process.stdout.write(`${rows[rows.length - 1]}\n${localRows[localRows.length - 1]}\n`);
       }
 
       const alone = { b: [] as Sample[], bLocal: [] as Sample[], c: [] as Sample[] };
-      const aloneJobs = { b: (n: number) => bare(`bare-alone-${n}`), bLocal: (n: number) => bareLocal(`bare-local-alone-${n}`), c: viaRouter };
+      const aloneJobs = {
+        b: (n: number) => bare(`bare-alone-${n}`),
+        bLocal: (n: number) => bareLocal(`bare-local-alone-${n}`),
+        c: viaRouter,
+      };
       for (let round = 0; round < ROUNDS; round += 1) {
-        for (const variant of variants) alone[variant].push(await aloneSample(ALONE_TASKS / ROUNDS, (n) => aloneJobs[variant](round * (ALONE_TASKS / ROUNDS) + n)));
+        for (const variant of variants)
+          alone[variant].push(
+            await aloneSample(ALONE_TASKS / ROUNDS, (n) => aloneJobs[variant](round * (ALONE_TASKS / ROUNDS) + n)),
+          );
       }
       const [aloneB, aloneBLocal, aloneC] = [summarise(alone.b), summarise(alone.bLocal), summarise(alone.c)];
       const pair = (m: Measurement) => `${m.p50.toFixed(1)} | ${m.p99.toFixed(1)}`;
@@ -248,7 +310,10 @@ async function main(): Promise<void> {
 
       const composition = Array.from({ length: DAG_LEVELS * DAG_WIDTH }, (_, position) => {
         const level = Math.floor(position / DAG_WIDTH);
-        const parents = level === 0 ? [] : Array.from({ length: DAG_WIDTH }, (_unused, column) => String((level - 1) * DAG_WIDTH + column));
+        const parents =
+          level === 0
+            ? []
+            : Array.from({ length: DAG_WIDTH }, (_unused, column) => String((level - 1) * DAG_WIDTH + column));
         return { agentId: agent.agentId, operation: 'tools/echo', params: { text: `dag-${position}` }, parents };
       });
       const started = performance.now();
@@ -283,7 +348,7 @@ async function main(): Promise<void> {
       "(b′) is (b) with the call as a local activity, Temporal's cheapest way to make it, which the router used before the Web UI had",
       'to show its calls (issue 17): for reference, not the target.',
       '',
-      "| concurrency | (b′) tasks/s | (b′) p50 | (b′) p99 | (c)/(b′) throughput | (c)−(b′) p50 |",
+      '| concurrency | (b′) tasks/s | (b′) p50 | (b′) p99 | (c)/(b′) throughput | (c)−(b′) p50 |',
       '|---|---|---|---|---|---|',
       ...localRows,
       '',
@@ -307,7 +372,9 @@ async function main(): Promise<void> {
       'CPU per task in ms, by process (user + system time from `/proc`, over each measurement and the wait for its workflows to finish):',
       '',
       `| | concurrency | ${Object.keys(pids).join(' | ')} | total |`,
-      `|---|---|${Object.keys(pids).map(() => '---|').join('')}---|`,
+      `|---|---|${Object.keys(pids)
+        .map(() => '---|')
+        .join('')}---|`,
       ...cpuRows,
       '',
     ].join('\n');
@@ -333,7 +400,10 @@ function writeSection(file: string, section: string): void {
     return;
   }
   const end = existing.indexOf('\n## ', start + 1);
-  fs.writeFileSync(file, existing.slice(0, start) + section.trimEnd() + (end < 0 ? '\n' : `\n\n${existing.slice(end + 1)}`));
+  fs.writeFileSync(
+    file,
+    existing.slice(0, start) + section.trimEnd() + (end < 0 ? '\n' : `\n\n${existing.slice(end + 1)}`),
+  );
 }
 
 main().catch((error) => {

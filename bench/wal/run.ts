@@ -44,13 +44,28 @@ const VARIANTS: Variant[] = [
   { name: "the project's settings", url: sqliteUrlFor, bounded: true, gated: true },
 ];
 
-async function measure(binary: string, variant: Variant): Promise<{ maxMb: number; endMb: number; updatesPerSecond: number }> {
+async function measure(
+  binary: string,
+  variant: Variant,
+): Promise<{ maxMb: number; endMb: number; updatesPerSecond: number }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'acs-wal-'));
   const files = path.join(dir, 'ferretdb');
   fs.mkdirSync(files);
   const port = await freePort();
-  const args = ['--handler=sqlite', `--sqlite-url=${variant.url(files)}`, `--state-dir=${files}`, `--listen-addr=127.0.0.1:${port}`, '--debug-addr=-', '--telemetry=disable', '--log-level=warn'];
-  const ferretDb = await ManagedProcess.start('ferretdb', binary, args, { logFile: path.join(dir, 'ferretdb.log'), host: '127.0.0.1', port });
+  const args = [
+    '--handler=sqlite',
+    `--sqlite-url=${variant.url(files)}`,
+    `--state-dir=${files}`,
+    `--listen-addr=127.0.0.1:${port}`,
+    '--debug-addr=-',
+    '--telemetry=disable',
+    '--log-level=warn',
+  ];
+  const ferretDb = await ManagedProcess.start('ferretdb', binary, args, {
+    logFile: path.join(dir, 'ferretdb.log'),
+    host: '127.0.0.1',
+    port,
+  });
   const gate = variant.gated ? new StoreGate() : undefined;
   const store = await Store.connect(mongoUriFor(port), DATABASE, gate);
   try {
@@ -81,8 +96,18 @@ async function measure(binary: string, variant: Variant): Promise<{ maxMb: numbe
       }
     };
     let measuring = true;
-    if (variant.bounded) boundWriteAheadLogs(files, () => measuring, (message) => console.log(`  ${message}`), { ...DEFAULT_WAL_BOUNDS, gate });
-    await Promise.all([...Array.from({ length: WRITERS }, writer), ...Array.from({ length: READERS }, reader), sampler()]);
+    if (variant.bounded)
+      boundWriteAheadLogs(
+        files,
+        () => measuring,
+        (message) => console.log(`  ${message}`),
+        { ...DEFAULT_WAL_BOUNDS, gate },
+      );
+    await Promise.all([
+      ...Array.from({ length: WRITERS }, writer),
+      ...Array.from({ length: READERS }, reader),
+      sampler(),
+    ]);
     maxBytes = Math.max(maxBytes, size());
     // The writes stop; FerretDB keeps running, as a service does between bursts.
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
@@ -98,10 +123,14 @@ async function measure(binary: string, variant: Variant): Promise<{ maxMb: numbe
 
 async function main(): Promise<void> {
   const { ferretdb } = ensureBinaries(loadConfig().cacheDir);
-  console.log(`${SECONDS} s per variant: ${WRITERS} writers by _id and ${READERS} readers by _id over ${DOCUMENTS} documents of 2 KB`);
+  console.log(
+    `${SECONDS} s per variant: ${WRITERS} writers by _id and ${READERS} readers by _id over ${DOCUMENTS} documents of 2 KB`,
+  );
   for (const variant of VARIANTS) {
     const figures = await measure(ferretdb, variant);
-    console.log(`${variant.name.padEnd(24)} largest WAL ${figures.maxMb.toFixed(1)} MB, ${SETTLE_MS / 1_000} s after the writes ${figures.endMb.toFixed(1)} MB, ${figures.updatesPerSecond.toFixed(0)} updates/s`);
+    console.log(
+      `${variant.name.padEnd(24)} largest WAL ${figures.maxMb.toFixed(1)} MB, ${SETTLE_MS / 1_000} s after the writes ${figures.endMb.toFixed(1)} MB, ${figures.updatesPerSecond.toFixed(0)} updates/s`,
+    );
   }
 }
 

@@ -15,7 +15,14 @@ import { tool, waitForTask } from '../../test/support/tasks';
 import { closedStatus, until } from '../../test/support/until';
 
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+];
 const VIEWPORT = { width: 1400, height: 1000 };
 const IMAGES = __dirname;
 /** The whole run takes about a minute; past this something hangs, and the script stops what it started and fails. */
@@ -35,15 +42,23 @@ const VIEW_MS = 20_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const begun = Date.now();
-const say = (message: string) => process.stdout.write(`[capture ${((Date.now() - begun) / 1000).toFixed(0).padStart(3)} s] ${message}\n`);
+const say = (message: string) =>
+  process.stdout.write(`[capture ${((Date.now() - begun) / 1000).toFixed(0).padStart(3)} s] ${message}\n`);
 
 /** Each agent answers at once with its params' text, marked by what it did. */
-const answersWith = (mark: string): AgentBehaviour => (received) => ({ status: 200, body: { status: 'completed', result: { text: `${mark}(${received.body.params.text})` } } });
+const answersWith =
+  (mark: string): AgentBehaviour =>
+  (received) => ({
+    status: 200,
+    body: { status: 'completed', result: { text: `${mark}(${received.body.params.text})` } },
+  });
 /** Takes the task (202) and never reports; answers a cancellation notice with 200. */
-const neverReports: AgentBehaviour = (received) => (received.body?.cancel ? { status: 200, body: {} } : { status: 202, body: { status: 'received' } });
+const neverReports: AgentBehaviour = (received) =>
+  received.body?.cancel ? { status: 200, body: {} } : { status: 202, body: { status: 'received' } };
 
 /** What is running, so that a failure, Ctrl-C or the deadline stops all of it. */
-const started: { stack?: LocalStack; agents?: AgentServer; browser?: Browser; temporal?: { close(): Promise<void> } } = {};
+const started: { stack?: LocalStack; agents?: AgentServer; browser?: Browser; temporal?: { close(): Promise<void> } } =
+  {};
 
 async function stopAll(): Promise<void> {
   await started.browser?.close().catch(() => undefined);
@@ -56,14 +71,19 @@ let stopping: Promise<never> | undefined;
 
 /** Once, whoever asks first: the deadline, Ctrl-C or a failure, which the deadline's stop may cause. */
 function stopAndExit(code: number): Promise<never> {
-  stopping ??= Promise.race([stopAll().catch((error: unknown) => say(`stopping failed: ${String(error)}`)), sleep(STOP_MS)]).then(() => process.exit(code));
+  stopping ??= Promise.race([
+    stopAll().catch((error: unknown) => say(`stopping failed: ${String(error)}`)),
+    sleep(STOP_MS),
+  ]).then(() => process.exit(code));
   return stopping;
 }
 
 async function main(): Promise<void> {
   // Never a browser download: Debian's Chromium or nothing.
   if (!fs.existsSync(CHROMIUM)) {
-    process.stderr.write(`${CHROMIUM} is missing. Install Debian's Chromium: apt-get update && apt-get install -y chromium\n`);
+    process.stderr.write(
+      `${CHROMIUM} is missing. Install Debian's Chromium: apt-get update && apt-get install -y chromium\n`,
+    );
     process.exit(2);
   }
   const deadline = setTimeout(() => {
@@ -73,7 +93,12 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void stopAndExit(130));
 
   say('starting Temporal (with its Web UI), FerretDB and the service');
-  const stack = (started.stack = await startLocalStack({ runDirPrefix: 'acs-capture-', database: 'acs_capture', webUi: true, env: { LOG_LEVEL: 'warn' } }));
+  const stack = (started.stack = await startLocalStack({
+    runDirPrefix: 'acs-capture-',
+    database: 'acs_capture',
+    webUi: true,
+    env: { LOG_LEVEL: 'warn' },
+  }));
   const agents = (started.agents = await AgentServer.start());
   const { client: temporal, close } = await connectTemporal();
   started.temporal = { close };
@@ -83,15 +108,50 @@ async function main(): Promise<void> {
 
   const callbacks = agents.route('callbacks', () => ({ status: 204 }));
   const register = (name: string, description: string, operation: string, mcpUrl: string): Promise<RegisteredAgent> =>
-    registerAgent({ name, description, mcpUrl, capabilities: { tools: [tool(operation, { text: { type: 'string' } })] } });
-  const summariser = await register('Summariser', 'Shortens a text', 'summarise', agents.route('summariser', answersWith('summary')));
-  const translator = await register('Translator', 'Translates a text into French', 'translate', agents.route('translator', answersWith('french')));
-  const reviewer = await register('Reviewer', 'Proofreads a text', 'review', agents.route('reviewer', answersWith('reviewed')));
-  const offline = await register('Offline agent', 'Registered on a port nothing listens on', 'lookup', `http://127.0.0.1:${await freePort()}/mcp`);
-  const researcher = await register('Researcher', 'Takes the task, reports much later', 'research', agents.route('researcher', neverReports));
+    registerAgent({
+      name,
+      description,
+      mcpUrl,
+      capabilities: { tools: [tool(operation, { text: { type: 'string' } })] },
+    });
+  const summariser = await register(
+    'Summariser',
+    'Shortens a text',
+    'summarise',
+    agents.route('summariser', answersWith('summary')),
+  );
+  const translator = await register(
+    'Translator',
+    'Translates a text into French',
+    'translate',
+    agents.route('translator', answersWith('french')),
+  );
+  const reviewer = await register(
+    'Reviewer',
+    'Proofreads a text',
+    'review',
+    agents.route('reviewer', answersWith('reviewed')),
+  );
+  const offline = await register(
+    'Offline agent',
+    'Registered on a port nothing listens on',
+    'lookup',
+    `http://127.0.0.1:${await freePort()}/mcp`,
+  );
+  const researcher = await register(
+    'Researcher',
+    'Takes the task, reports much later',
+    'research',
+    agents.route('researcher', neverReports),
+  );
 
   // (b) first: it must have been retrying for a while when its turn comes.
-  const retrying = await createTask({ agentId: offline.agentId, operation: 'tools/lookup', params: { text: 'unreachable' }, retry: { maxAttempts: 10 } });
+  const retrying = await createTask({
+    agentId: offline.agentId,
+    operation: 'tools/lookup',
+    params: { text: 'unreachable' },
+    retry: { maxAttempts: 10 },
+  });
   const retryingSince = Date.now();
 
   // (a) Summarise, then translate the summary, then review the translation.
@@ -99,9 +159,26 @@ async function main(): Promise<void> {
   const composed = await call('POST', '/tasks/compose', {
     apiKey: 'admin',
     body: [
-      { agentId: summariser.agentId, operation: 'tools/summarise', params: { text: 'the quarterly report' }, callbackUrl: callbacks },
-      { agentId: translator.agentId, operation: 'tools/translate', params: { text: from('0') }, parents: ['0'], callbackUrl: callbacks },
-      { agentId: reviewer.agentId, operation: 'tools/review', params: { text: from('1') }, parents: ['1'], callbackUrl: callbacks },
+      {
+        agentId: summariser.agentId,
+        operation: 'tools/summarise',
+        params: { text: 'the quarterly report' },
+        callbackUrl: callbacks,
+      },
+      {
+        agentId: translator.agentId,
+        operation: 'tools/translate',
+        params: { text: from('0') },
+        parents: ['0'],
+        callbackUrl: callbacks,
+      },
+      {
+        agentId: reviewer.agentId,
+        operation: 'tools/review',
+        params: { text: from('1') },
+        parents: ['1'],
+        callbackUrl: callbacks,
+      },
     ],
   });
   expectStatus(composed, 202, 'POST /tasks/compose');
@@ -109,16 +186,32 @@ async function main(): Promise<void> {
   await ended(composed.body[2].taskId, 'completed');
 
   // (c) Awaiting its report, and (d) cancelled while awaiting it.
-  const awaitingReport = await createTask({ agentId: researcher.agentId, operation: 'tools/research', params: { text: 'market size' } });
-  const cancelled = await createTask({ agentId: researcher.agentId, operation: 'tools/research', params: { text: 'competitors' }, callbackUrl: callbacks });
-  for (const taskId of [awaitingReport, cancelled]) await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' || task.status !== 'pending' });
-  expectStatus(await call('POST', `/tasks/${cancelled}/cancel`, { apiKey: 'admin' }), 200, 'POST /tasks/{taskId}/cancel');
+  const awaitingReport = await createTask({
+    agentId: researcher.agentId,
+    operation: 'tools/research',
+    params: { text: 'market size' },
+  });
+  const cancelled = await createTask({
+    agentId: researcher.agentId,
+    operation: 'tools/research',
+    params: { text: 'competitors' },
+    callbackUrl: callbacks,
+  });
+  for (const taskId of [awaitingReport, cancelled])
+    await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' || task.status !== 'pending' });
+  expectStatus(
+    await call('POST', `/tasks/${cancelled}/cancel`, { apiKey: 'admin' }),
+    200,
+    'POST /tasks/{taskId}/cancel',
+  );
   // Both runs show their end, callbacks and notices included.
-  for (const workflowId of [composition, `task-${cancelled}`]) await closedStatus(temporal.workflow.getHandle(workflowId), VIEW_MS);
+  for (const workflowId of [composition, `task-${cancelled}`])
+    await closedStatus(temporal.workflow.getHandle(workflowId), VIEW_MS);
 
   await sleep(RETRYING_FOR_MS - (Date.now() - retryingSince));
   const { body: view } = await call('GET', `/tasks/${retrying}`, { apiKey: 'admin' });
-  if (view.phase !== 'retrying') throw new Error(`the unreachable agent's task should be retrying: ${JSON.stringify(view)}`);
+  if (view.phase !== 'retrying')
+    throw new Error(`the unreachable agent's task should be retrying: ${JSON.stringify(view)}`);
   say(`photographing (b) the task retrying its unreachable agent (${view.attempts} attempts so far)`);
   await ui.run(`task-${retrying}`, 'retrying', ['history', 'pending-activities', 'user-metadata']);
 
@@ -156,7 +249,11 @@ const RUN_VIEWS = {
   timeline: { tab: 'timeline', ready: 'Timeline', heading: 'Timeline' },
   history: { tab: 'history', ready: 'Workflow Task Scheduled', heading: 'Event History' },
   'user-metadata': { tab: 'user-metadata', ready: 'Summary', heading: undefined },
-  'pending-activities': { tab: 'pending-activities', ready: /No Pending Activities|Activity Type|Attempt/, heading: undefined },
+  'pending-activities': {
+    tab: 'pending-activities',
+    ready: /No Pending Activities|Activity Type|Attempt/,
+    heading: undefined,
+  },
 } satisfies Record<string, { tab: string; ready: string | RegExp; heading: string | undefined }>;
 type RunView = keyof typeof RUN_VIEWS;
 
@@ -195,12 +292,16 @@ class WebUi {
   async list(query: string, name: string, workflowIds: string[]): Promise<void> {
     await this.page.goto(`${this.baseUrl}/namespaces/default/workflows?query=${encodeURIComponent(query)}`);
     // Visibility lists a run a moment after it changed: reload until every one is there.
-    await until(async () => {
-      const text = await this.page.locator('main').innerText({ timeout: VIEW_MS });
-      if (workflowIds.every((id) => text.includes(id))) return true;
-      await this.page.reload();
-      return false;
-    }, `the list filtered by ${query}`, VIEW_MS);
+    await until(
+      async () => {
+        const text = await this.page.locator('main').innerText({ timeout: VIEW_MS });
+        if (workflowIds.every((id) => text.includes(id))) return true;
+        await this.page.reload();
+        return false;
+      },
+      `the list filtered by ${query}`,
+      VIEW_MS,
+    );
     await this.shoot(name, workflowIds[0]);
   }
 
@@ -225,36 +326,50 @@ class WebUi {
     // In the container that scrolls the page, and down only: scrollIntoView also slid the page
     // sideways under the navigation (the event table is wider than the window), and a mouse wheel
     // scrolls whatever box is under the pointer, such as the run's input.
-    const shortOfPx = await this.page.getByRole('heading', { name: heading }).first().evaluate((element, topBarPx) => {
-      const window = element.ownerDocument.defaultView!;
-      const down = element.getBoundingClientRect().top - topBarPx;
-      for (let box = element.parentElement; box; box = box.parentElement) {
-        if (box.scrollHeight > box.clientHeight && /auto|scroll/.test(window.getComputedStyle(box).overflowY)) {
-          const room = box.scrollHeight - box.clientHeight - box.scrollTop;
-          if (room < down) return down;
-          box.scrollTop += down;
-          return 0;
+    const shortOfPx = await this.page
+      .getByRole('heading', { name: heading })
+      .first()
+      .evaluate((element, topBarPx) => {
+        const window = element.ownerDocument.defaultView!;
+        const down = element.getBoundingClientRect().top - topBarPx;
+        for (let box = element.parentElement; box; box = box.parentElement) {
+          if (box.scrollHeight > box.clientHeight && /auto|scroll/.test(window.getComputedStyle(box).overflowY)) {
+            const room = box.scrollHeight - box.clientHeight - box.scrollTop;
+            if (room < down) return down;
+            box.scrollTop += down;
+            return 0;
+          }
         }
-      }
-      return down;
-    }, TOP_BAR_PX);
+        return down;
+      }, TOP_BAR_PX);
     if (shortOfPx === 0) return;
     // As tall as what the page shows, up to TALLEST_PX; no blank band below it.
     await this.page.setViewportSize({ width: VIEWPORT.width, height: TALLEST_PX });
     // The bottom of the section under the heading: its first ancestor that reaches below it.
-    const bottom = await this.page.getByRole('heading', { name: heading }).first().evaluate((element) => {
-      const below = element.getBoundingClientRect().bottom + 50;
-      for (let box = element.parentElement; box; box = box.parentElement) {
-        if (box.getBoundingClientRect().bottom > below) return box.getBoundingClientRect().bottom;
-      }
-      return below;
+    const bottom = await this.page
+      .getByRole('heading', { name: heading })
+      .first()
+      .evaluate((element) => {
+        const below = element.getBoundingClientRect().bottom + 50;
+        for (let box = element.parentElement; box; box = box.parentElement) {
+          if (box.getBoundingClientRect().bottom > below) return box.getBoundingClientRect().bottom;
+        }
+        return below;
+      });
+    await this.page.setViewportSize({
+      width: VIEWPORT.width,
+      height: Math.round(Math.min(TALLEST_PX, Math.max(VIEWPORT.height, bottom + MARGIN_PX))),
     });
-    await this.page.setViewportSize({ width: VIEWPORT.width, height: Math.round(Math.min(TALLEST_PX, Math.max(VIEWPORT.height, bottom + MARGIN_PX))) });
   }
 }
 
-main().then(() => process.exit(0), (error: unknown) => {
-  process.stderr.write(`[capture] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  if (started.stack) process.stderr.write(`[capture] logs kept in ${started.stack.runDir}\n`);
-  void stopAndExit(1);
-});
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(
+      `[capture] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    if (started.stack) process.stderr.write(`[capture] logs kept in ${started.stack.runDir}\n`);
+    void stopAndExit(1);
+  },
+);

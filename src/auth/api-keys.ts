@@ -47,7 +47,12 @@ export class ApiKeyStore {
     return this.store.collection<ApiKeyRecord>(API_KEYS_COLLECTION);
   }
 
-  async issue(kind: ApiKeyRecord['kind'], subjectId: string | undefined, description?: string, createdBy?: Principal): Promise<IssuedKey> {
+  async issue(
+    kind: ApiKeyRecord['kind'],
+    subjectId: string | undefined,
+    description?: string,
+    createdBy?: Principal,
+  ): Promise<IssuedKey> {
     const id = randomBytes(12).toString('base64url');
     const key = `acs_${id}_${randomBytes(32).toString('base64url')}`;
     const createdAt = new Date();
@@ -76,7 +81,10 @@ export class ApiKeyStore {
   }
 
   async revoke(id: string): Promise<boolean> {
-    const result = await this.keys.updateOne({ _id: id, revokedAt: { $exists: false } }, { $set: { revokedAt: new Date() } });
+    const result = await this.keys.updateOne(
+      { _id: id, revokedAt: { $exists: false } },
+      { $set: { revokedAt: new Date() } },
+    );
     return result.matchedCount === 1;
   }
 

@@ -46,7 +46,10 @@ export class Authenticator {
       if (!sessionToken || !identityToken) {
         return unauthenticated('Human credentials need both Authorization (session token) and X-Identity-Token');
       }
-      return (await this.humans.verify(sessionToken.replace(BEARER, ''), identityToken)) ?? unauthenticated('Invalid session or identity token');
+      return (
+        (await this.humans.verify(sessionToken.replace(BEARER, ''), identityToken)) ??
+        unauthenticated('Invalid session or identity token')
+      );
     }
     return undefined;
   }
@@ -54,11 +57,14 @@ export class Authenticator {
   /** Koa middleware: sets `ctx.state.principal` from the request headers when a credential is presented. */
   middleware() {
     return async (ctx: Context, next: Next): Promise<void> => {
-      (ctx.state as AuthState).principal = await this.resolve({
-        apiKey: ctx.get('x-api-key') || undefined,
-        sessionToken: ctx.get('authorization') || undefined,
-        identityToken: ctx.get('x-identity-token') || undefined,
-      }, addressOf(ctx.req.socket));
+      (ctx.state as AuthState).principal = await this.resolve(
+        {
+          apiKey: ctx.get('x-api-key') || undefined,
+          sessionToken: ctx.get('authorization') || undefined,
+          identityToken: ctx.get('x-identity-token') || undefined,
+        },
+        addressOf(ctx.req.socket),
+      );
       await next();
     };
   }

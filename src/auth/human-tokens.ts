@@ -1,4 +1,11 @@
-import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions, type ProtectedHeaderParameters } from 'jose';
+import {
+  createRemoteJWKSet,
+  jwtVerify,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+  type JWTVerifyOptions,
+  type ProtectedHeaderParameters,
+} from 'jose';
 import type { Config } from '../config/config';
 import { PrincipalKind, type Principal } from './principal';
 
@@ -19,7 +26,10 @@ function carriesAudience(payload: JWTPayload, audience: string): boolean {
   return payload.aud === audience || (Array.isArray(payload.aud) && payload.aud.includes(audience));
 }
 
-export type HumanTokenSettings = Pick<Config, 'authJwksUrl' | 'authJwtSecret' | 'authIssuer' | 'authAudience' | 'authIdentityAudience'>;
+export type HumanTokenSettings = Pick<
+  Config,
+  'authJwksUrl' | 'authJwtSecret' | 'authIssuer' | 'authAudience' | 'authIdentityAudience'
+>;
 
 /**
  * Verifies the two JWTs a human presents (session and identity token) against the identity
@@ -45,8 +55,14 @@ export class HumanTokenVerifier {
     };
     const { authAudience, authIdentityAudience } = config;
     if (authIdentityAudience && authAudience) {
-      this.session = { options: { ...options, audience: authAudience }, fits: (_header, payload) => !carriesAudience(payload, authIdentityAudience) };
-      this.identity = { options: { ...options, audience: authIdentityAudience }, fits: (_header, payload) => !carriesAudience(payload, authAudience) };
+      this.session = {
+        options: { ...options, audience: authAudience },
+        fits: (_header, payload) => !carriesAudience(payload, authIdentityAudience),
+      };
+      this.identity = {
+        options: { ...options, audience: authIdentityAudience },
+        fits: (_header, payload) => !carriesAudience(payload, authAudience),
+      };
     } else {
       const withAudience = { ...options, ...(authAudience ? { audience: authAudience } : {}) };
       this.session = { options: withAudience, fits: (header) => isAccessTokenType(header.typ) };
@@ -57,7 +73,10 @@ export class HumanTokenVerifier {
   /** The human principal, or undefined when either token is invalid or not of its kind, or they disagree. */
   async verify(sessionToken: string, identityToken: string): Promise<Principal | undefined> {
     if (!this.key || sessionToken === identityToken) return undefined;
-    const [session, identity] = await Promise.all([this.subjectOf(sessionToken, this.session), this.subjectOf(identityToken, this.identity)]);
+    const [session, identity] = await Promise.all([
+      this.subjectOf(sessionToken, this.session),
+      this.subjectOf(identityToken, this.identity),
+    ]);
     if (!identity || session !== identity) return undefined;
     return { kind: PrincipalKind.HUMAN, id: identity };
   }

@@ -29,7 +29,14 @@ export function createKeyRoutes(apiKeys: ApiKeyStore): RouteModule {
     ctx.status = 201;
     ctx.set('Location', `/keys/${issued.id}`);
     // `apiKey`, as POST /agents names a key; `key` is the same value, for clients written against the first name.
-    ctx.body = { id: issued.id, apiKey: issued.key, key: issued.key, kind: PrincipalKind.SERVICE, description: description ?? null, createdAt: issued.createdAt.toISOString() };
+    ctx.body = {
+      id: issued.id,
+      apiKey: issued.key,
+      key: issued.key,
+      kind: PrincipalKind.SERVICE,
+      description: description ?? null,
+      createdAt: issued.createdAt.toISOString(),
+    };
   });
 
   router.delete('/keys/:keyId', async (ctx) => {

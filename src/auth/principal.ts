@@ -25,7 +25,11 @@ export interface AuthState {
 /** The caller's principal, or 401 when the request carried no credential. */
 export function requirePrincipal(ctx: Context): Principal {
   const principal = (ctx.state as AuthState).principal;
-  if (!principal) throw new ApiError(ErrorCode.UNAUTHENTICATED, 'A credential is required: X-Api-Key, or Authorization with X-Identity-Token');
+  if (!principal)
+    throw new ApiError(
+      ErrorCode.UNAUTHENTICATED,
+      'A credential is required: X-Api-Key, or Authorization with X-Identity-Token',
+    );
   return principal;
 }
 

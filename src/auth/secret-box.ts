@@ -36,7 +36,8 @@ export class SecretBox {
     previous: Buffer[] = [],
   ) {
     for (const key of [current, ...previous]) {
-      if (key.length !== SECRET_KEY_BYTES) throw new SecretBoxError(`A secret key has ${SECRET_KEY_BYTES} bytes, not ${key.length}`);
+      if (key.length !== SECRET_KEY_BYTES)
+        throw new SecretBoxError(`A secret key has ${SECRET_KEY_BYTES} bytes, not ${key.length}`);
     }
     this.currentKeyId = keyIdOf(current);
     this.keys = new Map([...previous, current].map((key) => [keyIdOf(key), key]));
@@ -47,7 +48,9 @@ export class SecretBox {
     const cipher = createCipheriv(ALGORITHM, this.current, nonce, { authTagLength: TAG_BYTES });
     cipher.setAAD(Buffer.from(context, 'utf8'));
     const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-    return [FORMAT, this.currentKeyId, nonce, ciphertext, cipher.getAuthTag()].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
+    return [FORMAT, this.currentKeyId, nonce, ciphertext, cipher.getAuthTag()]
+      .map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
+      .join('.');
   }
 
   /** The plaintext; throws SecretBoxError when the value is not one of ours, its key is unknown, or it was changed. */
@@ -62,7 +65,9 @@ export class SecretBox {
       decipher.setAuthTag(Buffer.from(tag, 'base64url'));
       return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
     } catch {
-      throw new SecretBoxError(`A secret sealed with key ${keyId} does not open: it was changed, or belongs to another record`);
+      throw new SecretBoxError(
+        `A secret sealed with key ${keyId} does not open: it was changed, or belongs to another record`,
+      );
     }
   }
 
@@ -70,7 +75,6 @@ export class SecretBox {
   sealedWithCurrentKey(value: string): boolean {
     return value.startsWith(`${FORMAT}.${this.currentKeyId}.`);
   }
-
 }
 
 /** The box of SECRETS_KEY and SECRETS_KEY_PREVIOUS. */

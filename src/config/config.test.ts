@@ -47,13 +47,27 @@ describe('loadConfig', () => {
   it('reports every bad value at once, each by name', () => {
     let thrown: unknown;
     try {
-      loadConfig({ PORT: 'eighty', MONGODB_URI: 'http://nope', ALLOW_PRIVATE_AGENT_URLS: 'yes', LOG_LEVEL: 'loud', AUTH_JWT_SECRET: 'short', TEMPORAL_ADDRESS: 'no port' });
+      loadConfig({
+        PORT: 'eighty',
+        MONGODB_URI: 'http://nope',
+        ALLOW_PRIVATE_AGENT_URLS: 'yes',
+        LOG_LEVEL: 'loud',
+        AUTH_JWT_SECRET: 'short',
+        TEMPORAL_ADDRESS: 'no port',
+      });
     } catch (error) {
       thrown = error;
     }
     expect(thrown).toBeInstanceOf(ConfigError);
     const problems = (thrown as ConfigError).problems.join('\n');
-    for (const name of ['PORT', 'MONGODB_URI', 'ALLOW_PRIVATE_AGENT_URLS', 'LOG_LEVEL', 'AUTH_JWT_SECRET', 'TEMPORAL_ADDRESS']) {
+    for (const name of [
+      'PORT',
+      'MONGODB_URI',
+      'ALLOW_PRIVATE_AGENT_URLS',
+      'LOG_LEVEL',
+      'AUTH_JWT_SECRET',
+      'TEMPORAL_ADDRESS',
+    ]) {
       expect(problems).toContain(name);
     }
     expect((thrown as ConfigError).problems).toHaveLength(6);
@@ -73,7 +87,9 @@ describe('loadConfig', () => {
   });
 
   it('requires SECRETS_KEY with MONGODB_URI, and leaves it to npm start on its embedded FerretDB', () => {
-    expect(() => loadConfig({ MONGODB_URI: 'mongodb://db.internal:27017' })).toThrow(/SECRETS_KEY must be set with MONGODB_URI/);
+    expect(() => loadConfig({ MONGODB_URI: 'mongodb://db.internal:27017' })).toThrow(
+      /SECRETS_KEY must be set with MONGODB_URI/,
+    );
     expect(loadConfig({}).secretsKey).toBeUndefined();
   });
 
@@ -82,20 +98,34 @@ describe('loadConfig', () => {
     ['text that is not base64', 'not a key at all, not one bit of it!!'],
     ['two keys', `${Buffer.alloc(32, 7).toString('base64')},${Buffer.alloc(32, 8).toString('base64')}`],
   ])('refuses a SECRETS_KEY of %s', (_what, key) => {
-    expect(() => loadConfig({ SECRETS_KEY: key })).toThrow(/SECRETS_KEY (must be the base64 of 32 random bytes|is one key)/);
+    expect(() => loadConfig({ SECRETS_KEY: key })).toThrow(
+      /SECRETS_KEY (must be the base64 of 32 random bytes|is one key)/,
+    );
   });
 
   it('takes SECRETS_KEY and any number of SECRETS_KEY_PREVIOUS keys, comma-separated', () => {
     const [current, older, oldest] = [1, 2, 3].map((fill) => Buffer.alloc(32, fill));
-    const config = loadConfig({ SECRETS_KEY: current.toString('base64'), SECRETS_KEY_PREVIOUS: `${older.toString('base64')}, ${oldest.toString('base64')}` });
+    const config = loadConfig({
+      SECRETS_KEY: current.toString('base64'),
+      SECRETS_KEY_PREVIOUS: `${older.toString('base64')}, ${oldest.toString('base64')}`,
+    });
     expect(config).toMatchObject({ secretsKey: current, secretsKeysPrevious: [older, oldest] });
-    expect(() => loadConfig({ SECRETS_KEY_PREVIOUS: 'short' })).toThrow(/SECRETS_KEY_PREVIOUS must be the base64 of 32 random bytes/);
+    expect(() => loadConfig({ SECRETS_KEY_PREVIOUS: 'short' })).toThrow(
+      /SECRETS_KEY_PREVIOUS must be the base64 of 32 random bytes/,
+    );
   });
 
   it('takes AUTH_IDENTITY_AUDIENCE only beside another AUTH_AUDIENCE', () => {
-    expect(loadConfig({ AUTH_AUDIENCE: 'api', AUTH_IDENTITY_AUDIENCE: 'web-client' })).toMatchObject({ authAudience: 'api', authIdentityAudience: 'web-client' });
-    expect(() => loadConfig({ AUTH_IDENTITY_AUDIENCE: 'web-client' })).toThrow(/AUTH_IDENTITY_AUDIENCE needs AUTH_AUDIENCE/);
-    expect(() => loadConfig({ AUTH_AUDIENCE: 'api', AUTH_IDENTITY_AUDIENCE: 'api' })).toThrow(/AUTH_IDENTITY_AUDIENCE needs AUTH_AUDIENCE set to another audience/);
+    expect(loadConfig({ AUTH_AUDIENCE: 'api', AUTH_IDENTITY_AUDIENCE: 'web-client' })).toMatchObject({
+      authAudience: 'api',
+      authIdentityAudience: 'web-client',
+    });
+    expect(() => loadConfig({ AUTH_IDENTITY_AUDIENCE: 'web-client' })).toThrow(
+      /AUTH_IDENTITY_AUDIENCE needs AUTH_AUDIENCE/,
+    );
+    expect(() => loadConfig({ AUTH_AUDIENCE: 'api', AUTH_IDENTITY_AUDIENCE: 'api' })).toThrow(
+      /AUTH_IDENTITY_AUDIENCE needs AUTH_AUDIENCE set to another audience/,
+    );
   });
 
   it('refuses a MAX_COMPOSITION_SIZE whose workflow history would outgrow its budget', () => {
@@ -104,15 +134,22 @@ describe('loadConfig', () => {
   });
 
   it('refuses an HTTP headers timeout above the request timeout, as Node would', () => {
-    expect(loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '5000' })).toMatchObject({ httpHeadersTimeoutMs: 5_000, httpRequestTimeoutMs: 5_000 });
-    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '5001', HTTP_REQUEST_TIMEOUT_MS: '5000' })).toThrow(/HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS/);
+    expect(loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '5000' })).toMatchObject({
+      httpHeadersTimeoutMs: 5_000,
+      httpRequestTimeoutMs: 5_000,
+    });
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '5001', HTTP_REQUEST_TIMEOUT_MS: '5000' })).toThrow(
+      /HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS/,
+    );
   });
 
   it('fans room messages out by polling unless ROOM_FANOUT=change-streams, and refuses any other value', () => {
     expect(loadConfig({}).roomFanout).toBe('poll');
     expect(loadConfig({ ROOM_FANOUT: 'poll' }).roomFanout).toBe('poll');
     expect(loadConfig({ ROOM_FANOUT: 'change-streams' }).roomFanout).toBe('change-streams');
-    expect(() => loadConfig({ ROOM_FANOUT: 'change_stream' })).toThrow(/ROOM_FANOUT must be one of poll, change-streams, got "change_stream"/);
+    expect(() => loadConfig({ ROOM_FANOUT: 'change_stream' })).toThrow(
+      /ROOM_FANOUT must be one of poll, change-streams, got "change_stream"/,
+    );
   });
 
   it('gives the documented limits by default, takes 0 to turn each off, and refuses negative ones', () => {
@@ -126,19 +163,41 @@ describe('loadConfig', () => {
       socketsPerAddress: 500,
       connectionsPerAddress: 1_000,
     });
-    const off = { RATE_LIMIT_WRITES: '0', RATE_LIMIT_ANONYMOUS_REQUESTS: '0', RATE_LIMIT_AUTH_FAILURES: '0', WS_MAX_SOCKETS_PER_PRINCIPAL: '0', WS_MAX_SOCKETS_PER_ADDRESS: '0', HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0' };
-    expect(loadConfig(off).limits).toMatchObject({ writesPerPrincipal: 0, anonymousPerAddress: 0, authFailuresPerAddress: 0, socketsPerPrincipal: 0, socketsPerAddress: 0, connectionsPerAddress: 0 });
+    const off = {
+      RATE_LIMIT_WRITES: '0',
+      RATE_LIMIT_ANONYMOUS_REQUESTS: '0',
+      RATE_LIMIT_AUTH_FAILURES: '0',
+      WS_MAX_SOCKETS_PER_PRINCIPAL: '0',
+      WS_MAX_SOCKETS_PER_ADDRESS: '0',
+      HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0',
+    };
+    expect(loadConfig(off).limits).toMatchObject({
+      writesPerPrincipal: 0,
+      anonymousPerAddress: 0,
+      authFailuresPerAddress: 0,
+      socketsPerPrincipal: 0,
+      socketsPerAddress: 0,
+      connectionsPerAddress: 0,
+    });
     expect(() => loadConfig({ RATE_LIMIT_WRITES: '-1' })).toThrow(/RATE_LIMIT_WRITES must be an integer from 0/);
     expect(() => loadConfig({ RATE_LIMIT_WINDOW_MS: '0' })).toThrow(/RATE_LIMIT_WINDOW_MS must be an integer from 100/);
   });
 
   it('refuses a WebSocket cap per address above the connection cap per address, which would never be reached', () => {
-    expect(loadConfig({ WS_MAX_SOCKETS_PER_ADDRESS: '50', HTTP_MAX_CONNECTIONS_PER_ADDRESS: '50' }).limits).toMatchObject({ socketsPerAddress: 50, connectionsPerAddress: 50 });
-    expect(loadConfig({ WS_MAX_SOCKETS_PER_ADDRESS: '5000', HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0' }).limits).toMatchObject({ socketsPerAddress: 5_000, connectionsPerAddress: 0 });
-    expect(() => loadConfig({ WS_MAX_SOCKETS_PER_ADDRESS: '51', HTTP_MAX_CONNECTIONS_PER_ADDRESS: '50' })).toThrow(/WS_MAX_SOCKETS_PER_ADDRESS must not exceed HTTP_MAX_CONNECTIONS_PER_ADDRESS/);
+    expect(
+      loadConfig({ WS_MAX_SOCKETS_PER_ADDRESS: '50', HTTP_MAX_CONNECTIONS_PER_ADDRESS: '50' }).limits,
+    ).toMatchObject({ socketsPerAddress: 50, connectionsPerAddress: 50 });
+    expect(
+      loadConfig({ WS_MAX_SOCKETS_PER_ADDRESS: '5000', HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0' }).limits,
+    ).toMatchObject({ socketsPerAddress: 5_000, connectionsPerAddress: 0 });
+    expect(() => loadConfig({ WS_MAX_SOCKETS_PER_ADDRESS: '51', HTTP_MAX_CONNECTIONS_PER_ADDRESS: '50' })).toThrow(
+      /WS_MAX_SOCKETS_PER_ADDRESS must not exceed HTTP_MAX_CONNECTIONS_PER_ADDRESS/,
+    );
   });
 
   it('refuses a default task timeout above the maximum', () => {
-    expect(() => loadConfig({ DEFAULT_TASK_TIMEOUT_MS: '100000', MAX_TASK_TIMEOUT_MS: '5000' })).toThrow(/DEFAULT_TASK_TIMEOUT_MS/);
+    expect(() => loadConfig({ DEFAULT_TASK_TIMEOUT_MS: '100000', MAX_TASK_TIMEOUT_MS: '5000' })).toThrow(
+      /DEFAULT_TASK_TIMEOUT_MS/,
+    );
   });
 });

@@ -158,10 +158,18 @@ class EnvReader {
     const raw = this.string(name);
     if (raw === undefined) return [];
     const keys = raw.split(',').map((text) => text.trim());
-    if (keys.every((text) => Buffer.from(text, 'base64').length === SECRET_KEY_BYTES && Buffer.from(text, 'base64').toString('base64') === text)) {
+    if (
+      keys.every(
+        (text) =>
+          Buffer.from(text, 'base64').length === SECRET_KEY_BYTES &&
+          Buffer.from(text, 'base64').toString('base64') === text,
+      )
+    ) {
       return keys.map((text) => Buffer.from(text, 'base64'));
     }
-    this.problems.push(`${name} must be the base64 of ${SECRET_KEY_BYTES} random bytes (openssl rand -base64 ${SECRET_KEY_BYTES})${name.endsWith('PREVIOUS') ? ', or several separated by commas' : ''}`);
+    this.problems.push(
+      `${name} must be the base64 of ${SECRET_KEY_BYTES} random bytes (openssl rand -base64 ${SECRET_KEY_BYTES})${name.endsWith('PREVIOUS') ? ', or several separated by commas' : ''}`,
+    );
     return [];
   }
 
@@ -244,8 +252,11 @@ export function loadConfig(env: Env = process.env): Config {
     read.problems.push('AUTH_JWT_SECRET must be at least 32 characters (HS256 key)');
   }
   // Told apart by audience, the two tokens need two audiences: one alone would let either token stand for the other.
-  if (config.authIdentityAudience !== undefined && (config.authAudience === undefined || config.authAudience === config.authIdentityAudience)) {
-    read.problems.push('AUTH_IDENTITY_AUDIENCE needs AUTH_AUDIENCE set to another audience (the session token\'s)');
+  if (
+    config.authIdentityAudience !== undefined &&
+    (config.authAudience === undefined || config.authAudience === config.authIdentityAudience)
+  ) {
+    read.problems.push("AUTH_IDENTITY_AUDIENCE needs AUTH_AUDIENCE set to another audience (the session token's)");
   }
   if (config.adminApiKey !== undefined && config.adminApiKey.length < 16) {
     read.problems.push('ADMIN_API_KEY must be at least 16 characters');
@@ -254,12 +265,17 @@ export function loadConfig(env: Env = process.env): Config {
     read.problems.push('METRICS_TOKEN must be at least 16 characters');
   }
   if (config.callbackSigningSecret !== undefined && !isWebhookSecret(config.callbackSigningSecret)) {
-    read.problems.push('CALLBACK_SIGNING_SECRET must be whsec_ followed by the base64 of 24 to 64 random bytes (Standard Webhooks)');
+    read.problems.push(
+      'CALLBACK_SIGNING_SECRET must be whsec_ followed by the base64 of 24 to 64 random bytes (Standard Webhooks)',
+    );
   }
-  if (secretsKeys.length > 1) read.problems.push('SECRETS_KEY is one key; keys being retired go in SECRETS_KEY_PREVIOUS');
+  if (secretsKeys.length > 1)
+    read.problems.push('SECRETS_KEY is one key; keys being retired go in SECRETS_KEY_PREVIOUS');
   // Without a key the secrets would be stored in plaintext, or sealed with a key nobody kept.
   if (config.mongoUri !== undefined && config.secretsKey === undefined) {
-    read.problems.push('SECRETS_KEY must be set with MONGODB_URI: it seals the agents\' signing secrets in the store (openssl rand -base64 32; keep it, as the stored secrets open only with it)');
+    read.problems.push(
+      "SECRETS_KEY must be set with MONGODB_URI: it seals the agents' signing secrets in the store (openssl rand -base64 32; keep it, as the stored secrets open only with it)",
+    );
   }
   if (config.defaultTaskTimeoutMs > config.maxTaskTimeoutMs) {
     read.problems.push('DEFAULT_TASK_TIMEOUT_MS must not exceed MAX_TASK_TIMEOUT_MS');
@@ -271,7 +287,9 @@ export function loadConfig(env: Env = process.env): Config {
   // A WebSocket holds the connection it was opened on, so a smaller connection cap would be the real socket cap.
   const { socketsPerAddress, connectionsPerAddress } = config.limits;
   if (connectionsPerAddress > 0 && socketsPerAddress > connectionsPerAddress) {
-    read.problems.push('WS_MAX_SOCKETS_PER_ADDRESS must not exceed HTTP_MAX_CONNECTIONS_PER_ADDRESS: every WebSocket holds a connection');
+    read.problems.push(
+      'WS_MAX_SOCKETS_PER_ADDRESS must not exceed HTTP_MAX_CONNECTIONS_PER_ADDRESS: every WebSocket holds a connection',
+    );
   }
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;

@@ -36,13 +36,23 @@ describe('files the service writes under DATA_DIR', () => {
 
   it("writes a server's log file 0600", async () => {
     const logFile = path.join(root, 'server.log');
-    await expect(ManagedProcess.start('short-lived', 'true', [], { logFile, host: '127.0.0.1', port: 9, timeoutMs: 5_000 })).rejects.toThrow();
+    await expect(
+      ManagedProcess.start('short-lived', 'true', [], { logFile, host: '127.0.0.1', port: 9, timeoutMs: 5_000 }),
+    ).rejects.toThrow();
     expect(modeOf(logFile)).toBe(0o600);
   });
 
   it("makes FerretDB's folder 0700 and its log 0600", async () => {
     // A binary that exits at once: what is checked is written before the server runs.
-    await expect(startFerretDb({ binary: 'true', dataDir: root, port: 9, schema: { database: 'x', collections: [] }, warn: () => undefined })).rejects.toThrow();
+    await expect(
+      startFerretDb({
+        binary: 'true',
+        dataDir: root,
+        port: 9,
+        schema: { database: 'x', collections: [] },
+        warn: () => undefined,
+      }),
+    ).rejects.toThrow();
     expect(modeOf(path.join(root, 'ferretdb'))).toBe(0o700);
     expect(modeOf(path.join(root, 'ferretdb.log'))).toBe(0o600);
   });

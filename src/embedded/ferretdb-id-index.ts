@@ -38,6 +38,8 @@ export async function indexIdLookups(sqliteDir: string): Promise<number> {
     return Number(stdout.trim());
   } catch (error) {
     const { stderr, message } = error as { stderr?: string; message: string };
-    throw new Error(`Could not index FerretDB's _id lookups in ${sqliteDir}: ${stderr?.trim() || message}`, { cause: error });
+    throw new Error(`Could not index FerretDB's _id lookups in ${sqliteDir}: ${stderr?.trim() || message}`, {
+      cause: error,
+    });
   }
 }

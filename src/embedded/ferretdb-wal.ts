@@ -36,7 +36,11 @@ export interface WriteAheadLogBounds {
   holdBytes: number;
 }
 
-export const DEFAULT_WAL_BOUNDS: WriteAheadLogBounds = { checkMs: 2_000, tryBytes: 16 * 2 ** 20, holdBytes: 128 * 2 ** 20 };
+export const DEFAULT_WAL_BOUNDS: WriteAheadLogBounds = {
+  checkMs: 2_000,
+  tryBytes: 16 * 2 ** 20,
+  holdBytes: 128 * 2 ** 20,
+};
 
 /** Checkpoints a SQLite database and truncates its log, from a connection of its own (SQLite allows one beside FerretDB's); prints 1 when readers or writers kept it from finishing. */
 const CHECKPOINT_SCRIPT = String.raw`
@@ -50,20 +54,33 @@ finally:
 
 /** Checkpoints and truncates the log of one of FerretDB's SQLite files; false when the wait ran out first. */
 export async function truncateWriteAheadLog(database: string, waitSeconds: number): Promise<boolean> {
-  const { stdout } = await promisify(execFile)('python3', ['-c', CHECKPOINT_SCRIPT, database, String(waitSeconds)], { timeout: (waitSeconds + 30) * 1_000 });
+  const { stdout } = await promisify(execFile)('python3', ['-c', CHECKPOINT_SCRIPT, database, String(waitSeconds)], {
+    timeout: (waitSeconds + 30) * 1_000,
+  });
   return stdout.trim() === '0';
 }
 
 /** Truncates the logs of the SQLite files in `sqliteDir` while `running()` holds, within `bounds`; `warn` hears of a log that keeps growing. */
-export function boundWriteAheadLogs(sqliteDir: string, running: () => boolean, warn: (message: string) => void, bounds: WriteAheadLogBounds = DEFAULT_WAL_BOUNDS): void {
+export function boundWriteAheadLogs(
+  sqliteDir: string,
+  running: () => boolean,
+  warn: (message: string) => void,
+  bounds: WriteAheadLogBounds = DEFAULT_WAL_BOUNDS,
+): void {
   const { gate, checkMs, tryBytes, holdBytes } = bounds;
   const check = async () => {
     for (const file of fs.readdirSync(sqliteDir).filter((name) => name.endsWith('.sqlite'))) {
       const database = path.join(sqliteDir, file);
       const size = walBytes(database);
       if (size < tryBytes || (await truncateWriteAheadLog(database, WAL_TRY_WAIT_S))) continue;
-      const held = size >= holdBytes && gate ? await gate.exclusive(() => truncateWriteAheadLog(database, WAL_HOLD_WAIT_S), WAL_DRAIN_MS) : undefined;
-      if (!held && size >= WAL_WARN_BYTES) warn(`The write-ahead log of ${database} is ${Math.round(size / 2 ** 20)} MB: the writes left no moment to checkpoint it`);
+      const held =
+        size >= holdBytes && gate
+          ? await gate.exclusive(() => truncateWriteAheadLog(database, WAL_HOLD_WAIT_S), WAL_DRAIN_MS)
+          : undefined;
+      if (!held && size >= WAL_WARN_BYTES)
+        warn(
+          `The write-ahead log of ${database} is ${Math.round(size / 2 ** 20)} MB: the writes left no moment to checkpoint it`,
+        );
     }
   };
   const next = () => {
@@ -71,7 +88,9 @@ export function boundWriteAheadLogs(sqliteDir: string, running: () => boolean, w
     setTimeout(() => {
       if (!running()) return;
       check()
-        .catch((error: unknown) => warn(`Could not checkpoint FerretDB's write-ahead logs: ${(error as Error).message}`))
+        .catch((error: unknown) =>
+          warn(`Could not checkpoint FerretDB's write-ahead logs: ${(error as Error).message}`),
+        )
         .finally(next);
     }, checkMs).unref();
   };

@@ -43,7 +43,10 @@ export async function startFerretDb(options: FerretDbOptions): Promise<ManagedPr
   } catch (error) {
     options.warn(`${(error as Error).message}; lookups by _id will scan whole tables`);
   }
-  boundWriteAheadLogs(files, () => ferretDb.running, options.warn, { ...DEFAULT_WAL_BOUNDS, ...options.writeAheadLogs });
+  boundWriteAheadLogs(files, () => ferretDb.running, options.warn, {
+    ...DEFAULT_WAL_BOUNDS,
+    ...options.writeAheadLogs,
+  });
   return ferretDb;
 }
 

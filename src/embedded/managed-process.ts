@@ -34,7 +34,8 @@ let parentDeathSignalWorks: boolean | undefined;
 
 /** Whether the servers started here end with this process, however it ends. */
 export function serversEndWithThisProcess(): boolean {
-  parentDeathSignalWorks ??= spawnSync('setpriv', ['--pdeathsig', PARENT_DEATH_SIGNAL, '--', 'true'], { stdio: 'ignore' }).status === 0;
+  parentDeathSignalWorks ??=
+    spawnSync('setpriv', ['--pdeathsig', PARENT_DEATH_SIGNAL, '--', 'true'], { stdio: 'ignore' }).status === 0;
   return parentDeathSignalWorks;
 }
 
@@ -57,11 +58,18 @@ export class ManagedProcess {
   }
 
   /** Spawns the command and resolves once `host:port` accepts connections; rejects with the log's tail if it dies first. */
-  static async start(name: string, command: string, args: string[], options: { logFile: string; host: string; port: number; timeoutMs?: number }): Promise<ManagedProcess> {
+  static async start(
+    name: string,
+    command: string,
+    args: string[],
+    options: { logFile: string; host: string; port: number; timeoutMs?: number },
+  ): Promise<ManagedProcess> {
     const log = fs.openSync(options.logFile, 'a', PRIVATE_FILE_MODE);
     // A log created by an earlier version kept its mode: servers log addresses, errors and sometimes request data.
     fs.fchmodSync(log, PRIVATE_FILE_MODE);
-    const [file, argv] = serversEndWithThisProcess() ? ['setpriv', ['--pdeathsig', PARENT_DEATH_SIGNAL, '--', command, ...args]] : [command, args];
+    const [file, argv] = serversEndWithThisProcess()
+      ? ['setpriv', ['--pdeathsig', PARENT_DEATH_SIGNAL, '--', command, ...args]]
+      : [command, args];
     const child = spawn(file, argv, { stdio: ['ignore', log, log] });
     fs.closeSync(log);
     const managed = new ManagedProcess(name, child, options.logFile);
@@ -154,7 +162,9 @@ export async function ensurePortsFree(claims: readonly PortClaim[]): Promise<voi
   for (const claim of claims.filter(({ port }) => port !== 0)) {
     const earlier = claimed.get(claim.port);
     if (earlier) {
-      throw new PortTakenError(`${earlier.variable} and ${claim.variable} are both ${claim.port}, but ${earlier.user} and ${claim.user} need a port each: set ${claim.variable} to a free port.`);
+      throw new PortTakenError(
+        `${earlier.variable} and ${claim.variable} are both ${claim.port}, but ${earlier.user} and ${claim.user} need a port each: set ${claim.variable} to a free port.`,
+      );
     }
     claimed.set(claim.port, claim);
     if (!(await canListen(claim.host, claim.port))) {

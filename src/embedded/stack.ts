@@ -29,10 +29,22 @@ export function embeddedPorts(config: Config): PortClaim[] {
     ...(config.temporalAddress
       ? []
       : [
-          { variable: 'EMBEDDED_TEMPORAL_PORT', host, port: config.embeddedTemporalPort, user: 'the embedded Temporal dev server' },
-          { variable: 'EMBEDDED_TEMPORAL_UI_PORT', host, port: config.embeddedTemporalUiPort, user: "the embedded Temporal dev server's Web UI" },
+          {
+            variable: 'EMBEDDED_TEMPORAL_PORT',
+            host,
+            port: config.embeddedTemporalPort,
+            user: 'the embedded Temporal dev server',
+          },
+          {
+            variable: 'EMBEDDED_TEMPORAL_UI_PORT',
+            host,
+            port: config.embeddedTemporalUiPort,
+            user: "the embedded Temporal dev server's Web UI",
+          },
         ]),
-    ...(config.mongoUri ? [] : [{ variable: 'EMBEDDED_MONGODB_PORT', host, port: config.embeddedMongoPort, user: 'the embedded FerretDB' }]),
+    ...(config.mongoUri
+      ? []
+      : [{ variable: 'EMBEDDED_MONGODB_PORT', host, port: config.embeddedMongoPort, user: 'the embedded FerretDB' }]),
   ];
 }
 
@@ -46,9 +58,14 @@ export interface EmbeddedStackOptions {
  * Starts what the configuration does not point at: the Temporal dev server unless TEMPORAL_ADDRESS
  * is set, FerretDB unless MONGODB_URI is set. Data lives under DATA_DIR, so a restart keeps it.
  */
-export async function startEmbeddedStack(config: Config, logger: Logger, options: EmbeddedStackOptions): Promise<EmbeddedStack> {
+export async function startEmbeddedStack(
+  config: Config,
+  logger: Logger,
+  options: EmbeddedStackOptions,
+): Promise<EmbeddedStack> {
   ensurePrivateDir(config.dataDir);
-  if (!serversEndWithThisProcess()) logger.warn('setpriv --pdeathsig is not available: the embedded servers keep running if this process is killed');
+  if (!serversEndWithThisProcess())
+    logger.warn('setpriv --pdeathsig is not available: the embedded servers keep running if this process is killed');
   const processes: ManagedProcess[] = [];
   const started = (server: ManagedProcess) => {
     processes.push(server);
@@ -68,7 +85,15 @@ export async function startEmbeddedStack(config: Config, logger: Logger, options
     if (temporalBinary) {
       const uiPort = config.embeddedTemporalUiPort;
       logger.info({ port: config.embeddedTemporalPort, uiPort }, 'starting the embedded Temporal dev server');
-      started(await startTemporalDevServer({ binary: temporalBinary, dataDir: config.dataDir, port: config.embeddedTemporalPort, uiPort, namespace: config.temporalNamespace }));
+      started(
+        await startTemporalDevServer({
+          binary: temporalBinary,
+          dataDir: config.dataDir,
+          port: config.embeddedTemporalPort,
+          uiPort,
+          namespace: config.temporalNamespace,
+        }),
+      );
       temporal = temporalAddress(config.embeddedTemporalPort);
       temporalUiUrl = `http://127.0.0.1:${uiPort}`;
     }

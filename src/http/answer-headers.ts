@@ -22,7 +22,15 @@ export async function setAnswerHeaders(ctx: Context, next: Next): Promise<void> 
 /** Answers with the contract's error body straight on the socket and hangs up: for requests refused before Koa sees them. */
 export function endWithError(socket: Duplex, status: number, error: ApiError): void {
   const body = JSON.stringify(error.toBody());
-  const headers = { ...ANSWER_HEADERS, ...error.headers, Connection: 'close', 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) };
-  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const headers = {
+    ...ANSWER_HEADERS,
+    ...error.headers,
+    Connection: 'close',
+    'Content-Type': 'application/json',
+    'Content-Length': String(Buffer.byteLength(body)),
+  };
+  const head = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n${head}\r\n${body}`);
 }

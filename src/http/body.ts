@@ -38,7 +38,10 @@ export function jsonBody(maxBytes: number) {
       return;
     }
     if (mediaType !== '' && mediaType !== 'application/json' && !mediaType.endsWith('+json')) {
-      throw new ApiError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'Request bodies must be JSON (Content-Type: application/json)');
+      throw new ApiError(
+        ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+        'Request bodies must be JSON (Content-Type: application/json)',
+      );
     }
     let body: unknown;
     try {

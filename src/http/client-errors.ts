@@ -11,7 +11,9 @@ import { ApiError, ErrorCode } from './errors';
  */
 export function answerClientErrors(server: Server): void {
   server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
-    const body = JSON.stringify(new ApiError(ErrorCode.VALIDATION_ERROR, 'Expect: the server meets only 100-continue').toBody());
+    const body = JSON.stringify(
+      new ApiError(ErrorCode.VALIDATION_ERROR, 'Expect: the server meets only 100-continue').toBody(),
+    );
     response.writeHead(417, { ...ANSWER_HEADERS, 'Content-Type': 'application/json', Connection: 'close' }).end(body);
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
@@ -32,7 +34,13 @@ function refusalOf(error: NodeJS.ErrnoException): [number, ApiError] {
     return [431, new ApiError(ErrorCode.PAYLOAD_TOO_LARGE, 'Request headers exceed the size the server reads')];
   }
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return [408, new ApiError(ErrorCode.REQUEST_TIMEOUT, 'The request did not arrive in time (HTTP_HEADERS_TIMEOUT_MS for its headers, HTTP_REQUEST_TIMEOUT_MS for all of it)')];
+    return [
+      408,
+      new ApiError(
+        ErrorCode.REQUEST_TIMEOUT,
+        'The request did not arrive in time (HTTP_HEADERS_TIMEOUT_MS for its headers, HTTP_REQUEST_TIMEOUT_MS for all of it)',
+      ),
+    ];
   }
   return [400, new ApiError(ErrorCode.VALIDATION_ERROR, `Malformed HTTP request: ${error.message}`)];
 }

@@ -12,7 +12,11 @@ describe('toApiError', () => {
   it('answers a busy store with 503 and Retry-After', () => {
     const busy = new MongoServerError({ message: 'database is locked (5) (SQLITE_BUSY)', code: 1 });
     const mapped = toApiError(busy);
-    expect({ status: mapped.status, code: mapped.code, headers: mapped.headers }).toEqual({ status: 503, code: 'UNAVAILABLE', headers: { 'Retry-After': '1' } });
+    expect({ status: mapped.status, code: mapped.code, headers: mapped.headers }).toEqual({
+      status: 503,
+      code: 'UNAVAILABLE',
+      headers: { 'Retry-After': '1' },
+    });
   });
 
   it.each([
@@ -22,7 +26,12 @@ describe('toApiError', () => {
   ])('answers Temporal gRPC status %i with 503 and Retry-After', (code, message) => {
     const grpcError = Object.assign(new Error('grpc'), { code, details: 'from Temporal', metadata: {} });
     const mapped = toApiError(new ServiceError('Failed to start Workflow', { cause: grpcError }));
-    expect({ status: mapped.status, code: mapped.code, message: mapped.message, headers: mapped.headers }).toEqual({ status: 503, code: 'UNAVAILABLE', message, headers: { 'Retry-After': '1' } });
+    expect({ status: mapped.status, code: mapped.code, message: mapped.message, headers: mapped.headers }).toEqual({
+      status: 503,
+      code: 'UNAVAILABLE',
+      message,
+      headers: { 'Retry-After': '1' },
+    });
   });
 
   it('hides another Temporal error behind 500 INTERNAL', () => {

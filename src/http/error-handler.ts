@@ -31,18 +31,26 @@ export function errorHandler(logger: Logger) {
  */
 function throwForUnanswered(ctx: Context): void {
   const allowed = ctx.response.get('Allow');
-  if (ctx.status === 404 || (ctx.status === 501 && !allowed)) throw new ApiError(ErrorCode.NOT_FOUND, `No route for ${ctx.method} ${ctx.path}`);
+  if (ctx.status === 404 || (ctx.status === 501 && !allowed))
+    throw new ApiError(ErrorCode.NOT_FOUND, `No route for ${ctx.method} ${ctx.path}`);
   if (ctx.status === 405 || ctx.status === 501) {
-    throw new ApiError(ErrorCode.METHOD_NOT_ALLOWED, `${ctx.method} is not allowed on ${ctx.path}; allowed: ${allowed}`, undefined, { Allow: allowed });
+    throw new ApiError(
+      ErrorCode.METHOD_NOT_ALLOWED,
+      `${ctx.method} is not allowed on ${ctx.path}; allowed: ${allowed}`,
+      undefined,
+      { Allow: allowed },
+    );
   }
 }
 
 export function toApiError(thrown: unknown): ApiError {
   if (thrown instanceof ApiError) return thrown;
   if (isStoreUnavailable(thrown)) return new ApiError(ErrorCode.UNAVAILABLE, 'MongoDB is unreachable');
-  if (isStoreBusy(thrown)) return new ApiError(ErrorCode.UNAVAILABLE, 'The database is busy; try again', undefined, { 'Retry-After': '1' });
+  if (isStoreBusy(thrown))
+    return new ApiError(ErrorCode.UNAVAILABLE, 'The database is busy; try again', undefined, { 'Retry-After': '1' });
   const outage = temporalOutage(thrown);
-  if (outage) return new ApiError(ErrorCode.UNAVAILABLE, `Temporal ${outage}; try again`, undefined, { 'Retry-After': '1' });
+  if (outage)
+    return new ApiError(ErrorCode.UNAVAILABLE, `Temporal ${outage}; try again`, undefined, { 'Retry-After': '1' });
   const status = (thrown as { status?: number }).status;
   // Errors of Koa or a library made with http-errors carry an HTTP status.
   if (status !== undefined && status >= 400 && status < 500) {

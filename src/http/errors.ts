@@ -61,7 +61,11 @@ export class ApiError extends Error {
 
   toBody(): ErrorBody {
     return {
-      error: { code: this.code, message: this.message, ...(this.details === undefined ? {} : { details: this.details }) },
+      error: {
+        code: this.code,
+        message: this.message,
+        ...(this.details === undefined ? {} : { details: this.details }),
+      },
     };
   }
 }
@@ -72,4 +76,6 @@ export const invalid = (message: string, details?: unknown): ApiError =>
   new ApiError(ErrorCode.VALIDATION_ERROR, message, details);
 /** 429 with `Retry-After` in whole seconds, at least 1 (RFC 9110 allows no fractions). */
 export const rateLimited = (message: string, retryAfterMs: number): ApiError =>
-  new ApiError(ErrorCode.RATE_LIMITED, message, undefined, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) });
+  new ApiError(ErrorCode.RATE_LIMITED, message, undefined, {
+    'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / 1000))),
+  });

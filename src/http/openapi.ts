@@ -1,8 +1,25 @@
 import type { Schema } from 'ajv';
 import { KEY_CREATION_SCHEMA } from '../auth/key-routes';
-import { AGENT_LIST_QUERY_SCHEMA, AGENT_REGISTRATION_SCHEMA, AGENT_SEARCH_QUERY_SCHEMA, AGENT_UPDATE_SCHEMA } from '../registry/registration-schema';
-import { CREATE_ROOM_SCHEMA, MESSAGE_HISTORY_QUERY_SCHEMA, PARTICIPANT_QUERY_SCHEMA, PARTICIPANT_SCHEMA, ROOM_LIST_QUERY_SCHEMA, SEND_MESSAGE_SCHEMA } from '../rooms/schemas';
-import { AGENT_REPORT_SCHEMA, COMPOSITION_REQUEST_SCHEMA, TASK_LOOKUP_QUERY_SCHEMA, TASK_REQUEST_SCHEMA } from '../tasks/task-request-schema';
+import {
+  AGENT_LIST_QUERY_SCHEMA,
+  AGENT_REGISTRATION_SCHEMA,
+  AGENT_SEARCH_QUERY_SCHEMA,
+  AGENT_UPDATE_SCHEMA,
+} from '../registry/registration-schema';
+import {
+  CREATE_ROOM_SCHEMA,
+  MESSAGE_HISTORY_QUERY_SCHEMA,
+  PARTICIPANT_QUERY_SCHEMA,
+  PARTICIPANT_SCHEMA,
+  ROOM_LIST_QUERY_SCHEMA,
+  SEND_MESSAGE_SCHEMA,
+} from '../rooms/schemas';
+import {
+  AGENT_REPORT_SCHEMA,
+  COMPOSITION_REQUEST_SCHEMA,
+  TASK_LOOKUP_QUERY_SCHEMA,
+  TASK_REQUEST_SCHEMA,
+} from '../tasks/task-request-schema';
 
 type Credential = 'none' | 'any' | 'adminOrService';
 
@@ -18,7 +35,11 @@ function documentedRegistrationSchema(): Schema {
   const schema = AGENT_REGISTRATION_SCHEMA as { required: string[]; properties: Record<string, object> };
   const properties = { ...schema.properties };
   for (const [name, alias] of Object.entries(REQUIRED_ENDPOINTS)) {
-    properties[alias] = { ...properties[alias], deprecated: true, description: `Alias of ${name}, accepted in its place` };
+    properties[alias] = {
+      ...properties[alias],
+      deprecated: true,
+      description: `Alias of ${name}, accepted in its place`,
+    };
   }
   return { ...schema, required: [...schema.required, ...Object.keys(REQUIRED_ENDPOINTS)], properties };
 }
@@ -39,36 +60,222 @@ interface Operation {
 
 export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/healthz', summary: 'The process answers', credential: 'none', success: [200, 'Alive'] },
-  { method: 'get', path: '/readyz', summary: 'MongoDB and Temporal answer (503 naming what is down)', credential: 'none', success: [200, 'Ready'] },
-  { method: 'get', path: '/metrics', summary: 'Prometheus metrics; with METRICS_TOKEN set, only for Authorization: Bearer <METRICS_TOKEN> (else 401)', credential: 'none', success: [200, 'Metrics in the Prometheus text format'] },
-  { method: 'get', path: '/openapi.json', summary: 'This document', credential: 'none', success: [200, 'OpenAPI 3.1 document'] },
+  {
+    method: 'get',
+    path: '/readyz',
+    summary: 'MongoDB and Temporal answer (503 naming what is down)',
+    credential: 'none',
+    success: [200, 'Ready'],
+  },
+  {
+    method: 'get',
+    path: '/metrics',
+    summary: 'Prometheus metrics; with METRICS_TOKEN set, only for Authorization: Bearer <METRICS_TOKEN> (else 401)',
+    credential: 'none',
+    success: [200, 'Metrics in the Prometheus text format'],
+  },
+  {
+    method: 'get',
+    path: '/openapi.json',
+    summary: 'This document',
+    credential: 'none',
+    success: [200, 'OpenAPI 3.1 document'],
+  },
 
-  { method: 'post', path: '/keys', summary: 'Create a service API key (shown once, as apiKey and its alias key)', credential: 'adminOrService', body: KEY_CREATION_SCHEMA, success: [201, 'The key'] },
-  { method: 'delete', path: '/keys/{keyId}', summary: 'Revoke an API key', credential: 'adminOrService', success: [204, 'Revoked'] },
+  {
+    method: 'post',
+    path: '/keys',
+    summary: 'Create a service API key (shown once, as apiKey and its alias key)',
+    credential: 'adminOrService',
+    body: KEY_CREATION_SCHEMA,
+    success: [201, 'The key'],
+  },
+  {
+    method: 'delete',
+    path: '/keys/{keyId}',
+    summary: 'Revoke an API key',
+    credential: 'adminOrService',
+    success: [204, 'Revoked'],
+  },
 
-  { method: 'post', path: '/agents', summary: 'Register an agent; apiKey and signingSecret are shown only here', credential: 'any', versioned: true, body: documentedRegistrationSchema(), success: [201, 'The agent record'] },
-  { method: 'get', path: '/agents', summary: 'Agents visible to the caller, paged by limit and after', credential: 'any', versioned: true, query: AGENT_LIST_QUERY_SCHEMA, success: [200, 'Array of agent records'] },
-  { method: 'get', path: '/agents/search', summary: 'Ranked search over names, descriptions and tools', credential: 'any', versioned: true, query: AGENT_SEARCH_QUERY_SCHEMA, success: [200, 'Array of agent records, best match first'] },
-  { method: 'get', path: '/agents/{agentId}', summary: 'One agent', credential: 'any', versioned: true, success: [200, 'The agent record'] },
-  { method: 'patch', path: '/agents/{agentId}', summary: 'Change an agent (owner or admin); checked like a registration', credential: 'any', versioned: true, body: AGENT_UPDATE_SCHEMA, success: [200, 'The agent record'] },
-  { method: 'delete', path: '/agents/{agentId}', summary: 'Delete an agent and revoke its keys (owner or admin)', credential: 'any', versioned: true, success: [204, 'Deleted'] },
-  { method: 'post', path: '/agents/{agentId}/keys/rotate', summary: 'Issue a new agent key and signing secret; the old key stops working', credential: 'any', versioned: true, success: [200, 'The new apiKey and signingSecret'] },
+  {
+    method: 'post',
+    path: '/agents',
+    summary: 'Register an agent; apiKey and signingSecret are shown only here',
+    credential: 'any',
+    versioned: true,
+    body: documentedRegistrationSchema(),
+    success: [201, 'The agent record'],
+  },
+  {
+    method: 'get',
+    path: '/agents',
+    summary: 'Agents visible to the caller, paged by limit and after',
+    credential: 'any',
+    versioned: true,
+    query: AGENT_LIST_QUERY_SCHEMA,
+    success: [200, 'Array of agent records'],
+  },
+  {
+    method: 'get',
+    path: '/agents/search',
+    summary: 'Ranked search over names, descriptions and tools',
+    credential: 'any',
+    versioned: true,
+    query: AGENT_SEARCH_QUERY_SCHEMA,
+    success: [200, 'Array of agent records, best match first'],
+  },
+  {
+    method: 'get',
+    path: '/agents/{agentId}',
+    summary: 'One agent',
+    credential: 'any',
+    versioned: true,
+    success: [200, 'The agent record'],
+  },
+  {
+    method: 'patch',
+    path: '/agents/{agentId}',
+    summary: 'Change an agent (owner or admin); checked like a registration',
+    credential: 'any',
+    versioned: true,
+    body: AGENT_UPDATE_SCHEMA,
+    success: [200, 'The agent record'],
+  },
+  {
+    method: 'delete',
+    path: '/agents/{agentId}',
+    summary: 'Delete an agent and revoke its keys (owner or admin)',
+    credential: 'any',
+    versioned: true,
+    success: [204, 'Deleted'],
+  },
+  {
+    method: 'post',
+    path: '/agents/{agentId}/keys/rotate',
+    summary: 'Issue a new agent key and signing secret; the old key stops working',
+    credential: 'any',
+    versioned: true,
+    success: [200, 'The new apiKey and signingSecret'],
+  },
 
-  { method: 'post', path: '/tasks', summary: 'Create a task; checks run before anything starts; Idempotency-Key makes a repeat answer the same task', credential: 'any', versioned: true, body: TASK_REQUEST_SCHEMA, success: [202, '{taskId, status: "pending"} with Location'] },
-  { method: 'post', path: '/tasks/compose', summary: 'Create a composition of tasks with parents and pending arguments', credential: 'any', versioned: true, body: COMPOSITION_REQUEST_SCHEMA, success: [202, 'Array of {taskId, status, compositionId} in input order'] },
-  { method: 'get', path: '/tasks/{taskId}', summary: 'A task: status, phase, result or error (creator, executing agent, admin); with waitMs (up to 30000), a pending task is answered once it ends', credential: 'any', versioned: true, query: TASK_LOOKUP_QUERY_SCHEMA, success: [200, 'The task'] },
-  { method: 'post', path: '/tasks/{taskId}/result', summary: "The executing agent's report on a task it answered 202 to", credential: 'any', versioned: true, body: AGENT_REPORT_SCHEMA, success: [200, '{taskId, status}'] },
-  { method: 'post', path: '/tasks/{taskId}/cancel', summary: 'Cancel a pending task (creator or admin); dependants fail, delegated tasks are cancelled; 409 once ended', credential: 'any', versioned: true, success: [200, '{taskId, status: "cancelled"}'] },
-  { method: 'get', path: '/compositions/{compositionId}', summary: 'A composition and its tasks', credential: 'any', versioned: true, success: [200, 'The composition'] },
+  {
+    method: 'post',
+    path: '/tasks',
+    summary: 'Create a task; checks run before anything starts; Idempotency-Key makes a repeat answer the same task',
+    credential: 'any',
+    versioned: true,
+    body: TASK_REQUEST_SCHEMA,
+    success: [202, '{taskId, status: "pending"} with Location'],
+  },
+  {
+    method: 'post',
+    path: '/tasks/compose',
+    summary: 'Create a composition of tasks with parents and pending arguments',
+    credential: 'any',
+    versioned: true,
+    body: COMPOSITION_REQUEST_SCHEMA,
+    success: [202, 'Array of {taskId, status, compositionId} in input order'],
+  },
+  {
+    method: 'get',
+    path: '/tasks/{taskId}',
+    summary:
+      'A task: status, phase, result or error (creator, executing agent, admin); with waitMs (up to 30000), a pending task is answered once it ends',
+    credential: 'any',
+    versioned: true,
+    query: TASK_LOOKUP_QUERY_SCHEMA,
+    success: [200, 'The task'],
+  },
+  {
+    method: 'post',
+    path: '/tasks/{taskId}/result',
+    summary: "The executing agent's report on a task it answered 202 to",
+    credential: 'any',
+    versioned: true,
+    body: AGENT_REPORT_SCHEMA,
+    success: [200, '{taskId, status}'],
+  },
+  {
+    method: 'post',
+    path: '/tasks/{taskId}/cancel',
+    summary: 'Cancel a pending task (creator or admin); dependants fail, delegated tasks are cancelled; 409 once ended',
+    credential: 'any',
+    versioned: true,
+    success: [200, '{taskId, status: "cancelled"}'],
+  },
+  {
+    method: 'get',
+    path: '/compositions/{compositionId}',
+    summary: 'A composition and its tasks',
+    credential: 'any',
+    versioned: true,
+    success: [200, 'The composition'],
+  },
 
-  { method: 'post', path: '/rooms', summary: 'Create a room', credential: 'adminOrService', body: CREATE_ROOM_SCHEMA, success: [201, 'The room record'] },
-  { method: 'get', path: '/rooms', summary: 'Public rooms', credential: 'none', query: ROOM_LIST_QUERY_SCHEMA, success: [200, 'Array of room records'] },
-  { method: 'get', path: '/user/rooms', summary: 'Rooms the caller participates in', credential: 'any', query: ROOM_LIST_QUERY_SCHEMA, success: [200, 'Array of room records'] },
-  { method: 'get', path: '/rooms/{roomId}', summary: 'One room', credential: 'none', success: [200, 'The room record'] },
-  { method: 'post', path: '/rooms/{roomId}/participants', summary: 'Add a participant (an agent the caller may see)', credential: 'adminOrService', body: PARTICIPANT_SCHEMA, success: [201, 'The room record'] },
-  { method: 'delete', path: '/rooms/{roomId}/participants/{participantId}', summary: 'Remove a participant (type says which when a human and an agent share the id)', credential: 'adminOrService', query: PARTICIPANT_QUERY_SCHEMA, success: [200, 'The room record'] },
-  { method: 'get', path: '/rooms/{roomId}/messages', summary: 'History: the newest limit messages before a message, or those after a seq', credential: 'none', query: MESSAGE_HISTORY_QUERY_SCHEMA, success: [200, 'Array of messages, oldest first'] },
-  { method: 'post', path: '/rooms/{roomId}/messages', summary: 'Send a message as the caller', credential: 'any', body: SEND_MESSAGE_SCHEMA, success: [201, 'The stored message'] },
+  {
+    method: 'post',
+    path: '/rooms',
+    summary: 'Create a room',
+    credential: 'adminOrService',
+    body: CREATE_ROOM_SCHEMA,
+    success: [201, 'The room record'],
+  },
+  {
+    method: 'get',
+    path: '/rooms',
+    summary: 'Public rooms',
+    credential: 'none',
+    query: ROOM_LIST_QUERY_SCHEMA,
+    success: [200, 'Array of room records'],
+  },
+  {
+    method: 'get',
+    path: '/user/rooms',
+    summary: 'Rooms the caller participates in',
+    credential: 'any',
+    query: ROOM_LIST_QUERY_SCHEMA,
+    success: [200, 'Array of room records'],
+  },
+  {
+    method: 'get',
+    path: '/rooms/{roomId}',
+    summary: 'One room',
+    credential: 'none',
+    success: [200, 'The room record'],
+  },
+  {
+    method: 'post',
+    path: '/rooms/{roomId}/participants',
+    summary: 'Add a participant (an agent the caller may see)',
+    credential: 'adminOrService',
+    body: PARTICIPANT_SCHEMA,
+    success: [201, 'The room record'],
+  },
+  {
+    method: 'delete',
+    path: '/rooms/{roomId}/participants/{participantId}',
+    summary: 'Remove a participant (type says which when a human and an agent share the id)',
+    credential: 'adminOrService',
+    query: PARTICIPANT_QUERY_SCHEMA,
+    success: [200, 'The room record'],
+  },
+  {
+    method: 'get',
+    path: '/rooms/{roomId}/messages',
+    summary: 'History: the newest limit messages before a message, or those after a seq',
+    credential: 'none',
+    query: MESSAGE_HISTORY_QUERY_SCHEMA,
+    success: [200, 'Array of messages, oldest first'],
+  },
+  {
+    method: 'post',
+    path: '/rooms/{roomId}/messages',
+    summary: 'Send a message as the caller',
+    credential: 'any',
+    body: SEND_MESSAGE_SCHEMA,
+    success: [201, 'The stored message'],
+  },
 ];
 
 const ERROR_STATUSES: Record<string, string> = {
@@ -78,7 +285,8 @@ const ERROR_STATUSES: Record<string, string> = {
   '404': 'NOT_FOUND or AGENT_NOT_FOUND',
   '409': 'CONFLICT',
   '413': 'PAYLOAD_TOO_LARGE',
-  '429': 'RATE_LIMITED: over a limit of the credential or the address (docs/configuration.md, "Limits"); Retry-After says in how many seconds to try again',
+  '429':
+    'RATE_LIMITED: over a limit of the credential or the address (docs/configuration.md, "Limits"); Retry-After says in how many seconds to try again',
   '503': 'UNAVAILABLE',
 };
 
@@ -101,20 +309,32 @@ export function openApiDocument(): Record<string, unknown> {
     info: {
       title: 'Agent coordination service',
       version: '1.0.0',
-      description: 'Agent registry, durable task router and chat rooms. Every non-2xx answer has the body {"error": {"code", "message", "details"?}}.',
+      description:
+        'Agent registry, durable task router and chat rooms. Every non-2xx answer has the body {"error": {"code", "message", "details"?}}.',
     },
     paths,
     components: {
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'Admin, service or agent key' },
         session: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Human session token' },
-        identity: { type: 'apiKey', in: 'header', name: 'X-Identity-Token', description: "Human identity token; its sub is the user's id" },
+        identity: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Identity-Token',
+          description: "Human identity token; its sub is the user's id",
+        },
       },
       schemas: {
         Error: {
           type: 'object',
           required: ['error'],
-          properties: { error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' }, details: {} } } },
+          properties: {
+            error: {
+              type: 'object',
+              required: ['code', 'message'],
+              properties: { code: { type: 'string' }, message: { type: 'string' }, details: {} },
+            },
+          },
         },
       },
     },
@@ -123,18 +343,35 @@ export function openApiDocument(): Record<string, unknown> {
 
 function describe(operation: Operation): Record<string, unknown> {
   const [status, description] = operation.success;
-  const pathParameters = [...operation.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+  const pathParameters = [...operation.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
   const queryProperties = (operation.query as { properties?: Record<string, Schema> } | undefined)?.properties ?? {};
-  const queryParameters = Object.entries(queryProperties).map(([name, schema]) => ({ name, in: 'query', required: false, schema }));
+  const queryParameters = Object.entries(queryProperties).map(([name, schema]) => ({
+    name,
+    in: 'query',
+    required: false,
+    schema,
+  }));
   return {
     summary: operation.summary,
     security: SECURITY[operation.credential],
-    ...(pathParameters.length + queryParameters.length > 0 ? { parameters: [...pathParameters, ...queryParameters] } : {}),
-    ...(operation.body ? { requestBody: { required: true, content: { 'application/json': { schema: operation.body } } } } : {}),
+    ...(pathParameters.length + queryParameters.length > 0
+      ? { parameters: [...pathParameters, ...queryParameters] }
+      : {}),
+    ...(operation.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: operation.body } } } }
+      : {}),
     responses: {
       [String(status)]: { description },
       ...Object.fromEntries(
-        Object.entries(ERROR_STATUSES).map(([code, meaning]) => [code, { description: meaning, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }]),
+        Object.entries(ERROR_STATUSES).map(([code, meaning]) => [
+          code,
+          { description: meaning, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+        ]),
       ),
     },
   };

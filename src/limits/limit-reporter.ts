@@ -17,7 +17,11 @@ export class LimitReporter {
     metrics: Metrics,
     private readonly windowMs: number,
   ) {
-    this.refusals = metrics.counter('rate_limited_total', 'Requests, handshakes and connections refused by a limit, by limit', ['limit']);
+    this.refusals = metrics.counter(
+      'rate_limited_total',
+      'Requests, handshakes and connections refused by a limit, by limit',
+      ['limit'],
+    );
   }
 
   refused(limit: string, key: string): void {
@@ -27,7 +31,10 @@ export class LimitReporter {
     if ((this.quietUntil.get(id) ?? 0) > now) return;
     if (now >= this.nextSweep) this.forgetQuietOnes(now);
     this.quietUntil.set(id, now + this.windowMs);
-    this.logger.warn({ limit, key }, `limit ${limit} reached by ${key}; further refusals are counted in rate_limited_total, not logged, for ${this.windowMs} ms`);
+    this.logger.warn(
+      { limit, key },
+      `limit ${limit} reached by ${key}; further refusals are counted in rate_limited_total, not logged, for ${this.windowMs} ms`,
+    );
   }
 
   private forgetQuietOnes(now: number): void {

@@ -19,9 +19,22 @@ export function createLimits(config: LimitsConfig, logger: Logger, metrics: Metr
   const reporter = new LimitReporter(logger, metrics, config.windowMs);
   const windowMs = config.windowMs;
   return {
-    writesPerPrincipal: new RateLimit({ name: 'writes', points: config.writesPerPrincipal, windowMs, message: `More than ${config.writesPerPrincipal} writes by this credential in ${windowMs} ms` }, reporter),
+    writesPerPrincipal: new RateLimit(
+      {
+        name: 'writes',
+        points: config.writesPerPrincipal,
+        windowMs,
+        message: `More than ${config.writesPerPrincipal} writes by this credential in ${windowMs} ms`,
+      },
+      reporter,
+    ),
     anonymousPerAddress: new RateLimit(
-      { name: 'anonymous', points: config.anonymousPerAddress, windowMs, message: `More than ${config.anonymousPerAddress} requests without a credential from this address in ${windowMs} ms` },
+      {
+        name: 'anonymous',
+        points: config.anonymousPerAddress,
+        windowMs,
+        message: `More than ${config.anonymousPerAddress} requests without a credential from this address in ${windowMs} ms`,
+      },
       reporter,
     ),
     authFailuresPerAddress: new RateLimit(

@@ -27,7 +27,11 @@ export class RateLimit {
     private readonly reporter: LimitReporter,
   ) {
     if (options.points > 0) {
-      this.limiter = new RateLimiterMemory({ points: options.points, duration: options.windowMs / 1000, blockDuration: (options.blockMs ?? 0) / 1000 });
+      this.limiter = new RateLimiterMemory({
+        points: options.points,
+        duration: options.windowMs / 1000,
+        blockDuration: (options.blockMs ?? 0) / 1000,
+      });
     }
   }
 

@@ -13,7 +13,8 @@ export function limitRequests(limits: Pick<Limits, 'writesPerPrincipal' | 'anony
   return async function limitRequest(ctx: Context, next: Next): Promise<void> {
     const principal = (ctx.state as AuthState).principal;
     if (!principal) await limits.anonymousPerAddress.consume(addressOf(ctx.req.socket));
-    else if (!isAdmin(principal) && !READ_METHODS.has(ctx.method)) await limits.writesPerPrincipal.consume(principalKey(principal));
+    else if (!isAdmin(principal) && !READ_METHODS.has(ctx.method))
+      await limits.writesPerPrincipal.consume(principalKey(principal));
     await next();
   };
 }

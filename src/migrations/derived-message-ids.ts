@@ -1,6 +1,11 @@
 import { MongoServerError } from 'mongodb';
 import { messageId, seqOf } from '../rooms/message-ids';
-import { MESSAGE_ALIASES_COLLECTION, MESSAGES_COLLECTION, type MessageAliasDocument, type MessageDocument } from '../rooms/message-store';
+import {
+  MESSAGE_ALIASES_COLLECTION,
+  MESSAGES_COLLECTION,
+  type MessageAliasDocument,
+  type MessageDocument,
+} from '../rooms/message-store';
 import { isDuplicateKey, type Store } from '../store/mongo';
 import { MIGRATIONS_COLLECTION, type Migration } from './migration';
 
@@ -30,7 +35,8 @@ async function deriveMessageIds(store: Store): Promise<number> {
   const messages = store.collection<MessageDocument>(MESSAGES_COLLECTION);
   const aliases = store.collection<MessageAliasDocument>(MESSAGE_ALIASES_COLLECTION);
   await messages.dropIndex(OLD_SEQ_INDEX).catch((error: unknown) => {
-    if (!(error instanceof MongoServerError && [INDEX_NOT_FOUND, NAMESPACE_NOT_FOUND].includes(error.code as number))) throw error;
+    if (!(error instanceof MongoServerError && [INDEX_NOT_FOUND, NAMESPACE_NOT_FOUND].includes(error.code as number)))
+      throw error;
   });
   const stored = await messages.find({}, { projection: { _id: 1, roomId: 1 } }).toArray();
   const old = stored.filter((message) => seqOf(message.roomId, message._id) === undefined);
@@ -38,7 +44,9 @@ async function deriveMessageIds(store: Store): Promise<number> {
     const original = await messages.findOne({ _id });
     if (!original) continue;
     await ignoreDuplicate(aliases.insertOne({ _id, roomId: original.roomId, seq: original.seq }));
-    await ignoreDuplicate(messages.insertOne({ ...original, _id: messageId(original.roomId, original.seq), legacyId: _id }));
+    await ignoreDuplicate(
+      messages.insertOne({ ...original, _id: messageId(original.roomId, original.seq), legacyId: _id }),
+    );
     await messages.deleteOne({ _id });
   }
   await ignoreDuplicate(migrations.insertOne({ _id: DERIVED_MESSAGE_IDS, doneAt: new Date() }));

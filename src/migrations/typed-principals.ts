@@ -35,21 +35,33 @@ export const typedPrincipals: Migration = {
 
     const legacyKeys = await keys.find({ createdBy: { $type: 'string' } }, { projection: { createdBy: 1 } }).toArray();
     for (const key of legacyKeys) {
-      const createdBy = key.createdBy === ADMIN_PRINCIPAL.id ? ADMIN_PRINCIPAL : { kind: PrincipalKind.SERVICE, id: key.createdBy as string };
-      changed += (await keys.updateOne({ _id: key._id, createdBy: key.createdBy }, { $set: { createdBy } })).modifiedCount;
+      const createdBy =
+        key.createdBy === ADMIN_PRINCIPAL.id
+          ? ADMIN_PRINCIPAL
+          : { kind: PrincipalKind.SERVICE, id: key.createdBy as string };
+      changed += (await keys.updateOne({ _id: key._id, createdBy: key.createdBy }, { $set: { createdBy } }))
+        .modifiedCount;
     }
 
     const legacyAgents = await agents
-      .find({ $or: [{ ownerId: { $exists: true } }, { sharedWith: { $type: 'string' } }] }, { projection: { ownerId: 1, sharedWith: 1 } })
+      .find(
+        { $or: [{ ownerId: { $exists: true } }, { sharedWith: { $type: 'string' } }] },
+        { projection: { ownerId: 1, sharedWith: 1 } },
+      )
       .toArray();
     if (legacyAgents.length === 0) return changed;
     const serviceIds = await idsOf(keys.find({ kind: PrincipalKind.SERVICE }, { projection: { _id: 1 } }).toArray());
     const agentIds = await idsOf(agents.find({}, { projection: { _id: 1 } }).toArray());
     for (const agent of legacyAgents) {
       const sharedWith = (agent.sharedWith ?? []).map((entry) =>
-        typeof entry === 'string' ? { type: agentIds.has(entry) ? ParticipantType.AGENT : ParticipantType.HUMAN, id: entry } : entry,
+        typeof entry === 'string'
+          ? { type: agentIds.has(entry) ? ParticipantType.AGENT : ParticipantType.HUMAN, id: entry }
+          : entry,
       );
-      const owner = agent.ownerId === undefined ? undefined : { kind: serviceIds.has(agent.ownerId) ? PrincipalKind.SERVICE : PrincipalKind.HUMAN, id: agent.ownerId };
+      const owner =
+        agent.ownerId === undefined
+          ? undefined
+          : { kind: serviceIds.has(agent.ownerId) ? PrincipalKind.SERVICE : PrincipalKind.HUMAN, id: agent.ownerId };
       const update = { $set: { sharedWith, ...(owner ? { owner } : {}) }, $unset: { ownerId: '' as const } };
       changed += (await agents.updateOne({ _id: agent._id }, update)).modifiedCount;
       // Processes already serving (a rolling upgrade) refresh the agent in their directories.

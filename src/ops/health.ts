@@ -27,19 +27,30 @@ function requireMetricsToken(token: string | undefined): (ctx: Context) => void 
   return (ctx) => {
     const match = /^Bearer (.+)$/.exec(ctx.get('Authorization'));
     if (match && timingSafeEqual(digestOf(match[1]), expected)) return;
-    throw new ApiError(ErrorCode.UNAUTHENTICATED, 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>', undefined, { 'WWW-Authenticate': 'Bearer' });
+    throw new ApiError(
+      ErrorCode.UNAUTHENTICATED,
+      'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>',
+      undefined,
+      { 'WWW-Authenticate': 'Bearer' },
+    );
   };
 }
 
 /** GET /healthz (the process answers), GET /readyz (every dependency answers), GET /metrics, GET /openapi.json. */
-export function createOpsRoutes(checks: ReadinessCheck[], metrics: Metrics, options: { metricsToken?: string } = {}): Router {
+export function createOpsRoutes(
+  checks: ReadinessCheck[],
+  metrics: Metrics,
+  options: { metricsToken?: string } = {},
+): Router {
   const checkMetricsToken = requireMetricsToken(options.metricsToken);
   const router = new Router();
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
   router.get('/readyz', async (ctx) => {
-    const results = await Promise.all(checks.map(async ({ name, check }) => ({ name, problem: await failureOf(check) })));
+    const results = await Promise.all(
+      checks.map(async ({ name, check }) => ({ name, problem: await failureOf(check) })),
+    );
     const down = results.filter((result) => result.problem !== undefined);
     if (down.length > 0) {
       throw new ApiError(

@@ -9,6 +9,9 @@ export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
     level: config.logLevel,
     base: { service: 'agent-coordination-service' },
     timestamp: pino.stdTimeFunctions.isoTime,
-    redact: { paths: ['*.apiKey', '*.signingSecret', '*.headers["x-api-key"]', '*.headers.authorization'], censor: '[redacted]' },
+    redact: {
+      paths: ['*.apiKey', '*.signingSecret', '*.headers["x-api-key"]', '*.headers.authorization'],
+      censor: '[redacted]',
+    },
   });
 }

@@ -21,7 +21,15 @@ export class AgentDirectory {
   private readonly copy: LiveCopy<DirectoryEntry[]>;
 
   constructor(private readonly agents: AgentStore) {
-    this.copy = new LiveCopy(agents.changes, { load: () => this.agents.directoryEntries(), install: (entries) => this.install(entries), refresh: (ids) => this.refresh(ids) }, DIRECTORY_MAX_AGE_MS);
+    this.copy = new LiveCopy(
+      agents.changes,
+      {
+        load: () => this.agents.directoryEntries(),
+        install: (entries) => this.install(entries),
+        refresh: (ids) => this.refresh(ids),
+      },
+      DIRECTORY_MAX_AGE_MS,
+    );
   }
 
   /** Starts reading the directory whole, so that the first request does not wait for all of it. */
@@ -30,18 +38,37 @@ export class AgentDirectory {
   }
 
   /** One page of the agents `principal` may see, in agentId order, after the agentId `after`; with `operation`, only agents that registered it. */
-  async listVisible(principal: Principal, page: { limit: number; after?: string }, operation?: string): Promise<Agent[]> {
+  async listVisible(
+    principal: Principal,
+    page: { limit: number; after?: string },
+    operation?: string,
+  ): Promise<Agent[]> {
     await this.copy.catchUp();
-    const chosen = this.entries.page(page.limit, page.after, (entry) => canSee(principal, entry) && (operation === undefined || entry.operations.includes(operation)));
-    return this.findVisibleByIds(principal, chosen.map((entry) => entry.id));
+    const chosen = this.entries.page(
+      page.limit,
+      page.after,
+      (entry) => canSee(principal, entry) && (operation === undefined || entry.operations.includes(operation)),
+    );
+    return this.findVisibleByIds(
+      principal,
+      chosen.map((entry) => entry.id),
+    );
   }
 
   /** Visible agents sharing at least one search token with the query, at most `bound` of them, with only what ranking needs. */
-  async searchCandidates(principal: Principal, tokens: string[], operation: string | undefined, bound: number): Promise<SearchCandidate[]> {
+  async searchCandidates(
+    principal: Principal,
+    tokens: string[],
+    operation: string | undefined,
+    bound: number,
+  ): Promise<SearchCandidate[]> {
     await this.copy.catchUp();
     const found = new Map<string, SearchCandidate>();
     for (const token of tokens) {
-      const accept = (entry: DirectoryEntry) => !found.has(entry.id) && canSee(principal, entry) && (operation === undefined || entry.operations.includes(operation));
+      const accept = (entry: DirectoryEntry) =>
+        !found.has(entry.id) &&
+        canSee(principal, entry) &&
+        (operation === undefined || entry.operations.includes(operation));
       for (const entry of this.byToken.get(token)?.page(bound - found.size, undefined, accept) ?? []) {
         found.set(entry.id, { id: entry.id, name: entry.name, searchFields: entry.searchFields });
       }
@@ -51,7 +78,9 @@ export class AgentDirectory {
 
   /** The agents of `agentIds` that `principal` may see, in the order of `agentIds`: one read by `_id` each. */
   async findVisibleByIds(principal: Principal, agentIds: string[]): Promise<Agent[]> {
-    const agents = await Promise.all(agentIds.map(async (agentId) => ifVisible(principal, await this.agents.findById(agentId))));
+    const agents = await Promise.all(
+      agentIds.map(async (agentId) => ifVisible(principal, await this.agents.findById(agentId))),
+    );
     return agents.filter((agent): agent is Agent => agent !== null);
   }
 
@@ -65,7 +94,9 @@ export class AgentDirectory {
   }
 
   private async refresh(agentIds: string[]): Promise<void> {
-    const read = await Promise.all(agentIds.map(async (agentId) => [agentId, await this.agents.directoryEntry(agentId)] as const));
+    const read = await Promise.all(
+      agentIds.map(async (agentId) => [agentId, await this.agents.directoryEntry(agentId)] as const),
+    );
     for (const [agentId, entry] of read) {
       const previous = this.entries.get(agentId);
       if (previous) this.byToken.delete(agentId, previous.searchTokens);

@@ -60,7 +60,10 @@ describe('AgentStore.replace under a claim', () => {
       deleteOne: async ({ _id }: { _id: string }) => ({ deletedCount: Number(claims.delete(_id)) }),
       updateOne: async () => ({ matchedCount: 1 }),
     };
-    return { agents: new AgentStore({ collection: () => collection } as unknown as Store, new SecretBox(randomBytes(32))), claims };
+    return {
+      agents: new AgentStore({ collection: () => collection } as unknown as Store, new SecretBox(randomBytes(32))),
+      claims,
+    };
   }
 
   it('refuses a change while another holds the claim of the same version', async () => {
@@ -78,10 +81,19 @@ describe('AgentStore.replace under a claim', () => {
 
 describe('AgentStore.findVisible', () => {
   // Capabilities that cannot be parsed show whether a lookup parsed them.
-  const privateDocument = { _id: 'agent-1', visibility: 'private', sharedWith: [], owner: { kind: 'service', id: 'owner-key' }, capabilities: '{unparsed' };
-  const agents = new AgentStore({ collection: () => ({ findOne: async () => privateDocument }) } as unknown as Store, new SecretBox(randomBytes(32)));
+  const privateDocument = {
+    _id: 'agent-1',
+    visibility: 'private',
+    sharedWith: [],
+    owner: { kind: 'service', id: 'owner-key' },
+    capabilities: '{unparsed',
+  };
+  const agents = new AgentStore(
+    { collection: () => ({ findOne: async () => privateDocument }) } as unknown as Store,
+    new SecretBox(randomBytes(32)),
+  );
 
-  it('judges a private agent before parsing it, so that a stranger\'s lookup costs what an unknown id does', async () => {
+  it("judges a private agent before parsing it, so that a stranger's lookup costs what an unknown id does", async () => {
     await expect(agents.findVisible({ kind: 'human', id: 'stranger' }, 'agent-1')).resolves.toBeNull();
     await expect(agents.findVisible({ kind: 'human', id: 'owner-key' }, 'agent-1')).resolves.toBeNull();
     await expect(agents.findVisible({ kind: 'service', id: 'owner-key' }, 'agent-1')).rejects.toThrow(SyntaxError);
@@ -97,18 +109,29 @@ describe('AgentStore.sealStoredSecrets', () => {
   function storeHolding(stored: Record<string, string>) {
     const writes: Array<{ _id: string; from: string; to: string }> = [];
     const collection = {
-      find: () => ({ toArray: async () => Object.entries(stored).map(([_id, signingSecret]) => ({ _id, signingSecret, version: 1 })) }),
-      updateOne: async (filter: { _id: string; signingSecret: string }, update: { $set: { signingSecret: string } }) => {
+      find: () => ({
+        toArray: async () => Object.entries(stored).map(([_id, signingSecret]) => ({ _id, signingSecret, version: 1 })),
+      }),
+      updateOne: async (
+        filter: { _id: string; signingSecret: string },
+        update: { $set: { signingSecret: string } },
+      ) => {
         writes.push({ _id: filter._id, from: filter.signingSecret, to: update.$set.signingSecret });
         return { matchedCount: 1 };
       },
       insertOne: async () => ({ acknowledged: true }),
       deleteOne: async () => ({ deletedCount: 1 }),
     };
-    return { agents: new AgentStore({ collection: () => collection } as unknown as Store, new SecretBox(currentKey, [previousKey])), writes };
+    return {
+      agents: new AgentStore(
+        { collection: () => collection } as unknown as Store,
+        new SecretBox(currentKey, [previousKey]),
+      ),
+      writes,
+    };
   }
 
-  it('seals plaintext secrets and re-seals those of a previous key, leaving the current key\'s alone', async () => {
+  it("seals plaintext secrets and re-seals those of a previous key, leaving the current key's alone", async () => {
     const current = new SecretBox(currentKey);
     const stored = {
       plain: secretOf('plain'),
@@ -129,8 +152,13 @@ describe('AgentStore.sealStoredSecrets', () => {
 
   it('stops before writing anything when a secret was sealed with a key it lacks', async () => {
     const stranger = new SecretBox(randomBytes(32));
-    const { agents, writes } = storeHolding({ plain: secretOf('plain'), foreign: stranger.seal(secretOf('foreign'), contextOf('foreign')) });
-    await expect(agents.sealStoredSecrets()).rejects.toThrow(new RegExp(`agent foreign does not open: .*${stranger.currentKeyId}.*SECRETS_KEY`));
+    const { agents, writes } = storeHolding({
+      plain: secretOf('plain'),
+      foreign: stranger.seal(secretOf('foreign'), contextOf('foreign')),
+    });
+    await expect(agents.sealStoredSecrets()).rejects.toThrow(
+      new RegExp(`agent foreign does not open: .*${stranger.currentKeyId}.*SECRETS_KEY`),
+    );
     expect(writes).toEqual([]);
   });
 });

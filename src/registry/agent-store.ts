@@ -10,7 +10,8 @@ export const AGENTS_COLLECTION = 'agents';
 export const AGENT_CHANGE_CLAIMS_COLLECTION = 'agent_change_claims';
 
 /** What lists and searches need of an agent: neither its capabilities, its texts nor its secret. */
-export type DirectoryEntry = Pick<Agent, 'id' | 'name' | 'visibility' | 'sharedWith' | 'owner'> & Pick<AgentDocument, 'operations' | 'searchTokens' | 'searchFields'>;
+export type DirectoryEntry = Pick<Agent, 'id' | 'name' | 'visibility' | 'sharedWith' | 'owner'> &
+  Pick<AgentDocument, 'operations' | 'searchTokens' | 'searchFields'>;
 const NOT_IN_DIRECTORY = { capabilities: 0, signingSecret: 0, description: 0, defaultPrompt: 0 } as const;
 
 /** A claim left by a process that died between claiming a change and writing it is taken over after this long. */
@@ -37,8 +38,26 @@ const PLAINTEXT_SECRET_PREFIX = 'whsec_';
 /** What a sealed signing secret is bound to: it opens for this agent only. */
 export const secretContextOf = (agentId: string) => `agents/${agentId}/signingSecret`;
 
-function toDirectoryEntry({ _id, name, visibility, sharedWith, owner, operations, searchTokens, searchFields }: Omit<AgentDocument, keyof typeof NOT_IN_DIRECTORY>): DirectoryEntry {
-  return { id: _id, name, visibility, sharedWith, ...(owner === undefined ? {} : { owner }), operations, searchTokens: searchTokens ?? [], searchFields };
+function toDirectoryEntry({
+  _id,
+  name,
+  visibility,
+  sharedWith,
+  owner,
+  operations,
+  searchTokens,
+  searchFields,
+}: Omit<AgentDocument, keyof typeof NOT_IN_DIRECTORY>): DirectoryEntry {
+  return {
+    id: _id,
+    name,
+    visibility,
+    sharedWith,
+    ...(owner === undefined ? {} : { owner }),
+    operations,
+    searchTokens: searchTokens ?? [],
+    searchFields,
+  };
 }
 
 /** Agents in MongoDB. Every read that serves a caller goes through the visibility rule in `canSee`. */
@@ -57,12 +76,28 @@ export class AgentStore {
 
   /** The agent as stored: what `insert` writes (public for the store-reads bench, which fills collections in bulk). */
   toDocument(agent: Agent): AgentDocument {
-    return { ...registrationFields(agent), signingSecret: this.secrets.seal(agent.signingSecret, secretContextOf(agent.id)) };
+    return {
+      ...registrationFields(agent),
+      signingSecret: this.secrets.seal(agent.signingSecret, secretContextOf(agent.id)),
+    };
   }
 
   private fromDocument(document: AgentDocument): Agent {
-    const { _id, capabilities, signingSecret, operations: _operations, searchTokens: _searchTokens, searchFields: _searchFields, ...rest } = document;
-    return { id: _id, capabilities: JSON.parse(capabilities) as Agent['capabilities'], signingSecret: this.openSecret(_id, signingSecret), ...rest };
+    const {
+      _id,
+      capabilities,
+      signingSecret,
+      operations: _operations,
+      searchTokens: _searchTokens,
+      searchFields: _searchFields,
+      ...rest
+    } = document;
+    return {
+      id: _id,
+      capabilities: JSON.parse(capabilities) as Agent['capabilities'],
+      signingSecret: this.openSecret(_id, signingSecret),
+      ...rest,
+    };
   }
 
   /** Reads both forms: a plaintext secret of an older version stays usable until `sealStoredSecrets` seals it. */
@@ -128,7 +163,9 @@ export class AgentStore {
   async replace(agent: Agent, expectedVersion: number): Promise<boolean> {
     const { _id, ...fields } = registrationFields(agent);
     const definedFields = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
-    const written = await this.whileClaimed(_id, expectedVersion, () => this.collection.updateOne({ _id, version: expectedVersion }, { $set: definedFields }));
+    const written = await this.whileClaimed(_id, expectedVersion, () =>
+      this.collection.updateOne({ _id, version: expectedVersion }, { $set: definedFields }),
+    );
     if (written) await this.changed(_id);
     return written;
   }
@@ -141,7 +178,13 @@ export class AgentStore {
     for (let tries = 0; tries < ROTATION_TRIES; tries += 1) {
       const current = await this.collection.findOne({ _id: agentId }, { projection: { version: 1 } });
       if (!current) return false;
-      const set = () => this.collection.updateOne({ _id: agentId, version: current.version }, { $set: { signingSecret: this.secrets.seal(signingSecret, secretContextOf(agentId)), updatedAt: new Date() } });
+      const set = () =>
+        this.collection.updateOne(
+          { _id: agentId, version: current.version },
+          {
+            $set: { signingSecret: this.secrets.seal(signingSecret, secretContextOf(agentId)), updatedAt: new Date() },
+          },
+        );
       if (await this.whileClaimed(agentId, current.version, set)) {
         await this.changed(agentId);
         return true;
@@ -166,7 +209,8 @@ export class AgentStore {
     for (const { _id, signingSecret, version, plaintext } of unsealed) {
       const resealed = this.secrets.seal(plaintext, secretContextOf(_id));
       // The same secret in another form: neither `version` nor `updatedAt` changes, and a rotation meanwhile wins.
-      const reseal = () => this.collection.updateOne({ _id, version, signingSecret }, { $set: { signingSecret: resealed } });
+      const reseal = () =>
+        this.collection.updateOne({ _id, version, signingSecret }, { $set: { signingSecret: resealed } });
       if (await this.whileClaimed(_id, version, reseal)) sealed += 1;
       else leftBusy += 1;
     }
@@ -193,7 +237,11 @@ export class AgentStore {
    * matched. A conditional write is not atomic on every MongoDB-compatible store (src/store/mongo.ts): without the claim, two
    * writers that read the same version could both write, the later undoing the earlier.
    */
-  private async whileClaimed(agentId: string, version: number, write: () => Promise<{ matchedCount: number }>): Promise<boolean> {
+  private async whileClaimed(
+    agentId: string,
+    version: number,
+    write: () => Promise<{ matchedCount: number }>,
+  ): Promise<boolean> {
     const claimId = `${agentId}@${version}`;
     if (!(await this.claimChange(claimId))) return false;
     try {
@@ -228,7 +276,9 @@ export class AgentStore {
 
   /** Which of `agentIds` name registered agents: one read by `_id` each, as `$in` may read the whole collection (src/store/mongo.ts). */
   async existingIds(agentIds: string[]): Promise<Set<string>> {
-    const found = await Promise.all(agentIds.map((agentId) => this.collection.findOne({ _id: agentId }, { projection: { _id: 1 } })));
+    const found = await Promise.all(
+      agentIds.map((agentId) => this.collection.findOne({ _id: agentId }, { projection: { _id: 1 } })),
+    );
     return new Set(found.flatMap((document) => (document ? [document._id] : [])));
   }
 }

@@ -24,6 +24,12 @@ export function agentView(agent: Agent, principal: Principal) {
     version: agent.version,
     createdAt: agent.createdAt.toISOString(),
     updatedAt: agent.updatedAt.toISOString(),
-    ...(canManageAgent(principal, agent) ? { owner: agent.owner ? principalRef(agent.owner) : null, sharedWith: agent.sharedWith, callbackUrl: agent.callbackUrl ?? null } : {}),
+    ...(canManageAgent(principal, agent)
+      ? {
+          owner: agent.owner ? principalRef(agent.owner) : null,
+          sharedWith: agent.sharedWith,
+          callbackUrl: agent.callbackUrl ?? null,
+        }
+      : {}),
   };
 }

@@ -78,12 +78,19 @@ export interface AgentDocument extends Omit<Agent, 'id' | 'capabilities'> {
 export type SearchField = 'name' | 'toolName' | 'description' | 'toolDescription';
 
 /** Whether `principal` may see `agent`: public agents all; private ones their owner, those shared with, admins and the agent itself. */
-export function canSee(principal: Principal | undefined, agent: Pick<Agent, 'id' | 'visibility' | 'sharedWith' | 'owner'>): boolean {
+export function canSee(
+  principal: Principal | undefined,
+  agent: Pick<Agent, 'id' | 'visibility' | 'sharedWith' | 'owner'>,
+): boolean {
   if (agent.visibility === 'public') return true;
   if (!principal) return false;
   if (principal.kind === PrincipalKind.ADMIN) return true;
   const viewer = participantOf(principal);
-  return isTheAgent(principal, agent) || isOwner(principal, agent) || (viewer !== undefined && agent.sharedWith.some((entry) => sameParticipant(entry, viewer)));
+  return (
+    isTheAgent(principal, agent) ||
+    isOwner(principal, agent) ||
+    (viewer !== undefined && agent.sharedWith.some((entry) => sameParticipant(entry, viewer)))
+  );
 }
 
 /** `agent` when it exists and `principal` may see it; null otherwise, so that callers answer 404 either way. */
@@ -96,7 +103,8 @@ export function isTheAgent(principal: Principal, agent: Pick<Agent, 'id'>): bool
   return principal.kind === PrincipalKind.AGENT && principal.id === agent.id;
 }
 
-export const isOwner = (principal: Principal, agent: Pick<Agent, 'owner'>): boolean => agent.owner !== undefined && samePrincipal(principal, agent.owner);
+export const isOwner = (principal: Principal, agent: Pick<Agent, 'owner'>): boolean =>
+  agent.owner !== undefined && samePrincipal(principal, agent.owner);
 
 /** Whether `principal` may change or delete `agent`: its owner and admins. */
 export function canManageAgent(principal: Principal, agent: Pick<Agent, 'owner'>): boolean {

@@ -23,7 +23,13 @@ export const REGISTRATION_LIMITS = {
 const text = (maxLength: number) => ({ type: 'string', maxLength: maxLength }) as const;
 const nonEmptyText = (maxLength: number) => ({ type: 'string', minLength: 1, maxLength: maxLength }) as const;
 /** An http(s) URL with a host: `format: uri` alone admits `http://` and `http:///x`, which no call could reach. */
-export const HTTP_URL_FIELD = { type: 'string', minLength: 1, maxLength: REGISTRATION_LIMITS.urlChars, format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#\\s]' } as const;
+export const HTTP_URL_FIELD = {
+  type: 'string',
+  minLength: 1,
+  maxLength: REGISTRATION_LIMITS.urlChars,
+  format: 'uri',
+  pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#\\s]',
+} as const;
 const SCHEMA_OBJECT = { type: 'object' } as const;
 const CAPABILITY_NAME = { type: 'string', pattern: CAPABILITY_NAME_PATTERN } as const;
 
@@ -50,7 +56,8 @@ export const CAPABILITY_ENTRY_SCHEMA = {
   },
 } as const;
 
-const entryList = (items: object) => ({ type: 'array', maxItems: REGISTRATION_LIMITS.capabilityEntries, items }) as const;
+const entryList = (items: object) =>
+  ({ type: 'array', maxItems: REGISTRATION_LIMITS.capabilityEntries, items }) as const;
 
 export const CAPABILITIES_SCHEMA = {
   type: 'object',
@@ -89,7 +96,10 @@ const AGENT_FIELDS = {
           type: 'object',
           required: ['type', 'id'],
           additionalProperties: false,
-          properties: { type: { type: 'string', enum: Object.values(ParticipantType) }, id: nonEmptyText(REGISTRATION_LIMITS.principalIdChars) },
+          properties: {
+            type: { type: 'string', enum: Object.values(ParticipantType) },
+            id: nonEmptyText(REGISTRATION_LIMITS.principalIdChars),
+          },
         },
       ],
     },
@@ -114,7 +124,11 @@ export const AGENT_UPDATE_SCHEMA: Schema = {
 };
 
 /** Digits 1 to 200, as a query string carries them. */
-const LIMIT_PARAMETER = { type: 'string', pattern: '^(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|200)$', description: 'must be a whole number from 1 to 200' } as const;
+const LIMIT_PARAMETER = {
+  type: 'string',
+  pattern: '^(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|200)$',
+  description: 'must be a whole number from 1 to 200',
+} as const;
 const AFTER_PARAMETER = { type: 'string', format: 'uuid' } as const;
 
 /** GET /agents?limit&after. */
@@ -144,7 +158,18 @@ export type SharingEntry = string | ParticipantRef;
  * aliases); `Sharing` becomes ParticipantRef once the bare ids are typed.
  */
 export interface AgentRegistrationFields<Sharing extends SharingEntry = SharingEntry>
-  extends Pick<Agent, 'name' | 'description' | 'defaultPrompt' | 'imageUrl' | 'backgroundImageUrl' | 'websiteUrl' | 'callbackUrl' | 'capabilities'>,
+  extends
+    Pick<
+      Agent,
+      | 'name'
+      | 'description'
+      | 'defaultPrompt'
+      | 'imageUrl'
+      | 'backgroundImageUrl'
+      | 'websiteUrl'
+      | 'callbackUrl'
+      | 'capabilities'
+    >,
     Partial<Pick<Agent, 'mcpUrl' | 'chatUrl' | 'visibility'>> {
   sharedWith?: Sharing[];
   mcpEndpoint?: string;

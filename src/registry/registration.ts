@@ -8,7 +8,18 @@ import { SchemaRejected, type UserSchemaCompiler } from './user-schemas';
 /** The fields of an agent that a registration sets, with the aliases resolved. */
 export type AgentRegistration = Pick<
   Agent,
-  'name' | 'description' | 'defaultPrompt' | 'imageUrl' | 'backgroundImageUrl' | 'websiteUrl' | 'mcpUrl' | 'chatUrl' | 'callbackUrl' | 'capabilities' | 'visibility' | 'sharedWith'
+  | 'name'
+  | 'description'
+  | 'defaultPrompt'
+  | 'imageUrl'
+  | 'backgroundImageUrl'
+  | 'websiteUrl'
+  | 'mcpUrl'
+  | 'chatUrl'
+  | 'callbackUrl'
+  | 'capabilities'
+  | 'visibility'
+  | 'sharedWith'
 >;
 
 export interface RegistrationRules {
@@ -22,12 +33,16 @@ const ALIASES = [
 ] as const;
 
 /** Registration fields with `mcpEndpoint`/`chatEndpoint` folded into `mcpUrl`/`chatUrl`; 400 when both are given and differ. */
-export function resolveAliases<T extends AgentUpdateFields<ParticipantRef>>(fields: T): Omit<T, 'mcpEndpoint' | 'chatEndpoint'> {
+export function resolveAliases<T extends AgentUpdateFields<ParticipantRef>>(
+  fields: T,
+): Omit<T, 'mcpEndpoint' | 'chatEndpoint'> {
   const resolved: AgentUpdateFields<ParticipantRef> = { ...fields };
   for (const [name, alias] of ALIASES) {
     const [value, aliased] = [fields[name], fields[alias]];
     if (value !== undefined && aliased !== undefined && value !== aliased) {
-      throw invalid(`${name} and ${alias} name the same endpoint and differ`, [{ path: `/${alias}`, message: `differs from ${name}` }]);
+      throw invalid(`${name} and ${alias} name the same endpoint and differ`, [
+        { path: `/${alias}`, message: `differs from ${name}` },
+      ]);
     }
     delete resolved[alias];
     if (aliased !== undefined) resolved[name] = aliased;
@@ -36,7 +51,18 @@ export function resolveAliases<T extends AgentUpdateFields<ParticipantRef>>(fiel
 }
 
 const REGISTRATION_FIELDS = [
-  'name', 'description', 'defaultPrompt', 'imageUrl', 'backgroundImageUrl', 'websiteUrl', 'mcpUrl', 'chatUrl', 'callbackUrl', 'capabilities', 'visibility', 'sharedWith',
+  'name',
+  'description',
+  'defaultPrompt',
+  'imageUrl',
+  'backgroundImageUrl',
+  'websiteUrl',
+  'mcpUrl',
+  'chatUrl',
+  'callbackUrl',
+  'capabilities',
+  'visibility',
+  'sharedWith',
 ] as const satisfies ReadonlyArray<keyof AgentRegistration>;
 
 /** The part of a stored agent that its owner registered (and may change with PATCH). */
@@ -44,14 +70,20 @@ export const registrationOf = (agent: Agent): AgentRegistration => pickRegistrat
 
 /** Only the registration's fields, without unset ones: unknown members of a request are dropped here. */
 function pickRegistration(source: AgentRegistration): AgentRegistration {
-  return withoutUndefined(Object.fromEntries(REGISTRATION_FIELDS.map((field) => [field, source[field]])) as AgentRegistration);
+  return withoutUndefined(
+    Object.fromEntries(REGISTRATION_FIELDS.map((field) => [field, source[field]])) as AgentRegistration,
+  );
 }
 
 /** A checked registration from a body that passed AGENT_REGISTRATION_SCHEMA, its `sharedWith` typed. */
-export function registrationFrom(fields: AgentRegistrationFields<ParticipantRef>, rules: RegistrationRules): AgentRegistration {
+export function registrationFrom(
+  fields: AgentRegistrationFields<ParticipantRef>,
+  rules: RegistrationRules,
+): AgentRegistration {
   const resolved = resolveAliases(fields);
   for (const name of ['mcpUrl', 'chatUrl'] as const) {
-    if (resolved[name] === undefined) throw invalid(`${name} is required`, [{ path: '/', message: `must have required property '${name}'` }]);
+    if (resolved[name] === undefined)
+      throw invalid(`${name} is required`, [{ path: '/', message: `must have required property '${name}'` }]);
   }
   const registration: AgentRegistration = {
     ...pickRegistration(resolved as AgentRegistration),
@@ -63,7 +95,11 @@ export function registrationFrom(fields: AgentRegistrationFields<ParticipantRef>
 }
 
 /** The registration `current` becomes with `update` (a body that passed AGENT_UPDATE_SCHEMA, its `sharedWith` typed) applied, checked again. */
-export function updatedRegistration(current: AgentRegistration, update: AgentUpdateFields<ParticipantRef>, rules: RegistrationRules): AgentRegistration {
+export function updatedRegistration(
+  current: AgentRegistration,
+  update: AgentUpdateFields<ParticipantRef>,
+  rules: RegistrationRules,
+): AgentRegistration {
   const resolved = resolveAliases(update);
   const merged: AgentRegistration = { ...current, ...pickRegistration(resolved as AgentRegistration) };
   if (resolved.sharedWith) merged.sharedWith = withoutRepeats(resolved.sharedWith);
@@ -74,7 +110,8 @@ export function updatedRegistration(current: AgentRegistration, update: AgentUpd
 /** What the schema cannot say: the https rule, unique capability names, and every agent-supplied schema compiling. */
 function checkRegistration(registration: AgentRegistration, rules: RegistrationRules): void {
   // The URLs the service itself calls; the others are only shown to users.
-  for (const name of ['mcpUrl', 'callbackUrl'] as const) requireHttps(registration[name], name, rules.allowInsecureAgentUrls);
+  for (const name of ['mcpUrl', 'callbackUrl'] as const)
+    requireHttps(registration[name], name, rules.allowInsecureAgentUrls);
   checkUniqueNames(registration.capabilities);
   compileSchemas(registration.capabilities, rules.compiler);
 }
@@ -84,9 +121,11 @@ function checkUniqueNames(capabilities: AgentCapabilities): void {
     const seen = new Set<string>();
     for (const entry of capabilities[category] ?? []) {
       if (seen.has(entry.name)) {
-        throw new ApiError(ErrorCode.CONFLICT, `Duplicate ${category} name "${entry.name}": names must be unique within an agent`, [
-          { path: `/capabilities/${category}`, message: `duplicate name "${entry.name}"` },
-        ]);
+        throw new ApiError(
+          ErrorCode.CONFLICT,
+          `Duplicate ${category} name "${entry.name}": names must be unique within an agent`,
+          [{ path: `/capabilities/${category}`, message: `duplicate name "${entry.name}"` }],
+        );
       }
       seen.add(entry.name);
     }
@@ -95,23 +134,35 @@ function checkUniqueNames(capabilities: AgentCapabilities): void {
 
 function compileSchemas(capabilities: AgentCapabilities, compiler: UserSchemaCompiler): void {
   for (const category of CAPABILITY_CATEGORIES) {
-    (capabilities[category] ?? []).forEach((entry: { name: string; inputSchema?: JsonSchema; outputSchema?: JsonSchema; annotations?: { outputSchema?: JsonSchema } }, index) => {
-      const schemas: Array<[string, JsonSchema | undefined]> = [
-        ['inputSchema', entry.inputSchema],
-        ['outputSchema', entry.outputSchema],
-        ['annotations/outputSchema', entry.annotations?.outputSchema],
-      ];
-      for (const [member, schema] of schemas) {
-        if (schema === undefined) continue;
-        try {
-          compiler.compile(schema);
-        } catch (error) {
-          if (!(error instanceof SchemaRejected)) throw error;
-          const path = `/capabilities/${category}/${index}/${member}${error.pointer ?? ''}`;
-          throw invalid(`Invalid ${member} of ${category} "${entry.name}": ${error.message}`, [{ path, message: error.message }]);
+    (capabilities[category] ?? []).forEach(
+      (
+        entry: {
+          name: string;
+          inputSchema?: JsonSchema;
+          outputSchema?: JsonSchema;
+          annotations?: { outputSchema?: JsonSchema };
+        },
+        index,
+      ) => {
+        const schemas: Array<[string, JsonSchema | undefined]> = [
+          ['inputSchema', entry.inputSchema],
+          ['outputSchema', entry.outputSchema],
+          ['annotations/outputSchema', entry.annotations?.outputSchema],
+        ];
+        for (const [member, schema] of schemas) {
+          if (schema === undefined) continue;
+          try {
+            compiler.compile(schema);
+          } catch (error) {
+            if (!(error instanceof SchemaRejected)) throw error;
+            const path = `/capabilities/${category}/${index}/${member}${error.pointer ?? ''}`;
+            throw invalid(`Invalid ${member} of ${category} "${entry.name}": ${error.message}`, [
+              { path, message: error.message },
+            ]);
+          }
         }
-      }
-    });
+      },
+    );
   }
 }
 

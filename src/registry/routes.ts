@@ -42,7 +42,10 @@ const DEFAULT_PAGE_SIZE = 50;
 /** Most agents a search ranks: candidates come from the directory's token index, never every agent. */
 const SEARCH_CANDIDATES = 1_000;
 
-const pageOf = (query: AgentListQuery) => ({ limit: query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(query.limit), after: query.after });
+const pageOf = (query: AgentListQuery) => ({
+  limit: query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(query.limit),
+  after: query.after,
+});
 
 const agentNotFound = (agentId: string) => new ApiError(ErrorCode.AGENT_NOT_FOUND, `Agent ${agentId} not found`);
 
@@ -101,10 +104,17 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
       ctx.body = found.map((agent) => agentView(agent, principal));
       return;
     }
-    const ranked = rank(await directory.searchCandidates(principal, tokens, query.capability, SEARCH_CANDIDATES), tokens);
+    const ranked = rank(
+      await directory.searchCandidates(principal, tokens, query.capability, SEARCH_CANDIDATES),
+      tokens,
+    );
     // An `after` no longer among the matches ends the paging rather than starting it over.
-    const start = page.after === undefined ? 0 : ranked.findIndex((candidate) => candidate.id === page.after) + 1 || ranked.length;
-    const found = await directory.findVisibleByIds(principal, ranked.slice(start, start + page.limit).map((candidate) => candidate.id));
+    const start =
+      page.after === undefined ? 0 : ranked.findIndex((candidate) => candidate.id === page.after) + 1 || ranked.length;
+    const found = await directory.findVisibleByIds(
+      principal,
+      ranked.slice(start, start + page.limit).map((candidate) => candidate.id),
+    );
     ctx.body = found.map((agent) => agentView(agent, principal));
   });
 
@@ -117,10 +127,17 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
     const { principal, agent } = await visibleAgent(ctx);
     if (!canManageAgent(principal, agent)) throw forbidden('Only the owner of an agent or an admin may change it');
     const update = checkUpdate(ctx.request.body);
-    const registration = updatedRegistration(registrationOf(agent), { ...update, sharedWith: await typedSharing(update.sharedWith, agents) }, rules);
+    const registration = updatedRegistration(
+      registrationOf(agent),
+      { ...update, sharedWith: await typedSharing(update.sharedWith, agents) },
+      rules,
+    );
     const updated: Agent = { ...agent, ...registration, version: agent.version + 1, updatedAt: new Date() };
     if (!(await agents.replace(updated, agent.version))) {
-      throw new ApiError(ErrorCode.CONFLICT, `Agent ${agent.id} was changed or deleted meanwhile; read it again and retry`);
+      throw new ApiError(
+        ErrorCode.CONFLICT,
+        `Agent ${agent.id} was changed or deleted meanwhile; read it again and retry`,
+      );
     }
     ctx.body = agentView(updated, principal);
   });
@@ -136,7 +153,8 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
 
   router.post('/agents/:agentId/keys/rotate', async (ctx) => {
     const { principal, agent } = await visibleAgent(ctx);
-    if (!isTheAgent(principal, agent) && !canManageAgent(principal, agent)) throw forbidden("Only the agent, its owner or an admin may rotate the agent's credentials");
+    if (!isTheAgent(principal, agent) && !canManageAgent(principal, agent))
+      throw forbidden("Only the agent, its owner or an admin may rotate the agent's credentials");
     // The secret first: if changes keep the agent busy, nothing is rotated yet.
     const signingSecret = newSigningSecret();
     if (!(await agents.setSigningSecret(agent.id, signingSecret))) {

@@ -116,9 +116,11 @@ function schemaGraph(root: SchemaObject): SchemaGraph {
 
 /** A keyword's schemas with their pointers; `items` may be one schema or a list. */
 function membersOf(value: unknown, shape: 'one' | 'list' | 'byName', pointer: string): Array<[unknown, string]> {
-  if (Array.isArray(value)) return shape === 'byName' ? [] : value.map((member, index) => [member, `${pointer}/${index}`]);
+  if (Array.isArray(value))
+    return shape === 'byName' ? [] : value.map((member, index) => [member, `${pointer}/${index}`]);
   if (shape === 'one') return [[value, pointer]];
-  if (shape === 'byName' && isSchemaObject(value)) return Object.entries(value).map(([name, member]) => [member, `${pointer}/${escapePointer(name)}`]);
+  if (shape === 'byName' && isSchemaObject(value))
+    return Object.entries(value).map(([name, member]) => [member, `${pointer}/${escapePointer(name)}`]);
   return [];
 }
 
@@ -144,7 +146,10 @@ function linkRefs(graph: SchemaGraph): CostProblem | undefined {
     if (!target) {
       // Ajv compiled the schema, so the reference exists: this check would only miss what it costs.
       const at = `${node.pointer}/$ref`;
-      return { pointer: at, message: `$ref at ${at} is a reference this check cannot follow: refer to this schema's parts by JSON pointer (#/definitions/…)` };
+      return {
+        pointer: at,
+        message: `$ref at ${at} is a reference this check cannot follow: refer to this schema's parts by JSON pointer (#/definitions/…)`,
+      };
     }
     node.edges.push({ node: target, target: 'same', combines: 'also', viaRef: true });
   }
@@ -168,7 +173,10 @@ function resolveRef(graph: SchemaGraph, ref: string, base: string): SchemaNode |
   let value: unknown = document.schema;
   for (const segment of fragment.slice(1).split('/')) {
     const name = segment.replace(/~1/g, '/').replace(/~0/g, '~');
-    value = typeof value === 'object' && value !== null && Object.hasOwn(value, name) ? (value as SchemaObject)[name] : undefined;
+    value =
+      typeof value === 'object' && value !== null && Object.hasOwn(value, name)
+        ? (value as SchemaObject)[name]
+        : undefined;
   }
   return graph.byObject.get(value);
 }
@@ -194,7 +202,8 @@ function loadProblem(graph: SchemaGraph, limits: CostLimits): CostProblem | unde
   let loads = new Float64Array(size);
   const byKind = new Map(BELOW.map((target) => [target, new Float64Array(size)]));
   const most = new Float64Array(size);
-  const value = (edge: SchemaEdge, of: Float64Array, depth: number) => (edge.node ? of[edge.node.index] : depth === 0 ? 1 : 0);
+  const value = (edge: SchemaEdge, of: Float64Array, depth: number) =>
+    edge.node ? of[edge.node.index] : depth === 0 ? 1 : 0;
   for (let depth = 0; depth <= limits.maxParamsDepth; depth += 1) {
     // Children first, so the schemas a node applies to the same value are counted before it.
     for (const node of order.nodes) {
@@ -205,7 +214,8 @@ function loadProblem(graph: SchemaGraph, limits: CostLimits): CostProblem | unde
         loads[node.index] = 0;
         for (const [target, sums] of byKind) {
           sums[node.index] = onOneValue(node, target, (edge) => value(edge, above, depth - 1));
-          for (const edge of node.edges) if (edge.target === 'same' && edge.node) sums[node.index] += sums[edge.node.index];
+          for (const edge of node.edges)
+            if (edge.target === 'same' && edge.node) sums[node.index] += sums[edge.node.index];
           loads[node.index] = Math.max(loads[node.index], sums[node.index]);
         }
       }
@@ -219,7 +229,8 @@ function loadProblem(graph: SchemaGraph, limits: CostLimits): CostProblem | unde
   // Name the least of the parts over the limit (the root is over it when any part it uses is), and
   // of equal ones the last in document order, which is the innermost.
   let culprit = root;
-  for (const node of used) if (most[node.index] > limits.maxSchemasPerValue && most[node.index] <= most[culprit.index]) culprit = node;
+  for (const node of used)
+    if (most[node.index] > limits.maxSchemasPerValue && most[node.index] <= most[culprit.index]) culprit = node;
   const count = most[culprit.index] >= 1e6 ? 'over a million' : String(most[culprit.index]);
   return {
     pointer: culprit.pointer,

@@ -37,8 +37,12 @@ export function queryTokens(query: string): string[] {
 }
 
 /** The fields stored beside an agent's JSON capabilities so that queries are served by indexes. */
-export function derivedFields(agent: Pick<Agent, 'name' | 'description' | 'capabilities'>): Pick<AgentDocument, 'operations' | 'searchTokens' | 'searchFields'> {
-  const operations = CAPABILITY_CATEGORIES.flatMap((category) => (agent.capabilities[category] ?? []).map((entry) => `${category}/${entry.name}`));
+export function derivedFields(
+  agent: Pick<Agent, 'name' | 'description' | 'capabilities'>,
+): Pick<AgentDocument, 'operations' | 'searchTokens' | 'searchFields'> {
+  const operations = CAPABILITY_CATEGORIES.flatMap((category) =>
+    (agent.capabilities[category] ?? []).map((entry) => `${category}/${entry.name}`),
+  );
   const wordsOf = (texts: string[]) => [...new Set(texts.flatMap(tokenize))].slice(0, MAX_FIELD_TOKENS);
   const { tools } = agent.capabilities;
   const searchFields = {
@@ -65,6 +69,11 @@ export function relevance(candidate: Pick<SearchCandidate, 'searchFields'>, toke
 export function rank(candidates: SearchCandidate[], tokens: string[]): SearchCandidate[] {
   return candidates
     .map((candidate) => ({ candidate, score: relevance(candidate, tokens) }))
-    .sort((a, b) => b.score - a.score || a.candidate.name.localeCompare(b.candidate.name) || a.candidate.id.localeCompare(b.candidate.id))
+    .sort(
+      (a, b) =>
+        b.score - a.score ||
+        a.candidate.name.localeCompare(b.candidate.name) ||
+        a.candidate.id.localeCompare(b.candidate.id),
+    )
     .map(({ candidate }) => candidate);
 }

@@ -9,7 +9,10 @@ const AGENT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$
  * contract's form) names the agent with that id when one is registered, and a human otherwise.
  * Stored typed, an entry never lets a human whose `sub` equals an agentId see what the agent sees.
  */
-export async function typedSharing(entries: SharingEntry[] | undefined, agents: AgentStore): Promise<ParticipantRef[] | undefined> {
+export async function typedSharing(
+  entries: SharingEntry[] | undefined,
+  agents: AgentStore,
+): Promise<ParticipantRef[] | undefined> {
   if (entries === undefined) return undefined;
   const bareAgentIds = entries.filter((entry): entry is string => typeof entry === 'string' && AGENT_ID.test(entry));
   const registered = await agents.existingIds(bareAgentIds);

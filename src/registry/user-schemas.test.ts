@@ -7,7 +7,11 @@ describe('UserSchemaCompiler', () => {
   it('compiles a typical tool schema and applies defaults', () => {
     const validate = compiler.compile({
       type: 'object',
-      properties: { text: { type: 'string', description: 'what to say' }, loud: { type: 'boolean', default: false }, at: { type: 'string', format: 'date-time' } },
+      properties: {
+        text: { type: 'string', description: 'what to say' },
+        loud: { type: 'boolean', default: false },
+        at: { type: 'string', format: 'date-time' },
+      },
       required: ['text'],
     });
     const params: Record<string, unknown> = { text: 'hi' };
@@ -29,7 +33,11 @@ describe('UserSchemaCompiler', () => {
   });
 
   it('runs pattern and patternProperties as RE2', () => {
-    const validate = compiler.compile({ type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } }, patternProperties: { '^x-\\d+$': { type: 'number' } } });
+    const validate = compiler.compile({
+      type: 'object',
+      properties: { s: { type: 'string', pattern: '^(a+)+$' } },
+      patternProperties: { '^x-\\d+$': { type: 'number' } },
+    });
     expect(validate({ s: 'aaa', 'x-1': 1 })).toBe(true);
     expect(validate({ s: 'aaab' })).toBe(false);
     expect(validate({ 'x-2': 'not a number' })).toBe(false);
@@ -74,7 +82,13 @@ describe('UserSchemaCompiler', () => {
       const validate = compiler.compile({ type: 'array', uniqueItems: true });
       expect(validate([{ a: 1, b: [1, 2] }, { a: 1, b: [2, 1] }, 1, '1', null, [null]])).toBe(true);
       expect(validate([{ x: 0 }, { a: 1, b: { c: 2, d: 3 } }, { b: { d: 3, c: 2 }, a: 1 }])).toBe(false);
-      expect(validate.errors).toEqual([expect.objectContaining({ keyword: 'uniqueItems', params: { i: 1, j: 2 }, message: 'must NOT have duplicate items (items ## 1 and 2 are identical)' })]);
+      expect(validate.errors).toEqual([
+        expect.objectContaining({
+          keyword: 'uniqueItems',
+          params: { i: 1, j: 2 },
+          message: 'must NOT have duplicate items (items ## 1 and 2 are identical)',
+        }),
+      ]);
       expect(validate([1, 1.0])).toBe(false);
     });
 
@@ -101,29 +115,74 @@ describe('UserSchemaCompiler', () => {
     /** d0 applies d1 twice, d1 applies d2 twice, and so on: 2^depth applications of the last one. */
     const doubling = (depth: number) => ({
       definitions: Object.fromEntries([
-        ...Array.from({ length: depth }, (_, index) => [`d${index}`, { allOf: [{ $ref: `#/definitions/d${index + 1}` }, { $ref: `#/definitions/d${index + 1}` }] }]),
+        ...Array.from({ length: depth }, (_, index) => [
+          `d${index}`,
+          { allOf: [{ $ref: `#/definitions/d${index + 1}` }, { $ref: `#/definitions/d${index + 1}` }] },
+        ]),
         [`d${depth}`, { type: 'object' }],
       ]),
       $ref: '#/definitions/d0',
     });
 
     it.each([
-      ['allOf over the limit', { type: 'object', allOf: Array.from({ length: limit }, () => walking) }, '', `the schema can apply ${limit + 1} schemas`],
-      ['dependencies over the limit', { type: 'object', dependencies: Object.fromEntries(Array.from({ length: limit }, (_, index) => [`p${index}`, walking])) }, '', `the schema can apply ${limit + 1} schemas`],
-      ['anyOf in a member over the limit', { type: 'object', properties: { a: { anyOf: Array.from({ length: limit }, () => ({ type: 'string' })) } } }, '/properties/a', `the schema at /properties/a can apply ${limit + 1} schemas`],
+      [
+        'allOf over the limit',
+        { type: 'object', allOf: Array.from({ length: limit }, () => walking) },
+        '',
+        `the schema can apply ${limit + 1} schemas`,
+      ],
+      [
+        'dependencies over the limit',
+        {
+          type: 'object',
+          dependencies: Object.fromEntries(Array.from({ length: limit }, (_, index) => [`p${index}`, walking])),
+        },
+        '',
+        `the schema can apply ${limit + 1} schemas`,
+      ],
+      [
+        'anyOf in a member over the limit',
+        { type: 'object', properties: { a: { anyOf: Array.from({ length: limit }, () => ({ type: 'string' })) } } },
+        '/properties/a',
+        `the schema at /properties/a can apply ${limit + 1} schemas`,
+      ],
       // 1, 5, 13, 29, 61 … schemas from d20 up: d16 is the first over the limit.
-      ['$refs that double at each step', doubling(20), '/definitions/d16', 'the schema at /definitions/d16 can apply 61 schemas'],
+      [
+        '$refs that double at each step',
+        doubling(20),
+        '/definitions/d16',
+        'the schema at /definitions/d16 can apply 61 schemas',
+      ],
       // Twice more for each level of nesting of the params: 2^100 at the depth a body may have.
-      ['$refs that double with each level of the params', { type: 'array', allOf: [{ items: { $ref: '#' } }, { items: { $ref: '#' } }] }, '/allOf/1', 'the schema at /allOf/1 can apply over a million schemas'],
+      [
+        '$refs that double with each level of the params',
+        { type: 'array', allOf: [{ items: { $ref: '#' } }, { items: { $ref: '#' } }] },
+        '/allOf/1',
+        'the schema at /allOf/1 can apply over a million schemas',
+      ],
     ])('refuses %s, naming the JSON pointer', (_what, schema, pointer, start) => {
       const error = refusal(schema);
       expect({ refused: error instanceof SchemaRejected, pointer: error?.pointer }).toEqual({ refused: true, pointer });
-      expect(error!.message).toMatch(new RegExp(`^${start.replace(/[$/]/g, '\\$&')} to one value of the params .*, each walking the value again: at most ${limit}$`));
+      expect(error!.message).toMatch(
+        new RegExp(
+          `^${start.replace(/[$/]/g, '\\$&')} to one value of the params .*, each walking the value again: at most ${limit}$`,
+        ),
+      );
     });
 
     it.each([
       ['to itself', { anyOf: [{ type: 'string' }, { $ref: '#' }] }, '/anyOf/1/$ref'],
-      ['through another definition', { definitions: { a: { anyOf: [{ type: 'string' }, { $ref: '#/definitions/b' }] }, b: { not: { $ref: '#/definitions/a' } } }, $ref: '#/definitions/a' }, '/definitions/b/not/$ref'],
+      [
+        'through another definition',
+        {
+          definitions: {
+            a: { anyOf: [{ type: 'string' }, { $ref: '#/definitions/b' }] },
+            b: { not: { $ref: '#/definitions/a' } },
+          },
+          $ref: '#/definitions/a',
+        },
+        '/definitions/b/not/$ref',
+      ],
     ])('refuses a loop of $ref on one value %s, on which Ajv overflows the stack', (_what, schema, pointer) => {
       const error = refusal(schema);
       expect({ refused: error instanceof SchemaRejected, pointer: error?.pointer, message: error?.message }).toEqual({
@@ -134,15 +193,31 @@ describe('UserSchemaCompiler', () => {
     });
 
     it('accepts schemas that stay within the limit, and checks params with them as before', () => {
-      const union = Array.from({ length: Math.floor((limit - 1) / 2) }, (_, index) => [`V${index}`, { type: 'object', properties: { kind: { const: `k${index}` } }, required: ['kind'] }] as const);
+      const union = Array.from(
+        { length: Math.floor((limit - 1) / 2) },
+        (_, index) =>
+          [`V${index}`, { type: 'object', properties: { kind: { const: `k${index}` } }, required: ['kind'] }] as const,
+      );
       const schema = {
         type: 'object',
         $defs: Object.fromEntries(union),
         definitions: {
-          node: { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/definitions/node' } } } },
+          node: {
+            type: 'object',
+            properties: {
+              name: { type: 'string' },
+              children: { type: 'array', items: { $ref: '#/definitions/node' } },
+            },
+          },
           named: { $id: '#named', type: 'string' },
           // Any JSON: one branch per kind of value, and only one of them goes deeper.
-          json: { anyOf: [{ type: ['string', 'number', 'boolean', 'null'] }, { type: 'array', items: { $ref: '#/definitions/json' } }, { type: 'object', additionalProperties: { $ref: '#/definitions/json' } }] },
+          json: {
+            anyOf: [
+              { type: ['string', 'number', 'boolean', 'null'] },
+              { type: 'array', items: { $ref: '#/definitions/json' } },
+              { type: 'object', additionalProperties: { $ref: '#/definitions/json' } },
+            ],
+          },
           unused: { allOf: Array.from({ length: limit * 2 }, () => walking) },
         },
         properties: {
@@ -155,7 +230,14 @@ describe('UserSchemaCompiler', () => {
         },
       };
       const validate = compiler.compile(schema);
-      expect(validate({ shape: { kind: 'k3' }, tree: { name: 'a', children: [{ name: 'b', children: [] }] }, label: null, most: { x: 1 } })).toBe(true);
+      expect(
+        validate({
+          shape: { kind: 'k3' },
+          tree: { name: 'a', children: [{ name: 'b', children: [] }] },
+          label: null,
+          most: { x: 1 },
+        }),
+      ).toBe(true);
       expect(validate({ tree: { children: [{ name: 1 }] } })).toBe(false);
       expect(validate({ shape: { kind: 'k99' } })).toBe(false);
       expect(validate({ label: 7 })).toBe(false);

@@ -43,7 +43,13 @@ const uniqueItems: SchemaValidateFunction = (unique: boolean, items: unknown[]):
     const key = canonicalJson(item);
     const first = seen.get(key);
     if (first !== undefined) {
-      uniqueItems.errors = [{ keyword: 'uniqueItems', message: `must NOT have duplicate items (items ## ${first} and ${index} are identical)`, params: { i: first, j: index } }];
+      uniqueItems.errors = [
+        {
+          keyword: 'uniqueItems',
+          message: `must NOT have duplicate items (items ## ${first} and ${index} are identical)`,
+          params: { i: first, j: index },
+        },
+      ];
       return false;
     }
     seen.set(key, index);
@@ -88,7 +94,13 @@ export class UserSchemaCompiler {
     });
     addFormats(this.ajv);
     this.ajv.removeKeyword('uniqueItems');
-    this.ajv.addKeyword({ keyword: 'uniqueItems', type: 'array', schemaType: 'boolean', errors: true, validate: uniqueItems });
+    this.ajv.addKeyword({
+      keyword: 'uniqueItems',
+      type: 'array',
+      schemaType: 'boolean',
+      errors: true,
+      validate: uniqueItems,
+    });
   }
 
   /** Compiles `schema` or throws SchemaRejected saying why. */

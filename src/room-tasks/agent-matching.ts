@@ -42,5 +42,8 @@ export async function matchAgent(
     reasons.push(`${agent.id}: params do not match its inputSchema (${summariseProblems(problems)})`);
   }
   const why = candidates.length === 0 ? 'the room has no other participant agent' : reasons.join('; ');
-  throw new ApiError(ErrorCode.AGENT_NOT_FOUND, `No participant agent of room ${room.id} can run ${request.operation}: ${why}`);
+  throw new ApiError(
+    ErrorCode.AGENT_NOT_FOUND,
+    `No participant agent of room ${room.id} can run ${request.operation}: ${why}`,
+  );
 }

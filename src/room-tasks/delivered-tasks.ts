@@ -43,7 +43,8 @@ export class DeliveredTasks {
         .getHandle(workflowId)
         .signal(agentSocketLostSignal, taskId)
         .catch((error: unknown) => {
-          if (!(error instanceof WorkflowNotFoundError)) this.logger.warn({ err: error, taskId }, 'could not tell the workflow the agent left');
+          if (!(error instanceof WorkflowNotFoundError))
+            this.logger.warn({ err: error, taskId }, 'could not tell the workflow the agent left');
         });
     }
   }

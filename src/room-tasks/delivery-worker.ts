@@ -18,7 +18,13 @@ import { PRESENCE_HEARTBEAT_MS, SocketPresence } from './socket-presence';
  */
 export async function startRoomDelivery(
   config: Pick<Config, 'temporalNamespace' | 'taskQueue'>,
-  { store, hub, taskStore, temporal, logger }: { store: Store; hub: RoomHub; taskStore: TaskStore; temporal: TemporalHandle; logger: Logger },
+  {
+    store,
+    hub,
+    taskStore,
+    temporal,
+    logger,
+  }: { store: Store; hub: RoomHub; taskStore: TaskStore; temporal: TemporalHandle; logger: Logger },
 ): Promise<RunningWorker> {
   const queue = `${config.taskQueue}-rooms-${os.hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   const presence = new SocketPresence(store, queue);
@@ -39,7 +45,9 @@ export async function startRoomDelivery(
   enqueue(() => presence.refresh());
   const heartbeat = setInterval(() => enqueue(() => presence.refresh()), PRESENCE_HEARTBEAT_MS);
   heartbeat.unref();
-  const worker = await startWorker({ ...config, taskQueue: queue }, temporal.connection, logger, { activities: roomDeliveryActivities(hub, taskStore, deliveredTasks) });
+  const worker = await startWorker({ ...config, taskQueue: queue }, temporal.connection, logger, {
+    activities: roomDeliveryActivities(hub, taskStore, deliveredTasks),
+  });
   return {
     async stop() {
       clearInterval(heartbeat);

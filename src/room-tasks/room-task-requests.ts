@@ -79,9 +79,15 @@ export class RoomTaskRequests {
     if (agentId === undefined) {
       const room = await this.deps.rooms.findById(roomId);
       if (!room) throw notFound('Room');
-      agentId = await matchAgent(this.deps, principal, room, asker, task, (participant) => hub.isConnected(roomId, participant));
+      agentId = await matchAgent(this.deps, principal, room, asker, task, (participant) =>
+        hub.isConnected(roomId, participant),
+      );
     }
-    const taskId = await this.deps.launcher.launchTask(principal, { ...task, agentId }, { origin: { roomId, requestedBy: asker, ...(parentTaskId === undefined ? {} : { parentTaskId }) } });
+    const taskId = await this.deps.launcher.launchTask(
+      principal,
+      { ...task, agentId },
+      { origin: { roomId, requestedBy: asker, ...(parentTaskId === undefined ? {} : { parentTaskId }) } },
+    );
     return { type: FrameType.TASK_CREATED, data: { requestId, taskId, agentId } };
   }
 

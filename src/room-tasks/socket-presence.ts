@@ -88,7 +88,12 @@ export class PresenceLookup {
     const since = Date.now() - STALE_AFTER_MS;
     const processes = this.store.collection<ProcessDocument>(PRESENCE_PROCESSES_COLLECTION);
     // By _id, one at a time: the one lookup every store serves from an index (src/store/mongo.ts).
-    const seen = await Promise.all(queues.map(async (queue) => ({ queue, seenAt: (await processes.findOne({ _id: queue }))?.seenAt.getTime() ?? 0 })));
+    const seen = await Promise.all(
+      queues.map(async (queue) => ({
+        queue,
+        seenAt: (await processes.findOne({ _id: queue }))?.seenAt.getTime() ?? 0,
+      })),
+    );
     return seen
       .filter((holder) => holder.seenAt >= since)
       .sort((a, b) => b.seenAt - a.seenAt)

@@ -66,5 +66,8 @@ export function participantEventFrame(roomId: string, event: SystemEvent, partic
 
 /** `requestId` ties the error to the TASK_REQUEST it answers. */
 export function errorFrame(error: ApiError, requestId?: string): Frame {
-  return { type: FrameType.ERROR, data: { code: error.code, message: error.message, ...(requestId === undefined ? {} : { requestId }) } };
+  return {
+    type: FrameType.ERROR,
+    data: { code: error.code, message: error.message, ...(requestId === undefined ? {} : { requestId }) },
+  };
 }

@@ -6,7 +6,15 @@ import type { Message, MessageStore, PageCursor } from './message-store';
 import type { RoomHub } from './room-hub';
 
 const ROOM = 'room-1';
-const message = (seq: number) => ({ id: `m${seq}`, roomId: ROOM, seq, content: `c${seq}`, sender: { type: 'HUMAN', id: 'u' }, timestamp: new Date(0) }) as Message;
+const message = (seq: number) =>
+  ({
+    id: `m${seq}`,
+    roomId: ROOM,
+    seq,
+    content: `c${seq}`,
+    sender: { type: 'HUMAN', id: 'u' },
+    timestamp: new Date(0),
+  }) as Message;
 
 /** A room's stored messages and what the poll published, without MongoDB. */
 function setUp(initial: number[]) {
@@ -16,7 +24,8 @@ function setUp(initial: number[]) {
   const messages = {
     lastSeq,
     reservedSeq: lastSeq,
-    page: async (_roomId: string, cursor: PageCursor) => stored.filter((stored) => cursor.kind === 'after' && stored.seq > cursor.seq).sort((a, b) => a.seq - b.seq),
+    page: async (_roomId: string, cursor: PageCursor) =>
+      stored.filter((stored) => cursor.kind === 'after' && stored.seq > cursor.seq).sort((a, b) => a.seq - b.seq),
   } as unknown as MessageStore;
   const seen = new Set<number>();
   /** Seqs this process reserved for its own messages. */
@@ -33,12 +42,22 @@ function setUp(initial: number[]) {
       seen.add(stored.seq);
     },
   } as unknown as RoomHub;
-  return { poll: new MessagePoll(messages, hub), messages, hub, store: (...seqs: number[]) => stored.push(...seqs.map(message)), own, published, life };
+  return {
+    poll: new MessagePoll(messages, hub),
+    messages,
+    hub,
+    store: (...seqs: number[]) => stored.push(...seqs.map(message)),
+    own,
+    published,
+    life,
+  };
 }
 
 /** A server whose `hello` answers as a replica set member (MongoDB) or without a set name (a standalone server). */
 function server(replicaSet: boolean) {
-  const command = jest.fn(async () => (replicaSet ? { isWritablePrimary: true, setName: 'rs0' } : { isWritablePrimary: true }));
+  const command = jest.fn(async () =>
+    replicaSet ? { isWritablePrimary: true, setName: 'rs0' } : { isWritablePrimary: true },
+  );
   return { store: { db: { command } } as unknown as Store, command };
 }
 
@@ -66,7 +85,13 @@ describe('the message fan-out', () => {
   it('opens a change stream on a replica set when ROOM_FANOUT=change-streams', async () => {
     const { store } = server(true);
     const { messages, hub, watchInserts, close } = withStream();
-    const fanout = await startMessageFanout(store, messages, hub, logger, loadConfig({ ROOM_FANOUT: 'change-streams' }).roomFanout);
+    const fanout = await startMessageFanout(
+      store,
+      messages,
+      hub,
+      logger,
+      loadConfig({ ROOM_FANOUT: 'change-streams' }).roomFanout,
+    );
     expect(fanout.mode).toBe('change-streams');
     expect(watchInserts).toHaveBeenCalledTimes(1);
     await fanout.stop();
@@ -76,7 +101,9 @@ describe('the message fan-out', () => {
   it('refuses to start with ROOM_FANOUT=change-streams on a server without a replica set', async () => {
     const { store } = server(false);
     const { messages, hub, watchInserts } = withStream();
-    await expect(startMessageFanout(store, messages, hub, logger, 'change-streams')).rejects.toThrow(/ROOM_FANOUT=change-streams needs a MongoDB replica set/);
+    await expect(startMessageFanout(store, messages, hub, logger, 'change-streams')).rejects.toThrow(
+      /ROOM_FANOUT=change-streams needs a MongoDB replica set/,
+    );
     expect(watchInserts).not.toHaveBeenCalled();
   });
 });
@@ -84,7 +111,7 @@ describe('the message fan-out', () => {
 describe('the message poll', () => {
   afterEach(() => jest.restoreAllMocks());
 
-  it('starts at the room\'s last seq, then publishes what is stored after it', async () => {
+  it("starts at the room's last seq, then publishes what is stored after it", async () => {
     const { poll, store, published } = setUp([1, 2]);
     await poll.once();
     store(3, 4);

@@ -31,14 +31,22 @@ export interface MessageFanout {
  * with ROOM_FANOUT=change-streams one change stream on inserted messages, which needs a replica set
  * and has never run in this project's tests. RoomHub.publishStored drops what was already published.
  */
-export async function startMessageFanout(store: Store, messages: MessageStore, hub: RoomHub, logger: Logger, mode: FanoutMode): Promise<MessageFanout> {
+export async function startMessageFanout(
+  store: Store,
+  messages: MessageStore,
+  hub: RoomHub,
+  logger: Logger,
+  mode: FanoutMode,
+): Promise<MessageFanout> {
   if (mode === FanoutMode.CHANGE_STREAMS) {
     // Refused rather than polled instead: the operator chose change streams, and a fallback would run,
     // unseen but for one log line, the mode they did not choose, with its load (a read per room every
     // 100 ms, and page reads that may scan the collection). Failing at start shows the mismatch (often a MONGODB_URI without
     // its replica set) at once; unsetting ROOM_FANOUT is the fix when polling is what is wanted.
     if (!(await isReplicaSet(store))) {
-      throw new Error('ROOM_FANOUT=change-streams needs a MongoDB replica set (or sharded cluster), and this server has none (FerretDB or a standalone mongod); unset ROOM_FANOUT to poll');
+      throw new Error(
+        'ROOM_FANOUT=change-streams needs a MongoDB replica set (or sharded cluster), and this server has none (FerretDB or a standalone mongod); unset ROOM_FANOUT to poll',
+      );
     }
     const close = messages.watchInserts(
       (message) => hub.publishStored(message),
@@ -90,11 +98,13 @@ export class MessagePoll {
 
   async once(): Promise<void> {
     const rooms = this.hub.connectedRooms();
-    for (const roomId of this.cursors.keys()) if (!rooms.some((room) => room.roomId === roomId)) this.cursors.delete(roomId);
+    for (const roomId of this.cursors.keys())
+      if (!rooms.some((room) => room.roomId === roomId)) this.cursors.delete(roomId);
     for (const { roomId, generation } of rooms) {
       const cursor = this.cursors.get(roomId);
       // A room newly connected here starts at the present: its history is the sockets' `since` business.
-      if (cursor?.generation !== generation) this.cursors.set(roomId, { generation, seq: await this.messages.lastSeq(roomId) });
+      if (cursor?.generation !== generation)
+        this.cursors.set(roomId, { generation, seq: await this.messages.lastSeq(roomId) });
       else await this.read(roomId, cursor);
     }
   }

@@ -13,7 +13,8 @@ export function messageInput(maxChars: number): (value: unknown) => SendMessage 
     // Characters as a reader counts them (code points), not UTF-16 units.
     let chars = 0;
     for (const _ of message.content) {
-      if (++chars > maxChars) throw new ApiError(ErrorCode.PAYLOAD_TOO_LARGE, `Message content exceeds ${maxChars} characters`);
+      if (++chars > maxChars)
+        throw new ApiError(ErrorCode.PAYLOAD_TOO_LARGE, `Message content exceeds ${maxChars} characters`);
     }
     return message;
   };

@@ -53,7 +53,11 @@ export interface MessageAliasDocument {
 
 function fromDocument(document: MessageDocument): Message {
   const { _id, legacyId, metadata, ...rest } = document;
-  return { id: legacyId ?? _id, ...rest, ...(metadata === undefined ? {} : { metadata: JSON.parse(metadata) as Message['metadata'] }) };
+  return {
+    id: legacyId ?? _id,
+    ...rest,
+    ...(metadata === undefined ? {} : { metadata: JSON.parse(metadata) as Message['metadata'] }),
+  };
 }
 
 export class MessageStore {
@@ -107,7 +111,11 @@ export class MessageStore {
    * seq then refuses the second insert, whose caller catches up and reserves again.
    */
   async reserveSeqs(roomId: string, count: number): Promise<number> {
-    const counter = await this.sequences.findOneAndUpdate({ _id: roomId }, { $inc: { seq: count } }, { upsert: true, returnDocument: 'after' });
+    const counter = await this.sequences.findOneAndUpdate(
+      { _id: roomId },
+      { $inc: { seq: count } },
+      { upsert: true, returnDocument: 'after' },
+    );
     return counter!.seq - count + 1;
   }
 
@@ -139,7 +147,9 @@ export class MessageStore {
 
   /** Every message stored from now on, by any process, through a change stream (replica sets only). */
   watchInserts(listener: (message: Message) => void, onError: (error: unknown) => void): () => Promise<void> {
-    const stream = this.messages.watch<MessageDocument, ChangeStreamInsertDocument<MessageDocument>>([{ $match: { operationType: 'insert' } }]);
+    const stream = this.messages.watch<MessageDocument, ChangeStreamInsertDocument<MessageDocument>>([
+      { $match: { operationType: 'insert' } },
+    ]);
     stream.on('change', (change) => listener(fromDocument(change.fullDocument)));
     stream.on('error', onError);
     return () => stream.close();
@@ -148,7 +158,8 @@ export class MessageStore {
   /** The seq of the room's message with the wire id `id`; undefined when the room has no such message. */
   async findSeq(roomId: string, id: string): Promise<number | undefined> {
     const seq = seqOf(roomId, id);
-    if (seq !== undefined) return (await this.messages.findOne({ _id: id }, { projection: { _id: 1 } })) ? seq : undefined;
+    if (seq !== undefined)
+      return (await this.messages.findOne({ _id: id }, { projection: { _id: 1 } })) ? seq : undefined;
     const alias = await this.aliases.findOne({ _id: id });
     return alias?.roomId === roomId ? alias.seq : undefined;
   }
@@ -161,11 +172,18 @@ export class MessageStore {
    */
   async page(roomId: string, cursor: PageCursor, limit: number): Promise<Message[]> {
     const reserved = await this.reservedSeq(roomId);
-    const [start, step]: [number, 1 | -1] = cursor.kind === 'after' ? [cursor.seq + 1, 1] : [Math.min(reserved, cursor.kind === 'before' ? cursor.seq - 1 : reserved), -1];
+    const [start, step]: [number, 1 | -1] =
+      cursor.kind === 'after'
+        ? [cursor.seq + 1, 1]
+        : [Math.min(reserved, cursor.kind === 'before' ? cursor.seq - 1 : reserved), -1];
     const end = step === 1 ? reserved : 1;
     const found: Message[] = [];
     let next = start;
-    while (found.length < limit && (step === 1 ? next <= end : next >= end) && Math.abs(next - start) < limit + MAX_PAGE_HOLES) {
+    while (
+      found.length < limit &&
+      (step === 1 ? next <= end : next >= end) &&
+      Math.abs(next - start) < limit + MAX_PAGE_HOLES
+    ) {
       const count = Math.min(Math.max(limit - found.length, MIN_LOOKUP_ROUND), Math.abs(end - next) + 1);
       found.push(...(await this.readSeqs(roomId, range(next, count, step))));
       next += count * step;

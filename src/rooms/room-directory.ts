@@ -21,7 +21,15 @@ export class RoomDirectory {
   private readonly copy: LiveCopy<RoomListing[]>;
 
   constructor(private readonly rooms: RoomStore) {
-    this.copy = new LiveCopy(rooms.changes, { load: () => this.rooms.listings(), install: (listings) => this.install(listings), refresh: (ids) => this.refresh(ids) }, ROOM_LISTING_MAX_AGE_MS);
+    this.copy = new LiveCopy(
+      rooms.changes,
+      {
+        load: () => this.rooms.listings(),
+        install: (listings) => this.install(listings),
+        refresh: (ids) => this.refresh(ids),
+      },
+      ROOM_LISTING_MAX_AGE_MS,
+    );
   }
 
   /** Starts reading the listing whole, so that the first request does not wait for all of it. */
@@ -49,7 +57,11 @@ export class RoomDirectory {
   }
 
   private install(listings: RoomListing[]): void {
-    const [allRooms, publicRooms, byMember] = [new IdIndex<RoomListing>(), new IdIndex<RoomListing>(), new KeyedIdIndex<RoomListing>()];
+    const [allRooms, publicRooms, byMember] = [
+      new IdIndex<RoomListing>(),
+      new IdIndex<RoomListing>(),
+      new KeyedIdIndex<RoomListing>(),
+    ];
     for (const listing of listings) {
       allRooms.set(listing);
       if (!listing.private) publicRooms.set(listing);

@@ -95,7 +95,10 @@ export class RoomHub {
     room.members.set(key, count + 1);
     if (count === 0) {
       this.presence?.arrived(connection.roomId, connection.participant);
-      this.publish(connection.roomId, participantEventFrame(connection.roomId, SystemEvent.PARTICIPANT_JOINED, connection.participant));
+      this.publish(
+        connection.roomId,
+        participantEventFrame(connection.roomId, SystemEvent.PARTICIPANT_JOINED, connection.participant),
+      );
     }
   }
 
@@ -109,7 +112,10 @@ export class RoomHub {
     } else {
       room.members.delete(key);
       this.presence?.departed(connection.roomId, connection.participant);
-      this.publish(connection.roomId, participantEventFrame(connection.roomId, SystemEvent.PARTICIPANT_LEFT, connection.participant));
+      this.publish(
+        connection.roomId,
+        participantEventFrame(connection.roomId, SystemEvent.PARTICIPANT_LEFT, connection.participant),
+      );
     }
     this.forgetIfIdle(connection.roomId, room);
   }
@@ -136,7 +142,9 @@ export class RoomHub {
     const room = this.room(message.roomId);
     const stored = new Promise<Message>((resolve, reject) => room.waiting.push({ message, resolve, reject }));
     if (!room.storing) {
-      this.storeWaiting(message.roomId, room).catch((error: unknown) => this.logger.error({ err: error, roomId: message.roomId }, 'message store loop failed'));
+      this.storeWaiting(message.roomId, room).catch((error: unknown) =>
+        this.logger.error({ err: error, roomId: message.roomId }, 'message store loop failed'),
+      );
     }
     return stored;
   }
@@ -155,7 +163,9 @@ export class RoomHub {
    * A room left by all and joined again has a new generation: what was stored meanwhile is history.
    */
   connectedRooms(): Array<{ roomId: string; generation: number }> {
-    return [...this.rooms].filter(([, room]) => room.connections.size > 0).map(([roomId, room]) => ({ roomId, generation: room.generation }));
+    return [...this.rooms]
+      .filter(([, room]) => room.connections.size > 0)
+      .map(([roomId, room]) => ({ roomId, generation: room.generation }));
   }
 
   /** Publishes a stored message, from this process or another (message-fanout.ts), once. */
@@ -182,7 +192,9 @@ export class RoomHub {
   /** Sends a frame to the participant's connections to the room in this process; false when it has none. */
   sendTo(roomId: string, participant: ParticipantRef, frame: Frame): boolean {
     const key = participantKey(participant);
-    const connections = [...(this.rooms.get(roomId)?.connections ?? [])].filter((connection) => participantKey(connection.participant) === key);
+    const connections = [...(this.rooms.get(roomId)?.connections ?? [])].filter(
+      (connection) => participantKey(connection.participant) === key,
+    );
     const data = Buffer.from(JSON.stringify(frame));
     for (const connection of connections) connection.deliver(data);
     return connections.length > 0;
@@ -204,8 +216,11 @@ export class RoomHub {
       let outcome: { stored: Message[]; error?: unknown };
       try {
         const first = await this.messages.reserveSeqs(roomId, remaining.length);
-        for (let seq = first; seq < first + remaining.length; seq += 1) remember(room.reservedSeqs, seq, REMEMBERED_SEQS);
-        outcome = await this.messages.insertMany(remaining.map((pending, index) => ({ ...pending.message, seq: first + index })));
+        for (let seq = first; seq < first + remaining.length; seq += 1)
+          remember(room.reservedSeqs, seq, REMEMBERED_SEQS);
+        outcome = await this.messages.insertMany(
+          remaining.map((pending, index) => ({ ...pending.message, seq: first + index })),
+        );
       } catch (error) {
         outcome = { stored: [], error };
       }
@@ -220,13 +235,21 @@ export class RoomHub {
         return;
       }
       if (attempt >= MAX_STORE_ATTEMPTS) {
-        for (const pending of remaining) pending.reject(new ApiError(ErrorCode.CONFLICT, 'The room\'s next seq was taken repeatedly; send the message again'));
+        for (const pending of remaining)
+          pending.reject(
+            new ApiError(ErrorCode.CONFLICT, "The room's next seq was taken repeatedly; send the message again"),
+          );
         return;
       }
-      this.logger.warn({ roomId, attempt, reason: isStoreBusy(outcome.error) ? 'store busy' : 'seq taken by another process' }, 'storing messages again');
+      this.logger.warn(
+        { roomId, attempt, reason: isStoreBusy(outcome.error) ? 'store busy' : 'seq taken by another process' },
+        'storing messages again',
+      );
       // Two processes retrying in step would collide again: a random pause breaks the rhythm.
       await new Promise((resolve) => setTimeout(resolve, Math.random() * RETRY_JITTER_MS * attempt));
-      await this.messages.catchUpSeqs(roomId).catch((error: unknown) => this.logger.warn({ err: error, roomId }, 'could not catch up the seq counter'));
+      await this.messages
+        .catchUpSeqs(roomId)
+        .catch((error: unknown) => this.logger.warn({ err: error, roomId }, 'could not catch up the seq counter'));
     }
   }
 

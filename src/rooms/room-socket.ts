@@ -128,7 +128,9 @@ export class RoomSocket implements RoomConnection {
       if (page.length === 0 || this.ws.readyState !== this.ws.OPEN) return;
       // Straight to the socket, while live frames are held; the next page is read once this one left.
       await new Promise<void>((resolve) => {
-        page.forEach((message, index) => this.ws.send(JSON.stringify(messageFrame(message)), index === page.length - 1 ? () => resolve() : undefined));
+        page.forEach((message, index) =>
+          this.ws.send(JSON.stringify(messageFrame(message)), index === page.length - 1 ? () => resolve() : undefined),
+        );
       });
       after = page[page.length - 1].seq;
       this.replayedSeq = after;
@@ -143,7 +145,9 @@ export class RoomSocket implements RoomConnection {
   private receive(data: RawData, isBinary: boolean): void {
     this.markSeen();
     if (this.pendingFrames >= MAX_PENDING_FRAMES) {
-      this.sendFrame(errorFrame(new ApiError(ErrorCode.RATE_LIMITED, 'Too many messages waiting to be stored; slow down')));
+      this.sendFrame(
+        errorFrame(new ApiError(ErrorCode.RATE_LIMITED, 'Too many messages waiting to be stored; slow down')),
+      );
       return;
     }
     this.pendingFrames += 1;
@@ -188,7 +192,9 @@ export class RoomSocket implements RoomConnection {
 
 function parseFrame(data: RawData, isBinary: boolean): unknown {
   if (isBinary) throw invalid('Frames must be JSON text, not binary');
-  const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as Buffer).toString('utf8');
+  const text = Array.isArray(data)
+    ? Buffer.concat(data).toString('utf8')
+    : Buffer.from(data as Buffer).toString('utf8');
   let frame: unknown;
   try {
     frame = JSON.parse(text);

@@ -41,7 +41,11 @@ export interface RoomListing {
 }
 
 const LISTING_FIELDS = { _id: 1, private: 1, memberKeys: 1 } as const;
-const toListing = (document: Pick<RoomDocument, '_id' | 'private' | 'memberKeys'>): RoomListing => ({ id: document._id, private: document.private, memberKeys: document.memberKeys });
+const toListing = (document: Pick<RoomDocument, '_id' | 'private' | 'memberKeys'>): RoomListing => ({
+  id: document._id,
+  private: document.private,
+  memberKeys: document.memberKeys,
+});
 
 function fromDocument(document: RoomDocument): Room {
   const { _id, metadata, memberKeys: _memberKeys, revision: _revision, ...rest } = document;
@@ -49,7 +53,10 @@ function fromDocument(document: RoomDocument): Room {
 }
 
 function toDocumentFields(participants: Participant[]) {
-  return { participants, memberKeys: participants.map((member) => participantKey({ type: member.type, id: member.participantId })) };
+  return {
+    participants,
+    memberKeys: participants.map((member) => participantKey({ type: member.type, id: member.participantId })),
+  };
 }
 
 export class RoomStore {
@@ -109,15 +116,21 @@ export class RoomStore {
 
   async addParticipant(roomId: string, participant: Participant): Promise<{ change: ParticipantChange; room?: Room }> {
     return this.changeParticipants(roomId, (room) => {
-      if (isParticipant(room, { type: participant.type, id: participant.participantId })) return ParticipantChange.UNCHANGED;
+      if (isParticipant(room, { type: participant.type, id: participant.participantId }))
+        return ParticipantChange.UNCHANGED;
       if (room.participants.length >= room.maxParticipants) return ParticipantChange.ROOM_FULL;
       return [...room.participants, participant];
     });
   }
 
-  async removeParticipant(roomId: string, participant: Participant): Promise<{ change: ParticipantChange; room?: Room }> {
+  async removeParticipant(
+    roomId: string,
+    participant: Participant,
+  ): Promise<{ change: ParticipantChange; room?: Room }> {
     return this.changeParticipants(roomId, (room) => {
-      const remaining = room.participants.filter((member) => member.type !== participant.type || member.participantId !== participant.participantId);
+      const remaining = room.participants.filter(
+        (member) => member.type !== participant.type || member.participantId !== participant.participantId,
+      );
       return remaining.length === room.participants.length ? ParticipantChange.NOT_A_PARTICIPANT : remaining;
     });
   }
@@ -146,6 +159,6 @@ export class RoomStore {
         return { change: ParticipantChange.DONE, room: { ...room, participants: outcome, updatedAt } };
       }
     }
-    throw new ApiError(ErrorCode.CONFLICT, 'The room\'s participants are changing concurrently; try again');
+    throw new ApiError(ErrorCode.CONFLICT, "The room's participants are changing concurrently; try again");
   }
 }

@@ -46,7 +46,9 @@ export function toRoomRecord(room: Room) {
 }
 
 export function isParticipant(room: Pick<Room, 'participants'>, participant: ParticipantRef): boolean {
-  return room.participants.some((member) => member.type === participant.type && member.participantId === participant.id);
+  return room.participants.some(
+    (member) => member.type === participant.type && member.participantId === participant.id,
+  );
 }
 
 /** Whether `principal` may change the room (its participants): its creator and admins. */
@@ -64,7 +66,10 @@ export const RoomAccess = {
 export type RoomAccess = (typeof RoomAccess)[keyof typeof RoomAccess];
 
 /** Who may read a room and its messages: a public room anyone; a private one its participants, its creator and admins. */
-export function readAccess(room: Pick<Room, 'private' | 'participants' | 'createdBy'>, principal: Principal | undefined): RoomAccess {
+export function readAccess(
+  room: Pick<Room, 'private' | 'participants' | 'createdBy'>,
+  principal: Principal | undefined,
+): RoomAccess {
   if (!room.private) return RoomAccess.ALLOWED;
   if (!principal) return RoomAccess.NEEDS_CREDENTIAL;
   if (canManageRoom(principal, room)) return RoomAccess.ALLOWED;

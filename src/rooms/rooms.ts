@@ -28,7 +28,15 @@ export interface Rooms {
 }
 
 /** `tasks` adds the task frames to the room WebSocket. */
-export async function createRooms(config: Config, store: Store, agents: AgentStore, authenticator: Authenticator, limits: Limits, logger: Logger, tasks?: RoomTaskFrames): Promise<Rooms> {
+export async function createRooms(
+  config: Config,
+  store: Store,
+  agents: AgentStore,
+  authenticator: Authenticator,
+  limits: Limits,
+  logger: Logger,
+  tasks?: RoomTaskFrames,
+): Promise<Rooms> {
   const rooms = new RoomStore(store);
   const messages = new MessageStore(store);
   const hub = new RoomHub(messages, logger);

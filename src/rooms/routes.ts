@@ -51,7 +51,9 @@ export function createRoomRoutes(deps: RoomRoutesDeps): RouteModule {
     const principal = requireKind(ctx, PrincipalKind.ADMIN, PrincipalKind.SERVICE);
     const body = readCreateRoom(ctx.request.body);
     if (body.participants.length > body.maxParticipants) {
-      throw invalid(`participants lists ${body.participants.length}, more than maxParticipants (${body.maxParticipants})`);
+      throw invalid(
+        `participants lists ${body.participants.length}, more than maxParticipants (${body.maxParticipants})`,
+      );
     }
     const keys = body.participants.map((member) => participantKey({ type: member.type, id: member.participantId }));
     const repeated = keys.find((key, index) => keys.indexOf(key) !== index);
@@ -69,7 +71,9 @@ export function createRoomRoutes(deps: RoomRoutesDeps): RouteModule {
   router.get('/user/rooms', async (ctx) => {
     const principal = requireKind(ctx, PrincipalKind.HUMAN, PrincipalKind.AGENT);
     const query = readRoomListQuery(ctx.query);
-    ctx.body = (await deps.directory.listForParticipant(participantOf(principal)!, pageSize(query.limit), query.after)).map(toRoomRecord);
+    ctx.body = (
+      await deps.directory.listForParticipant(participantOf(principal)!, pageSize(query.limit), query.after)
+    ).map(toRoomRecord);
   });
 
   router.get('/rooms/:roomId', async (ctx) => {
@@ -82,7 +86,11 @@ export function createRoomRoutes(deps: RoomRoutesDeps): RouteModule {
     await requireVisibleAgent(deps, principal, participant);
     const { change, room } = await deps.rooms.addParticipant(ctx.params.roomId, participant);
     if (change === ParticipantChange.NO_ROOM) throw notFound('Room');
-    if (change === ParticipantChange.ROOM_FULL) throw new ApiError(ErrorCode.CONFLICT, `The room already lists maxParticipants (${room!.maxParticipants}) participants`);
+    if (change === ParticipantChange.ROOM_FULL)
+      throw new ApiError(
+        ErrorCode.CONFLICT,
+        `The room already lists maxParticipants (${room!.maxParticipants}) participants`,
+      );
     ctx.status = change === ParticipantChange.DONE ? 201 : 200;
     ctx.body = toRoomRecord(room!);
   });
@@ -94,7 +102,12 @@ export function createRoomRoutes(deps: RoomRoutesDeps): RouteModule {
     if (change === ParticipantChange.NO_ROOM) throw notFound('Room');
     if (change === ParticipantChange.NOT_A_PARTICIPANT) throw notFound('Participant');
     if (updated!.private) {
-      deps.hub.disconnect(room.id, { type: member.type, id: member.participantId }, CloseCode.REMOVED_FROM_ROOM, 'Removed from this private room');
+      deps.hub.disconnect(
+        room.id,
+        { type: member.type, id: member.participantId },
+        CloseCode.REMOVED_FROM_ROOM,
+        'Removed from this private room',
+      );
     }
     ctx.body = toRoomRecord(updated!);
   });
@@ -131,15 +144,23 @@ async function readableRoom(ctx: Context, deps: RoomRoutesDeps, roomId: string):
 }
 
 /** The room when the caller may manage it: admin and service keys only (else 403), 404 as `readableRoom`, 403 for a room it may read but did not create. */
-async function manageableRoom(ctx: Context, deps: RoomRoutesDeps, roomId: string): Promise<{ principal: Principal; room: Room }> {
+async function manageableRoom(
+  ctx: Context,
+  deps: RoomRoutesDeps,
+  roomId: string,
+): Promise<{ principal: Principal; room: Room }> {
   const principal = requireKind(ctx, PrincipalKind.ADMIN, PrincipalKind.SERVICE);
   const room = await readableRoom(ctx, deps, roomId);
-  if (!canManageRoom(principal, room)) throw forbidden('Only the room\'s creator or an admin may manage it');
+  if (!canManageRoom(principal, room)) throw forbidden("Only the room's creator or an admin may manage it");
   return { principal, room };
 }
 
 /** 404 for an agent the caller may not see, as for one that does not exist: a room must not reveal private agents. */
-async function requireVisibleAgent(deps: RoomRoutesDeps, principal: Principal, participant: Participant): Promise<void> {
+async function requireVisibleAgent(
+  deps: RoomRoutesDeps,
+  principal: Principal,
+  participant: Participant,
+): Promise<void> {
   if (participant.type === ParticipantType.AGENT && !(await deps.agentVisible(principal, participant.participantId))) {
     throw new ApiError(ErrorCode.AGENT_NOT_FOUND, `No agent ${participant.participantId} is registered`);
   }
@@ -147,9 +168,14 @@ async function requireVisibleAgent(deps: RoomRoutesDeps, principal: Principal, p
 
 /** The member with that id; when a human and an agent share it, `type` says which (400 without). */
 function namedMember(room: Room, participantId: string, type: ParticipantType | undefined): Participant {
-  const members = room.participants.filter((member) => member.participantId === participantId && (type === undefined || member.type === type));
+  const members = room.participants.filter(
+    (member) => member.participantId === participantId && (type === undefined || member.type === type),
+  );
   if (members.length === 0) throw notFound('Participant');
-  if (members.length > 1) throw invalid(`Both a human and an agent named ${participantId} take part: say which with ?type=HUMAN or ?type=AGENT`);
+  if (members.length > 1)
+    throw invalid(
+      `Both a human and an agent named ${participantId} take part: say which with ?type=HUMAN or ?type=AGENT`,
+    );
   return members[0];
 }
 

@@ -56,7 +56,10 @@ export class RoomWebSocketServer {
   }
 
   attach(server: http.Server): void {
-    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => void this.upgrade(request, socket, head));
+    server.on(
+      'upgrade',
+      (request: IncomingMessage, socket: Duplex, head: Buffer) => void this.upgrade(request, socket, head),
+    );
   }
 
   /** Closes every connection: politely first, then cut after a short grace. */
@@ -76,12 +79,19 @@ export class RoomWebSocketServer {
       const url = new URL(request.url ?? '/', 'http://localhost');
       const match = ROOM_PATH.exec(url.pathname);
       if (!match) throw notFound('WebSocket endpoint');
-      const principal = await this.deps.authenticator.resolve({
-        apiKey: url.searchParams.get('api-key') ?? url.searchParams.get('apiKey') ?? header(request, 'x-api-key'),
-        sessionToken: url.searchParams.get('Authorization') ?? header(request, 'authorization'),
-        identityToken: url.searchParams.get('X-Identity-Token') ?? header(request, 'x-identity-token'),
-      }, address);
-      if (!principal) throw new ApiError(ErrorCode.UNAUTHENTICATED, 'A credential is required: api-key, or Authorization with X-Identity-Token');
+      const principal = await this.deps.authenticator.resolve(
+        {
+          apiKey: url.searchParams.get('api-key') ?? url.searchParams.get('apiKey') ?? header(request, 'x-api-key'),
+          sessionToken: url.searchParams.get('Authorization') ?? header(request, 'authorization'),
+          identityToken: url.searchParams.get('X-Identity-Token') ?? header(request, 'x-identity-token'),
+        },
+        address,
+      );
+      if (!principal)
+        throw new ApiError(
+          ErrorCode.UNAUTHENTICATED,
+          'A credential is required: api-key, or Authorization with X-Identity-Token',
+        );
       const participant = participantOf(principal);
       if (!participant) throw forbidden('Room connections are for humans and agents');
       const since = parseSince(url.searchParams.get('since'));
@@ -100,7 +110,10 @@ export class RoomWebSocketServer {
       // From the checks above to join() nothing awaits: ws upgrades and calls back in the same tick,
       // so two handshakes cannot both take the last place in a room, or under a cap.
       this.wss.handleUpgrade(request, socket, head, (ws) => {
-        const releases = [this.deps.limits.socketsPerPrincipal.hold(holder), this.deps.limits.socketsPerAddress.hold(address)];
+        const releases = [
+          this.deps.limits.socketsPerPrincipal.hold(holder),
+          this.deps.limits.socketsPerAddress.hold(address),
+        ];
         ws.once('close', () => releases.forEach((release) => release()));
         const roomSocket = new RoomSocket(ws, room.id, participant, {
           hub: this.deps.hub,
@@ -155,7 +168,11 @@ function parseSince(raw: string | null): number | undefined {
 
 /** 429 when `key` already holds the most sockets `cap` allows. */
 function refuseOverCap(cap: ConcurrencyCap, key: string, holder: string): void {
-  if (cap.isFull(key)) throw rateLimited(`${holder} holds ${cap.max} open WebSockets, the most allowed; close one first`, CAP_RETRY_AFTER_MS);
+  if (cap.isFull(key))
+    throw rateLimited(
+      `${holder} holds ${cap.max} open WebSockets, the most allowed; close one first`,
+      CAP_RETRY_AFTER_MS,
+    );
 }
 
 /** Answers the handshake with the contract's error body and hangs up, without upgrading. */

@@ -44,7 +44,11 @@ export class ChangeLog {
   async record(id: string): Promise<void> {
     for (let attempt = 0; attempt < MAX_RECORD_ATTEMPTS; attempt += 1) {
       try {
-        const counter = await this.counters.findOneAndUpdate({ _id: this.kind }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after' });
+        const counter = await this.counters.findOneAndUpdate(
+          { _id: this.kind },
+          { $inc: { seq: 1 } },
+          { upsert: true, returnDocument: 'after' },
+        );
         await this.changes.insertOne({ _id: this.changeId(counter!.seq), id, at: new Date() });
         await this.changes.deleteOne({ _id: this.changeId(counter!.seq - KEPT_CHANGES) });
         return;

@@ -28,7 +28,11 @@ export class IdIndex<T extends { id: string }> {
   /** Up to `limit` entries after the id `after`, in id order, that `accept` takes; looks at the entries one by one, in memory. */
   page(limit: number, after: string | undefined, accept: (entry: T) => boolean = () => true): T[] {
     const found: T[] = [];
-    for (let index = after === undefined ? 0 : this.firstAfter(after, false); index < this.entries.length && found.length < limit; index += 1) {
+    for (
+      let index = after === undefined ? 0 : this.firstAfter(after, false);
+      index < this.entries.length && found.length < limit;
+      index += 1
+    ) {
       if (accept(this.entries[index])) found.push(this.entries[index]);
     }
     return found;

@@ -83,7 +83,11 @@ describe('IdIndex', () => {
     index.set({ id: 'c', n: 2 });
     index.delete('e');
     index.delete('zz');
-    expect(index.page(10, undefined)).toEqual([{ id: 'a', n: 1 }, { id: 'b', n: 1 }, { id: 'c', n: 2 }]);
+    expect(index.page(10, undefined)).toEqual([
+      { id: 'a', n: 1 },
+      { id: 'b', n: 1 },
+      { id: 'c', n: 2 },
+    ]);
     expect(index.page(1, 'a')).toEqual([{ id: 'b', n: 1 }]);
     expect(index.page(10, 'bb', (entry) => entry.n === 2)).toEqual([{ id: 'c', n: 2 }]);
     expect(index.get('c')).toEqual({ id: 'c', n: 2 });

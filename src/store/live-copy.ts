@@ -44,7 +44,8 @@ export class LiveCopy<Loaded> {
   async catchUp(): Promise<void> {
     const wanted = await this.log.lastSeq();
     if (this.seq >= 0 && Date.now() - this.readAt >= this.maxAgeMs) this.renewInBackground();
-    for (let round = 0; round < MAX_ROUNDS && this.seq < wanted; round += 1) await this.oneAtATime(() => this.update(wanted));
+    for (let round = 0; round < MAX_ROUNDS && this.seq < wanted; round += 1)
+      await this.oneAtATime(() => this.update(wanted));
   }
 
   private oneAtATime<T>(step: () => T | Promise<T>): Promise<T> {

@@ -26,7 +26,11 @@ export class Store {
   /** `gate`, when the embedded FerretDB gives one, holds the calls back while it resets its write-ahead log. */
   static async connect(uri: string, database: string, gate?: StoreGate): Promise<Store> {
     // Short server selection so a request fails fast with 503 instead of hanging while MongoDB is down.
-    const client = new MongoClient(uri, { serverSelectionTimeoutMS: 3_000, connectTimeoutMS: 3_000, appName: 'agent-coordination-service' });
+    const client = new MongoClient(uri, {
+      serverSelectionTimeoutMS: 3_000,
+      connectTimeoutMS: 3_000,
+      appName: 'agent-coordination-service',
+    });
     await client.connect();
     return new Store(client, client.db(database), gate);
   }
@@ -54,7 +58,13 @@ export class Store {
 /** True for the driver's errors that mean "the database is not reachable right now". */
 export function isStoreUnavailable(error: unknown): boolean {
   if (!(error instanceof MongoError)) return false;
-  return ['MongoServerSelectionError', 'MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoTopologyClosedError', 'MongoNotConnectedError'].includes(error.name);
+  return [
+    'MongoServerSelectionError',
+    'MongoNetworkError',
+    'MongoNetworkTimeoutError',
+    'MongoTopologyClosedError',
+    'MongoNotConnectedError',
+  ].includes(error.name);
 }
 
 /**

@@ -9,7 +9,10 @@ const BUSY_RETRIES = 5;
  * the retry, whose only complaint is then the documents the first try wrote: with
  * `duplicatesOnRetryAreOurs` that complaint is success.
  */
-export async function retryWhileBusy<T>(write: () => Promise<T>, { duplicatesOnRetryAreOurs }: { duplicatesOnRetryAreOurs: boolean }): Promise<T | void> {
+export async function retryWhileBusy<T>(
+  write: () => Promise<T>,
+  { duplicatesOnRetryAreOurs }: { duplicatesOnRetryAreOurs: boolean },
+): Promise<T | void> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await write();

@@ -2,9 +2,24 @@ import type { Collection, Document } from 'mongodb';
 
 /** The collection methods that reach the server, held back while the gate is shut. `find` and `aggregate` are held when their cursor is read. */
 const SERVER_CALLS = new Set<PropertyKey>([
-  'insertOne', 'insertMany', 'updateOne', 'updateMany', 'replaceOne', 'deleteOne', 'deleteMany', 'bulkWrite',
-  'findOne', 'findOneAndUpdate', 'findOneAndReplace', 'findOneAndDelete', 'countDocuments', 'estimatedDocumentCount', 'distinct',
-  'createIndex', 'createIndexes', 'dropIndex',
+  'insertOne',
+  'insertMany',
+  'updateOne',
+  'updateMany',
+  'replaceOne',
+  'deleteOne',
+  'deleteMany',
+  'bulkWrite',
+  'findOne',
+  'findOneAndUpdate',
+  'findOneAndReplace',
+  'findOneAndDelete',
+  'countDocuments',
+  'estimatedDocumentCount',
+  'distinct',
+  'createIndex',
+  'createIndexes',
+  'dropIndex',
 ]);
 const CURSOR_CALLS = new Set<PropertyKey>(['find', 'aggregate']);
 
@@ -70,8 +85,11 @@ export class StoreGate {
         const value = Reflect.get(target, property, target) as unknown;
         if (typeof value !== 'function') return value;
         const method = value as (...args: unknown[]) => unknown;
-        if (SERVER_CALLS.has(property)) return (...args: unknown[]) => this.pass(() => method.apply(target, args) as Promise<unknown>);
-        if (CURSOR_CALLS.has(property)) return (...args: unknown[]) => this.guardCursor(method.apply(target, args) as { toArray(): Promise<unknown> });
+        if (SERVER_CALLS.has(property))
+          return (...args: unknown[]) => this.pass(() => method.apply(target, args) as Promise<unknown>);
+        if (CURSOR_CALLS.has(property))
+          return (...args: unknown[]) =>
+            this.guardCursor(method.apply(target, args) as { toArray(): Promise<unknown> });
         return method.bind(target);
       },
     });

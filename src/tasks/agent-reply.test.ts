@@ -7,8 +7,16 @@ describe('interpretAgentReply', () => {
     [200, json({ status: 'completed', result: { a: 1 } }), { kind: 'completed', result: { a: 1 } }],
     [201, json({ status: 'completed', result: 'text' }), { kind: 'completed', result: { 0: 'text' } }],
     [200, json({ status: 'completed', result: [1, 2] }), { kind: 'completed', result: { 0: [1, 2] } }],
-    [200, json({ status: 'failed', error: { code: 'X', message: 'm' } }), { kind: 'failed', error: { code: 'X', message: 'm' } }],
-    [400, json({ status: 'failed', error: { code: 'VALIDATION_ERROR', message: 'bad' } }), { kind: 'failed', error: { code: 'VALIDATION_ERROR', message: 'bad' } }],
+    [
+      200,
+      json({ status: 'failed', error: { code: 'X', message: 'm' } }),
+      { kind: 'failed', error: { code: 'X', message: 'm' } },
+    ],
+    [
+      400,
+      json({ status: 'failed', error: { code: 'VALIDATION_ERROR', message: 'bad' } }),
+      { kind: 'failed', error: { code: 'VALIDATION_ERROR', message: 'bad' } },
+    ],
     [200, json({ status: 'failed', error: 'disk full' }), { kind: 'failed', error: 'disk full' }],
     [422, json({ status: 'failed', error: ['a', 'b'] }), { kind: 'failed', error: ['a', 'b'] }],
     [202, json({ status: 'received' }), { kind: 'accepted' }],
@@ -22,7 +30,10 @@ describe('interpretAgentReply', () => {
   });
 
   it('names the status and the start of the body of a retried reply, on one line, as the Web UI shows its last failure', () => {
-    expect(interpretAgentReply(503, 'database\n  is down')).toEqual({ kind: 'retry', reason: 'agent answered HTTP 503: database is down' });
+    expect(interpretAgentReply(503, 'database\n  is down')).toEqual({
+      kind: 'retry',
+      reason: 'agent answered HTTP 503: database is down',
+    });
     expect(interpretAgentReply(500, '')).toEqual({ kind: 'retry', reason: 'agent answered HTTP 500' });
     const reason = (interpretAgentReply(502, 'x'.repeat(5000)) as { reason: string }).reason;
     expect(reason).toBe(`agent answered HTTP 502: ${'x'.repeat(199)}…`);
@@ -41,14 +52,21 @@ describe('interpretAgentReply', () => {
     [200, json([1])],
     [200, json({ status: 'failed', error: null })],
   ])('calls HTTP %i %s a protocol error', (status, body) => {
-    expect(interpretAgentReply(status, body)).toMatchObject({ kind: 'refused', error: { code: 'AGENT_PROTOCOL_ERROR' } });
+    expect(interpretAgentReply(status, body)).toMatchObject({
+      kind: 'refused',
+      error: { code: 'AGENT_PROTOCOL_ERROR' },
+    });
   });
 
   describe('a body longer than the service reads (null)', () => {
     it('is a protocol error on a 2xx', () => {
       expect(interpretAgentReply(200, null)).toEqual({
         kind: 'refused',
-        error: { code: 'AGENT_PROTOCOL_ERROR', message: 'Agent answered HTTP 200 with a body longer than MAX_BODY_BYTES', details: '(longer than MAX_BODY_BYTES: not read)' },
+        error: {
+          code: 'AGENT_PROTOCOL_ERROR',
+          message: 'Agent answered HTTP 200 with a body longer than MAX_BODY_BYTES',
+          details: '(longer than MAX_BODY_BYTES: not read)',
+        },
       });
     });
 
@@ -64,13 +82,20 @@ describe('interpretAgentReply', () => {
     it('is a protocol error on a 2xx, with only the start of the body as details', () => {
       expect(interpretAgentReply(200, deepResult)).toEqual({
         kind: 'refused',
-        error: { code: 'AGENT_PROTOCOL_ERROR', message: 'Agent answered HTTP 200 with JSON nested deeper than 100 levels', details: deepResult.slice(0, 1024) },
+        error: {
+          code: 'AGENT_PROTOCOL_ERROR',
+          message: 'Agent answered HTTP 200 with JSON nested deeper than 100 levels',
+          details: deepResult.slice(0, 1024),
+        },
       });
     });
 
     it('keeps a rejected status, with a storable details', () => {
       const verdict = interpretAgentReply(422, deepResult);
-      expect(verdict).toMatchObject({ kind: 'refused', error: { code: 'AGENT_REJECTED', details: deepResult.slice(0, 1024) } });
+      expect(verdict).toMatchObject({
+        kind: 'refused',
+        error: { code: 'AGENT_REJECTED', details: deepResult.slice(0, 1024) },
+      });
       expect(() => JSON.stringify(verdict)).not.toThrow();
     });
 

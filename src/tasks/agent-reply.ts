@@ -47,19 +47,29 @@ export function interpretAgentReply(status: number, bodyText: string | null): Ag
   // Read as unparseable: a result or error this deep could not be stored.
   const tooDeep = nestsDeeperThan(parsed, MAX_JSON_DEPTH);
   const body = tooDeep ? undefined : parsed;
-  const reported = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  const reported =
+    typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
   const is2xx = status >= 200 && status < 300;
 
-  if (reported.status === 'failed' && reported.error !== undefined && reported.error !== null && (is2xx || (status >= 400 && status < 500))) {
+  if (
+    reported.status === 'failed' &&
+    reported.error !== undefined &&
+    reported.error !== null &&
+    (is2xx || (status >= 400 && status < 500))
+  ) {
     return { kind: 'failed', error: reported.error as TaskError };
   }
   if ((status === 200 || status === 201) && reported.status === 'completed' && 'result' in reported) {
     return { kind: 'completed', result: normaliseResult(reported.result) };
   }
-  if (status === 202 && typeof reported.status === 'string' && ACCEPTED_STATUSES.has(reported.status)) return { kind: 'accepted' };
+  if (status === 202 && typeof reported.status === 'string' && ACCEPTED_STATUSES.has(reported.status))
+    return { kind: 'accepted' };
   const details = bodyText === null ? OVERSIZED_BODY : (body ?? bodyText.slice(0, 1024));
   if (REJECTED_STATUSES.has(status)) {
-    return { kind: 'refused', error: { code: TaskErrorCode.AGENT_REJECTED, message: `Agent answered HTTP ${status}`, details } };
+    return {
+      kind: 'refused',
+      error: { code: TaskErrorCode.AGENT_REJECTED, message: `Agent answered HTTP ${status}`, details },
+    };
   }
   const what =
     bodyText === null
@@ -67,5 +77,8 @@ export function interpretAgentReply(status: number, bodyText: string | null): Ag
       : tooDeep
         ? `JSON nested deeper than ${MAX_JSON_DEPTH} levels`
         : 'a body outside the task protocol';
-  return { kind: 'refused', error: { code: TaskErrorCode.AGENT_PROTOCOL_ERROR, message: `Agent answered HTTP ${status} with ${what}`, details } };
+  return {
+    kind: 'refused',
+    error: { code: TaskErrorCode.AGENT_PROTOCOL_ERROR, message: `Agent answered HTTP ${status} with ${what}`, details },
+  };
 }

@@ -2,7 +2,12 @@ import { ApiError } from '../http/errors';
 import { checkCompositionGraph } from './composition-graph';
 import type { TaskRequest } from '../../workflows/task-types';
 
-const task = (parents: string[] = [], params: Record<string, unknown> = {}): TaskRequest => ({ agentId: 'a', operation: 'tools/x', params, parents });
+const task = (parents: string[] = [], params: Record<string, unknown> = {}): TaskRequest => ({
+  agentId: 'a',
+  operation: 'tools/x',
+  params,
+  parents,
+});
 const from = (taskId: string, field = '0') => ({ source: { taskId, field }, type: 'string' });
 
 function rejection(requests: TaskRequest[]): { code: string; message: string } {
@@ -16,7 +21,9 @@ function rejection(requests: TaskRequest[]): { code: string; message: string } {
 
 describe('checkCompositionGraph', () => {
   it('returns parents as indices for a diamond', () => {
-    expect(checkCompositionGraph([task(), task(['0']), task(['0']), task(['1', '2', '1'], { a: from('1'), b: from('2') })])).toEqual([[], [0], [0], [1, 2]]);
+    expect(
+      checkCompositionGraph([task(), task(['0']), task(['0']), task(['1', '2', '1'], { a: from('1'), b: from('2') })]),
+    ).toEqual([[], [0], [0], [1, 2]]);
   });
 
   it.each([
@@ -25,7 +32,11 @@ describe('checkCompositionGraph', () => {
     ['a padded index', [task(), task(['01'])], /Task 1: parent "01"/],
     ['a self-reference', [task(), task(['1'])], /Task 1: lists itself/],
     ['a cycle', [task(), task(['3']), task(['1']), task(['2'])], /Task 1: .*cycle/],
-    ['a pending argument off the parents', [task(), task(), task(['0'], { a: from('1') })], /Task 2: param "a" takes its value from task "1"/],
+    [
+      'a pending argument off the parents',
+      [task(), task(), task(['0'], { a: from('1') })],
+      /Task 2: param "a" takes its value from task "1"/,
+    ],
   ])('refuses %s with INVALID_COMPOSITION', (_what, requests, message) => {
     const { code, message: text } = rejection(requests);
     expect(code).toBe('INVALID_COMPOSITION');
@@ -33,6 +44,8 @@ describe('checkCompositionGraph', () => {
   });
 
   it('refuses an unknown pending-argument type with VALIDATION_ERROR', () => {
-    expect(rejection([task(), task(['0'], { a: { source: { taskId: '0', field: '0' }, type: 'date' } })])).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/Task 1: param "a"/) });
+    expect(
+      rejection([task(), task(['0'], { a: { source: { taskId: '0', field: '0' }, type: 'date' } })]),
+    ).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/Task 1: param "a"/) });
   });
 });

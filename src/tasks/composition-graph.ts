@@ -16,7 +16,9 @@ export function checkCompositionGraph(requests: TaskRequest[]): number[][] {
     const parents = new Set<number>();
     for (const parent of request.parents ?? []) {
       if (!INDEX_PATTERN.test(parent) || Number(parent) >= requests.length) {
-        throw invalid(`Task ${position}: parent "${parent}" is not an index of this composition (0 to ${requests.length - 1})`);
+        throw invalid(
+          `Task ${position}: parent "${parent}" is not an index of this composition (0 to ${requests.length - 1})`,
+        );
       }
       if (Number(parent) === position) throw invalid(`Task ${position}: lists itself as a parent`);
       parents.add(Number(parent));
@@ -26,11 +28,19 @@ export function checkCompositionGraph(requests: TaskRequest[]): number[][] {
 
   requests.forEach((request, position) => {
     for (const [name, argument] of pendingArgumentsOf(request.params)) {
-      if (!parentsOf[position].includes(Number(argument.source.taskId)) || !INDEX_PATTERN.test(argument.source.taskId)) {
-        throw invalid(`Task ${position}: param "${name}" takes its value from task "${argument.source.taskId}", which is not among its parents`);
+      if (
+        !parentsOf[position].includes(Number(argument.source.taskId)) ||
+        !INDEX_PATTERN.test(argument.source.taskId)
+      ) {
+        throw invalid(
+          `Task ${position}: param "${name}" takes its value from task "${argument.source.taskId}", which is not among its parents`,
+        );
       }
       if (argument.type !== undefined && !PENDING_ARGUMENT_TYPES.includes(argument.type)) {
-        throw new ApiError(ErrorCode.VALIDATION_ERROR, `Task ${position}: param "${name}" has type "${argument.type}", expected one of ${PENDING_ARGUMENT_TYPES.join(', ')}`);
+        throw new ApiError(
+          ErrorCode.VALIDATION_ERROR,
+          `Task ${position}: param "${name}" has type "${argument.type}", expected one of ${PENDING_ARGUMENT_TYPES.join(', ')}`,
+        );
       }
     }
   });

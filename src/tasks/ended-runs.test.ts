@@ -36,7 +36,11 @@ describe('watchEndedRuns', () => {
             queries.push(query);
             if (queries.length === 1) yield* runs;
           },
-          getHandle: (workflowId: string) => ({ describe: async () => ({ runId: latestRuns[workflowId] ?? runs.find((run) => run.workflowId === workflowId)!.runId }) }),
+          getHandle: (workflowId: string) => ({
+            describe: async () => ({
+              runId: latestRuns[workflowId] ?? runs.find((run) => run.workflowId === workflowId)!.runId,
+            }),
+          }),
         },
         workflowService: {
           getWorkflowExecutionHistoryReverse: async ({ execution }: { execution: { runId: string } }) => ({
@@ -48,7 +52,9 @@ describe('watchEndedRuns', () => {
     const updates: Array<[string, TaskChange]> = [];
     const taskStore = {
       find: async (taskId: string) => (taskId === 't1' ? task('t1', TaskStatus.PENDING) : null),
-      findComposition: async (compositionId: string) => ({ tasks: [task(`${compositionId}-done`, TaskStatus.COMPLETED), task(`${compositionId}-open`, TaskStatus.PENDING)] }),
+      findComposition: async (compositionId: string) => ({
+        tasks: [task(`${compositionId}-done`, TaskStatus.COMPLETED), task(`${compositionId}-open`, TaskStatus.PENDING)],
+      }),
       updateIfPending: async (taskId: string, change: TaskChange) => {
         updates.push([taskId, change]);
         return true;
@@ -56,13 +62,30 @@ describe('watchEndedRuns', () => {
     } as unknown as TaskStore;
 
     const watch = watchEndedRuns({ temporal, taskStore, logger: pino({ level: 'silent' }), intervalMs: 10 });
-    for (let tries = 0; tries < 200 && queries.length < 2; tries += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let tries = 0; tries < 200 && queries.length < 2; tries += 1)
+      await new Promise((resolve) => setTimeout(resolve, 10));
     await watch.stop();
 
     expect(updates).toEqual([
-      ['t1', { status: TaskStatus.FAILED, error: { code: 'WORKFLOW_ENDED', message: "The task's workflow task-t1 ended FAILED before the task ended" } }],
+      [
+        't1',
+        {
+          status: TaskStatus.FAILED,
+          error: { code: 'WORKFLOW_ENDED', message: "The task's workflow task-t1 ended FAILED before the task ended" },
+        },
+      ],
       ['c1-open', { status: TaskStatus.CANCELLED }],
-      ['c2-open', { status: TaskStatus.FAILED, error: { code: 'WORKFLOW_ENDED', message: "The task's workflow composition-c2 was terminated by Temporal (GrpcMessageTooLarge) before the task ended" } }],
+      [
+        'c2-open',
+        {
+          status: TaskStatus.FAILED,
+          error: {
+            code: 'WORKFLOW_ENDED',
+            message:
+              "The task's workflow composition-c2 was terminated by Temporal (GrpcMessageTooLarge) before the task ended",
+          },
+        },
+      ],
     ]);
     expect(queries[0]).not.toContain('CloseTime');
     expect(queries[1]).toMatch(/ AND CloseTime >= "\d{4}-\d\d-\d\dT[\d:.]+Z"$/);

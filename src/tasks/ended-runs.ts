@@ -5,7 +5,8 @@ import type { TemporalHandle } from './temporal-client';
 import { TaskErrorCode, TaskStatus, workflowIdOfComposition, workflowIdOfTask } from '../../workflows/task-types';
 
 /** Runs that closed without their workflow code ending their tasks: no code runs after a terminate. */
-const ENDED_RUNS_QUERY = 'WorkflowType = "compositionWorkflow" AND ExecutionStatus IN ("Terminated", "Failed", "TimedOut")';
+const ENDED_RUNS_QUERY =
+  'WorkflowType = "compositionWorkflow" AND ExecutionStatus IN ("Terminated", "Failed", "TimedOut")';
 /**
  * Who terminated a run, as its termination event names it, when Temporal did so itself: a run over
  * its limits (history size, a workflow task completing with more than 4 MiB), not an operator's choice.
@@ -27,7 +28,17 @@ export interface EndedRunsWatch {
  * `intervalMs` and ends their pending tasks itself: `cancelled` after an operator's terminate,
  * `failed` with WORKFLOW_ENDED otherwise. No callback or cancellation notice goes out for them.
  */
-export function watchEndedRuns({ temporal, taskStore, logger, intervalMs }: { temporal: TemporalHandle; taskStore: TaskStore; logger: Logger; intervalMs: number }): EndedRunsWatch {
+export function watchEndedRuns({
+  temporal,
+  taskStore,
+  logger,
+  intervalMs,
+}: {
+  temporal: TemporalHandle;
+  taskStore: TaskStore;
+  logger: Logger;
+  intervalMs: number;
+}): EndedRunsWatch {
   // The first look has no lower bound: runs that ended while no worker ran are found too.
   let since: Date | undefined;
   let stopped = false;
@@ -36,7 +47,8 @@ export function watchEndedRuns({ temporal, taskStore, logger, intervalMs }: { te
 
   async function look(): Promise<void> {
     const lookedAt = Date.now();
-    const query = since === undefined ? ENDED_RUNS_QUERY : `${ENDED_RUNS_QUERY} AND CloseTime >= "${since.toISOString()}"`;
+    const query =
+      since === undefined ? ENDED_RUNS_QUERY : `${ENDED_RUNS_QUERY} AND CloseTime >= "${since.toISOString()}"`;
     for await (const run of temporal.client.workflow.list({ query })) await endPendingTasks(run);
     since = new Date(lookedAt - VISIBILITY_LAG_MS);
   }
@@ -47,7 +59,10 @@ export function watchEndedRuns({ temporal, taskStore, logger, intervalMs }: { te
     const change = await changeForEndOf(run);
     for (const task of pending) {
       if (await taskStore.updateIfPending(task._id, change)) {
-        logger.warn({ taskId: task._id, workflowId: run.workflowId, runStatus: run.status.name, status: change.status }, 'task ended with its closed workflow');
+        logger.warn(
+          { taskId: task._id, workflowId: run.workflowId, runStatus: run.status.name, status: change.status },
+          'task ended with its closed workflow',
+        );
       }
     }
   }
@@ -63,7 +78,13 @@ export function watchEndedRuns({ temporal, taskStore, logger, intervalMs }: { te
 
   /** Cancelled when an operator terminated the run; failed with WORKFLOW_ENDED when it failed, timed out or Temporal terminated it. */
   async function changeForEndOf(run: WorkflowExecutionInfo): Promise<TaskChange> {
-    const ended = (how: string): TaskChange => ({ status: TaskStatus.FAILED, error: { code: TaskErrorCode.WORKFLOW_ENDED, message: `The task's workflow ${run.workflowId} ${how} before the task ended` } });
+    const ended = (how: string): TaskChange => ({
+      status: TaskStatus.FAILED,
+      error: {
+        code: TaskErrorCode.WORKFLOW_ENDED,
+        message: `The task's workflow ${run.workflowId} ${how} before the task ended`,
+      },
+    });
     if (run.status.name !== 'TERMINATED') return ended(`ended ${run.status.name}`);
     const { history } = await temporal.client.workflowService.getWorkflowExecutionHistoryReverse({
       namespace: temporal.client.options.namespace,
@@ -71,7 +92,9 @@ export function watchEndedRuns({ temporal, taskStore, logger, intervalMs }: { te
       maximumPageSize: 1,
     });
     const termination = history?.events?.[0]?.workflowExecutionTerminatedEventAttributes;
-    return termination?.identity === SERVER_IDENTITY ? ended(`was terminated by Temporal (${termination.reason})`) : { status: TaskStatus.CANCELLED };
+    return termination?.identity === SERVER_IDENTITY
+      ? ended(`was terminated by Temporal (${termination.reason})`)
+      : { status: TaskStatus.CANCELLED };
   }
 
   const schedule = () => {
@@ -98,6 +121,7 @@ async function tasksOfRun(taskStore: TaskStore, workflowId: string): Promise<Tas
     const task = await taskStore.find(workflowId.slice(TASK_RUN_PREFIX.length));
     return task ? [task] : [];
   }
-  if (workflowId.startsWith(COMPOSITION_RUN_PREFIX)) return (await taskStore.findComposition(workflowId.slice(COMPOSITION_RUN_PREFIX.length)))?.tasks ?? [];
+  if (workflowId.startsWith(COMPOSITION_RUN_PREFIX))
+    return (await taskStore.findComposition(workflowId.slice(COMPOSITION_RUN_PREFIX.length)))?.tasks ?? [];
   return [];
 }

@@ -94,16 +94,28 @@ export class IdempotencyKeys {
   }
 
   /** The claim for the header's key, or undefined without the header (400 on a malformed key). */
-  forRequest(principal: Principal, key: string | undefined, route: string, body: unknown): IdempotencyClaim | undefined {
+  forRequest(
+    principal: Principal,
+    key: string | undefined,
+    route: string,
+    body: unknown,
+  ): IdempotencyClaim | undefined {
     if (key === undefined) return undefined;
     if (key.length === 0 || key.length > MAX_KEY_CHARS || !/^[\x21-\x7e]+$/.test(key)) {
-      throw new ApiError(ErrorCode.VALIDATION_ERROR, `Idempotency-Key must be 1 to ${MAX_KEY_CHARS} printable ASCII characters without spaces`);
+      throw new ApiError(
+        ErrorCode.VALIDATION_ERROR,
+        `Idempotency-Key must be 1 to ${MAX_KEY_CHARS} printable ASCII characters without spaces`,
+      );
     }
     const _id = idempotencyClaimId(principal, key);
     const requestHash = idempotencyRequestHash(route, body);
     const insert = async (ids: LaunchedIds, launch: unknown): Promise<boolean> => {
       try {
-        await retryWhileBusy(() => this.keys.insertOne({ _id, requestHash, ...ids, createdAt: new Date(), launch: JSON.stringify(launch) }), { duplicatesOnRetryAreOurs: false });
+        await retryWhileBusy(
+          () =>
+            this.keys.insertOne({ _id, requestHash, ...ids, createdAt: new Date(), launch: JSON.stringify(launch) }),
+          { duplicatesOnRetryAreOurs: false },
+        );
         return true;
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
@@ -120,13 +132,17 @@ export class IdempotencyKeys {
           if (!first) continue;
           // A write the store reported busy may have landed after all: then the claim is ours.
           if (first.taskIds[0] === ids.taskIds[0]) return null;
-          if (first.requestHash !== requestHash) throw new ApiError(ErrorCode.CONFLICT, 'This Idempotency-Key was already used with a different request');
+          if (first.requestHash !== requestHash)
+            throw new ApiError(ErrorCode.CONFLICT, 'This Idempotency-Key was already used with a different request');
           // A concurrent first request is still starting: answer once its tasks exist, or (bounded,
           // from the claim's age, so a repeat after a crash need not wait) with its launch to finish.
           const deadline = Math.min(arrival, first.createdAt.getTime()) + REPEAT_WAIT_MS;
           if (first.startedAt !== undefined || Date.now() > deadline) {
             return {
-              ids: { taskIds: first.taskIds, ...(first.compositionId === undefined ? {} : { compositionId: first.compositionId }) },
+              ids: {
+                taskIds: first.taskIds,
+                ...(first.compositionId === undefined ? {} : { compositionId: first.compositionId }),
+              },
               started: first.startedAt !== undefined,
               ...(first.launch === undefined ? {} : { launch: JSON.parse(first.launch) }),
             };
@@ -135,12 +151,16 @@ export class IdempotencyKeys {
         }
       },
       confirm: async () => {
-        await retryWhileBusy(() => this.keys.updateOne({ _id }, { $set: { startedAt: new Date() } }), { duplicatesOnRetryAreOurs: false });
+        await retryWhileBusy(() => this.keys.updateOne({ _id }, { $set: { startedAt: new Date() } }), {
+          duplicatesOnRetryAreOurs: false,
+        });
       },
       takeOver: async (ids, by) => {
         const outcomeId = `${_id}/${ids.taskIds[0]}`;
         try {
-          await retryWhileBusy(() => this.outcomes.insertOne({ _id: outcomeId, by, at: new Date() }), { duplicatesOnRetryAreOurs: false });
+          await retryWhileBusy(() => this.outcomes.insertOne({ _id: outcomeId, by, at: new Date() }), {
+            duplicatesOnRetryAreOurs: false,
+          });
           return true;
         } catch (error) {
           if (!isDuplicateKey(error)) throw error;
@@ -157,7 +177,8 @@ export class IdempotencyKeys {
 }
 
 /** The `_id` of a caller's claim on a key. */
-export const idempotencyClaimId = (principal: Pick<Principal, 'kind' | 'id'>, key: string): string => sha256(JSON.stringify([principal.kind, principal.id, key]));
+export const idempotencyClaimId = (principal: Pick<Principal, 'kind' | 'id'>, key: string): string =>
+  sha256(JSON.stringify([principal.kind, principal.id, key]));
 
 /** The `requestHash` of a claim: the same key with another request is a 409. */
 export const idempotencyRequestHash = (route: string, body: unknown): string => sha256(canonicalJson([route, body]));

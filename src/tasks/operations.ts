@@ -1,6 +1,12 @@
 import type { ValidateFunction } from 'ajv';
 import { toProblems, type ValidationProblem } from '../http/validate';
-import { CAPABILITY_CATEGORIES, type Agent, type CapabilityCategory, type CapabilityEntry, type ToolDefinition } from '../registry/agent';
+import {
+  CAPABILITY_CATEGORIES,
+  type Agent,
+  type CapabilityCategory,
+  type CapabilityEntry,
+  type ToolDefinition,
+} from '../registry/agent';
 import { SchemaRejected, type UserSchemaCompiler } from '../registry/user-schemas';
 import { TaskErrorCode } from '../../workflows/task-types';
 
@@ -14,10 +20,15 @@ export function findOperation(agent: Agent, operation: string): OperationLookup 
   const category = operation.slice(0, slash) as CapabilityCategory;
   const method = operation.slice(slash + 1);
   if (slash < 0 || method === '' || !CAPABILITY_CATEGORIES.includes(category)) {
-    return { found: false, code: TaskErrorCode.VALIDATION_ERROR, message: `Operation "${operation}" must be capability/method with a capability among ${CAPABILITY_CATEGORIES.join(', ')}` };
+    return {
+      found: false,
+      code: TaskErrorCode.VALIDATION_ERROR,
+      message: `Operation "${operation}" must be capability/method with a capability among ${CAPABILITY_CATEGORIES.join(', ')}`,
+    };
   }
   const entry = (agent.capabilities[category] ?? []).find((candidate) => candidate.name === method);
-  if (!entry) return { found: false, code: 'OPERATION_NOT_SUPPORTED', message: `Agent ${agent.id} registered no ${operation}` };
+  if (!entry)
+    return { found: false, code: 'OPERATION_NOT_SUPPORTED', message: `Agent ${agent.id} registered no ${operation}` };
   return { found: true, entry };
 }
 
@@ -25,7 +36,13 @@ export function findOperation(agent: Agent, operation: string): OperationLookup 
  * Problems of `params` against the entry's inputSchema (none when it has no schema). Compiled once
  * per agent version and operation; defaults of the schema are filled into `params`.
  */
-export function paramsProblems(schemas: UserSchemaCompiler, agent: Agent, operation: string, entry: ToolDefinition | CapabilityEntry, params: Record<string, unknown>): ValidationProblem[] {
+export function paramsProblems(
+  schemas: UserSchemaCompiler,
+  agent: Agent,
+  operation: string,
+  entry: ToolDefinition | CapabilityEntry,
+  params: Record<string, unknown>,
+): ValidationProblem[] {
   if (!entry.inputSchema) return [];
   let validate: ValidateFunction;
   try {

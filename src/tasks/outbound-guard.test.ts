@@ -36,7 +36,10 @@ describe('outbound guard', () => {
     it('refuses loopback by IP literal and by a name that resolves to it, without saying what the name resolved to', async () => {
       const dispatcher = outboundDispatcher({ allowPrivate: false, connectTimeoutMs: 1_000 });
       for (const url of [`http://127.0.0.1:${port}/`, `http://localhost:${port}/`]) {
-        const refusal = await request(url, { dispatcher }).then(() => undefined, (error: unknown) => error);
+        const refusal = await request(url, { dispatcher }).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
         expect(refusal).toBeInstanceOf(DestinationRefused);
         expect((refusal as Error).message).not.toMatch(/127\.0\.0\.1|::1/);
       }

@@ -9,7 +9,13 @@ import { toCompositionView, toTaskView } from './task-views';
 import type { TaskDocument, TaskStore } from './task-store';
 import { IDEMPOTENCY_KEY_HEADER, type IdempotencyKeys } from './idempotency-keys';
 import type { TaskLauncher } from './task-launcher';
-import { AGENT_REPORT_SCHEMA, COMPOSITION_REQUEST_SCHEMA, TASK_LOOKUP_QUERY_SCHEMA, TASK_REQUEST_SCHEMA, type TaskLookupQuery } from './task-request-schema';
+import {
+  AGENT_REPORT_SCHEMA,
+  COMPOSITION_REQUEST_SCHEMA,
+  TASK_LOOKUP_QUERY_SCHEMA,
+  TASK_REQUEST_SCHEMA,
+  type TaskLookupQuery,
+} from './task-request-schema';
 import type { TemporalHandle } from './temporal-client';
 import { cancelTask } from './task-cancellation';
 import { deliverReport, type AgentReportBody } from './task-reports';
@@ -36,9 +42,16 @@ function abandonedSignal(ctx: Context): AbortSignal {
 }
 
 /** /tasks and /compositions: creation, composition and lookup of tasks. Served bare and under /v1. */
-export function createTaskRoutes({ launcher, taskStore, idempotencyKeys, temporal, maxCompositionSize }: TaskRoutesDeps): RouteModule {
+export function createTaskRoutes({
+  launcher,
+  taskStore,
+  idempotencyKeys,
+  temporal,
+  maxCompositionSize,
+}: TaskRoutesDeps): RouteModule {
   const router = new Router();
-  const idempotencyOf = (ctx: Context, route: string, body: unknown) => idempotencyKeys.forRequest(requirePrincipal(ctx), ctx.get(IDEMPOTENCY_KEY_HEADER) || undefined, route, body);
+  const idempotencyOf = (ctx: Context, route: string, body: unknown) =>
+    idempotencyKeys.forRequest(requirePrincipal(ctx), ctx.get(IDEMPOTENCY_KEY_HEADER) || undefined, route, body);
 
   router.post('/tasks', async (ctx) => {
     const principal = requirePrincipal(ctx);
@@ -53,10 +66,17 @@ export function createTaskRoutes({ launcher, taskStore, idempotencyKeys, tempora
     const principal = requirePrincipal(ctx);
     const body = ctx.request.body;
     if (Array.isArray(body) && body.length > maxCompositionSize) {
-      throw new ApiError(ErrorCode.PAYLOAD_TOO_LARGE, `A composition holds at most ${maxCompositionSize} tasks, got ${body.length}`);
+      throw new ApiError(
+        ErrorCode.PAYLOAD_TOO_LARGE,
+        `A composition holds at most ${maxCompositionSize} tasks, got ${body.length}`,
+      );
     }
     const requests = checkComposition(body);
-    const { compositionId, taskIds } = await launcher.launchComposition(principal, requests, idempotencyOf(ctx, 'composition', requests));
+    const { compositionId, taskIds } = await launcher.launchComposition(
+      principal,
+      requests,
+      idempotencyOf(ctx, 'composition', requests),
+    );
     ctx.status = 202;
     ctx.set('Location', `/compositions/${compositionId}`);
     ctx.body = taskIds.map((taskId) => ({ taskId, status: TaskStatus.PENDING, compositionId }));
@@ -71,7 +91,10 @@ export function createTaskRoutes({ launcher, taskStore, idempotencyKeys, tempora
       if (!task || !canReadTask(principal, task)) throw notFound(`Task ${ctx.params.taskId}`);
       return task;
     };
-    const task = waitMs > 0 ? await taskStore.findEnded(ctx.params.taskId, waitMs, abandonedSignal(ctx), readable) : readable(await taskStore.find(ctx.params.taskId));
+    const task =
+      waitMs > 0
+        ? await taskStore.findEnded(ctx.params.taskId, waitMs, abandonedSignal(ctx), readable)
+        : readable(await taskStore.find(ctx.params.taskId));
     ctx.body = toTaskView(task);
   });
 
@@ -89,7 +112,8 @@ export function createTaskRoutes({ launcher, taskStore, idempotencyKeys, tempora
     const principal = requirePrincipal(ctx);
     const composition = await taskStore.findComposition(ctx.params.compositionId);
     // Unknown to a caller who may not read it, as GET /tasks/{taskId} does.
-    if (!composition || !canReadComposition(principal, composition)) throw notFound(`Composition ${ctx.params.compositionId}`);
+    if (!composition || !canReadComposition(principal, composition))
+      throw notFound(`Composition ${ctx.params.compositionId}`);
     ctx.body = toCompositionView(composition, principal);
   });
 

@@ -28,7 +28,12 @@ function temporalAnswering(answer: (workflowId: string, taskId: string) => TaskS
 function delegationTree() {
   const tasks = new Map<string, TaskDocument>();
   const add = (_id: string, parentTaskId?: string) =>
-    tasks.set(_id, { _id, status: TaskStatus.PENDING, createdBy: ADMIN_PRINCIPAL, ...(parentTaskId ? { parentTaskId } : {}) } as TaskDocument);
+    tasks.set(_id, {
+      _id,
+      status: TaskStatus.PENDING,
+      createdBy: ADMIN_PRINCIPAL,
+      ...(parentTaskId ? { parentTaskId } : {}),
+    } as TaskDocument);
   add('root');
   add('stuck', 'root');
   add('sibling', 'root');
@@ -37,10 +42,12 @@ function delegationTree() {
   const taskStore = {
     find: async (taskId: string) => tasks.get(taskId) ?? null,
     claimOutcome: async () => null,
-    findDelegated: async (parents: string[]) => [...tasks.values()].filter((task) => parents.includes(task.parentTaskId ?? '')),
+    findDelegated: async (parents: string[]) =>
+      [...tasks.values()].filter((task) => parents.includes(task.parentTaskId ?? '')),
   } as unknown as TaskStore;
   const temporal = temporalAnswering((workflowId, taskId) => {
-    if (taskId === 'stuck' && !stuckWorkflow.answers) throw new WorkflowUpdateRPCTimeoutOrCancelledError(`no worker for ${workflowId}`);
+    if (taskId === 'stuck' && !stuckWorkflow.answers)
+      throw new WorkflowUpdateRPCTimeoutOrCancelledError(`no worker for ${workflowId}`);
     tasks.get(taskId)!.status = TaskStatus.CANCELLED;
     return TaskStatus.CANCELLED;
   });
@@ -54,19 +61,38 @@ describe('cancelTask down a delegation tree', () => {
     const tree = delegationTree();
     const first = await tree.cancel().catch((error: unknown) => error);
     expect(first).toBeInstanceOf(ApiError);
-    expect(first).toMatchObject({ status: 503, code: 'UNAVAILABLE', message: 'Task root is cancelled, but 1 of the tasks delegated from it could not be cancelled yet; send the cancellation again' });
-    expect(tree.statuses()).toEqual({ root: 'cancelled', stuck: 'pending', sibling: 'cancelled', grandchild: 'cancelled' });
+    expect(first).toMatchObject({
+      status: 503,
+      code: 'UNAVAILABLE',
+      message:
+        'Task root is cancelled, but 1 of the tasks delegated from it could not be cancelled yet; send the cancellation again',
+    });
+    expect(tree.statuses()).toEqual({
+      root: 'cancelled',
+      stuck: 'pending',
+      sibling: 'cancelled',
+      grandchild: 'cancelled',
+    });
 
     tree.stuckWorkflow.answers = true;
     await expect(tree.cancel()).resolves.toEqual({ taskId: 'root', status: 'cancelled' });
-    expect(tree.statuses()).toEqual({ root: 'cancelled', stuck: 'cancelled', sibling: 'cancelled', grandchild: 'cancelled' });
+    expect(tree.statuses()).toEqual({
+      root: 'cancelled',
+      stuck: 'cancelled',
+      sibling: 'cancelled',
+      grandchild: 'cancelled',
+    });
   });
 
   it('answers 409 to a cancelled task whose whole tree has ended', async () => {
     const tree = delegationTree();
     tree.stuckWorkflow.answers = true;
     await expect(tree.cancel()).resolves.toEqual({ taskId: 'root', status: 'cancelled' });
-    await expect(tree.cancel()).rejects.toMatchObject({ status: 409, code: 'CONFLICT', message: 'Task root already ended: cancelled' });
+    await expect(tree.cancel()).rejects.toMatchObject({
+      status: 409,
+      code: 'CONFLICT',
+      message: 'Task root already ended: cancelled',
+    });
   });
 
   it('cancels a task still pending in the task store whose workflow is gone (terminated, not yet swept)', async () => {
@@ -84,7 +110,10 @@ describe('cancelTask down a delegation tree', () => {
     const temporal = temporalAnswering((workflowId) => {
       throw new WorkflowNotFoundError('workflow execution already completed', workflowId, undefined);
     });
-    await expect(cancelTask(taskStore, temporal, ADMIN_PRINCIPAL, 'orphan')).resolves.toEqual({ taskId: 'orphan', status: 'cancelled' });
+    await expect(cancelTask(taskStore, temporal, ADMIN_PRINCIPAL, 'orphan')).resolves.toEqual({
+      taskId: 'orphan',
+      status: 'cancelled',
+    });
     expect(task.status).toBe(TaskStatus.CANCELLED);
   });
 });

@@ -16,7 +16,8 @@ const CANCEL_WAIT_MS = 10_000;
 /** Deepest delegation chain followed when cancelling a tree: a guard against a cycle in stored data. */
 const MAX_DELEGATION_DEPTH = 100;
 
-const alreadyEnded = (taskId: string, status: string) => new ApiError(ErrorCode.CONFLICT, `Task ${taskId} already ended: ${status}`);
+const alreadyEnded = (taskId: string, status: string) =>
+  new ApiError(ErrorCode.CONFLICT, `Task ${taskId} already ended: ${status}`);
 
 /**
  * `POST /tasks/{taskId}/cancel` by the task's creator or an admin. The workflow cancels and records
@@ -25,11 +26,17 @@ const alreadyEnded = (taskId: string, status: string) => new ApiError(ErrorCode.
  * (503), sending the cancellation again finishes the tree: a cancelled task whose tree still has
  * pending tasks is not a 409.
  */
-export async function cancelTask(taskStore: TaskStore, temporal: TemporalHandle, principal: Principal, taskId: string): Promise<{ taskId: string; status: string }> {
+export async function cancelTask(
+  taskStore: TaskStore,
+  temporal: TemporalHandle,
+  principal: Principal,
+  taskId: string,
+): Promise<{ taskId: string; status: string }> {
   const task = await taskStore.find(taskId);
   // A caller who may not read the task gets what an unknown id gets; one who may (its agent) learns nothing from a 403.
   if (!task || !canReadTask(principal, task)) throw notFound(`Task ${taskId}`);
-  if (!samePrincipal(principal, task.createdBy) && principal.kind !== PrincipalKind.ADMIN) throw forbidden('Only the task creator or an admin may cancel this task');
+  if (!samePrincipal(principal, task.createdBy) && principal.kind !== PrincipalKind.ADMIN)
+    throw forbidden('Only the task creator or an admin may cancel this task');
 
   if (task.status === TaskStatus.CANCELLED) {
     if ((await cancelDelegatedTree(taskStore, temporal, taskId)) === 0) throw alreadyEnded(taskId, task.status);
@@ -49,15 +56,24 @@ async function cancelInWorkflow(taskStore: TaskStore, temporal: TemporalHandle, 
   if (reported?.status !== undefined) return reported.status;
   try {
     const handle = temporal.client.workflow.getHandle(workflowIdOf(task));
-    return await temporal.client.withDeadline(Date.now() + CANCEL_WAIT_MS, () => handle.executeUpdate(cancelTaskUpdate, { args: [task._id] }));
+    return await temporal.client.withDeadline(Date.now() + CANCEL_WAIT_MS, () =>
+      handle.executeUpdate(cancelTaskUpdate, { args: [task._id] }),
+    );
   } catch (error) {
     if (error instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
-      throw new ApiError(ErrorCode.UNAVAILABLE, `No worker recorded the cancellation within ${CANCEL_WAIT_MS} ms; send it again`);
+      throw new ApiError(
+        ErrorCode.UNAVAILABLE,
+        `No worker recorded the cancellation within ${CANCEL_WAIT_MS} ms; send it again`,
+      );
     }
     if (!(error instanceof WorkflowNotFoundError) && !(error instanceof WorkflowUpdateFailedError)) throw error;
     // No run to cancel: it ended between our read and the update, and recorded how (the task store says),
     // or it was terminated or failed without recording, which the ended-runs watch would find later.
-    if (error instanceof WorkflowNotFoundError && (await taskStore.updateIfPending(task._id, { status: TaskStatus.CANCELLED }))) return TaskStatus.CANCELLED;
+    if (
+      error instanceof WorkflowNotFoundError &&
+      (await taskStore.updateIfPending(task._id, { status: TaskStatus.CANCELLED }))
+    )
+      return TaskStatus.CANCELLED;
     return (await taskStore.find(task._id))?.status ?? TaskStatus.CANCELLED;
   }
 }
@@ -67,14 +83,22 @@ async function cancelInWorkflow(taskStore: TaskStore, temporal: TemporalHandle, 
  * cancelled. A delegate that could not be cancelled does not stop the others; the caller then gets
  * a 503 saying how many are left.
  */
-async function cancelDelegatedTree(taskStore: TaskStore, temporal: TemporalHandle, rootTaskId: string): Promise<number> {
+async function cancelDelegatedTree(
+  taskStore: TaskStore,
+  temporal: TemporalHandle,
+  rootTaskId: string,
+): Promise<number> {
   let parents = [rootTaskId];
   let cancelled = 0;
   const failures: unknown[] = [];
   for (let depth = 0; parents.length > 0 && depth < MAX_DELEGATION_DEPTH; depth += 1) {
     const delegated = await taskStore.findDelegated(parents);
     // Ended tasks are passed through: their own delegates may still run.
-    const outcomes = await Promise.allSettled(delegated.filter((task) => task.status === TaskStatus.PENDING).map((task) => cancelInWorkflow(taskStore, temporal, task)));
+    const outcomes = await Promise.allSettled(
+      delegated
+        .filter((task) => task.status === TaskStatus.PENDING)
+        .map((task) => cancelInWorkflow(taskStore, temporal, task)),
+    );
     for (const outcome of outcomes) {
       if (outcome.status === 'rejected') failures.push(outcome.reason);
       else if (outcome.value === TaskStatus.CANCELLED) cancelled += 1;
@@ -82,9 +106,13 @@ async function cancelDelegatedTree(taskStore: TaskStore, temporal: TemporalHandl
     parents = delegated.map((task) => task._id);
   }
   if (failures.length > 0) {
-    throw new ApiError(ErrorCode.UNAVAILABLE, `Task ${rootTaskId} is cancelled, but ${failures.length} of the tasks delegated from it could not be cancelled yet; send the cancellation again`, {
-      causes: failures.map((failure) => (failure instanceof Error ? failure.message : String(failure))),
-    });
+    throw new ApiError(
+      ErrorCode.UNAVAILABLE,
+      `Task ${rootTaskId} is cancelled, but ${failures.length} of the tasks delegated from it could not be cancelled yet; send the cancellation again`,
+      {
+        causes: failures.map((failure) => (failure instanceof Error ? failure.message : String(failure))),
+      },
+    );
   }
   return cancelled;
 }

@@ -20,7 +20,10 @@ const agent = {
 const request = { agentId: agent.id, operation: 'tools/echo', params: { text: 'hi' } };
 
 /** A gRPC failure as the Temporal client reports it: a ServiceError whose cause carries the status code. */
-const grpcFailure = (code: number, details: string) => new ServiceError(`gRPC status ${code}`, { cause: Object.assign(new Error(details), { code, details, metadata: {} }) });
+const grpcFailure = (code: number, details: string) =>
+  new ServiceError(`gRPC status ${code}`, {
+    cause: Object.assign(new Error(details), { code, details, metadata: {} }),
+  });
 const DEADLINE_EXCEEDED = 4;
 const UNAVAILABLE = 14;
 
@@ -103,7 +106,14 @@ function launcherWith({
     taskStore,
     temporal,
     schemas: new UserSchemaCompiler(),
-    config: { taskQueue: 'tasks', defaultTaskTimeoutMs: 60_000, maxTaskTimeoutMs: 3_600_000, agentCallTimeoutMs: 30_000, callbackSigningSecret: undefined, allowInsecureAgentUrls: false },
+    config: {
+      taskQueue: 'tasks',
+      defaultTaskTimeoutMs: 60_000,
+      maxTaskTimeoutMs: 3_600_000,
+      agentCallTimeoutMs: 30_000,
+      callbackSigningSecret: undefined,
+      allowInsecureAgentUrls: false,
+    },
   });
   return { launch: () => launcher.launchTask(ADMIN_PRINCIPAL, request, { idempotency: claim }), done, indexed };
 }
@@ -137,24 +147,35 @@ describe('TaskLauncher, when a launch fails half way', () => {
 describe('TaskLauncher, when the start fails but the workflow runs', () => {
   it.each([
     ['its deadline passed after the server started it', grpcFailure(DEADLINE_EXCEEDED, 'Deadline exceeded')],
-    ['a retry of it was told that it already runs', (workflowId: string) => new WorkflowExecutionAlreadyStartedError('Workflow execution already started', workflowId, 'compositionWorkflow')],
-  ])('keeps the task store records, confirms the Idempotency-Key and answers the ids when %s', async (_how, failure) => {
-    const running = new Set<string>();
-    const { launch, done, indexed } = launcherWith({
-      start: async (workflowId) => {
-        running.add(workflowId);
-        throw typeof failure === 'function' ? failure(workflowId) : failure;
-      },
-      describe: async (workflowId) => {
-        if (!running.has(workflowId)) return notStarted(workflowId);
-        return { status: { name: 'RUNNING' } };
-      },
-    });
-    const taskId = await launch();
-    expect(running).toEqual(new Set([`task-${taskId}`]));
-    expect([...indexed.keys()]).toEqual([taskId]);
-    expect(done).toEqual(['confirmed']);
-  });
+    [
+      'a retry of it was told that it already runs',
+      (workflowId: string) =>
+        new WorkflowExecutionAlreadyStartedError(
+          'Workflow execution already started',
+          workflowId,
+          'compositionWorkflow',
+        ),
+    ],
+  ])(
+    'keeps the task store records, confirms the Idempotency-Key and answers the ids when %s',
+    async (_how, failure) => {
+      const running = new Set<string>();
+      const { launch, done, indexed } = launcherWith({
+        start: async (workflowId) => {
+          running.add(workflowId);
+          throw typeof failure === 'function' ? failure(workflowId) : failure;
+        },
+        describe: async (workflowId) => {
+          if (!running.has(workflowId)) return notStarted(workflowId);
+          return { status: { name: 'RUNNING' } };
+        },
+      });
+      const taskId = await launch();
+      expect(running).toEqual(new Set([`task-${taskId}`]));
+      expect([...indexed.keys()]).toEqual([taskId]);
+      expect(done).toEqual(['confirmed']);
+    },
+  );
 
   it('keeps the task store records and the Idempotency-Key, and answers 503, when Temporal cannot say whether it started', async () => {
     const { launch, done, indexed } = launcherWith({
@@ -166,8 +187,15 @@ describe('TaskLauncher, when the start fails but the workflow runs', () => {
       },
     });
     const error = await launch().catch((thrown: unknown) => thrown);
-    expect(error).toMatchObject({ status: 503, code: 'UNAVAILABLE', details: { taskIds: [...indexed.keys()] }, headers: { 'Retry-After': '1' } });
-    expect((error as Error).message).toMatch(/could not tell whether it started after all; its tasks are kept: send the request again with the same Idempotency-Key$/);
+    expect(error).toMatchObject({
+      status: 503,
+      code: 'UNAVAILABLE',
+      details: { taskIds: [...indexed.keys()] },
+      headers: { 'Retry-After': '1' },
+    });
+    expect((error as Error).message).toMatch(
+      /could not tell whether it started after all; its tasks are kept: send the request again with the same Idempotency-Key$/,
+    );
     expect(indexed.size).toBe(1);
     expect(done).toEqual([]);
   });
@@ -179,10 +207,16 @@ function temporalOnce() {
   return {
     started,
     start: async (workflowId: string) => {
-      if (started.includes(workflowId)) throw new WorkflowExecutionAlreadyStartedError('Workflow execution already started', workflowId, 'compositionWorkflow');
+      if (started.includes(workflowId))
+        throw new WorkflowExecutionAlreadyStartedError(
+          'Workflow execution already started',
+          workflowId,
+          'compositionWorkflow',
+        );
       started.push(workflowId);
     },
-    describe: async (workflowId: string) => (started.includes(workflowId) ? { status: { name: 'RUNNING' } } : notStarted(workflowId)),
+    describe: async (workflowId: string) =>
+      started.includes(workflowId) ? { status: { name: 'RUNNING' } } : notStarted(workflowId),
   };
 }
 
@@ -193,21 +227,24 @@ describe('TaskLauncher, when a repeat finds a launch its first request did not f
   it.each([
     ['after the claim, before the task store records', 'index' as const],
     ['after the task store records, before the workflow started', 'start' as const],
-  ])('writes what is missing, starts the workflow and answers the first ids when the first request stopped %s', async (_when, stallAt) => {
-    const temporal = temporalOnce();
-    const { launch, done, indexed } = launcherWith({ ...temporal, stallAt });
-    void launch();
-    await settle();
-    expect(temporal.started).toEqual([]);
-    const taskId = await launch();
-    expect(temporal.started).toEqual([`task-${taskId}`]);
-    expect([...indexed.keys()]).toEqual([taskId]);
-    expect(indexed.get(taskId)).toMatchObject({ agentId: agent.id, operation: 'tools/echo', params: request.params });
-    expect(done).toEqual(['confirmed']);
-    // A later repeat finds it confirmed and starts nothing more.
-    expect(await launch()).toBe(taskId);
-    expect(temporal.started).toHaveLength(1);
-  });
+  ])(
+    'writes what is missing, starts the workflow and answers the first ids when the first request stopped %s',
+    async (_when, stallAt) => {
+      const temporal = temporalOnce();
+      const { launch, done, indexed } = launcherWith({ ...temporal, stallAt });
+      void launch();
+      await settle();
+      expect(temporal.started).toEqual([]);
+      const taskId = await launch();
+      expect(temporal.started).toEqual([`task-${taskId}`]);
+      expect([...indexed.keys()]).toEqual([taskId]);
+      expect(indexed.get(taskId)).toMatchObject({ agentId: agent.id, operation: 'tools/echo', params: request.params });
+      expect(done).toEqual(['confirmed']);
+      // A later repeat finds it confirmed and starts nothing more.
+      expect(await launch()).toBe(taskId);
+      expect(temporal.started).toHaveLength(1);
+    },
+  );
 
   it('starts nothing again when the workflow started but the first request stopped before confirming it', async () => {
     const temporal = temporalOnce();
@@ -241,7 +278,12 @@ describe('TaskLauncher, when a repeat finds a launch its first request did not f
   it('keeps the tasks and the key, and answers 503, when its launch fails after a repeat took it over', async () => {
     const { launch, done, indexed } = launcherWith({ indexFails: true, takenOverBy: 'finish' });
     const error = await launch().catch((thrown: unknown) => thrown);
-    expect(error).toMatchObject({ status: 503, code: 'UNAVAILABLE', details: { taskIds: [expect.any(String)] }, headers: { 'Retry-After': '1' } });
+    expect(error).toMatchObject({
+      status: 503,
+      code: 'UNAVAILABLE',
+      details: { taskIds: [expect.any(String)] },
+      headers: { 'Retry-After': '1' },
+    });
     expect((error as Error).message).toMatch(/a repeat with the same Idempotency-Key is starting its tasks/);
     expect(indexed.size).toBe(0);
     expect(done).toEqual([]);

@@ -15,7 +15,16 @@ import { requireHttps } from './outbound-guard';
 import { pendingArgumentsOf } from '../../workflows/pending-arguments';
 import { AGENT_ID_ATTRIBUTE, OPERATION_ATTRIBUTE } from './search-attributes';
 import type { NewTask, TaskStore } from './task-store';
-import { TaskPhase, DEFAULT_RETRY, workflowIdOfComposition, workflowIdOfTask, type CompositionInput, type PlannedTask, type TaskOrigin, type TaskRequest } from '../../workflows/task-types';
+import {
+  TaskPhase,
+  DEFAULT_RETRY,
+  workflowIdOfComposition,
+  workflowIdOfTask,
+  type CompositionInput,
+  type PlannedTask,
+  type TaskOrigin,
+  type TaskRequest,
+} from '../../workflows/task-types';
 import type { TemporalHandle } from './temporal-client';
 
 export interface TaskLauncherDeps {
@@ -23,7 +32,15 @@ export interface TaskLauncherDeps {
   taskStore: TaskStore;
   temporal: TemporalHandle;
   schemas: UserSchemaCompiler;
-  config: Pick<Config, 'taskQueue' | 'defaultTaskTimeoutMs' | 'maxTaskTimeoutMs' | 'agentCallTimeoutMs' | 'callbackSigningSecret' | 'allowInsecureAgentUrls'>;
+  config: Pick<
+    Config,
+    | 'taskQueue'
+    | 'defaultTaskTimeoutMs'
+    | 'maxTaskTimeoutMs'
+    | 'agentCallTimeoutMs'
+    | 'callbackSigningSecret'
+    | 'allowInsecureAgentUrls'
+  >;
 }
 
 /** Longest staticSummary shown in the Temporal Web UI's list. */
@@ -45,18 +62,38 @@ export class TaskLauncher {
   constructor(private readonly deps: TaskLauncherDeps) {}
 
   /** With an idempotency claim, a repeat returns the first launch's id and starts nothing. */
-  async launchTask(principal: Principal, request: TaskRequest, { idempotency, origin = {} }: { idempotency?: IdempotencyClaim; origin?: TaskOrigin } = {}): Promise<string> {
+  async launchTask(
+    principal: Principal,
+    request: TaskRequest,
+    { idempotency, origin = {} }: { idempotency?: IdempotencyClaim; origin?: TaskOrigin } = {},
+  ): Promise<string> {
     const [pending] = pendingArgumentsOf(request.params);
     if (pending) {
-      throw new ApiError(ErrorCode.VALIDATION_ERROR, `Param "${pending[0]}" is a pending argument: those need a parent in POST /tasks/compose`);
+      throw new ApiError(
+        ErrorCode.VALIDATION_ERROR,
+        `Param "${pending[0]}" is a pending argument: those need a parent in POST /tasks/compose`,
+      );
     }
     const planned = await this.plan(principal, request, [], new Map());
-    const task = origin.roomId && origin.requestedBy ? { ...planned, room: { roomId: origin.roomId, requestedBy: origin.requestedBy } } : planned;
-    const launched = await this.start(principal, { tasks: [task], agentCallTimeoutMs: this.deps.config.agentCallTimeoutMs }, workflowIdOfTask(task.taskId), idempotency, origin);
+    const task =
+      origin.roomId && origin.requestedBy
+        ? { ...planned, room: { roomId: origin.roomId, requestedBy: origin.requestedBy } }
+        : planned;
+    const launched = await this.start(
+      principal,
+      { tasks: [task], agentCallTimeoutMs: this.deps.config.agentCallTimeoutMs },
+      workflowIdOfTask(task.taskId),
+      idempotency,
+      origin,
+    );
     return launched.taskIds[0];
   }
 
-  async launchComposition(principal: Principal, requests: TaskRequest[], idempotency?: IdempotencyClaim): Promise<Required<LaunchedIds>> {
+  async launchComposition(
+    principal: Principal,
+    requests: TaskRequest[],
+    idempotency?: IdempotencyClaim,
+  ): Promise<Required<LaunchedIds>> {
     const parentsOf = checkCompositionGraph(requests);
     const agentsById = new Map<string, Agent | null>();
     const tasks: PlannedTask[] = [];
@@ -64,14 +101,26 @@ export class TaskLauncher {
       tasks.push(await this.plan(principal, request, parentsOf[position], agentsById, position));
     }
     const compositionId = randomUUID();
-    const launched = await this.start(principal, { compositionId, tasks, agentCallTimeoutMs: this.deps.config.agentCallTimeoutMs }, workflowIdOfComposition(compositionId), idempotency);
+    const launched = await this.start(
+      principal,
+      { compositionId, tasks, agentCallTimeoutMs: this.deps.config.agentCallTimeoutMs },
+      workflowIdOfComposition(compositionId),
+      idempotency,
+    );
     return { compositionId: launched.compositionId ?? compositionId, taskIds: launched.taskIds };
   }
 
   /** One checked task; `position` is its index in a composition, named in every error. */
-  private async plan(principal: Principal, request: TaskRequest, parents: number[], agentsById: Map<string, Agent | null>, position?: number): Promise<PlannedTask> {
+  private async plan(
+    principal: Principal,
+    request: TaskRequest,
+    parents: number[],
+    agentsById: Map<string, Agent | null>,
+    position?: number,
+  ): Promise<PlannedTask> {
     const where = position === undefined ? '' : `Task ${position}: `;
-    if (!agentsById.has(request.agentId)) agentsById.set(request.agentId, await this.deps.agents.findVisible(principal, request.agentId));
+    if (!agentsById.has(request.agentId))
+      agentsById.set(request.agentId, await this.deps.agents.findVisible(principal, request.agentId));
     const agent = agentsById.get(request.agentId);
     if (!agent) throw new ApiError(ErrorCode.AGENT_NOT_FOUND, `${where}Agent ${request.agentId} not found`);
 
@@ -81,7 +130,11 @@ export class TaskLauncher {
     if (pendingArgumentsOf(request.params).length === 0) {
       const problems = paramsProblems(this.deps.schemas, agent, request.operation, lookup.entry, request.params);
       if (problems.length > 0) {
-        throw new ApiError(ErrorCode.VALIDATION_ERROR, `${where}params do not match the inputSchema of ${request.operation}: ${summariseProblems(problems)}`, problems);
+        throw new ApiError(
+          ErrorCode.VALIDATION_ERROR,
+          `${where}params do not match the inputSchema of ${request.operation}: ${summariseProblems(problems)}`,
+          problems,
+        );
       }
     }
     const { maxTaskTimeoutMs, defaultTaskTimeoutMs, callbackSigningSecret, allowInsecureAgentUrls } = this.deps.config;
@@ -89,7 +142,10 @@ export class TaskLauncher {
     requireHttps(request.callbackUrl, 'callbackUrl', allowInsecureAgentUrls, position);
     if (request.callbackUrl !== undefined && callbackSigningSecret === undefined) {
       // Accepted, the callback could never be signed: the caller would wait for it in vain.
-      throw new ApiError(ErrorCode.VALIDATION_ERROR, `${where}callbackUrl cannot be used: this service has no CALLBACK_SIGNING_SECRET to sign callbacks with`);
+      throw new ApiError(
+        ErrorCode.VALIDATION_ERROR,
+        `${where}callbackUrl cannot be used: this service has no CALLBACK_SIGNING_SECRET to sign callbacks with`,
+      );
     }
     if (request.timeoutMs !== undefined && request.timeoutMs > maxTaskTimeoutMs) {
       throw new ApiError(ErrorCode.VALIDATION_ERROR, `${where}timeoutMs must be at most ${maxTaskTimeoutMs}`);
@@ -97,7 +153,10 @@ export class TaskLauncher {
     const retry = { ...DEFAULT_RETRY, ...request.retry };
     if (retry.maxIntervalMs < retry.initialIntervalMs) {
       // Temporal refuses such a policy when the workflow schedules the call: catch it while the caller is here.
-      throw new ApiError(ErrorCode.VALIDATION_ERROR, `${where}retry.maxIntervalMs (${retry.maxIntervalMs}${request.retry?.maxIntervalMs === undefined ? ', the default' : ''}) must be at least retry.initialIntervalMs (${retry.initialIntervalMs})`);
+      throw new ApiError(
+        ErrorCode.VALIDATION_ERROR,
+        `${where}retry.maxIntervalMs (${retry.maxIntervalMs}${request.retry?.maxIntervalMs === undefined ? ', the default' : ''}) must be at least retry.initialIntervalMs (${retry.initialIntervalMs})`,
+      );
     }
     return {
       taskId: randomUUID(),
@@ -123,19 +182,38 @@ export class TaskLauncher {
    * workflow runs is a launch like any other; one whose outcome Temporal cannot tell keeps both, as
    * removing them would leave a running workflow without its tasks.
    */
-  private async start(principal: Principal, input: CompositionInput, workflowId: string, idempotency?: IdempotencyClaim, origin: TaskOrigin = {}): Promise<LaunchedIds> {
+  private async start(
+    principal: Principal,
+    input: CompositionInput,
+    workflowId: string,
+    idempotency?: IdempotencyClaim,
+    origin: TaskOrigin = {},
+  ): Promise<LaunchedIds> {
     const { taskStore, temporal } = this.deps;
-    const ids: LaunchedIds = { taskIds: input.tasks.map((task) => task.taskId), ...(input.compositionId === undefined ? {} : { compositionId: input.compositionId }) };
+    const ids: LaunchedIds = {
+      taskIds: input.tasks.map((task) => task.taskId),
+      ...(input.compositionId === undefined ? {} : { compositionId: input.compositionId }),
+    };
     const launch: StoredLaunch = { workflowId, input, origin };
     const earlier = await idempotency?.claim(ids, launch);
     if (earlier && idempotency) {
       // Claims written before launches were stored cannot be finished: they answer as they did.
-      return earlier.started || earlier.launch === undefined ? earlier.ids : this.finish(principal, earlier.launch as StoredLaunch, earlier.ids, idempotency);
+      return earlier.started || earlier.launch === undefined
+        ? earlier.ids
+        : this.finish(principal, earlier.launch as StoredLaunch, earlier.ids, idempotency);
     }
     const undo = async (error: unknown) => {
       // A repeat finishing this launch has started, or will start, the workflow: its tasks stay.
       if (idempotency && !(await idempotency.takeOver(ids, 'undo').catch(() => false))) {
-        throw Object.assign(new ApiError(ErrorCode.UNAVAILABLE, 'This launch failed, and a repeat with the same Idempotency-Key is starting its tasks: send the request again with the same key', ids, { 'Retry-After': '1' }), { cause: error });
+        throw Object.assign(
+          new ApiError(
+            ErrorCode.UNAVAILABLE,
+            'This launch failed, and a repeat with the same Idempotency-Key is starting its tasks: send the request again with the same key',
+            ids,
+            { 'Retry-After': '1' },
+          ),
+          { cause: error },
+        );
       }
       await taskStore.remove(ids.taskIds, input.compositionId).catch(() => undefined);
       await idempotency?.release().catch(() => undefined);
@@ -164,11 +242,23 @@ export class TaskLauncher {
    * repeats, still run the tasks once. After the first request undid its launch, a 503: the key is
    * free again, and a retry launches afresh.
    */
-  private async finish(principal: Principal, launch: StoredLaunch, ids: LaunchedIds, idempotency: IdempotencyClaim): Promise<LaunchedIds> {
+  private async finish(
+    principal: Principal,
+    launch: StoredLaunch,
+    ids: LaunchedIds,
+    idempotency: IdempotencyClaim,
+  ): Promise<LaunchedIds> {
     if (!(await idempotency.takeOver(ids, 'finish'))) {
-      throw new ApiError(ErrorCode.UNAVAILABLE, 'The first request with this Idempotency-Key failed and frees the key: send the request again', undefined, { 'Retry-After': '1' });
+      throw new ApiError(
+        ErrorCode.UNAVAILABLE,
+        'The first request with this Idempotency-Key failed and frees the key: send the request again',
+        undefined,
+        { 'Retry-After': '1' },
+      );
     }
-    await this.deps.taskStore.create(principal, recordsOf(launch.input, launch.origin), launch.input.compositionId, { again: true });
+    await this.deps.taskStore.create(principal, recordsOf(launch.input, launch.origin), launch.input.compositionId, {
+      again: true,
+    });
     try {
       await this.startWorkflow(launch);
     } catch (error) {
@@ -229,15 +319,28 @@ function recordsOf(input: CompositionInput, origin: TaskOrigin): NewTask[] {
  * started. When Temporal cannot tell, a 503 whose details name the kept tasks: the caller sends the
  * request again (with its Idempotency-Key, the repeat answers the same ids) or looks them up.
  */
-async function startedAnyway(temporal: TemporalHandle, workflowId: string, startError: unknown, ids: LaunchedIds, idempotent: boolean): Promise<boolean> {
+async function startedAnyway(
+  temporal: TemporalHandle,
+  workflowId: string,
+  startError: unknown,
+  ids: LaunchedIds,
+  idempotent: boolean,
+): Promise<boolean> {
   if (startError instanceof WorkflowExecutionAlreadyStartedError) return true;
   try {
     await temporal.client.workflow.getHandle(workflowId).describe();
     return true;
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) return false;
-    const advice = idempotent ? 'send the request again with the same Idempotency-Key' : 'look them up before sending the request again';
-    const unknown = new ApiError(ErrorCode.UNAVAILABLE, `Temporal failed to start workflow ${workflowId} and could not tell whether it started after all; its tasks are kept: ${advice}`, ids, { 'Retry-After': '1' });
+    const advice = idempotent
+      ? 'send the request again with the same Idempotency-Key'
+      : 'look them up before sending the request again';
+    const unknown = new ApiError(
+      ErrorCode.UNAVAILABLE,
+      `Temporal failed to start workflow ${workflowId} and could not tell whether it started after all; its tasks are kept: ${advice}`,
+      ids,
+      { 'Retry-After': '1' },
+    );
     // The error handler logs a 5xx with its causes: the start's failure says what went wrong.
     throw Object.assign(unknown, { cause: startError });
   }

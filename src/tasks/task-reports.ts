@@ -6,7 +6,14 @@ import { canonicalJson } from './canonical-json';
 import { CANCELLATION_CLAIM, type TaskDocument, type TaskStore } from './task-store';
 import { canReadTask } from './task-access';
 import type { TemporalHandle } from './temporal-client';
-import { agentReportSignal, normaliseResult, TaskStatus, type AgentReport, type TaskError, workflowIdOf } from '../../workflows/task-types';
+import {
+  agentReportSignal,
+  normaliseResult,
+  TaskStatus,
+  type AgentReport,
+  type TaskError,
+  workflowIdOf,
+} from '../../workflows/task-types';
 
 /** The body of `POST /tasks/{taskId}/result`, as AGENT_REPORT_SCHEMA admits it. */
 export interface AgentReportBody {
@@ -18,19 +25,27 @@ export interface AgentReportBody {
   progress?: number;
 }
 
-const conflict = (taskId: string) => new ApiError(ErrorCode.CONFLICT, `Task ${taskId} already ended with a different outcome`);
+const conflict = (taskId: string) =>
+  new ApiError(ErrorCode.CONFLICT, `Task ${taskId} already ended with a different outcome`);
 
 /**
  * An agent's report on its task: progress goes to the task store, an outcome to the workflow as the
  * agentReport signal. Repeating the outcome reported first, or the one the task ended with, answers
  * 200; a different one 409, before the end as after it.
  */
-export async function deliverReport(taskStore: TaskStore, temporal: TemporalHandle, principal: Principal, taskId: string, body: AgentReportBody): Promise<{ taskId: string; status: string }> {
+export async function deliverReport(
+  taskStore: TaskStore,
+  temporal: TemporalHandle,
+  principal: Principal,
+  taskId: string,
+  body: AgentReportBody,
+): Promise<{ taskId: string; status: string }> {
   const task = await taskStore.find(taskId);
   // A caller who may not read the task gets what an unknown id gets; one who may (its creator) learns nothing from a 403.
   if (!task || !canReadTask(principal, task)) throw notFound(`Task ${taskId}`);
   const isItsAgent = principal.kind === PrincipalKind.AGENT && principal.id === task.agentId;
-  if (!isItsAgent && principal.kind !== PrincipalKind.ADMIN) throw forbidden('Only the agent executing this task, or an admin, may report on it');
+  if (!isItsAgent && principal.kind !== PrincipalKind.ADMIN)
+    throw forbidden('Only the agent executing this task, or an admin, may report on it');
   checkReportBody(taskId, body);
 
   if (body.status === TaskStatus.PENDING) {
@@ -45,7 +60,10 @@ export async function deliverReport(taskStore: TaskStore, temporal: TemporalHand
   }
   const held = await taskStore.claimOutcome(taskId, digestOf(report), report.status);
   if (held) {
-    const which = held.digest === CANCELLATION_CLAIM ? 'is being cancelled' : 'already has a different outcome reported, which it ends with';
+    const which =
+      held.digest === CANCELLATION_CLAIM
+        ? 'is being cancelled'
+        : 'already has a different outcome reported, which it ends with';
     throw new ApiError(ErrorCode.CONFLICT, `Task ${taskId} ${which}`);
   }
   try {
@@ -62,9 +80,17 @@ export async function deliverReport(taskStore: TaskStore, temporal: TemporalHand
 /** What the schema cannot say: a body that names another task, or carries a member its status would drop. */
 function checkReportBody(taskId: string, body: AgentReportBody): void {
   if (body.taskId !== undefined && body.taskId !== taskId) {
-    throw new ApiError(ErrorCode.VALIDATION_ERROR, `The body's taskId (${body.taskId}) is not the task of the path (${taskId})`);
+    throw new ApiError(
+      ErrorCode.VALIDATION_ERROR,
+      `The body's taskId (${body.taskId}) is not the task of the path (${taskId})`,
+    );
   }
-  const dropped = body.status === TaskStatus.COMPLETED ? ['error'] : body.status === TaskStatus.FAILED ? ['result'] : ['result', 'error'];
+  const dropped =
+    body.status === TaskStatus.COMPLETED
+      ? ['error']
+      : body.status === TaskStatus.FAILED
+        ? ['result']
+        : ['result', 'error'];
   const extra = dropped.find((member) => member in body);
   if (extra) throw new ApiError(ErrorCode.VALIDATION_ERROR, `A ${body.status} report carries no ${extra}`);
 }
@@ -79,13 +105,16 @@ function reportOf(taskId: string, body: AgentReportBody): AgentReport {
 }
 
 function digestOf(report: AgentReport): string {
-  const outcome = report.status === TaskStatus.COMPLETED ? { status: report.status, result: report.result } : { status: report.status, error: report.error };
+  const outcome =
+    report.status === TaskStatus.COMPLETED
+      ? { status: report.status, result: report.result }
+      : { status: report.status, error: report.error };
   return createHash('sha256').update(canonicalJson(outcome)).digest('base64');
 }
 
 function endedWith(task: TaskDocument, report: AgentReport): boolean {
   if (task.status !== report.status) return false;
-  const [stored, reported] = report.status === TaskStatus.COMPLETED ? [task.result, report.result] : [task.error, report.error];
+  const [stored, reported] =
+    report.status === TaskStatus.COMPLETED ? [task.result, report.result] : [task.error, report.error];
   return stored !== undefined && canonicalJson(JSON.parse(stored)) === canonicalJson(reported);
 }
-

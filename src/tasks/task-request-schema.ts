@@ -74,7 +74,11 @@ export const TASK_LOOKUP_QUERY_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    waitMs: { type: 'string', pattern: '^(?:0|[1-9][0-9]{0,3}|[12][0-9]{4}|30000)$', description: 'must be a whole number of milliseconds from 0 to 30000' },
+    waitMs: {
+      type: 'string',
+      pattern: '^(?:0|[1-9][0-9]{0,3}|[12][0-9]{4}|30000)$',
+      description: 'must be a whole number of milliseconds from 0 to 30000',
+    },
   },
 } as const;
 

@@ -3,7 +3,13 @@ import type { Principal } from '../auth/principal';
 import { isDuplicateKey, type Store } from '../store/mongo';
 import { onlyDuplicateKeys, retryWhileBusy } from '../store/retry-while-busy';
 import type { TaskChanges } from './task-changes';
-import { TaskStatus, type Requester, type TaskError, type TaskPhase, type TaskResult } from '../../workflows/task-types';
+import {
+  TaskStatus,
+  type Requester,
+  type TaskError,
+  type TaskPhase,
+  type TaskResult,
+} from '../../workflows/task-types';
 
 export const TASKS_COLLECTION = 'tasks';
 export const COMPOSITIONS_COLLECTION = 'compositions';
@@ -86,7 +92,18 @@ export interface StoredComposition {
   tasks: TaskDocument[];
 }
 
-export type NewTask = Pick<TaskDocument, '_id' | 'agentId' | 'operation' | 'compositionId' | 'index' | 'parentTaskId' | 'callbackUrl' | 'roomId' | 'requestedBy'> & { params: Record<string, unknown>; phase: TaskPhase };
+export type NewTask = Pick<
+  TaskDocument,
+  | '_id'
+  | 'agentId'
+  | 'operation'
+  | 'compositionId'
+  | 'index'
+  | 'parentTaskId'
+  | 'callbackUrl'
+  | 'roomId'
+  | 'requestedBy'
+> & { params: Record<string, unknown>; phase: TaskPhase };
 
 /** A status change recorded by the workflow's activities. */
 export interface TaskChange {
@@ -132,9 +149,21 @@ export class TaskStore {
    * With `again`, finishes a create that may have been interrupted (TaskLauncher.finish): the ids
    * are that launch's own, so documents already there are its own and stay as they are.
    */
-  async create(createdBy: Principal, tasks: NewTask[], compositionId?: string, { again = false }: { again?: boolean } = {}): Promise<void> {
+  async create(
+    createdBy: Principal,
+    tasks: NewTask[],
+    compositionId?: string,
+    { again = false }: { again?: boolean } = {},
+  ): Promise<void> {
     const now = new Date();
-    const documents = tasks.map(({ params, ...task }) => ({ ...task, params: JSON.stringify(params), status: TaskStatus.PENDING, createdBy, createdAt: now, updatedAt: now }));
+    const documents = tasks.map(({ params, ...task }) => ({
+      ...task,
+      params: JSON.stringify(params),
+      status: TaskStatus.PENDING,
+      createdBy,
+      createdAt: now,
+      updatedAt: now,
+    }));
     const existingAreOurs = (write: () => Promise<unknown>) => async (): Promise<unknown> => {
       try {
         return await write();
@@ -144,11 +173,17 @@ export class TaskStore {
       }
     };
     // insertOne for the usual single task: the driver's bulk path behind insertMany costs about 0.5 ms more CPU.
-    const insert = async (): Promise<unknown> => (documents.length === 1 ? this.tasks.insertOne(documents[0]) : this.tasks.insertMany(documents, { ordered: false }));
+    const insert = async (): Promise<unknown> =>
+      documents.length === 1
+        ? this.tasks.insertOne(documents[0])
+        : this.tasks.insertMany(documents, { ordered: false });
     await retryWhileBusy(existingAreOurs(insert), { duplicatesOnRetryAreOurs: true });
     if (compositionId !== undefined) {
       const composition = { _id: compositionId, taskIds: tasks.map((task) => task._id), createdBy, createdAt: now };
-      await retryWhileBusy(existingAreOurs(() => this.compositions.insertOne(composition)), { duplicatesOnRetryAreOurs: true });
+      await retryWhileBusy(
+        existingAreOurs(() => this.compositions.insertOne(composition)),
+        { duplicatesOnRetryAreOurs: true },
+      );
     }
   }
 
@@ -196,13 +231,18 @@ export class TaskStore {
    */
   async claimOutcome(taskId: string, digest: string, status: TaskStatus): Promise<HeldOutcome | null> {
     try {
-      await retryWhileBusy(() => this.reportedOutcomes.insertOne({ _id: taskId, digest, status, reportedAt: new Date() }), { duplicatesOnRetryAreOurs: false });
+      await retryWhileBusy(
+        () => this.reportedOutcomes.insertOne({ _id: taskId, digest, status, reportedAt: new Date() }),
+        { duplicatesOnRetryAreOurs: false },
+      );
       return null;
     } catch (error) {
       if (!isDuplicateKey(error)) throw error;
     }
     const held = await this.reportedOutcomes.findOne({ _id: taskId });
-    return !held || held.digest === digest ? null : { digest: held.digest, ...(held.status === undefined ? {} : { status: held.status }) };
+    return !held || held.digest === digest
+      ? null
+      : { digest: held.digest, ...(held.status === undefined ? {} : { status: held.status }) };
   }
 
   private async write(filter: Filter<TaskDocument>, change: TaskChange): Promise<boolean> {
@@ -239,7 +279,12 @@ export class TaskStore {
    * caller's). An update written through this process wakes the wait at once with the document it
    * wrote; one written by a worker elsewhere is found by re-reading, less often as the wait goes on.
    */
-  async findEnded(taskId: string, waitMs: number, signal: AbortSignal, admit: (task: TaskDocument | null) => TaskDocument): Promise<TaskDocument> {
+  async findEnded(
+    taskId: string,
+    waitMs: number,
+    signal: AbortSignal,
+    admit: (task: TaskDocument | null) => TaskDocument,
+  ): Promise<TaskDocument> {
     const deadline = Date.now() + waitMs;
     const waiting = new AbortController();
     const stopWaiting = () => waiting.abort();

@@ -1,5 +1,11 @@
 import type { Principal } from '../auth/principal';
-import { TaskStatus, type Requester, type TaskError, type TaskPhase, type TaskResult } from '../../workflows/task-types';
+import {
+  TaskStatus,
+  type Requester,
+  type TaskError,
+  type TaskPhase,
+  type TaskResult,
+} from '../../workflows/task-types';
 import { canReadTask } from './task-access';
 import type { AttemptError, StoredComposition, TaskDocument } from './task-store';
 
@@ -74,7 +80,10 @@ function toTaskOutline(task: TaskDocument): TaskView {
  * pending while any task is; else completed when all completed; else failed (or cancelled when
  * nothing failed). The reader sees in full only the tasks it may read on their own.
  */
-export function toCompositionView({ compositionId, createdAt, tasks }: StoredComposition, reader: Principal): CompositionView {
+export function toCompositionView(
+  { compositionId, createdAt, tasks }: StoredComposition,
+  reader: Principal,
+): CompositionView {
   const statuses = new Set(tasks.map((task) => task.status));
   const status = statuses.has(TaskStatus.PENDING)
     ? TaskStatus.PENDING
@@ -85,5 +94,11 @@ export function toCompositionView({ compositionId, createdAt, tasks }: StoredCom
         : TaskStatus.COMPLETED;
   const updatedAt = new Date(Math.max(createdAt.getTime(), ...tasks.map((task) => task.updatedAt.getTime())));
   const viewOf = (task: TaskDocument) => (canReadTask(reader, task) ? toTaskView(task) : toTaskOutline(task));
-  return { compositionId, status, tasks: tasks.map(viewOf), createdAt: createdAt.toISOString(), updatedAt: updatedAt.toISOString() };
+  return {
+    compositionId,
+    status,
+    tasks: tasks.map(viewOf),
+    createdAt: createdAt.toISOString(),
+    updatedAt: updatedAt.toISOString(),
+  };
 }

@@ -36,12 +36,24 @@ const LOCAL_ACTIVITY_SLOTS = 1000;
 const HEARTBEAT_THROTTLE = '1 second';
 
 /** Polls the task queue with the workflows in `workflows/` and the activities in `activities/`. */
-export function startTaskWorker(config: WorkerConfig, connection: NativeConnection, deps: ActivityDeps): Promise<RunningWorker> {
-  return startWorker(config, connection, deps.logger, { activities: createActivities(deps), workflowsPath: require.resolve('../../workflows') });
+export function startTaskWorker(
+  config: WorkerConfig,
+  connection: NativeConnection,
+  deps: ActivityDeps,
+): Promise<RunningWorker> {
+  return startWorker(config, connection, deps.logger, {
+    activities: createActivities(deps),
+    workflowsPath: require.resolve('../../workflows'),
+  });
 }
 
 /** A worker on `config.taskQueue` over the process's connection (TemporalHandle): activities only, unless given the workflows. */
-export async function startWorker(config: WorkerConfig, connection: NativeConnection, logger: Logger, { activities, workflowsPath }: { activities: object; workflowsPath?: string }): Promise<RunningWorker> {
+export async function startWorker(
+  config: WorkerConfig,
+  connection: NativeConnection,
+  logger: Logger,
+  { activities, workflowsPath }: { activities: object; workflowsPath?: string },
+): Promise<RunningWorker> {
   const worker = await Worker.create({
     connection,
     namespace: config.temporalNamespace,

@@ -48,7 +48,10 @@ function installRuntime(logger: Logger): void {
  * task's workflow start eagerly: when this process runs the task worker, the first workflow task
  * comes back with the start's reply instead of through the server's task matching.
  */
-export async function connectTemporal(config: Pick<Config, 'temporalNamespace'> & { temporalAddress: string }, logger: Logger): Promise<TemporalHandle> {
+export async function connectTemporal(
+  config: Pick<Config, 'temporalNamespace'> & { temporalAddress: string },
+  logger: Logger,
+): Promise<TemporalHandle> {
   installRuntime(logger);
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
   const client = new Client({ connection, namespace: config.temporalNamespace });

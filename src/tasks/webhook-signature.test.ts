@@ -14,7 +14,12 @@ describe('signWebhook', () => {
 
   it('matches the Standard Webhooks reference vector', () => {
     // From the standard-webhooks repository's test suite.
-    const headers = signWebhook('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'msg_p5jXN8AQM9LWM0D4loKWxJek', '{"test": 2432232314}', new Date(1614265330_000));
+    const headers = signWebhook(
+      'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      'msg_p5jXN8AQM9LWM0D4loKWxJek',
+      '{"test": 2432232314}',
+      new Date(1614265330_000),
+    );
     expect(headers['webhook-signature']).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
   });
 

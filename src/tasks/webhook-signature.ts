@@ -22,5 +22,9 @@ export function webhookSignature(secret: string, id: string, timestamp: number, 
 /** Standard Webhooks headers for sending `body` now; `id` must stay the same for a redelivery of the same message. */
 export function signWebhook(secret: string, id: string, body: string, now: Date = new Date()): WebhookHeaders {
   const timestamp = Math.floor(now.getTime() / 1000);
-  return { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': webhookSignature(secret, id, timestamp, body) };
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': webhookSignature(secret, id, timestamp, body),
+  };
 }

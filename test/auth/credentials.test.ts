@@ -9,7 +9,10 @@ const database = useTestDatabase();
 // acs_<16-character id>_<43-character secret>; both parts may contain "_" themselves.
 const keyIdOf = (key: string) => key.slice('acs_'.length, 'acs_'.length + 16);
 const secretPartOf = (key: string) => key.slice('acs_'.length + 17);
-const storedKey = (id: string) => database().collection('api_keys').findOne({ _id: id as never });
+const storedKey = (id: string) =>
+  database()
+    .collection('api_keys')
+    .findOne({ _id: id as never });
 
 describe('service keys: POST /keys and DELETE /keys/{id}', () => {
   it('creates a service key shown once, stored only as a hash', async () => {
@@ -20,7 +23,11 @@ describe('service keys: POST /keys and DELETE /keys/{id}', () => {
     expect(reply.body.key).toBe(reply.body.apiKey);
     expect(keyIdOf(reply.body.key)).toBe(reply.body.id);
     const stored = await storedKey(reply.body.id);
-    expect(stored).toMatchObject({ kind: 'service', subjectId: reply.body.id, createdBy: { kind: 'admin', id: 'admin' } });
+    expect(stored).toMatchObject({
+      kind: 'service',
+      subjectId: reply.body.id,
+      createdBy: { kind: 'admin', id: 'admin' },
+    });
     expect(JSON.stringify(stored)).not.toContain(secretPartOf(reply.body.key));
   });
 
@@ -28,7 +35,10 @@ describe('service keys: POST /keys and DELETE /keys/{id}', () => {
     const { body: service } = await call('POST', '/v1/keys', { apiKey: 'admin' });
     const agent = await registerAgent({}, service.key);
     expect(agent.owner).toEqual({ type: 'SERVICE', id: service.id });
-    expect((await call('PATCH', `/agents/${agent.agentId}`, { apiKey: service.key, body: { name: 'by its service' } })).status).toBe(200);
+    expect(
+      (await call('PATCH', `/agents/${agent.agentId}`, { apiKey: service.key, body: { name: 'by its service' } }))
+        .status,
+    ).toBe(200);
   });
 
   it('revokes: the key stops working at once; a second revoke is 404', async () => {
@@ -57,9 +67,17 @@ describe('service keys: POST /keys and DELETE /keys/{id}', () => {
     expectError(await call('DELETE', `/keys/${keyIdOf(agent.apiKey)}`, { apiKey: agent.apiKey }), 403, 'FORBIDDEN');
     expectError(await call('POST', '/keys'), 401, 'UNAUTHENTICATED');
     expectError(await call('POST', '/keys', { apiKey: 'admin', body: { description: 5 } }), 400, 'VALIDATION_ERROR');
-    const unknown = expectError(await call('POST', '/keys', { apiKey: 'admin', body: { kind: 'admin' } }), 400, 'VALIDATION_ERROR');
+    const unknown = expectError(
+      await call('POST', '/keys', { apiKey: 'admin', body: { kind: 'admin' } }),
+      400,
+      'VALIDATION_ERROR',
+    );
     expect(JSON.stringify(unknown)).toContain('kind');
-    expectError(await call('POST', '/keys', { apiKey: 'admin', body: { description: 'x'.repeat(201) } }), 400, 'VALIDATION_ERROR');
+    expectError(
+      await call('POST', '/keys', { apiKey: 'admin', body: { description: 'x'.repeat(201) } }),
+      400,
+      'VALIDATION_ERROR',
+    );
   });
 
   it('answers 401 to malformed and near-miss keys', async () => {
@@ -79,31 +97,73 @@ describe('human credentials (HS256)', () => {
     expect(agent.apiKey).toMatch(/^acs_/);
   });
 
-  it.each(['at+jwt', 'application/at+jwt', 'AT+JWT', 'Application/AT+JWT'])('takes a session token of typ %s', async (typ) => {
-    const { identity } = await humanTokens('u1');
-    const session = await hs256Token('u1', 'session', { typ });
-    expect((await call('GET', '/agents?limit=1', { headers: { authorization: `Bearer ${session}`, 'x-identity-token': identity } })).status).toBe(200);
-  });
+  it.each(['at+jwt', 'application/at+jwt', 'AT+JWT', 'Application/AT+JWT'])(
+    'takes a session token of typ %s',
+    async (typ) => {
+      const { identity } = await humanTokens('u1');
+      const session = await hs256Token('u1', 'session', { typ });
+      expect(
+        (
+          await call('GET', '/agents?limit=1', {
+            headers: { authorization: `Bearer ${session}`, 'x-identity-token': identity },
+          })
+        ).status,
+      ).toBe(200);
+    },
+  );
 
   it('accepts the session token with or without "Bearer "', async () => {
     const user = newUserId();
     const headers = await humanHeaders(user);
-    expect((await call('GET', '/agents?limit=1', { headers: { ...headers, authorization: headers.authorization.replace(/^Bearer /, '') } })).status).toBe(200);
+    expect(
+      (
+        await call('GET', '/agents?limit=1', {
+          headers: { ...headers, authorization: headers.authorization.replace(/^Bearer /, '') },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it.each([
     ['only the session token', async () => ({ authorization: `Bearer ${await hs256Token('u1', 'session')}` })],
     ['only the identity token', async () => ({ 'x-identity-token': await hs256Token('u1', 'identity') })],
     ['tokens with different subjects', () => humanHeaders('u1', { sessionSubject: 'u2' })],
-    ['tokens signed with another secret', () => humanHeaders('u1', { secret: 'another-secret-of-at-least-32-characters!!' })],
+    [
+      'tokens signed with another secret',
+      () => humanHeaders('u1', { secret: 'another-secret-of-at-least-32-characters!!' }),
+    ],
     ['expired tokens', () => humanHeaders('u1', { expiresIn: '-1m' })],
     ['tokens without exp', () => humanHeaders('u1', { expiresIn: null })],
-    ['a session token without exp', async () => ({ authorization: `Bearer ${await hs256Token('u1', 'session', { expiresIn: null })}`, 'x-identity-token': await hs256Token('u1', 'identity') })],
-    ['an identity token without exp', async () => ({ authorization: `Bearer ${await hs256Token('u1', 'session')}`, 'x-identity-token': await hs256Token('u1', 'identity', { expiresIn: null }) })],
+    [
+      'a session token without exp',
+      async () => ({
+        authorization: `Bearer ${await hs256Token('u1', 'session', { expiresIn: null })}`,
+        'x-identity-token': await hs256Token('u1', 'identity'),
+      }),
+    ],
+    [
+      'an identity token without exp',
+      async () => ({
+        authorization: `Bearer ${await hs256Token('u1', 'session')}`,
+        'x-identity-token': await hs256Token('u1', 'identity', { expiresIn: null }),
+      }),
+    ],
     // Two different tokens, so that only their kind is wrong.
-    ['an identity token as the session token', async () => ({ authorization: `Bearer ${await hs256Token('u1', 'identity', { expiresIn: '9m' })}`, 'x-identity-token': await hs256Token('u1', 'identity') })],
+    [
+      'an identity token as the session token',
+      async () => ({
+        authorization: `Bearer ${await hs256Token('u1', 'identity', { expiresIn: '9m' })}`,
+        'x-identity-token': await hs256Token('u1', 'identity'),
+      }),
+    ],
     ['a session token of another typ', () => humanHeaders('u1', { typ: 'JWT' })],
-    ['an access token (at+jwt) as the identity token', async () => ({ authorization: `Bearer ${await hs256Token('u1', 'session')}`, 'x-identity-token': await hs256Token('u1', 'session', { expiresIn: '9m' }) })],
+    [
+      'an access token (at+jwt) as the identity token',
+      async () => ({
+        authorization: `Bearer ${await hs256Token('u1', 'session')}`,
+        'x-identity-token': await hs256Token('u1', 'session', { expiresIn: '9m' }),
+      }),
+    ],
     [
       'the same token twice',
       async () => {
@@ -122,7 +182,10 @@ describe('human credentials (HS256)', () => {
     [
       'tokens without sub',
       async () => {
-        const token = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('5m').sign(new TextEncoder().encode(testStack().jwtSecret));
+        const token = await new SignJWT({})
+          .setProtectedHeader({ alg: 'HS256' })
+          .setExpirationTime('5m')
+          .sign(new TextEncoder().encode(testStack().jwtSecret));
         return { authorization: `Bearer ${token}`, 'x-identity-token': token };
       },
     ],

@@ -82,11 +82,18 @@ const es256Token = (subject: string, audience: string | string[], options: Token
     .sign(options.key ?? signingKey);
 
 async function headersFor(subject: string, options: TokenOptions = {}): Promise<Record<string, string>> {
-  return { authorization: `Bearer ${await es256Token(subject, AUDIENCE, options)}`, 'x-identity-token': await es256Token(subject, IDENTITY_AUDIENCE, options) };
+  return {
+    authorization: `Bearer ${await es256Token(subject, AUDIENCE, options)}`,
+    'x-identity-token': await es256Token(subject, IDENTITY_AUDIENCE, options),
+  };
 }
 
 const httpsAgent = (overrides: Record<string, unknown> = {}) =>
-  agentRegistration({ mcpUrl: 'https://agent.example.com/mcp', chatUrl: 'https://agent.example.com/chat', ...overrides });
+  agentRegistration({
+    mcpUrl: 'https://agent.example.com/mcp',
+    chatUrl: 'https://agent.example.com/chat',
+    ...overrides,
+  });
 
 describe('human tokens verified against a JWKS', () => {
   it('accepts tokens signed by a key of the JWKS with the right issuer and audience', async () => {
@@ -106,7 +113,11 @@ describe('human tokens verified against a JWKS', () => {
     ['the identity audience on both', (): TokenOptions => ({ audience: IDENTITY_AUDIENCE })],
     ['both audiences on both', (): TokenOptions => ({ audience: [AUDIENCE, IDENTITY_AUDIENCE] })],
   ])('answers 401 to tokens with %s', async (_what, options) => {
-    expectError(await call('GET', '/agents', { baseUrl, headers: await headersFor('u1', options()) }), 401, 'UNAUTHENTICATED');
+    expectError(
+      await call('GET', '/agents', { baseUrl, headers: await headersFor('u1', options()) }),
+      401,
+      'UNAUTHENTICATED',
+    );
   });
 
   it('answers 401 to the identity token presented as both, and to the two swapped', async () => {
@@ -128,26 +139,58 @@ describe('https agent URLs (ALLOW_INSECURE_AGENT_URLS=false)', () => {
   it.each([['mcpUrl'], ['mcpEndpoint'], ['callbackUrl']])('answers 400 to an http %s', async (field) => {
     const body = httpsAgent({ [field]: 'http://agent.example.com/x' });
     if (field === 'mcpEndpoint') delete body.mcpUrl;
-    const error = expectError(await call('POST', '/agents', { baseUrl, apiKey: 'admin', body }), 400, 'VALIDATION_ERROR');
+    const error = expectError(
+      await call('POST', '/agents', { baseUrl, apiKey: 'admin', body }),
+      400,
+      'VALIDATION_ERROR',
+    );
     expect(error.message).toMatch(/https/);
   });
 
   it('answers 400 to an http mcpUrl in a PATCH, and accepts https', async () => {
-    const created = await call('POST', '/agents', { baseUrl, apiKey: 'admin', body: httpsAgent({ chatUrl: 'http://agent.example.com/chat' }) });
+    const created = await call('POST', '/agents', {
+      baseUrl,
+      apiKey: 'admin',
+      body: httpsAgent({ chatUrl: 'http://agent.example.com/chat' }),
+    });
     expect(created.status).toBe(201);
     const path = `/agents/${created.body.agentId}`;
-    expectError(await call('PATCH', path, { baseUrl, apiKey: 'admin', body: { mcpUrl: 'http://agent.example.com/mcp' } }), 400, 'VALIDATION_ERROR');
-    expect((await call('PATCH', path, { baseUrl, apiKey: 'admin', body: { mcpUrl: 'https://agent.example.com/v2' } })).status).toBe(200);
+    expectError(
+      await call('PATCH', path, { baseUrl, apiKey: 'admin', body: { mcpUrl: 'http://agent.example.com/mcp' } }),
+      400,
+      'VALIDATION_ERROR',
+    );
+    expect(
+      (await call('PATCH', path, { baseUrl, apiKey: 'admin', body: { mcpUrl: 'https://agent.example.com/v2' } }))
+        .status,
+    ).toBe(200);
   });
 });
 
 describe('task callbacks without CALLBACK_SIGNING_SECRET', () => {
   it('answers 400 to a task with a callbackUrl, which could never be signed', async () => {
     const agent = await call('POST', '/agents', { baseUrl, apiKey: 'admin', body: httpsAgent() });
-    const task = { agentId: agent.body.agentId, operation: 'tools/echo', params: { text: 'x' }, callbackUrl: 'https://receiver.example.com/done' };
-    const error = expectError(await call('POST', '/tasks', { baseUrl, apiKey: 'admin', body: task }), 400, 'VALIDATION_ERROR');
+    const task = {
+      agentId: agent.body.agentId,
+      operation: 'tools/echo',
+      params: { text: 'x' },
+      callbackUrl: 'https://receiver.example.com/done',
+    };
+    const error = expectError(
+      await call('POST', '/tasks', { baseUrl, apiKey: 'admin', body: task }),
+      400,
+      'VALIDATION_ERROR',
+    );
     expect(error.message).toMatch(/CALLBACK_SIGNING_SECRET/);
-    const composed = expectError(await call('POST', '/tasks/compose', { baseUrl, apiKey: 'admin', body: [{ ...task, callbackUrl: undefined }, task] }), 400, 'VALIDATION_ERROR');
+    const composed = expectError(
+      await call('POST', '/tasks/compose', {
+        baseUrl,
+        apiKey: 'admin',
+        body: [{ ...task, callbackUrl: undefined }, task],
+      }),
+      400,
+      'VALIDATION_ERROR',
+    );
     expect(composed.message).toMatch(/^Task 1: callbackUrl/);
   });
 });

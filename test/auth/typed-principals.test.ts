@@ -29,10 +29,18 @@ describe('a human whose sub equals a service key id', () => {
     impostor = await humanHeaders(service.id);
   });
 
-  it('neither sees nor changes the service\'s private agent', async () => {
+  it("neither sees nor changes the service's private agent", async () => {
     expectError(await call('GET', `/agents/${agent.agentId}`, { headers: impostor }), 404, 'AGENT_NOT_FOUND');
-    expectError(await call('PATCH', `/agents/${agent.agentId}`, { headers: impostor, body: { name: 'taken over' } }), 404, 'AGENT_NOT_FOUND');
-    expectError(await call('POST', `/agents/${agent.agentId}/keys/rotate`, { headers: impostor }), 404, 'AGENT_NOT_FOUND');
+    expectError(
+      await call('PATCH', `/agents/${agent.agentId}`, { headers: impostor, body: { name: 'taken over' } }),
+      404,
+      'AGENT_NOT_FOUND',
+    );
+    expectError(
+      await call('POST', `/agents/${agent.agentId}/keys/rotate`, { headers: impostor }),
+      404,
+      'AGENT_NOT_FOUND',
+    );
     expectError(await call('DELETE', `/agents/${agent.agentId}`, { headers: impostor }), 404, 'AGENT_NOT_FOUND');
     expect(await allPages('/agents', { headers: impostor }, 200)).not.toContain(agent.agentId);
     // The agent is untouched and its key still works.
@@ -54,30 +62,46 @@ describe('sharing with a bare id', () => {
     const secret = await registerAgent({ visibility: 'private', sharedWith: [friend.agentId] });
     expect(secret.sharedWith).toEqual([{ type: 'AGENT', id: friend.agentId }]);
     expect((await call('GET', `/agents/${secret.agentId}`, { apiKey: friend.apiKey })).status).toBe(200);
-    expectError(await call('GET', `/agents/${secret.agentId}`, { headers: await humanHeaders(friend.agentId) }), 404, 'AGENT_NOT_FOUND');
-    expect(await allPages('/agents', { headers: await humanHeaders(friend.agentId) }, 200)).not.toContain(secret.agentId);
+    expectError(
+      await call('GET', `/agents/${secret.agentId}`, { headers: await humanHeaders(friend.agentId) }),
+      404,
+      'AGENT_NOT_FOUND',
+    );
+    expect(await allPages('/agents', { headers: await humanHeaders(friend.agentId) }, 200)).not.toContain(
+      secret.agentId,
+    );
     expect(await allPages('/agents', { apiKey: friend.apiKey }, 200)).toContain(secret.agentId);
   });
 
   it('shares with a human when no agent has that id, and a typed entry says which', async () => {
     const user = newUserId();
     const lookalike = randomUUID();
-    const secret = await registerAgent({ visibility: 'private', sharedWith: [user, { type: 'HUMAN', id: lookalike }, { type: 'HUMAN', id: lookalike }] });
+    const secret = await registerAgent({
+      visibility: 'private',
+      sharedWith: [user, { type: 'HUMAN', id: lookalike }, { type: 'HUMAN', id: lookalike }],
+    });
     expect(secret.sharedWith).toEqual([
       { type: 'HUMAN', id: user },
       { type: 'HUMAN', id: lookalike },
     ]);
     expect((await call('GET', `/agents/${secret.agentId}`, { headers: await humanHeaders(user) })).status).toBe(200);
-    expect((await call('GET', `/agents/${secret.agentId}`, { headers: await humanHeaders(lookalike) })).status).toBe(200);
+    expect((await call('GET', `/agents/${secret.agentId}`, { headers: await humanHeaders(lookalike) })).status).toBe(
+      200,
+    );
   });
 
   it('keeps a typed HUMAN entry from reaching the agent of that id, on PATCH too', async () => {
     const agent = await registerAgent();
     const secret = await registerAgent({ visibility: 'private' });
-    const patched = await call('PATCH', `/agents/${secret.agentId}`, { apiKey: 'admin', body: { sharedWith: [{ type: 'HUMAN', id: agent.agentId }] } });
+    const patched = await call('PATCH', `/agents/${secret.agentId}`, {
+      apiKey: 'admin',
+      body: { sharedWith: [{ type: 'HUMAN', id: agent.agentId }] },
+    });
     expect(patched.body.sharedWith).toEqual([{ type: 'HUMAN', id: agent.agentId }]);
     expectError(await call('GET', `/agents/${secret.agentId}`, { apiKey: agent.apiKey }), 404, 'AGENT_NOT_FOUND');
-    expect((await call('GET', `/agents/${secret.agentId}`, { headers: await humanHeaders(agent.agentId) })).status).toBe(200);
+    expect(
+      (await call('GET', `/agents/${secret.agentId}`, { headers: await humanHeaders(agent.agentId) })).status,
+    ).toBe(200);
   });
 
   it.each([
@@ -85,27 +109,49 @@ describe('sharing with a bare id', () => {
     ['no id', { type: 'HUMAN' }],
     ['an extra member', { type: 'HUMAN', id: 'x', role: 'admin' }],
   ])('answers 400 to an entry with %s', async (_what, entry) => {
-    const error = expectError(await call('POST', '/agents', { apiKey: 'admin', body: agentRegistration({ sharedWith: [entry] }) }), 400, 'VALIDATION_ERROR');
+    const error = expectError(
+      await call('POST', '/agents', { apiKey: 'admin', body: agentRegistration({ sharedWith: [entry] }) }),
+      400,
+      'VALIDATION_ERROR',
+    );
     expect((error.details as Array<{ path: string }>).map((problem) => problem.path)).toContain('/sharedWith/0');
   });
 });
 
 describe('rooms', () => {
-  it('refuse to list an agent the room\'s creator may not see, as if it did not exist', async () => {
+  it("refuse to list an agent the room's creator may not see, as if it did not exist", async () => {
     const service = await serviceKey();
     const hidden = await registerAgent({ visibility: 'private' });
     const room = await createRoom({}, service.key);
     const unknown = expectError(
-      await call('POST', `/rooms/${room.roomId}/participants`, { apiKey: service.key, body: { type: 'AGENT', participantId: randomUUID() } }),
+      await call('POST', `/rooms/${room.roomId}/participants`, {
+        apiKey: service.key,
+        body: { type: 'AGENT', participantId: randomUUID() },
+      }),
       404,
       'AGENT_NOT_FOUND',
     );
-    const added = await call('POST', `/rooms/${room.roomId}/participants`, { apiKey: service.key, body: { type: 'AGENT', participantId: hidden.agentId } });
-    expect(expectError(added, 404, 'AGENT_NOT_FOUND').message).toBe(unknown.message.replace(/[0-9a-f-]{36}/, hidden.agentId));
-    const created = await call('POST', '/rooms', { apiKey: service.key, body: { name: 'with a hidden agent', participants: [{ type: 'AGENT', participantId: hidden.agentId }] } });
+    const added = await call('POST', `/rooms/${room.roomId}/participants`, {
+      apiKey: service.key,
+      body: { type: 'AGENT', participantId: hidden.agentId },
+    });
+    expect(expectError(added, 404, 'AGENT_NOT_FOUND').message).toBe(
+      unknown.message.replace(/[0-9a-f-]{36}/, hidden.agentId),
+    );
+    const created = await call('POST', '/rooms', {
+      apiKey: service.key,
+      body: { name: 'with a hidden agent', participants: [{ type: 'AGENT', participantId: hidden.agentId }] },
+    });
     expectError(created, 404, 'AGENT_NOT_FOUND');
     const own = await registerAgent({ visibility: 'private' }, service.key);
-    expect((await call('POST', `/rooms/${room.roomId}/participants`, { apiKey: service.key, body: { type: 'AGENT', participantId: own.agentId } })).status).toBe(201);
+    expect(
+      (
+        await call('POST', `/rooms/${room.roomId}/participants`, {
+          apiKey: service.key,
+          body: { type: 'AGENT', participantId: own.agentId },
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it('remove the member of the type asked for when a human and an agent share an id', async () => {
@@ -117,11 +163,21 @@ describe('rooms', () => {
     const room = await createRoom({ participants: both });
     const ambiguous = await call('DELETE', `/rooms/${room.roomId}/participants/${agent.agentId}`, { apiKey: 'admin' });
     expectError(ambiguous, 400, 'VALIDATION_ERROR');
-    const removed = await call('DELETE', `/rooms/${room.roomId}/participants/${agent.agentId}?type=HUMAN`, { apiKey: 'admin' });
+    const removed = await call('DELETE', `/rooms/${room.roomId}/participants/${agent.agentId}?type=HUMAN`, {
+      apiKey: 'admin',
+    });
     expect(removed.status).toBe(200);
     expect(removed.body.participants).toEqual([both[0]]);
-    expectError(await call('DELETE', `/rooms/${room.roomId}/participants/${agent.agentId}?type=HUMAN`, { apiKey: 'admin' }), 404, 'NOT_FOUND');
-    expectError(await call('DELETE', `/rooms/${room.roomId}/participants/${agent.agentId}?type=ROBOT`, { apiKey: 'admin' }), 400, 'VALIDATION_ERROR');
+    expectError(
+      await call('DELETE', `/rooms/${room.roomId}/participants/${agent.agentId}?type=HUMAN`, { apiKey: 'admin' }),
+      404,
+      'NOT_FOUND',
+    );
+    expectError(
+      await call('DELETE', `/rooms/${room.roomId}/participants/${agent.agentId}?type=ROBOT`, { apiKey: 'admin' }),
+      400,
+      'VALIDATION_ERROR',
+    );
   });
 });
 
@@ -134,7 +190,14 @@ describe('the typed-principals migration', () => {
     const [byService, byHuman] = [randomUUID(), randomUUID()];
     const template = await db.collection('agents').findOne({ _id: friend.agentId as never });
     // As older versions stored them: bare ids, and the signing secret in plaintext.
-    const legacy = (id: string, ownerId: string) => ({ ...template, _id: id, visibility: 'private', ownerId, sharedWith: [friend.agentId, user], signingSecret: `whsec_${randomBytes(32).toString('base64')}` });
+    const legacy = (id: string, ownerId: string) => ({
+      ...template,
+      _id: id,
+      visibility: 'private',
+      ownerId,
+      sharedWith: [friend.agentId, user],
+      signingSecret: `whsec_${randomBytes(32).toString('base64')}`,
+    });
     await db.collection('agents').insertMany([legacy(byService, service.id), legacy(byHuman, user)] as never[]);
     await db.collection('api_keys').updateOne({ _id: service.id as never }, { $set: { createdBy: 'admin' } });
 
@@ -155,11 +218,23 @@ describe('the typed-principals migration', () => {
         { type: 'HUMAN', id: user },
       ],
     });
-    expect((await db.collection('agents').findOne({ _id: byHuman as never }))?.owner).toEqual({ kind: 'human', id: user });
-    expect((await db.collection('api_keys').findOne({ _id: service.id as never }))?.createdBy).toEqual({ kind: 'admin', id: 'admin' });
+    expect((await db.collection('agents').findOne({ _id: byHuman as never }))?.owner).toEqual({
+      kind: 'human',
+      id: user,
+    });
+    expect((await db.collection('api_keys').findOne({ _id: service.id as never }))?.createdBy).toEqual({
+      kind: 'admin',
+      id: 'admin',
+    });
     // And the access rules read the typed form: the service manages its agent, a human named like it does not.
-    expect((await call('PATCH', `/agents/${byService}`, { apiKey: service.key, body: { name: 'migrated' } })).status).toBe(200);
-    expectError(await call('GET', `/agents/${byService}`, { headers: await humanHeaders(service.id) }), 404, 'AGENT_NOT_FOUND');
+    expect(
+      (await call('PATCH', `/agents/${byService}`, { apiKey: service.key, body: { name: 'migrated' } })).status,
+    ).toBe(200);
+    expectError(
+      await call('GET', `/agents/${byService}`, { headers: await humanHeaders(service.id) }),
+      404,
+      'AGENT_NOT_FOUND',
+    );
     expect((await call('GET', `/agents/${byService}`, { apiKey: friend.apiKey })).status).toBe(200);
     expect(await allPages('/agents', { apiKey: friend.apiKey }, 200)).toContain(byService);
     expect((await call('GET', `/agents/${byHuman}`, { headers: await humanHeaders(user) })).status).toBe(200);

@@ -18,25 +18,52 @@ describe('the example echo agent', () => {
     mcpUrl = `http://127.0.0.1:${port}/mcp`;
     agent = await registerAgent({
       mcpUrl,
-      capabilities: { tools: [{ name: 'echo', description: 'Echoes', inputSchema: { type: 'object', properties: { text: { type: 'string' }, laterMs: { type: 'integer' } }, required: ['text'] } }] },
+      capabilities: {
+        tools: [
+          {
+            name: 'echo',
+            description: 'Echoes',
+            inputSchema: {
+              type: 'object',
+              properties: { text: { type: 'string' }, laterMs: { type: 'integer' } },
+              required: ['text'],
+            },
+          },
+        ],
+      },
     });
-    server = await startEchoAgent({ port, serviceUrl: testStack().baseUrl, apiKey: agent.apiKey, signingSecret: agent.signingSecret });
+    server = await startEchoAgent({
+      port,
+      serviceUrl: testStack().baseUrl,
+      apiKey: agent.apiKey,
+      signingSecret: agent.signingSecret,
+    });
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   const launch = async (params: Record<string, unknown>) => {
-    const reply = await call('POST', '/tasks', { apiKey: 'admin', body: { agentId: agent.agentId, operation: 'tools/echo', params } });
+    const reply = await call('POST', '/tasks', {
+      apiKey: 'admin',
+      body: { agentId: agent.agentId, operation: 'tools/echo', params },
+    });
     expect(reply.status).toBe(202);
     return reply.body.taskId as string;
   };
 
   it('answers at once', async () => {
-    expect(await waitForTask(await launch({ text: 'now' }))).toMatchObject({ status: 'completed', result: { text: 'now' } });
+    expect(await waitForTask(await launch({ text: 'now' }))).toMatchObject({
+      status: 'completed',
+      result: { text: 'now' },
+    });
   });
 
   it('answers 202 and reports later', async () => {
     const taskId = await launch({ text: 'later', laterMs: 500 });
-    expect(await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' || task.status !== 'pending' })).toMatchObject({ phase: 'awaiting_agent_report' });
+    expect(
+      await waitForTask(taskId, {
+        until: (task) => task.phase === 'awaiting_agent_report' || task.status !== 'pending',
+      }),
+    ).toMatchObject({ phase: 'awaiting_agent_report' });
     expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: { text: 'later', after: 500 } });
   });
 
@@ -50,7 +77,8 @@ describe('the example echo agent', () => {
 
   it('refuses a call with a bad or stale signature', async () => {
     const body = JSON.stringify({ taskId: 'x', operation: 'tools/echo', params: { text: 'forged' } });
-    const send = async (secret: string, at = new Date()) => (await fetch(mcpUrl, { method: 'POST', body, headers: { ...signWebhook(secret, 'x-1', body, at) } })).status;
+    const send = async (secret: string, at = new Date()) =>
+      (await fetch(mcpUrl, { method: 'POST', body, headers: { ...signWebhook(secret, 'x-1', body, at) } })).status;
     expect(await send(`whsec_${Buffer.alloc(32).toString('base64')}`)).toBe(401);
     expect(await send(agent.signingSecret, new Date(Date.now() - 10 * 60_000))).toBe(401);
     expect(await send(agent.signingSecret)).toBe(200);

@@ -6,7 +6,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 const database = useTestDatabase();
-const storedAgent = (agentId: string) => database().collection('agents').findOne({ _id: agentId as never });
+const storedAgent = (agentId: string) =>
+  database()
+    .collection('agents')
+    .findOne({ _id: agentId as never });
 
 describe('POST /agents', () => {
   it('registers an agent and answers 201 with shapes A and B, apiKey and signingSecret', async () => {
@@ -58,7 +61,14 @@ describe('POST /agents', () => {
 
   it('answers 401 without a credential and with an unknown key', async () => {
     expectError(await call('POST', '/agents', { body: agentRegistration() }), 401, 'UNAUTHENTICATED');
-    expectError(await call('POST', '/agents', { apiKey: 'acs_AAAAAAAAAAAAAAAA_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', body: agentRegistration() }), 401, 'UNAUTHENTICATED');
+    expectError(
+      await call('POST', '/agents', {
+        apiKey: 'acs_AAAAAAAAAAAAAAAA_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+        body: agentRegistration(),
+      }),
+      401,
+      'UNAUTHENTICATED',
+    );
   });
 
   it('answers 403 to an agent key', async () => {
@@ -72,13 +82,23 @@ describe('GET /agents/{id}', () => {
     const agent = await registerAgent();
     const reply = await call('GET', `/agents/${agent.agentId}`, { apiKey: 'admin' });
     expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ agentId: agent.agentId, id: agent.agentId, name: agent.name, status: 'active', createdAt: agent.createdAt });
+    expect(reply.body).toMatchObject({
+      agentId: agent.agentId,
+      id: agent.agentId,
+      name: agent.name,
+      status: 'active',
+      createdAt: agent.createdAt,
+    });
     expect(reply.body).not.toHaveProperty('apiKey');
     expect(reply.body).not.toHaveProperty('signingSecret');
   });
 
   it('answers 404 AGENT_NOT_FOUND for an unknown id and 401 without a credential', async () => {
-    expectError(await call('GET', '/agents/00000000-0000-4000-8000-000000000000', { apiKey: 'admin' }), 404, 'AGENT_NOT_FOUND');
+    expectError(
+      await call('GET', '/agents/00000000-0000-4000-8000-000000000000', { apiKey: 'admin' }),
+      404,
+      'AGENT_NOT_FOUND',
+    );
     expectError(await call('GET', '/agents/not-a-uuid', { apiKey: 'admin' }), 404, 'AGENT_NOT_FOUND');
     const agent = await registerAgent();
     expectError(await call('GET', `/agents/${agent.agentId}`), 401, 'UNAUTHENTICATED');
@@ -86,7 +106,12 @@ describe('GET /agents/{id}', () => {
 });
 
 describe('registration rules', () => {
-  const tool = (name: string, extra: Record<string, unknown> = {}) => ({ name, description: `the ${name} tool`, inputSchema: { type: 'object' }, ...extra });
+  const tool = (name: string, extra: Record<string, unknown> = {}) => ({
+    name,
+    description: `the ${name} tool`,
+    inputSchema: { type: 'object' },
+    ...extra,
+  });
   const withTools = (...tools: unknown[]) => agentRegistration({ capabilities: { tools } });
   const without = (field: string) => {
     const body = agentRegistration();
@@ -119,8 +144,16 @@ describe('registration rules', () => {
     ['an empty tool name', withTools(tool('')), '/capabilities/tools/0/name'],
     ['a tool name of 129 characters', withTools(tool('x'.repeat(129))), '/capabilities/tools/0/name'],
     ['an inputSchema that is an array', withTools(tool('a', { inputSchema: [] })), '/capabilities/tools/0/inputSchema'],
-    ['an outputSchema that is a string', withTools(tool('a', { annotations: { outputSchema: 'object' } })), '/capabilities/tools/0/annotations/outputSchema'],
-    ['a prompt without a name', agentRegistration({ capabilities: { tools: [], prompts: [{ description: 'x' }] } }), '/capabilities/prompts/0'],
+    [
+      'an outputSchema that is a string',
+      withTools(tool('a', { annotations: { outputSchema: 'object' } })),
+      '/capabilities/tools/0/annotations/outputSchema',
+    ],
+    [
+      'a prompt without a name',
+      agentRegistration({ capabilities: { tools: [], prompts: [{ description: 'x' }] } }),
+      '/capabilities/prompts/0',
+    ],
     ['a visibility of "secret"', agentRegistration({ visibility: 'secret' }), '/visibility'],
     ['sharedWith not an array', agentRegistration({ sharedWith: 'user-1' }), '/sharedWith'],
     ['sharedWith with an empty id', agentRegistration({ sharedWith: [''] }), '/sharedWith/0'],
@@ -135,9 +168,24 @@ describe('registration rules', () => {
   });
 
   it.each([
-    ['inputSchema', tool('translate', { inputSchema: { type: 'object', frobnicate: true } }), /translate.*inputSchema|inputSchema.*translate/, /unknown keyword/],
-    ['annotations.outputSchema', tool('translate', { annotations: { outputSchema: { type: 'strin' } } }), /translate/, /type/],
-    ['a remote $ref', tool('translate', { inputSchema: { $ref: 'https://example.com/schema.json' } }), /translate/, /can't resolve reference/],
+    [
+      'inputSchema',
+      tool('translate', { inputSchema: { type: 'object', frobnicate: true } }),
+      /translate.*inputSchema|inputSchema.*translate/,
+      /unknown keyword/,
+    ],
+    [
+      'annotations.outputSchema',
+      tool('translate', { annotations: { outputSchema: { type: 'strin' } } }),
+      /translate/,
+      /type/,
+    ],
+    [
+      'a remote $ref',
+      tool('translate', { inputSchema: { $ref: 'https://example.com/schema.json' } }),
+      /translate/,
+      /can't resolve reference/,
+    ],
   ])('answers 400 naming the tool and why when its %s does not compile', async (_what, badTool, names, why) => {
     const body = withTools(tool('fine'), badTool);
     const error = expectError(await call('POST', '/agents', { apiKey: 'admin', body }), 400, 'VALIDATION_ERROR');
@@ -147,13 +195,19 @@ describe('registration rules', () => {
   });
 
   it('compiles the inputSchema of prompts, resources and experimental entries too', async () => {
-    const body = agentRegistration({ capabilities: { tools: [], resources: [{ name: 'files', inputSchema: { type: 'nope' } }] } });
+    const body = agentRegistration({
+      capabilities: { tools: [], resources: [{ name: 'files', inputSchema: { type: 'nope' } }] },
+    });
     const error = expectError(await call('POST', '/agents', { apiKey: 'admin', body }), 400, 'VALIDATION_ERROR');
     expect(error.message).toMatch(/resources "files"/);
   });
 
   it('answers 409 CONFLICT to a duplicate tool name', async () => {
-    const error = expectError(await call('POST', '/agents', { apiKey: 'admin', body: withTools(tool('same'), tool('other'), tool('same')) }), 409, 'CONFLICT');
+    const error = expectError(
+      await call('POST', '/agents', { apiKey: 'admin', body: withTools(tool('same'), tool('other'), tool('same')) }),
+      409,
+      'CONFLICT',
+    );
     expect(error.message).toContain('"same"');
   });
 
@@ -167,7 +221,12 @@ describe('registration rules', () => {
     const agent = await registerAgent({ capabilities });
     expect(agent.capabilities).toEqual(capabilities);
     const stored = await storedAgent(agent.agentId);
-    expect(stored!.operations).toEqual(['tools/summarise', 'prompts/summarise', 'resources/docs.v1', 'experimental/beta-thing']);
+    expect(stored!.operations).toEqual([
+      'tools/summarise',
+      'prompts/summarise',
+      'resources/docs.v1',
+      'experimental/beta-thing',
+    ]);
   });
 
   it('keeps schemas with $-keys and dotted keys intact', async () => {
@@ -184,24 +243,48 @@ describe('registration rules', () => {
   });
 
   it('accepts mcpEndpoint and chatEndpoint as aliases and answers with mcpUrl and chatUrl', async () => {
-    const body = agentRegistration({ mcpEndpoint: 'http://127.0.0.1:9/other-mcp', chatEndpoint: 'http://127.0.0.1:9/other-chat' });
+    const body = agentRegistration({
+      mcpEndpoint: 'http://127.0.0.1:9/other-mcp',
+      chatEndpoint: 'http://127.0.0.1:9/other-chat',
+    });
     delete body.mcpUrl;
     delete body.chatUrl;
     const reply = await call('POST', '/agents', { apiKey: 'admin', body });
     expect(reply.status).toBe(201);
-    expect(reply.body).toMatchObject({ mcpUrl: 'http://127.0.0.1:9/other-mcp', chatUrl: 'http://127.0.0.1:9/other-chat' });
+    expect(reply.body).toMatchObject({
+      mcpUrl: 'http://127.0.0.1:9/other-mcp',
+      chatUrl: 'http://127.0.0.1:9/other-chat',
+    });
     expect(reply.body).not.toHaveProperty('mcpEndpoint');
   });
 
   it('accepts an alias equal to its field, and answers 400 when they differ', async () => {
     const same = agentRegistration();
-    expect((await call('POST', '/agents', { apiKey: 'admin', body: { ...same, mcpEndpoint: same.mcpUrl, chatEndpoint: same.chatUrl } })).status).toBe(201);
-    const error = expectError(await call('POST', '/agents', { apiKey: 'admin', body: { ...same, chatEndpoint: 'http://127.0.0.1:9/elsewhere' } }), 400, 'VALIDATION_ERROR');
+    expect(
+      (
+        await call('POST', '/agents', {
+          apiKey: 'admin',
+          body: { ...same, mcpEndpoint: same.mcpUrl, chatEndpoint: same.chatUrl },
+        })
+      ).status,
+    ).toBe(201);
+    const error = expectError(
+      await call('POST', '/agents', {
+        apiKey: 'admin',
+        body: { ...same, chatEndpoint: 'http://127.0.0.1:9/elsewhere' },
+      }),
+      400,
+      'VALIDATION_ERROR',
+    );
     expect(error.message).toMatch(/chatUrl and chatEndpoint/);
   });
 
   it('stores optional visibility, sharedWith (without repeats) and callbackUrl', async () => {
-    const agent = await registerAgent({ visibility: 'private', sharedWith: ['user-a', 'user-a', 'user-b'], callbackUrl: 'http://127.0.0.1:9/done' });
+    const agent = await registerAgent({
+      visibility: 'private',
+      sharedWith: ['user-a', 'user-a', 'user-b'],
+      callbackUrl: 'http://127.0.0.1:9/done',
+    });
     expect(agent).toMatchObject({
       visibility: 'private',
       sharedWith: [
@@ -214,11 +297,21 @@ describe('registration rules', () => {
   });
 
   it('refuses an unknown member, at registration and in a change, naming it; keeps what a tool entry carries', async () => {
-    const unknown = expectError(await call('POST', '/agents', { apiKey: 'admin', body: agentRegistration({ colour: 'blue' }) }), 400, 'VALIDATION_ERROR');
+    const unknown = expectError(
+      await call('POST', '/agents', { apiKey: 'admin', body: agentRegistration({ colour: 'blue' }) }),
+      400,
+      'VALIDATION_ERROR',
+    );
     expect(JSON.stringify(unknown)).toContain('colour');
-    const agent = await registerAgent({ capabilities: { tools: [{ name: 'a', description: 'b', inputSchema: { type: 'object' }, title: 'A tool' }] } });
+    const agent = await registerAgent({
+      capabilities: { tools: [{ name: 'a', description: 'b', inputSchema: { type: 'object' }, title: 'A tool' }] },
+    });
     expect(agent.capabilities.tools[0]).toMatchObject({ title: 'A tool' });
-    expectError(await call('PATCH', `/agents/${agent.agentId}`, { apiKey: 'admin', body: { colour: 'blue' } }), 400, 'VALIDATION_ERROR');
+    expectError(
+      await call('PATCH', `/agents/${agent.agentId}`, { apiKey: 'admin', body: { colour: 'blue' } }),
+      400,
+      'VALIDATION_ERROR',
+    );
     expectError(await call('GET', '/agents?colour=blue', { apiKey: 'admin' }), 400, 'VALIDATION_ERROR');
   });
 });

@@ -12,7 +12,9 @@ describe('GET /agents', () => {
   it('pages with limit and after, in agentId order, every agent once', async () => {
     const owner = newUserId();
     const headers = await humanHeaders(owner);
-    const mine = await Promise.all([1, 2, 3, 4, 5].map(() => registerAgentWith({ headers }, { visibility: 'private' })));
+    const mine = await Promise.all(
+      [1, 2, 3, 4, 5].map(() => registerAgentWith({ headers }, { visibility: 'private' })),
+    );
     const listed = await allPages('/agents', { headers }, 2);
     expect(new Set(listed).size).toBe(listed.length);
     expect([...listed].sort()).toEqual(listed);
@@ -49,8 +51,14 @@ describe('GET /agents/search', () => {
   it('ranks name matches above tool matches above description matches', async () => {
     const word = nonce();
     const inDescription = await registerAgent({ name: 'Plain', description: `Knows about ${word} things` });
-    const inToolDescription = await registerAgent({ name: 'Plainer', capabilities: { tools: [tool('other', `helps with ${word}`)] } });
-    const inToolName = await registerAgent({ name: 'Plainest', capabilities: { tools: [tool(`${word}_lookup`, 'finds')] } });
+    const inToolDescription = await registerAgent({
+      name: 'Plainer',
+      capabilities: { tools: [tool('other', `helps with ${word}`)] },
+    });
+    const inToolName = await registerAgent({
+      name: 'Plainest',
+      capabilities: { tools: [tool(`${word}_lookup`, 'finds')] },
+    });
     const inName = await registerAgent({ name: `The ${word} agent` });
     await registerAgent({ name: 'Unrelated' });
 
@@ -63,18 +71,27 @@ describe('GET /agents/search', () => {
     const [first, second] = [nonce(), nonce()];
     const both = await registerAgent({ name: `${first.toUpperCase()} agent`, description: `also ${second}` });
     const one = await registerAgent({ name: `${first} agent` });
-    const reply = await call('GET', `/v1/agents/search?query=${encodeURIComponent(`${first}, ${second}!`)}`, { apiKey: 'admin' });
+    const reply = await call('GET', `/v1/agents/search?query=${encodeURIComponent(`${first}, ${second}!`)}`, {
+      apiKey: 'admin',
+    });
     expect(ids(reply)).toEqual([both.agentId, one.agentId]);
   });
 
   it('filters by capability=tools/<name>, with or without a query', async () => {
     const word = nonce();
     const toolName = `${word}_translate`;
-    const withTool = await registerAgent({ name: `${word} translator`, capabilities: { tools: [tool(toolName, 'translates')] } });
+    const withTool = await registerAgent({
+      name: `${word} translator`,
+      capabilities: { tools: [tool(toolName, 'translates')] },
+    });
     await registerAgent({ name: `${word} speller` });
 
-    expect(ids(await call('GET', `/agents/search?query=${word}&capability=tools/${toolName}`, { apiKey: 'admin' }))).toEqual([withTool.agentId]);
-    expect(ids(await call('GET', `/agents/search?capability=tools/${toolName}`, { apiKey: 'admin' }))).toEqual([withTool.agentId]);
+    expect(
+      ids(await call('GET', `/agents/search?query=${word}&capability=tools/${toolName}`, { apiKey: 'admin' })),
+    ).toEqual([withTool.agentId]);
+    expect(ids(await call('GET', `/agents/search?capability=tools/${toolName}`, { apiKey: 'admin' }))).toEqual([
+      withTool.agentId,
+    ]);
     expect(ids(await call('GET', `/agents/search?query=${word}`, { apiKey: 'admin' }))).toHaveLength(2);
   });
 
@@ -90,12 +107,16 @@ describe('GET /agents/search', () => {
     const word = nonce();
     await registerAgent({ name: word });
     const unrelated = await registerAgent({ name: 'Unrelated' });
-    expect((await call('GET', `/agents/search?query=${word}&after=${unrelated.agentId}`, { apiKey: 'admin' })).body).toEqual([]);
+    expect(
+      (await call('GET', `/agents/search?query=${word}&after=${unrelated.agentId}`, { apiKey: 'admin' })).body,
+    ).toEqual([]);
   });
 
   it('answers [] when nothing matches or the query has no word', async () => {
     expect((await call('GET', `/agents/search?query=${nonce()}`, { apiKey: 'admin' })).body).toEqual([]);
-    expect((await call('GET', `/agents/search?query=${encodeURIComponent('!!! ???')}`, { apiKey: 'admin' })).body).toEqual([]);
+    expect(
+      (await call('GET', `/agents/search?query=${encodeURIComponent('!!! ???')}`, { apiKey: 'admin' })).body,
+    ).toEqual([]);
   });
 
   it.each([
@@ -126,7 +147,10 @@ describe('private agents', () => {
     word = nonce();
     [owner, friend] = [newUserId(), newUserId()];
     friendAgent = await registerAgent();
-    secret = await registerAgentWith({ headers: await humanHeaders(owner) }, { name: `${word} secret`, visibility: 'private', sharedWith: [friend, friendAgent.agentId] });
+    secret = await registerAgentWith(
+      { headers: await humanHeaders(owner) },
+      { name: `${word} secret`, visibility: 'private', sharedWith: [friend, friendAgent.agentId] },
+    );
     serviceKey = (await call('POST', '/keys', { apiKey: 'admin', body: { description: 'discovery test' } })).body.key;
   });
 
@@ -174,7 +198,14 @@ describe('private agents', () => {
     const agent = await registerAgentWith({ headers: await humanHeaders(owner) }, { visibility: 'private' });
     const stranger = await humanHeaders(newUserId());
     expectError(await call('GET', `/agents/${agent.agentId}`, { headers: stranger }), 404, 'AGENT_NOT_FOUND');
-    expect((await call('PATCH', `/agents/${agent.agentId}`, { headers: await humanHeaders(owner), body: { visibility: 'public' } })).status).toBe(200);
+    expect(
+      (
+        await call('PATCH', `/agents/${agent.agentId}`, {
+          headers: await humanHeaders(owner),
+          body: { visibility: 'public' },
+        })
+      ).status,
+    ).toBe(200);
     expect((await call('GET', `/agents/${agent.agentId}`, { headers: stranger })).status).toBe(200);
   });
 });

@@ -8,7 +8,12 @@ import { call, expectError, type Reply } from '../support/http';
  */
 const database = useTestDatabase();
 const LONG = 'x'.repeat(100_000);
-const tool = (extra: Record<string, unknown>) => ({ name: 'hostile', description: 'd', inputSchema: { type: 'object' }, ...extra });
+const tool = (extra: Record<string, unknown>) => ({
+  name: 'hostile',
+  description: 'd',
+  inputSchema: { type: 'object' },
+  ...extra,
+});
 const withTools = (...tools: unknown[]) => agentRegistration({ capabilities: { tools } });
 const nestedText = (depth: number) => `${'{"not":'.repeat(depth)}{}${'}'.repeat(depth)}`;
 /** A registration whose one tool has `member` nested `depth` deep, as raw JSON: too deep for JSON.stringify here. */
@@ -21,13 +26,21 @@ const deeplyNested = (member: 'inputSchema' | 'annotations', depth: number) => {
 /** An agent whose one tool, "hostile", has `inputSchema` stored as a version before today's rules would have. */
 async function storedBeforeTheRules(inputSchema: unknown): Promise<string> {
   const agent = await registerAgent({ capabilities: { tools: [tool({})] } });
-  await database().collection('agents').updateOne({ _id: agent.agentId as never }, { $set: { capabilities: JSON.stringify({ tools: [tool({ inputSchema })] }) } });
+  await database()
+    .collection('agents')
+    .updateOne(
+      { _id: agent.agentId as never },
+      { $set: { capabilities: JSON.stringify({ tools: [tool({ inputSchema })] }) } },
+    );
   return agent.agentId;
 }
 
 /** POST /tasks for `tools/hostile` must be refused with a message containing or matching `message`, and start nothing. */
 async function expectTaskRefused(agentId: string, params: unknown, message: string | RegExp): Promise<void> {
-  const reply = await call('POST', '/tasks', { apiKey: 'admin', body: { agentId, operation: 'tools/hostile', params } });
+  const reply = await call('POST', '/tasks', {
+    apiKey: 'admin',
+    body: { agentId, operation: 'tools/hostile', params },
+  });
   expect({ status: reply.status, code: reply.body.error?.code, message: reply.body.error?.message }).toEqual({
     status: 400,
     code: 'VALIDATION_ERROR',
@@ -68,17 +81,35 @@ describe('hostile registrations', () => {
     ['a body that is null', null],
     ['300 tools', withTools(...Array.from({ length: 300 }, (_, index) => tool({ name: `t${index}` })))],
     ['20 000 tools that are numbers', withTools(...Array.from({ length: 20_000 }, (_, index) => index))],
-    ['100 000 sharedWith ids', agentRegistration({ sharedWith: Array.from({ length: 100_000 }, (_, index) => `u${index}`) })],
-    ['a schema with a remote $ref', withTools(tool({ inputSchema: { $ref: 'http://169.254.169.254/latest/meta-data' } }))],
-    ['a schema with a file $ref', withTools(tool({ inputSchema: { type: 'object', properties: { a: { $ref: 'file:///etc/passwd' } } } }))],
-    ['a schema with $id and a relative remote $ref', withTools(tool({ inputSchema: { $id: 'https://example.com/a.json', $ref: 'b.json' } }))],
+    [
+      '100 000 sharedWith ids',
+      agentRegistration({ sharedWith: Array.from({ length: 100_000 }, (_, index) => `u${index}`) }),
+    ],
+    [
+      'a schema with a remote $ref',
+      withTools(tool({ inputSchema: { $ref: 'http://169.254.169.254/latest/meta-data' } })),
+    ],
+    [
+      'a schema with a file $ref',
+      withTools(tool({ inputSchema: { type: 'object', properties: { a: { $ref: 'file:///etc/passwd' } } } })),
+    ],
+    [
+      'a schema with $id and a relative remote $ref',
+      withTools(tool({ inputSchema: { $id: 'https://example.com/a.json', $ref: 'b.json' } })),
+    ],
     ['a schema nested 40 deep', withTools(tool({ inputSchema: JSON.parse(nestedText(40)) }))],
     ['a schema over 64 KiB', withTools(tool({ inputSchema: { type: 'object', description: 'y'.repeat(70_000) } }))],
     ['a schema with an invalid regular expression', withTools(tool({ inputSchema: { type: 'string', pattern: '(' } }))],
     ['a schema with an unknown format', withTools(tool({ inputSchema: { type: 'string', format: 'shoe-size' } }))],
     ['a schema whose type is an object', withTools(tool({ inputSchema: { type: { $gt: '' } } }))],
-    ['an $async schema, whose validator would answer with a promise', withTools(tool({ inputSchema: { $async: true, type: 'object' } }))],
-    ['a schema that is not draft 7', withTools(tool({ inputSchema: { $schema: 'https://example.com/my-meta', type: 'object' } }))],
+    [
+      'an $async schema, whose validator would answer with a promise',
+      withTools(tool({ inputSchema: { $async: true, type: 'object' } })),
+    ],
+    [
+      'a schema that is not draft 7',
+      withTools(tool({ inputSchema: { $schema: 'https://example.com/my-meta', type: 'object' } })),
+    ],
   ])('answers 400 to %s', async (_what, body) => {
     expectRefused(await timed(() => call('POST', '/agents', { apiKey: 'admin', body })), 400);
   });
@@ -88,32 +119,56 @@ describe('hostile registrations', () => {
     ['an outputSchema', 'annotations' as const],
   ])('answers 400 to %s nested 50 000 deep', async (_what, member) => {
     const rawBody = deeplyNested(member, 50_000);
-    expectRefused(await timed(() => call('POST', '/agents', { apiKey: 'admin', rawBody, headers: { 'content-type': 'application/json' } })), 400);
+    expectRefused(
+      await timed(() =>
+        call('POST', '/agents', { apiKey: 'admin', rawBody, headers: { 'content-type': 'application/json' } }),
+      ),
+      400,
+    );
   });
 
   it('checks params against a catastrophic pattern in linear time, and refuses lookarounds', async () => {
     const inputSchema = { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } };
-    const agent = await registerAgent({ capabilities: { tools: [{ name: 'backtrack', description: 'd', inputSchema }] } });
+    const agent = await registerAgent({
+      capabilities: { tools: [{ name: 'backtrack', description: 'd', inputSchema }] },
+    });
     // About 10 s of backtracking for JavaScript's RegExp, doubling with each further character.
     const params = { s: `${'a'.repeat(30)}b` };
-    const reply = await timed(() => call('POST', '/tasks', { apiKey: 'admin', body: { agentId: agent.agentId, operation: 'tools/backtrack', params } }));
+    const reply = await timed(() =>
+      call('POST', '/tasks', {
+        apiKey: 'admin',
+        body: { agentId: agent.agentId, operation: 'tools/backtrack', params },
+      }),
+    );
     expectRefused(reply, 400);
     expect(reply.body.error.message).toMatch(/must match pattern/);
 
     const lookahead = withTools(tool({ inputSchema: { type: 'string', pattern: '^(?=a)' } }));
     const refused = await call('POST', '/agents', { apiKey: 'admin', body: lookahead });
-    expect({ status: refused.status, message: refused.body.error.message }).toEqual({ status: 400, message: expect.stringMatching(/unsupported Perl syntax/) });
+    expect({ status: refused.status, message: refused.body.error.message }).toEqual({
+      status: 400,
+      message: expect.stringMatching(/unsupported Perl syntax/),
+    });
   });
 
   describe('uniqueItems over objects, which Ajv compared pair by pair', () => {
-    const inputSchema = { type: 'object', properties: { list: { type: 'array', items: { type: 'object' }, uniqueItems: true } } };
+    const inputSchema = {
+      type: 'object',
+      properties: { list: { type: 'array', items: { type: 'object' }, uniqueItems: true } },
+    };
 
     it('takes a task with 80 000 such items at once, and names two equal ones (40 000 held the event loop for 51 s)', async () => {
       const agent = await registerAgent({ capabilities: { tools: [tool({ inputSchema })] } });
       const list = Array.from({ length: 80_000 }, (_, i) => ({ i }));
-      const accepted = await call('POST', '/tasks', { apiKey: 'admin', body: { agentId: agent.agentId, operation: 'tools/hostile', params: { list } } });
+      const accepted = await call('POST', '/tasks', {
+        apiKey: 'admin',
+        body: { agentId: agent.agentId, operation: 'tools/hostile', params: { list } },
+      });
       expect(accepted.status).toBe(202);
-      const refused = await call('POST', '/tasks', { apiKey: 'admin', body: { agentId: agent.agentId, operation: 'tools/hostile', params: { list: [...list, { i: 0 }] } } });
+      const refused = await call('POST', '/tasks', {
+        apiKey: 'admin',
+        body: { agentId: agent.agentId, operation: 'tools/hostile', params: { list: [...list, { i: 0 }] } },
+      });
       expect({ status: refused.status, details: refused.body.error?.details }).toEqual({
         status: 400,
         details: [{ path: '/list', message: 'must NOT have duplicate items (items ## 0 and 80000 are identical)' }],
@@ -127,12 +182,20 @@ describe('hostile registrations', () => {
     const doubling = {
       type: 'object',
       properties: { tree: { $ref: '#/definitions/t' } },
-      definitions: { t: { type: 'array', allOf: [{ items: { $ref: '#/definitions/t' } }, { items: { $ref: '#/definitions/t' } }] } },
+      definitions: {
+        t: { type: 'array', allOf: [{ items: { $ref: '#/definitions/t' } }, { items: { $ref: '#/definitions/t' } }] },
+      },
     };
     // On params without `a`, Ajv applies the schema to them again, until the stack overflows.
     const looping = { type: 'object', anyOf: [{ required: ['a'] }, { $ref: '#' }] };
     const cases = [
-      ['$refs that double with each level of the params', doubling, '/definitions/t/allOf/1', 'can apply over a million schemas to one value', { tree: nested(16) }],
+      [
+        '$refs that double with each level of the params',
+        doubling,
+        '/definitions/t/allOf/1',
+        'can apply over a million schemas to one value',
+        { tree: nested(16) },
+      ],
       ['a loop of $ref on one value', looping, '/anyOf/1/$ref', 'is part of a loop of $ref', {}],
     ] as const;
 
@@ -143,17 +206,26 @@ describe('hostile registrations', () => {
         body: {
           error: {
             code: 'VALIDATION_ERROR',
-            message: expect.stringMatching(new RegExp(`^Invalid inputSchema of tools "hostile": .*${says.replace(/\$/g, '\\$')}`)),
+            message: expect.stringMatching(
+              new RegExp(`^Invalid inputSchema of tools "hostile": .*${says.replace(/\$/g, '\\$')}`),
+            ),
             details: [{ path: `/capabilities/tools/0/inputSchema${pointer}`, message: expect.stringContaining(says) }],
           },
         },
       });
     });
 
-    it.each(cases)('refuses tasks for an agent stored with %s before the rule', async (_what, inputSchema, pointer, _says, params) => {
-      const agentId = await storedBeforeTheRules(inputSchema);
-      await expectTaskRefused(agentId, params, new RegExp(`the inputSchema of tools/hostile cannot be used: .*at ${pointer.replace(/\$/g, '\\$')} `));
-    });
+    it.each(cases)(
+      'refuses tasks for an agent stored with %s before the rule',
+      async (_what, inputSchema, pointer, _says, params) => {
+        const agentId = await storedBeforeTheRules(inputSchema);
+        await expectTaskRefused(
+          agentId,
+          params,
+          new RegExp(`the inputSchema of tools/hostile cannot be used: .*at ${pointer.replace(/\$/g, '\\$')} `),
+        );
+      },
+    );
   });
 
   it('answers 413 to a body over 1 MiB', async () => {
@@ -162,17 +234,27 @@ describe('hostile registrations', () => {
   });
 
   it('keeps the answer to a huge invalid array small and quick', async () => {
-    const reply = await timed(() => call('POST', '/agents', { apiKey: 'admin', body: withTools(...Array.from({ length: 100_000 }, () => 0)) }));
+    const reply = await timed(() =>
+      call('POST', '/agents', { apiKey: 'admin', body: withTools(...Array.from({ length: 100_000 }, () => 0)) }),
+    );
     expectRefused(reply, 400);
     expect(reply.body.error.details.length).toBeLessThanOrEqual(100);
   });
 
   it('accepts and stores a schema with __proto__, constructor and a self reference as data', async () => {
-    const inputSchema = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"},"constructor":{"type":"number"},"self":{"$ref":"#"}}}');
-    const agent = await registerAgent({ capabilities: { tools: [{ name: '__proto__', description: 'odd', inputSchema }] } });
+    const inputSchema = JSON.parse(
+      '{"type":"object","properties":{"__proto__":{"type":"string"},"constructor":{"type":"number"},"self":{"$ref":"#"}}}',
+    );
+    const agent = await registerAgent({
+      capabilities: { tools: [{ name: '__proto__', description: 'odd', inputSchema }] },
+    });
     const reply = await call('GET', `/agents/${agent.agentId}`, { apiKey: 'admin' });
     expect(reply.body.capabilities.tools[0].name).toBe('__proto__');
-    expect(Object.keys(reply.body.capabilities.tools[0].inputSchema.properties)).toEqual(['__proto__', 'constructor', 'self']);
+    expect(Object.keys(reply.body.capabilities.tools[0].inputSchema.properties)).toEqual([
+      '__proto__',
+      'constructor',
+      'self',
+    ]);
   });
 });
 
@@ -198,10 +280,17 @@ describe('hostile queries and paths', () => {
 
   it('treats a query of many words and regular-expression characters as plain words', async () => {
     const words = Array.from({ length: 150 }, (_, index) => `w${index}`).join(' ');
-    expect((await call('GET', `/agents/search?query=${encodeURIComponent(`${words} .* (a+)+$ \\`)}`, { apiKey: 'admin' })).status).toBe(200);
-    expect((await call('GET', `/agents/search?query=${encodeURIComponent('.*')}`, { apiKey: 'admin' })).body).toEqual([]);
+    expect(
+      (await call('GET', `/agents/search?query=${encodeURIComponent(`${words} .* (a+)+$ \\`)}`, { apiKey: 'admin' }))
+        .status,
+    ).toBe(200);
+    expect((await call('GET', `/agents/search?query=${encodeURIComponent('.*')}`, { apiKey: 'admin' })).body).toEqual(
+      [],
+    );
     await registerAgent({ description: 'Waits... then -- answers' });
-    expect((await call('GET', `/agents/search?query=${encodeURIComponent('... --')}`, { apiKey: 'admin' })).body).toEqual([]);
+    expect(
+      (await call('GET', `/agents/search?query=${encodeURIComponent('... --')}`, { apiKey: 'admin' })).body,
+    ).toEqual([]);
   });
 
   it.each([

@@ -16,20 +16,33 @@ describe('signing secrets at rest', () => {
   });
   afterAll(() => server.close());
 
-  const storedAgent = (agentId: string) => database().collection<{ _id: string; signingSecret: string }>('agents').findOne({ _id: agentId });
+  const storedAgent = (agentId: string) =>
+    database().collection<{ _id: string; signingSecret: string }>('agents').findOne({ _id: agentId });
 
   /** Registers an agent that completes on `{name}-mcp` and takes callbacks on `{name}-hook`. */
   const agentNamed = (name: string) =>
-    registerAgent({ mcpUrl: server.route(`${name}-mcp`, completes({ text: 'ok' })), callbackUrl: server.route(`${name}-hook`, () => ({ status: 204 })) });
+    registerAgent({
+      mcpUrl: server.route(`${name}-mcp`, completes({ text: 'ok' })),
+      callbackUrl: server.route(`${name}-hook`, () => ({ status: 204 })),
+    });
 
   /** Runs a task of `agent` to its end, and returns the call it got and the callback it was sent. */
-  async function runTask(agent: RegisteredAgent, name: string): Promise<{ toAgent: ReceivedCall; callback: ReceivedCall }> {
-    const reply = await call('POST', '/tasks', { apiKey: 'admin', body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: name } } });
+  async function runTask(
+    agent: RegisteredAgent,
+    name: string,
+  ): Promise<{ toAgent: ReceivedCall; callback: ReceivedCall }> {
+    const reply = await call('POST', '/tasks', {
+      apiKey: 'admin',
+      body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: name } },
+    });
     expect(reply.status).toBe(202);
     const { taskId } = reply.body;
     expect(await waitForTask(taskId)).toMatchObject({ status: 'completed' });
     const toAgent = server.callsTo(`${name}-mcp`).find((received) => received.body?.taskId === taskId);
-    const callback = await until(() => server.callsTo(`${name}-hook`).find((received) => received.body?.taskId === taskId), `the callback of ${taskId}`);
+    const callback = await until(
+      () => server.callsTo(`${name}-hook`).find((received) => received.body?.taskId === taskId),
+      `the callback of ${taskId}`,
+    );
     expect(toAgent).toBeDefined();
     return { toAgent: toAgent!, callback };
   }
@@ -64,7 +77,9 @@ describe('signing secrets at rest', () => {
   it('uses a secret an older version stored in plaintext, and seals it at the next start, once', async () => {
     const agent = await agentNamed('legacy');
     // As a version before sealing stored it.
-    await database().collection<{ _id: string }>('agents').updateOne({ _id: agent.agentId }, { $set: { signingSecret: agent.signingSecret } });
+    await database()
+      .collection<{ _id: string }>('agents')
+      .updateOne({ _id: agent.agentId }, { $set: { signingSecret: agent.signingSecret } });
     const before = await runTask(agent, 'legacy');
     expect(before.toAgent.headers['webhook-signature']).toBe(signatureWith(agent.signingSecret, before.toAgent));
 
@@ -83,7 +98,9 @@ describe('signing secrets at rest', () => {
   it('refuses to start with a SECRETS_KEY that did not seal the stored secrets, and says which key they need', async () => {
     const agent = await agentNamed('wrong-key');
     const stored = await storedAgent(agent.agentId);
-    await expect(startSecondApi('wrong-key', { SECRETS_KEY: randomBytes(32).toString('base64') })).rejects.toThrow(/does not open: Sealed with key [\w-]{8}, which is neither the current nor a previous key/);
+    await expect(startSecondApi('wrong-key', { SECRETS_KEY: randomBytes(32).toString('base64') })).rejects.toThrow(
+      /does not open: Sealed with key [\w-]{8}, which is neither the current nor a previous key/,
+    );
     expect(await storedAgent(agent.agentId)).toEqual(stored);
   }, 120_000);
 });

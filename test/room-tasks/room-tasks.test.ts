@@ -28,17 +28,26 @@ async function connect(roomId: string, credential: Parameters<typeof RoomClient.
 }
 
 /** An agent whose mcpUrl is a route of the loopback agent server that completes with `{via: "http"}`. */
-function registerLiveAgent(tools = [tool('echo', { text: { type: 'string' } })], overHttp: AgentBehaviour = completes({ via: 'http' })): Promise<RegisteredAgent> {
+function registerLiveAgent(
+  tools = [tool('echo', { text: { type: 'string' } })],
+  overHttp: AgentBehaviour = completes({ via: 'http' }),
+): Promise<RegisteredAgent> {
   const route = `agent-${randomUUID()}`;
-  return registerAgent({ mcpUrl: agentServer.route(route, overHttp), capabilities: { tools } }).then((agent) => ({ ...agent, route }));
+  return registerAgent({ mcpUrl: agentServer.route(route, overHttp), capabilities: { tools } }).then((agent) => ({
+    ...agent,
+    route,
+  }));
 }
 
 const accepts: AgentBehaviour = () => ({ status: 202, body: { status: 'received' } });
 
-const roomWith = (...agents: RegisteredAgent[]) => createRoom({ participants: agents.map((agent) => ({ type: 'AGENT', participantId: agent.agentId })) });
+const roomWith = (...agents: RegisteredAgent[]) =>
+  createRoom({ participants: agents.map((agent) => ({ type: 'AGENT', participantId: agent.agentId })) });
 
-const isFrame = (type: string, taskId?: string) => (frame: any) => frame.type === type && (taskId === undefined || frame.data.taskId === taskId);
-const isTaskUpdate = (taskId: string) => (frame: any) => frame.type === 'SYSTEM' && frame.data.event === 'task_update' && frame.data.taskId === taskId;
+const isFrame = (type: string, taskId?: string) => (frame: any) =>
+  frame.type === type && (taskId === undefined || frame.data.taskId === taskId);
+const isTaskUpdate = (taskId: string) => (frame: any) =>
+  frame.type === 'SYSTEM' && frame.data.event === 'task_update' && frame.data.taskId === taskId;
 const isErrorFor = (requestId: string) => (frame: any) => isError(frame) && frame.data.requestId === requestId;
 
 function requestTask(client: RoomClient, data: Record<string, unknown>): string {
@@ -48,18 +57,27 @@ function requestTask(client: RoomClient, data: Record<string, unknown>): string 
 }
 
 async function created(client: RoomClient, requestId: string): Promise<{ taskId: string; agentId: string }> {
-  const frame = await client.waitFor((candidate) => (candidate.type === 'TASK_CREATED' || isError(candidate)) && candidate.data.requestId === requestId, FRAME_WAIT_MS);
+  const frame = await client.waitFor(
+    (candidate) => (candidate.type === 'TASK_CREATED' || isError(candidate)) && candidate.data.requestId === requestId,
+    FRAME_WAIT_MS,
+  );
   expect(frame.type).toBe('TASK_CREATED');
   return frame.data;
 }
 
 /** A human's task for an agent connected to the room, delivered as a TASK frame. */
-async function taskOverSocket({ request = {}, overHttp }: { request?: Record<string, unknown>; overHttp?: AgentBehaviour } = {}) {
+async function taskOverSocket({
+  request = {},
+  overHttp,
+}: { request?: Record<string, unknown>; overHttp?: AgentBehaviour } = {}) {
   const agent = await registerLiveAgent(undefined, overHttp);
   const room = await roomWith(agent);
   const asker = await connect(room.roomId, { human: newUserId() });
   const agentSocket = await connect(room.roomId, { apiKey: agent.apiKey });
-  const { taskId } = await created(asker, requestTask(asker, { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' }, ...request }));
+  const { taskId } = await created(
+    asker,
+    requestTask(asker, { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' }, ...request }),
+  );
   await agentSocket.waitFor(isFrame('TASK', taskId), FRAME_WAIT_MS);
   return { agent, asker, agentSocket, taskId };
 }
@@ -77,16 +95,35 @@ describe('a human asks for a task in a room', () => {
     expect(agentId).toBe(agent.agentId);
 
     const task = await agentSocket.waitFor(isFrame('TASK', taskId), FRAME_WAIT_MS);
-    expect(task.data).toEqual({ taskId, operation: 'tools/echo', params: { text: 'hi' }, roomId: room.roomId, requestedBy: { type: 'HUMAN', id: human } });
-    expect((await waitForTask(taskId, { until: (view) => view.phase === 'awaiting_agent_report' })).phase).toBe('awaiting_agent_report');
+    expect(task.data).toEqual({
+      taskId,
+      operation: 'tools/echo',
+      params: { text: 'hi' },
+      roomId: room.roomId,
+      requestedBy: { type: 'HUMAN', id: human },
+    });
+    expect((await waitForTask(taskId, { until: (view) => view.phase === 'awaiting_agent_report' })).phase).toBe(
+      'awaiting_agent_report',
+    );
 
     agentSocket.send({ type: 'TASK_RESULT', data: { taskId, status: 'completed', result: { text: 'hi back' } } });
     const update = await asker.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS);
-    expect(update.data).toMatchObject({ event: 'task_update', taskId, agentId: agent.agentId, status: 'completed', result: { text: 'hi back' } });
+    expect(update.data).toMatchObject({
+      event: 'task_update',
+      taskId,
+      agentId: agent.agentId,
+      status: 'completed',
+      result: { text: 'hi back' },
+    });
     await agentSocket.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS);
 
     const view = await waitForTask(taskId);
-    expect(view).toMatchObject({ status: 'completed', result: { text: 'hi back' }, roomId: room.roomId, requestedBy: { type: 'HUMAN', id: human } });
+    expect(view).toMatchObject({
+      status: 'completed',
+      result: { text: 'hi back' },
+      roomId: room.roomId,
+      requestedBy: { type: 'HUMAN', id: human },
+    });
     expect(agentServer.callsTo(agent.route)).toHaveLength(0);
   });
 
@@ -96,9 +133,21 @@ describe('a human asks for a task in a room', () => {
     await asker.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS);
     await withTemporal(async (client) => {
       const { events } = await client.workflow.getHandle(`task-${taskId}`).fetchHistory();
-      const activities = (events ?? []).filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity' || event.activityTaskScheduledEventAttributes);
-      const summaries = activities.map((event) => (event.userMetadata?.summary ? defaultPayloadConverter.fromPayload(event.userMetadata.summary) : '(none)'));
-      expect(summaries).toEqual(expect.arrayContaining([expect.stringMatching(/^find agent socket: /), expect.stringMatching(/^TASK frame: /), expect.stringMatching(/^find room sockets: /)]));
+      const activities = (events ?? []).filter(
+        (event) =>
+          event.markerRecordedEventAttributes?.markerName === 'core_local_activity' ||
+          event.activityTaskScheduledEventAttributes,
+      );
+      const summaries = activities.map((event) =>
+        event.userMetadata?.summary ? defaultPayloadConverter.fromPayload(event.userMetadata.summary) : '(none)',
+      );
+      expect(summaries).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/^find agent socket: /),
+          expect.stringMatching(/^TASK frame: /),
+          expect.stringMatching(/^find room sockets: /),
+        ]),
+      );
       expect(summaries).not.toContain('(none)');
     });
   });
@@ -108,13 +157,18 @@ describe('a human asks for a task in a room', () => {
     const room = await roomWith(agent);
     const asker = await connect(room.roomId, { human: newUserId() });
 
-    const { taskId } = await created(asker, requestTask(asker, { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'by post' } }));
+    const { taskId } = await created(
+      asker,
+      requestTask(asker, { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'by post' } }),
+    );
     const update = await asker.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS);
     expect(update.data).toMatchObject({ status: 'completed', result: { via: 'http' } });
-    expect(agentServer.callsTo(agent.route).map((received) => received.body)).toEqual([{ taskId, operation: 'tools/echo', params: { text: 'by post' } }]);
+    expect(agentServer.callsTo(agent.route).map((received) => received.body)).toEqual([
+      { taskId, operation: 'tools/echo', params: { text: 'by post' } },
+    ]);
   });
 
-  it('lets only the task\'s agent answer it', async () => {
+  it("lets only the task's agent answer it", async () => {
     const { asker, agentSocket, taskId } = await taskOverSocket();
 
     asker.send({ type: 'TASK_RESULT', data: { taskId, status: 'completed', result: { forged: true } } });
@@ -122,8 +176,14 @@ describe('a human asks for a task in a room', () => {
     expect(refusal.data.code).toBe('FORBIDDEN');
     expect((await call('GET', `/tasks/${taskId}`, { apiKey: 'admin' })).body.status).toBe('pending');
 
-    agentSocket.send({ type: 'TASK_RESULT', data: { taskId, status: 'failed', error: { code: 'NOPE', message: 'cannot' } } });
-    expect((await asker.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS)).data).toMatchObject({ status: 'failed', error: { code: 'NOPE', message: 'cannot' } });
+    agentSocket.send({
+      type: 'TASK_RESULT',
+      data: { taskId, status: 'failed', error: { code: 'NOPE', message: 'cannot' } },
+    });
+    expect((await asker.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS)).data).toMatchObject({
+      status: 'failed',
+      error: { code: 'NOPE', message: 'cannot' },
+    });
   });
 
   it('answers bad requests with ERROR frames carrying the contract codes and the requestId', async () => {
@@ -135,7 +195,10 @@ describe('a human asks for a task in a room', () => {
       [{ agentId: agent.agentId, operation: 'tools/echo', params: { text: 7 } }, 'VALIDATION_ERROR'],
       [{ agentId: agent.agentId, operation: 'tools/missing', params: {} }, 'OPERATION_NOT_SUPPORTED'],
       [{ agentId: `no-such-${randomUUID()}`, operation: 'tools/echo', params: { text: 'x' } }, 'AGENT_NOT_FOUND'],
-      [{ agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' }, parentTaskId: randomUUID() }, 'NOT_FOUND'],
+      [
+        { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' }, parentTaskId: randomUUID() },
+        'NOT_FOUND',
+      ],
     ];
     for (const [data, code] of cases) {
       const requestId = requestTask(asker, data);
@@ -166,9 +229,15 @@ describe('capability matching without agentId', () => {
     const room = await roomWith(other, strict, fitting);
     const asker = await connect(room.roomId, { human: newUserId() });
 
-    const { taskId, agentId } = await created(asker, requestTask(asker, { operation: 'tools/echo', params: { text: 'match me' } }));
+    const { taskId, agentId } = await created(
+      asker,
+      requestTask(asker, { operation: 'tools/echo', params: { text: 'match me' } }),
+    );
     expect(agentId).toBe(fitting.agentId);
-    expect((await asker.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS)).data).toMatchObject({ agentId: fitting.agentId, status: 'completed' });
+    expect((await asker.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS)).data).toMatchObject({
+      agentId: fitting.agentId,
+      status: 'completed',
+    });
   });
 
   it('answers an ERROR naming why when no participant agent fits', async () => {
@@ -194,21 +263,40 @@ describe('delegation', () => {
     const firstSocket = await connect(room.roomId, { apiKey: first.apiKey });
     const secondSocket = await connect(room.roomId, { apiKey: second.apiKey });
 
-    const { taskId: parentTaskId } = await created(asker, requestTask(asker, { agentId: first.agentId, operation: 'tools/plan', params: { goal: 'echo' } }));
+    const { taskId: parentTaskId } = await created(
+      asker,
+      requestTask(asker, { agentId: first.agentId, operation: 'tools/plan', params: { goal: 'echo' } }),
+    );
     await firstSocket.waitFor(isFrame('TASK', parentTaskId), FRAME_WAIT_MS);
 
     // Without agentId: the matching skips the asker itself and finds the second agent.
-    const { taskId: childTaskId, agentId } = await created(firstSocket, requestTask(firstSocket, { operation: 'tools/echo', params: { text: 'sub' }, parentTaskId }));
+    const { taskId: childTaskId, agentId } = await created(
+      firstSocket,
+      requestTask(firstSocket, { operation: 'tools/echo', params: { text: 'sub' }, parentTaskId }),
+    );
     expect(agentId).toBe(second.agentId);
     const delegated = await secondSocket.waitFor(isFrame('TASK', childTaskId), FRAME_WAIT_MS);
     expect(delegated.data.requestedBy).toEqual({ type: 'AGENT', id: first.agentId });
-    secondSocket.send({ type: 'TASK_RESULT', data: { taskId: childTaskId, status: 'completed', result: { text: 'sub done' } } });
+    secondSocket.send({
+      type: 'TASK_RESULT',
+      data: { taskId: childTaskId, status: 'completed', result: { text: 'sub done' } },
+    });
 
     const childUpdate = await firstSocket.waitFor(isTaskUpdate(childTaskId), FRAME_WAIT_MS);
-    firstSocket.send({ type: 'TASK_RESULT', data: { taskId: parentTaskId, status: 'completed', result: { child: childUpdate.data.result } } });
-    expect((await asker.waitFor(isTaskUpdate(parentTaskId), FRAME_WAIT_MS)).data).toMatchObject({ status: 'completed', result: { child: { text: 'sub done' } } });
+    firstSocket.send({
+      type: 'TASK_RESULT',
+      data: { taskId: parentTaskId, status: 'completed', result: { child: childUpdate.data.result } },
+    });
+    expect((await asker.waitFor(isTaskUpdate(parentTaskId), FRAME_WAIT_MS)).data).toMatchObject({
+      status: 'completed',
+      result: { child: { text: 'sub done' } },
+    });
 
-    expect(await waitForTask(childTaskId)).toMatchObject({ status: 'completed', parentTaskId, requestedBy: { type: 'AGENT', id: first.agentId } });
+    expect(await waitForTask(childTaskId)).toMatchObject({
+      status: 'completed',
+      parentTaskId,
+      requestedBy: { type: 'AGENT', id: first.agentId },
+    });
   });
 
   it('refuses a delegation from a task the asker has nothing to do with, as from an unknown task', async () => {
@@ -217,11 +305,22 @@ describe('delegation', () => {
     const room = await roomWith(agent, stranger);
     const asker = await connect(room.roomId, { human: newUserId() });
     const strangerSocket = await connect(room.roomId, { apiKey: stranger.apiKey });
-    const { taskId } = await created(asker, requestTask(asker, { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' } }));
+    const { taskId } = await created(
+      asker,
+      requestTask(asker, { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' } }),
+    );
 
-    const requestId = requestTask(strangerSocket, { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'y' }, parentTaskId: taskId });
+    const requestId = requestTask(strangerSocket, {
+      agentId: agent.agentId,
+      operation: 'tools/echo',
+      params: { text: 'y' },
+      parentTaskId: taskId,
+    });
     // To the stranger the parent is unknown: the same answer as for a task that does not exist.
-    expect((await strangerSocket.waitFor(isErrorFor(requestId), FRAME_WAIT_MS)).data).toMatchObject({ code: 'NOT_FOUND', message: `Task ${taskId} not found` });
+    expect((await strangerSocket.waitFor(isErrorFor(requestId), FRAME_WAIT_MS)).data).toMatchObject({
+      code: 'NOT_FOUND',
+      message: `Task ${taskId} not found`,
+    });
   });
 });
 
@@ -230,7 +329,10 @@ describe('an agent that does not answer its TASK frame', () => {
     const { agent, asker, agentSocket, taskId } = await taskOverSocket();
     await agentSocket.close();
 
-    expect((await asker.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS)).data).toMatchObject({ status: 'completed', result: { via: 'http' } });
+    expect((await asker.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS)).data).toMatchObject({
+      status: 'completed',
+      result: { via: 'http' },
+    });
     expect(agentServer.callsTo(agent.route).map((received) => received.body.taskId)).toEqual([taskId]);
   });
 
@@ -239,9 +341,15 @@ describe('an agent that does not answer its TASK frame', () => {
     await agentSocket.close();
     await waitForTask(taskId, { until: () => agentServer.callsTo(agent.route).length > 0, timeoutMs: FRAME_WAIT_MS });
 
-    const report = await call('POST', `/tasks/${taskId}/result`, { apiKey: agent.apiKey, body: { status: 'completed', result: { late: true } } });
+    const report = await call('POST', `/tasks/${taskId}/result`, {
+      apiKey: agent.apiKey,
+      body: { status: 'completed', result: { late: true } },
+    });
     expect(report.status).toBe(200);
-    expect((await asker.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS)).data).toMatchObject({ status: 'completed', result: { late: true } });
+    expect((await asker.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS)).data).toMatchObject({
+      status: 'completed',
+      result: { late: true },
+    });
   });
 
   it('fails at its timeout while the agent stays connected and silent, instead of waiting for ever', async () => {

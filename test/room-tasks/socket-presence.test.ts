@@ -33,7 +33,9 @@ describe('socket presence on FerretDB', () => {
     await silent.arrived(roomId, agent);
     // Beat a minute ago, then went silent.
     await stale.refresh();
-    await store.collection<{ _id: string; seenAt: Date }>(PRESENCE_PROCESSES_COLLECTION).updateOne({ _id: stale.queue }, { $set: { seenAt: new Date(Date.now() - 60_000) } });
+    await store
+      .collection<{ _id: string; seenAt: Date }>(PRESENCE_PROCESSES_COLLECTION)
+      .updateOne({ _id: stale.queue }, { $set: { seenAt: new Date(Date.now() - 60_000) } });
     await stale.arrived(roomId, other);
 
     expect(await lookup.queueOf(roomId, agent)).toBe(live.queue);

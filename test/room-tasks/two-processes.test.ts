@@ -25,39 +25,59 @@ afterAll(async () => {
   await agentServer?.close();
 });
 
-async function connect(roomId: string, credential: Parameters<typeof RoomClient.connect>[1], onSecond: boolean): Promise<RoomClient> {
+async function connect(
+  roomId: string,
+  credential: Parameters<typeof RoomClient.connect>[1],
+  onSecond: boolean,
+): Promise<RoomClient> {
   const client = await RoomClient.connect(roomId, credential, onSecond ? { wsUrl: secondWsUrl } : {});
   clients.push(client);
   return client;
 }
 
-const isTaskUpdate = (taskId: string) => (frame: any) => frame.type === 'SYSTEM' && frame.data.event === 'task_update' && frame.data.taskId === taskId;
+const isTaskUpdate = (taskId: string) => (frame: any) =>
+  frame.type === 'SYSTEM' && frame.data.event === 'task_update' && frame.data.taskId === taskId;
 
 describe('two API processes', () => {
   it.each([
     ['requested on the first, agent on the second', false, true],
     ['requested on the second, agent on the first', true, false],
-  ])('deliver the TASK frame to the process holding the agent\'s socket (%s)', async (_name, askerOnSecond, agentOnSecond) => {
-    const agent = await registerAgent({ mcpUrl: agentServer.route(`agent-${randomUUID()}`, completes({ via: 'http' })), capabilities: { tools: [tool('echo', { text: { type: 'string' } })] } });
-    const room = await createRoom({ participants: [{ type: 'AGENT', participantId: agent.agentId }] });
-    const asker = await connect(room.roomId, { human: newUserId() }, askerOnSecond);
-    const agentSocket = await connect(room.roomId, { apiKey: agent.apiKey }, agentOnSecond);
-    // The presence record is written just after the join, by the agent's process: a moment for it.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+  ])(
+    "deliver the TASK frame to the process holding the agent's socket (%s)",
+    async (_name, askerOnSecond, agentOnSecond) => {
+      const agent = await registerAgent({
+        mcpUrl: agentServer.route(`agent-${randomUUID()}`, completes({ via: 'http' })),
+        capabilities: { tools: [tool('echo', { text: { type: 'string' } })] },
+      });
+      const room = await createRoom({ participants: [{ type: 'AGENT', participantId: agent.agentId }] });
+      const asker = await connect(room.roomId, { human: newUserId() }, askerOnSecond);
+      const agentSocket = await connect(room.roomId, { apiKey: agent.apiKey }, agentOnSecond);
+      // The presence record is written just after the join, by the agent's process: a moment for it.
+      await new Promise((resolve) => setTimeout(resolve, 300));
 
-    const requestId = randomUUID();
-    asker.send({ type: 'TASK_REQUEST', data: { requestId, agentId: agent.agentId, operation: 'tools/echo', params: { text: 'across' } } });
-    const createdFrame = await asker.waitFor((frame) => frame.data?.requestId === requestId, FRAME_WAIT_MS);
-    expect(createdFrame.type).toBe('TASK_CREATED');
-    const { taskId } = createdFrame.data;
+      const requestId = randomUUID();
+      asker.send({
+        type: 'TASK_REQUEST',
+        data: { requestId, agentId: agent.agentId, operation: 'tools/echo', params: { text: 'across' } },
+      });
+      const createdFrame = await asker.waitFor((frame) => frame.data?.requestId === requestId, FRAME_WAIT_MS);
+      expect(createdFrame.type).toBe('TASK_CREATED');
+      const { taskId } = createdFrame.data;
 
-    const task = await agentSocket.waitFor((frame) => frame.type === 'TASK' && frame.data.taskId === taskId, FRAME_WAIT_MS);
-    expect(task.data).toMatchObject({ operation: 'tools/echo', params: { text: 'across' }, roomId: room.roomId });
-    agentSocket.send({ type: 'TASK_RESULT', data: { taskId, status: 'completed', result: { via: 'socket' } } });
+      const task = await agentSocket.waitFor(
+        (frame) => frame.type === 'TASK' && frame.data.taskId === taskId,
+        FRAME_WAIT_MS,
+      );
+      expect(task.data).toMatchObject({ operation: 'tools/echo', params: { text: 'across' }, roomId: room.roomId });
+      agentSocket.send({ type: 'TASK_RESULT', data: { taskId, status: 'completed', result: { via: 'socket' } } });
 
-    expect((await asker.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS)).data).toMatchObject({ status: 'completed', result: { via: 'socket' } });
-    await agentSocket.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS);
-  });
+      expect((await asker.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS)).data).toMatchObject({
+        status: 'completed',
+        result: { via: 'socket' },
+      });
+      await agentSocket.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS);
+    },
+  );
 
   it('bring chat messages sent through one process to sockets on the other (poll mode on FerretDB), and measure the delay', async () => {
     const room = await createRoom();
@@ -78,7 +98,9 @@ describe('two API processes', () => {
       await here.waitFor(isMessage(`back-${index}`), FRAME_WAIT_MS);
     }
     delays.sort((a, b) => a - b);
-    process.stdout.write(`\ncross-process message delay (poll mode): median ${delays[10]} ms, max ${delays[19]} ms over 20 messages\n`);
+    process.stdout.write(
+      `\ncross-process message delay (poll mode): median ${delays[10]} ms, max ${delays[19]} ms over 20 messages\n`,
+    );
     expect(delays[19]).toBeLessThan(2_000);
 
     // Each side saw every message of the other, once.

@@ -9,7 +9,12 @@ const database = useTestDatabase();
 const secondUrl = useSecondApi('room-lists');
 
 const human = (id: string) => ({ type: 'HUMAN', participantId: id });
-const changeCount = async () => (await database().collection('change_counters').findOne({ _id: 'rooms' as never }))?.seq;
+const changeCount = async () =>
+  (
+    await database()
+      .collection('change_counters')
+      .findOne({ _id: 'rooms' as never })
+  )?.seq;
 
 /** Every public room's id, page by page through `baseUrl`; bounded. */
 async function publicRoomIds(baseUrl: string | undefined): Promise<string[]> {
@@ -46,15 +51,20 @@ describe('room lists across two API processes', () => {
     expect(page.body[0]).toMatchObject({ roomId: listed[0], private: false });
   });
 
-  it('list a participant\'s rooms as participants are added and removed through the other process', async () => {
+  it("list a participant's rooms as participants are added and removed through the other process", async () => {
     const user = newUserId();
     const room = await createRoom({ private: true });
     expect(await userRoomIds(secondUrl(), user)).toEqual([]);
-    expect((await call('POST', `/rooms/${room.roomId}/participants`, { apiKey: 'admin', body: human(user) })).status).toBe(201);
+    expect(
+      (await call('POST', `/rooms/${room.roomId}/participants`, { apiKey: 'admin', body: human(user) })).status,
+    ).toBe(201);
     expect(await userRoomIds(secondUrl(), user)).toEqual([room.roomId]);
     const listed = await call('GET', '/user/rooms', { headers: await humanHeaders(user), baseUrl: secondUrl() });
     expect(listed.body[0].participants).toEqual([human(user)]);
-    expect((await call('DELETE', `/rooms/${room.roomId}/participants/${user}`, { apiKey: 'admin', baseUrl: secondUrl() })).status).toBe(200);
+    expect(
+      (await call('DELETE', `/rooms/${room.roomId}/participants/${user}`, { apiKey: 'admin', baseUrl: secondUrl() }))
+        .status,
+    ).toBe(200);
     expect(await userRoomIds(undefined, user)).toEqual([]);
   });
 });

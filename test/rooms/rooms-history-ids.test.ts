@@ -29,7 +29,9 @@ async function postAll(roomId: string, texts: string[]): Promise<any[]> {
 
 /** Reserves `count` seqs of the room that will never hold a message, as a failed insert leaves them. */
 async function leaveHoles(roomId: string, count: number): Promise<void> {
-  await database().collection('room_sequences').updateOne({ _id: roomId as any }, { $inc: { seq: count } });
+  await database()
+    .collection('room_sequences')
+    .updateOne({ _id: roomId as any }, { $inc: { seq: count } });
 }
 
 describe('room history', () => {
@@ -60,7 +62,7 @@ describe('room history', () => {
     expect(contents(await call('GET', `${path}?after=46`))).toEqual([]);
   });
 
-  it('refuses a before naming another room\'s message or none', async () => {
+  it("refuses a before naming another room's message or none", async () => {
     const [room, other] = [await createRoom(), await createRoom()];
     await postAll(room.roomId, ['here']);
     const [elsewhere] = await postAll(other.roomId, ['there']);
@@ -77,7 +79,16 @@ describe('room history', () => {
     const sender = { type: 'HUMAN', id: 'user-old' };
     await database()
       .collection('messages')
-      .insertMany(oldIds.map((id, index) => ({ _id: id as any, roomId: room.roomId, seq: index + 1, content: `old${index + 1}`, sender, timestamp })));
+      .insertMany(
+        oldIds.map((id, index) => ({
+          _id: id as any,
+          roomId: room.roomId,
+          seq: index + 1,
+          content: `old${index + 1}`,
+          sender,
+          timestamp,
+        })),
+      );
     await database().collection('room_sequences').insertOne({ _id: room.roomId, seq: 3 });
     // The test stack's start has migrated already: forget that, so the next start looks again.
     await database().collection('migrations').deleteMany({});
@@ -94,7 +105,10 @@ describe('room history', () => {
       [oldIds[2], 'old3'],
       [messageId(room.roomId, 4), 'new4'],
     ]);
-    expect(contents(await call('GET', `/rooms/${room.roomId}/messages?before=${oldIds[2]}`, { baseUrl }))).toEqual(['old1', 'old2']);
+    expect(contents(await call('GET', `/rooms/${room.roomId}/messages?before=${oldIds[2]}`, { baseUrl }))).toEqual([
+      'old1',
+      'old2',
+    ]);
     const stored = await database().collection('messages').find({ roomId: room.roomId }).sort({ seq: 1 }).toArray();
     expect(stored.map((message) => message._id)).toEqual([1, 2, 3, 4].map((seq) => messageId(room.roomId, seq)));
     expect(await database().collection('migrations').countDocuments()).toBe(1);

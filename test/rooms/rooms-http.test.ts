@@ -6,7 +6,6 @@ import { ISO_TIMESTAMP as ISO, UUID } from '../support/patterns';
 import { createRoom } from '../support/room-client';
 import { testStack } from '../support/test-stack';
 
-
 let mongo: MongoClient;
 beforeAll(async () => {
   mongo = await MongoClient.connect(testStack().mongoUri);
@@ -17,7 +16,10 @@ const db = () => mongo.db(testStack().mongoDatabase);
 const human = (id: string) => ({ type: 'HUMAN', participantId: id });
 
 async function post(roomId: string, userId: string, content: string) {
-  const reply = await call('POST', `/rooms/${roomId}/messages`, { headers: await humanHeaders(userId), body: { content } });
+  const reply = await call('POST', `/rooms/${roomId}/messages`, {
+    headers: await humanHeaders(userId),
+    body: { content },
+  });
   expect(reply.status).toBe(201);
   return reply.body;
 }
@@ -46,20 +48,42 @@ describe('POST /rooms', () => {
     const agent = await registerAgent();
     const metadata = { 'a.b': 1, $ref: 'x', nested: { 'c.d': [1, { $e: true }] } };
     const participants = [{ type: 'AGENT', participantId: agent.agentId }, human('alice')];
-    const room = await createRoom({ type: 'SUPPORT', description: 'd', maxParticipants: 2, private: true, metadata, participants });
-    expect(room).toMatchObject({ type: 'SUPPORT', description: 'd', maxParticipants: 2, private: true, metadata, participants });
-    const stored = await db().collection('rooms').findOne({ _id: room.roomId as never });
+    const room = await createRoom({
+      type: 'SUPPORT',
+      description: 'd',
+      maxParticipants: 2,
+      private: true,
+      metadata,
+      participants,
+    });
+    expect(room).toMatchObject({
+      type: 'SUPPORT',
+      description: 'd',
+      maxParticipants: 2,
+      private: true,
+      metadata,
+      participants,
+    });
+    const stored = await db()
+      .collection('rooms')
+      .findOne({ _id: room.roomId as never });
     expect(typeof stored?.metadata).toBe('string');
   });
 
   it('needs an admin or service key', async () => {
     expectError(await call('POST', '/rooms', { body: { name: 'x' } }), 401, 'UNAUTHENTICATED');
-    expectError(await call('POST', '/rooms', { headers: await humanHeaders(newUserId()), body: { name: 'x' } }), 403, 'FORBIDDEN');
+    expectError(
+      await call('POST', '/rooms', { headers: await humanHeaders(newUserId()), body: { name: 'x' } }),
+      403,
+      'FORBIDDEN',
+    );
     const agent = await registerAgent();
     expectError(await call('POST', '/rooms', { apiKey: agent.apiKey, body: { name: 'x' } }), 403, 'FORBIDDEN');
     const serviceKey = await call('POST', '/keys', { apiKey: 'admin', body: { description: 'rooms test' } });
     expect(serviceKey.status).toBe(201);
-    expect((await call('POST', '/rooms', { apiKey: serviceKey.body.key, body: { name: 'by service' } })).status).toBe(201);
+    expect((await call('POST', '/rooms', { apiKey: serviceKey.body.key, body: { name: 'by service' } })).status).toBe(
+      201,
+    );
   });
 
   it.each([
@@ -70,7 +94,10 @@ describe('POST /rooms', () => {
     ['an unknown field', { name: 'x', colour: 'red' }],
     ['metadata that is not an object', { name: 'x', metadata: [1] }],
     ['a participant of unknown type', { name: 'x', participants: [{ type: 'ROBOT', participantId: 'r' }] }],
-    ['more participants than maxParticipants', { name: 'x', maxParticipants: 1, participants: [human('a'), human('b')] }],
+    [
+      'more participants than maxParticipants',
+      { name: 'x', maxParticipants: 1, participants: [human('a'), human('b')] },
+    ],
     ['a participant listed twice', { name: 'x', participants: [human('a'), human('a')] }],
     ['a body that is not an object', 'room'],
   ])('answers 400 for %s', async (_case, body) => {
@@ -78,7 +105,10 @@ describe('POST /rooms', () => {
   });
 
   it('answers 404 AGENT_NOT_FOUND for an agent participant that is not registered', async () => {
-    const reply = await call('POST', '/rooms', { apiKey: 'admin', body: { name: 'x', participants: [{ type: 'AGENT', participantId: 'no-such-agent' }] } });
+    const reply = await call('POST', '/rooms', {
+      apiKey: 'admin',
+      body: { name: 'x', participants: [{ type: 'AGENT', participantId: 'no-such-agent' }] },
+    });
     expectError(reply, 404, 'AGENT_NOT_FOUND');
   });
 });
@@ -111,7 +141,11 @@ describe('reading rooms', () => {
     const member = newUserId();
     const room = await createRoom({ private: true, participants: [human(member)] });
     expectError(await call('GET', `/rooms/${room.roomId}`), 401, 'UNAUTHENTICATED');
-    expectError(await call('GET', `/rooms/${room.roomId}`, { headers: await humanHeaders(newUserId()) }), 404, 'NOT_FOUND');
+    expectError(
+      await call('GET', `/rooms/${room.roomId}`, { headers: await humanHeaders(newUserId()) }),
+      404,
+      'NOT_FOUND',
+    );
     expect((await call('GET', `/rooms/${room.roomId}`, { headers: await humanHeaders(member) })).body).toEqual(room);
     expect((await call('GET', `/rooms/${room.roomId}`, { apiKey: 'admin' })).status).toBe(200);
     expectError(await call('GET', '/rooms/no-such-room'), 404, 'NOT_FOUND');
@@ -120,7 +154,10 @@ describe('reading rooms', () => {
   it('GET /user/rooms lists the rooms a human or an agent takes part in', async () => {
     const user = newUserId();
     const agent = await registerAgent();
-    const mine = await createRoom({ private: true, participants: [human(user), { type: 'AGENT', participantId: agent.agentId }] });
+    const mine = await createRoom({
+      private: true,
+      participants: [human(user), { type: 'AGENT', participantId: agent.agentId }],
+    });
     const alsoMine = await createRoom({ participants: [human(user)] });
     await createRoom({ participants: [human(newUserId())] });
     const reply = await call('GET', '/user/rooms', { headers: await humanHeaders(user) });
@@ -140,22 +177,38 @@ describe('participants', () => {
     expect(added.status).toBe(201);
     expect(added.body.participants).toEqual([human('first'), human('second')]);
     expect(added.body.updatedAt >= room.updatedAt).toBe(true);
-    expect((await call('POST', `/rooms/${room.roomId}/participants`, { apiKey: 'admin', body: human('second') })).status).toBe(200);
-    expectError(await call('POST', `/rooms/${room.roomId}/participants`, { apiKey: 'admin', body: human('third') }), 409, 'CONFLICT');
+    expect(
+      (await call('POST', `/rooms/${room.roomId}/participants`, { apiKey: 'admin', body: human('second') })).status,
+    ).toBe(200);
+    expectError(
+      await call('POST', `/rooms/${room.roomId}/participants`, { apiKey: 'admin', body: human('third') }),
+      409,
+      'CONFLICT',
+    );
 
     const removed = await call('DELETE', `/rooms/${room.roomId}/participants/first`, { apiKey: 'admin' });
     expect(removed.status).toBe(200);
     expect(removed.body.participants).toEqual([human('second')]);
-    expectError(await call('DELETE', `/rooms/${room.roomId}/participants/first`, { apiKey: 'admin' }), 404, 'NOT_FOUND');
+    expectError(
+      await call('DELETE', `/rooms/${room.roomId}/participants/first`, { apiKey: 'admin' }),
+      404,
+      'NOT_FOUND',
+    );
     expect((await call('GET', `/rooms/${room.roomId}`)).body.participants).toEqual([human('second')]);
   });
 
   it('adds a registered agent and refuses an unknown one', async () => {
     const room = await createRoom();
     const agent = await registerAgent();
-    const added = await call('POST', `/rooms/${room.roomId}/participants`, { apiKey: 'admin', body: { type: 'AGENT', participantId: agent.agentId } });
+    const added = await call('POST', `/rooms/${room.roomId}/participants`, {
+      apiKey: 'admin',
+      body: { type: 'AGENT', participantId: agent.agentId },
+    });
     expect(added.status).toBe(201);
-    const unknown = await call('POST', `/rooms/${room.roomId}/participants`, { apiKey: 'admin', body: { type: 'AGENT', participantId: 'nobody' } });
+    const unknown = await call('POST', `/rooms/${room.roomId}/participants`, {
+      apiKey: 'admin',
+      body: { type: 'AGENT', participantId: 'nobody' },
+    });
     expectError(unknown, 404, 'AGENT_NOT_FOUND');
   });
 
@@ -166,7 +219,11 @@ describe('participants', () => {
     expectError(await call('POST', path, { body: human('x') }), 401, 'UNAUTHENTICATED');
     expectError(await call('POST', path, { headers: await humanHeaders('x'), body: human('x') }), 403, 'FORBIDDEN');
     expectError(await call('DELETE', `${path}/x`, { headers: await humanHeaders('x') }), 403, 'FORBIDDEN');
-    expectError(await call('POST', '/rooms/no-such-room/participants', { apiKey: 'admin', body: human('x') }), 404, 'NOT_FOUND');
+    expectError(
+      await call('POST', '/rooms/no-such-room/participants', { apiKey: 'admin', body: human('x') }),
+      404,
+      'NOT_FOUND',
+    );
     expectError(await call('DELETE', '/rooms/no-such-room/participants/x', { apiKey: 'admin' }), 404, 'NOT_FOUND');
   });
 });
@@ -175,7 +232,10 @@ describe('messages over HTTP', () => {
   it('sends as the caller and answers the stored message', async () => {
     const user = newUserId();
     const room = await createRoom({ participants: [human(user)] });
-    const reply = await call('POST', `/rooms/${room.roomId}/messages`, { headers: await humanHeaders(user), body: { content: 'hello', metadata: { 'x.y': 1 } } });
+    const reply = await call('POST', `/rooms/${room.roomId}/messages`, {
+      headers: await humanHeaders(user),
+      body: { content: 'hello', metadata: { 'x.y': 1 } },
+    });
     expect(reply.status).toBe(201);
     expect(reply.body).toEqual({
       type: 'MESSAGE',
@@ -190,7 +250,10 @@ describe('messages over HTTP', () => {
       },
     });
     const agent = await registerAgent();
-    const fromAgent = await call('POST', `/rooms/${room.roomId}/messages`, { apiKey: agent.apiKey, body: { content: 'beep' } });
+    const fromAgent = await call('POST', `/rooms/${room.roomId}/messages`, {
+      apiKey: agent.apiKey,
+      body: { content: 'beep' },
+    });
     expect(fromAgent.body.data).toMatchObject({ seq: 2, sender: { type: 'AGENT', id: agent.agentId } });
     const history = await call('GET', `/rooms/${room.roomId}/messages`);
     expect(history.body).toEqual([reply.body, fromAgent.body]);
@@ -202,10 +265,25 @@ describe('messages over HTTP', () => {
     const path = `/rooms/${room.roomId}/messages`;
     const headers = await humanHeaders(member);
     expectError(await call('POST', path, { body: { content: 'x' } }), 401, 'UNAUTHENTICATED');
-    expectError(await call('POST', path, { headers: await humanHeaders(newUserId()), body: { content: 'x' } }), 404, 'NOT_FOUND');
+    expectError(
+      await call('POST', path, { headers: await humanHeaders(newUserId()), body: { content: 'x' } }),
+      404,
+      'NOT_FOUND',
+    );
     expectError(await call('POST', path, { apiKey: 'admin', body: { content: 'x' } }), 403, 'FORBIDDEN');
-    expectError(await call('POST', '/rooms/no-such-room/messages', { headers, body: { content: 'x' } }), 404, 'NOT_FOUND');
-    for (const body of [{}, { content: '' }, { content: '   ' }, { content: 5 }, { content: 'x', metadata: 'y' }, { content: 'x', extra: 1 }]) {
+    expectError(
+      await call('POST', '/rooms/no-such-room/messages', { headers, body: { content: 'x' } }),
+      404,
+      'NOT_FOUND',
+    );
+    for (const body of [
+      {},
+      { content: '' },
+      { content: '   ' },
+      { content: 5 },
+      { content: 'x', metadata: 'y' },
+      { content: 'x', extra: 1 },
+    ]) {
       expectError(await call('POST', path, { headers, body }), 400, 'VALIDATION_ERROR');
     }
     expectError(await call('POST', path, { headers, body: { content: 'x'.repeat(16_385) } }), 413, 'PAYLOAD_TOO_LARGE');
@@ -223,10 +301,24 @@ describe('GET /rooms/{roomId}/messages', () => {
     expect(sent.map((message) => message.data.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
     const contents = (reply: { body: any[] }) => reply.body.map((message) => message.data.content);
 
-    expect(contents(await call('GET', `/rooms/${room.roomId}/messages`))).toEqual(['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7']);
+    expect(contents(await call('GET', `/rooms/${room.roomId}/messages`))).toEqual([
+      'm1',
+      'm2',
+      'm3',
+      'm4',
+      'm5',
+      'm6',
+      'm7',
+    ]);
     expect(contents(await call('GET', `/rooms/${room.roomId}/messages?limit=3`))).toEqual(['m5', 'm6', 'm7']);
-    expect(contents(await call('GET', `/rooms/${room.roomId}/messages?limit=3&before=${sent[4].data.id}`))).toEqual(['m2', 'm3', 'm4']);
-    expect(contents(await call('GET', `/rooms/${room.roomId}/messages?limit=3&before=${sent[1].data.id}`))).toEqual(['m1']);
+    expect(contents(await call('GET', `/rooms/${room.roomId}/messages?limit=3&before=${sent[4].data.id}`))).toEqual([
+      'm2',
+      'm3',
+      'm4',
+    ]);
+    expect(contents(await call('GET', `/rooms/${room.roomId}/messages?limit=3&before=${sent[1].data.id}`))).toEqual([
+      'm1',
+    ]);
     expect(contents(await call('GET', `/rooms/${room.roomId}/messages?limit=3&after=2`))).toEqual(['m3', 'm4', 'm5']);
     expect(contents(await call('GET', `/rooms/${room.roomId}/messages?after=7`))).toEqual([]);
   });
@@ -254,7 +346,17 @@ describe('GET /rooms/{roomId}/messages', () => {
     const other = await createRoom({ participants: [human(user)] });
     const elsewhere = await post(other.roomId, user, 'elsewhere');
     const path = `/rooms/${room.roomId}/messages`;
-    for (const query of ['limit=0', 'limit=201', 'limit=x', 'after=-1', 'after=x', 'before=no-such-message', `before=${elsewhere.data.id}`, 'before=a&after=1', 'sort=desc']) {
+    for (const query of [
+      'limit=0',
+      'limit=201',
+      'limit=x',
+      'after=-1',
+      'after=x',
+      'before=no-such-message',
+      `before=${elsewhere.data.id}`,
+      'before=a&after=1',
+      'sort=desc',
+    ]) {
       expectError(await call('GET', `${path}?${query}`), 400, 'VALIDATION_ERROR');
     }
     expectError(await call('GET', '/rooms/no-such-room/messages'), 404, 'NOT_FOUND');

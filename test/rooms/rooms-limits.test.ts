@@ -27,7 +27,12 @@ beforeAll(async () => {
   const stack = testStack();
   const dataDir = fs.mkdtempSync(path.join(stack.runDir, 'rooms-limits-'));
   const [mongoPort, apiPort] = [await freePort(), await freePort()];
-  ferret = await startServiceFerretDb({ binary: stack.binaries.ferretdb, dataDir, port: mongoPort, database: stack.mongoDatabase });
+  ferret = await startServiceFerretDb({
+    binary: stack.binaries.ferretdb,
+    dataDir,
+    port: mongoPort,
+    database: stack.mongoDatabase,
+  });
   baseUrl = `http://127.0.0.1:${apiPort}`;
   wsUrl = `ws://127.0.0.1:${apiPort}`;
   const env = serviceEnv(stack, {

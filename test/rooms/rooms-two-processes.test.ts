@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 describe('two API processes writing to one room', () => {
-  it('give every message its own seq, and keep each sender\'s order', async () => {
+  it("give every message its own seq, and keep each sender's order", async () => {
     const room = await createRoom();
     const [alice, bob] = [newUserId(), newUserId()];
     const here = await RoomClient.connect(room.roomId, { human: alice });
@@ -38,7 +38,10 @@ describe('two API processes writing to one room', () => {
     const seqs = history.body.map((message: any) => message.data.seq);
     expect(new Set(seqs).size).toBe(2 * count);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
-    const contentsOf = (sender: string) => history.body.filter((message: any) => message.data.sender.id === sender).map((message: any) => message.data.content);
+    const contentsOf = (sender: string) =>
+      history.body
+        .filter((message: any) => message.data.sender.id === sender)
+        .map((message: any) => message.data.content);
     expect(contentsOf(alice)).toEqual(Array.from({ length: count }, (_, index) => `a${index}`));
     expect(contentsOf(bob)).toEqual(Array.from({ length: count }, (_, index) => `b${index}`));
   });

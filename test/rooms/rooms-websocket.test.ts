@@ -1,7 +1,16 @@
 import { registerAgent } from '../support/agents';
 import { call } from '../support/http';
 import { humanHeaders, newUserId } from '../support/humans';
-import { createRoom, isError, isMessage, isSystem, refusedHandshake, refusedHandshakeAt, RoomClient, roomSocketUrl } from '../support/room-client';
+import {
+  createRoom,
+  isError,
+  isMessage,
+  isSystem,
+  refusedHandshake,
+  refusedHandshakeAt,
+  RoomClient,
+  roomSocketUrl,
+} from '../support/room-client';
 import { testStack } from '../support/test-stack';
 
 const human = (id: string) => ({ type: 'HUMAN', participantId: id });
@@ -19,7 +28,10 @@ describe('room WebSocket handshake', () => {
   it('accepts an agent key as api-key or apiKey, and human tokens with or without Bearer', async () => {
     const agent = await registerAgent();
     const user = newUserId();
-    const room = await createRoom({ private: true, participants: [human(user), { type: 'AGENT', participantId: agent.agentId }] });
+    const room = await createRoom({
+      private: true,
+      participants: [human(user), { type: 'AGENT', participantId: agent.agentId }],
+    });
     const variants = [
       { apiKey: agent.apiKey, parameter: 'api-key' as const },
       { apiKey: agent.apiKey, parameter: 'apiKey' as const },
@@ -30,7 +42,9 @@ describe('room WebSocket handshake', () => {
       const client = await connect(room.roomId, credential);
       client.sendMessage(`hello via ${JSON.stringify(Object.keys(credential))}`);
       const echoed = await client.waitFor(isMessage());
-      expect(echoed.data.sender).toEqual('apiKey' in credential ? { type: 'AGENT', id: agent.agentId } : { type: 'HUMAN', id: user });
+      expect(echoed.data.sender).toEqual(
+        'apiKey' in credential ? { type: 'AGENT', id: agent.agentId } : { type: 'HUMAN', id: user },
+      );
       await client.close();
     }
   });
@@ -39,7 +53,10 @@ describe('room WebSocket handshake', () => {
     const room = await createRoom();
     for (const credential of [{ none: true as const }, { apiKey: 'acs_not_a_real_key' }]) {
       const refused = await refusedHandshake(room.roomId, credential);
-      expect(refused).toEqual({ status: 401, body: { error: { code: 'UNAUTHENTICATED', message: expect.any(String) } } });
+      expect(refused).toEqual({
+        status: 401,
+        body: { error: { code: 'UNAUTHENTICATED', message: expect.any(String) } },
+      });
     }
     const sessionOnly = new URL(await roomSocketUrl(room.roomId, { human: 'x' }));
     sessionOnly.searchParams.delete('X-Identity-Token');
@@ -51,7 +68,10 @@ describe('room WebSocket handshake', () => {
     const room = await createRoom({ private: true, participants: [human(user)] });
     const url = new URL(await roomSocketUrl(room.roomId, { human: user }));
     url.searchParams.set('Authorization', `Bearer ${url.searchParams.get('X-Identity-Token')}`);
-    expect(await refusedHandshakeAt(url.toString())).toEqual({ status: 401, body: { error: { code: 'UNAUTHENTICATED', message: expect.any(String) } } });
+    expect(await refusedHandshakeAt(url.toString())).toEqual({
+      status: 401,
+      body: { error: { code: 'UNAUTHENTICATED', message: expect.any(String) } },
+    });
   });
 
   it('refuses an unknown room (404), a private room to others (404 alike: it is not admitted to exist) and admin keys (403)', async () => {
@@ -66,7 +86,10 @@ describe('room WebSocket handshake', () => {
   it('refuses a room id that is not valid percent-encoding as an unknown room (404)', async () => {
     const apiKey = (await registerAgent()).apiKey;
     for (const roomId of ['%', '%E0%A4%A']) {
-      expect(await refusedHandshakeAt(`${testStack().wsUrl}/parties/chat-server/${roomId}?api-key=${apiKey}`)).toEqual({ status: 404, body: { error: { code: 'NOT_FOUND', message: 'Room not found' } } });
+      expect(await refusedHandshakeAt(`${testStack().wsUrl}/parties/chat-server/${roomId}?api-key=${apiKey}`)).toEqual({
+        status: 404,
+        body: { error: { code: 'NOT_FOUND', message: 'Room not found' } },
+      });
     }
   });
 
@@ -82,7 +105,10 @@ describe('room WebSocket handshake', () => {
     await connect(room.roomId, { human: first });
     await connect(room.roomId, { human: first });
     const refused = await refusedHandshake(room.roomId, { human: second });
-    expect(refused).toEqual({ status: 403, body: { error: { code: 'FORBIDDEN', message: expect.stringContaining('full') } } });
+    expect(refused).toEqual({
+      status: 403,
+      body: { error: { code: 'FORBIDDEN', message: expect.stringContaining('full') } },
+    });
   });
 });
 
@@ -110,11 +136,17 @@ describe('room WebSocket frames', () => {
   it('stores a message, then broadcasts it to every participant, the sender included', async () => {
     const agent = await registerAgent();
     const user = newUserId();
-    const room = await createRoom({ private: true, participants: [human(user), { type: 'AGENT', participantId: agent.agentId }] });
+    const room = await createRoom({
+      private: true,
+      participants: [human(user), { type: 'AGENT', participantId: agent.agentId }],
+    });
     const person = await connect(room.roomId, { human: user });
     const bot = await connect(room.roomId, { apiKey: agent.apiKey });
     bot.sendMessage('hi there', { 'lang.code': 'en' });
-    const [atBot, atPerson] = await Promise.all([bot.waitFor(isMessage('hi there')), person.waitFor(isMessage('hi there'))]);
+    const [atBot, atPerson] = await Promise.all([
+      bot.waitFor(isMessage('hi there')),
+      person.waitFor(isMessage('hi there')),
+    ]);
     expect(atBot).toEqual(atPerson);
     expect(atBot.data).toEqual({
       id: expect.any(String),
@@ -129,7 +161,7 @@ describe('room WebSocket frames', () => {
     expect(history.body).toEqual([atBot]);
   });
 
-  it('delivers one sender\'s messages in the order sent, with increasing seq; HTTP messages join the same sequence', async () => {
+  it("delivers one sender's messages in the order sent, with increasing seq; HTTP messages join the same sequence", async () => {
     const [alice, bob] = [newUserId(), newUserId()];
     const room = await createRoom();
     const sender = await connect(room.roomId, { human: alice });
@@ -139,7 +171,10 @@ describe('room WebSocket frames', () => {
     const received = await reader.waitForCount(isMessage(), contents.length);
     expect(received.map((frame) => frame.data.content)).toEqual(contents);
     expect(received.map((frame) => frame.data.seq)).toEqual(contents.map((_, index) => index + 1));
-    const posted = await call('POST', `/rooms/${room.roomId}/messages`, { apiKey: (await registerAgent()).apiKey, body: { content: 'over http' } });
+    const posted = await call('POST', `/rooms/${room.roomId}/messages`, {
+      apiKey: (await registerAgent()).apiKey,
+      body: { content: 'over http' },
+    });
     expect((await reader.waitFor(isMessage('over http'))).data.seq).toBe(posted.body.data.seq);
   });
 
@@ -197,7 +232,9 @@ describe('private room membership', () => {
     const stays = await connect(room.roomId, { human: staying });
     const removed = await connect(room.roomId, { human: leaving });
     await stays.waitFor(isSystem('participant_joined', leaving));
-    expect((await call('DELETE', `/rooms/${room.roomId}/participants/${leaving}`, { apiKey: 'admin' })).status).toBe(200);
+    expect((await call('DELETE', `/rooms/${room.roomId}/participants/${leaving}`, { apiKey: 'admin' })).status).toBe(
+      200,
+    );
     expect((await removed.closed).code).toBe(4403);
     await stays.waitFor(isSystem('participant_left', leaving));
     expect((await refusedHandshake(room.roomId, { human: leaving })).status).toBe(404);
@@ -209,7 +246,10 @@ describe('resuming with since', () => {
     const [alice, bob] = [newUserId(), newUserId()];
     const room = await createRoom();
     for (let index = 1; index <= 5; index++) {
-      await call('POST', `/rooms/${room.roomId}/messages`, { headers: await humanHeaders(alice), body: { content: `old${index}` } });
+      await call('POST', `/rooms/${room.roomId}/messages`, {
+        headers: await humanHeaders(alice),
+        body: { content: `old${index}` },
+      });
     }
     const writer = await connect(room.roomId, { human: alice });
     // Messages keep arriving while the reader resumes: the boundary between history and live is exercised.
@@ -220,7 +260,9 @@ describe('resuming with since', () => {
     const seqs = received.map((frame) => frame.data.seq);
     expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, index) => index + 3));
     expect(received.map((frame) => frame.data.content)).toEqual([
-      'old3', 'old4', 'old5',
+      'old3',
+      'old4',
+      'old5',
       ...Array.from({ length: 20 }, (_, index) => `live${index + 1}`),
       'after',
     ]);

@@ -9,7 +9,16 @@ import { call } from '../support/http';
 import { hs256Token, humanHeaders } from '../support/humans';
 import { startOwnService, type OwnService } from '../support/own-service';
 import { rawRequest, type RawAnswer } from '../support/raw-http';
-import { describeRequest, HOSTILE_PATH_SEGMENTS, HOSTILE_QUERY_VALUES, mutate, mutateFrame, seededUuid, type BaseRequest, type MutationContext } from '../support/request-mutations';
+import {
+  describeRequest,
+  HOSTILE_PATH_SEGMENTS,
+  HOSTILE_QUERY_VALUES,
+  mutate,
+  mutateFrame,
+  seededUuid,
+  type BaseRequest,
+  type MutationContext,
+} from '../support/request-mutations';
 import { fuzzSeed, SeededRandom } from '../support/seeded-random';
 import { testStack } from '../support/test-stack';
 
@@ -36,7 +45,10 @@ const SHOWN = 15;
 const KNOWN_CODES = new Set<string>(Object.values(ErrorCode));
 const statusOf = (code: string) => new ApiError(code as ErrorCode, '').status;
 /** Refusals of HTTP itself, answered in the contract's shape with the nearest code (src/http/client-errors.ts). */
-const HTTP_LEVEL_STATUS: Record<string, number> = { [`431 ${ErrorCode.PAYLOAD_TOO_LARGE}`]: 431, [`417 ${ErrorCode.VALIDATION_ERROR}`]: 417 };
+const HTTP_LEVEL_STATUS: Record<string, number> = {
+  [`431 ${ErrorCode.PAYLOAD_TOO_LARGE}`]: 431,
+  [`417 ${ErrorCode.VALIDATION_ERROR}`]: 417,
+};
 
 let service: OwnService;
 let context: MutationContext;
@@ -59,7 +71,13 @@ function documentedOperations(): Operation[] {
   const paths = openApiDocument().paths as Record<string, Record<string, unknown>>;
   return Object.entries(paths)
     .filter(([documented]) => !documented.startsWith('/v1/'))
-    .flatMap(([documented, methods]) => Object.keys(methods).map((method) => ({ method: method.toUpperCase(), path: documented, versioned: `/v1${documented}` in paths })));
+    .flatMap(([documented, methods]) =>
+      Object.keys(methods).map((method) => ({
+        method: method.toUpperCase(),
+        path: documented,
+        versioned: `/v1${documented}` in paths,
+      })),
+    );
 }
 
 /** `/healthz` asked every 200 ms while the fuzzer runs: every ask must be answered 200 within ANSWER_TIMEOUT_MS. */
@@ -73,8 +91,13 @@ class HealthProbe {
     this.loop = (async () => {
       while (this.running) {
         this.asked++;
-        const answer = await rawRequest(port, { method: 'GET', path: '/healthz', headers: {} }, ANSWER_TIMEOUT_MS).catch((error: Error) => error);
-        if (answer instanceof Error || answer.status !== 200) this.failures.push(answer instanceof Error ? answer.message : `status ${answer.status}`);
+        const answer = await rawRequest(
+          port,
+          { method: 'GET', path: '/healthz', headers: {} },
+          ANSWER_TIMEOUT_MS,
+        ).catch((error: Error) => error);
+        if (answer instanceof Error || answer.status !== 200)
+          this.failures.push(answer instanceof Error ? answer.message : `status ${answer.status}`);
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
     })();
@@ -99,9 +122,12 @@ function problemsOf(answer: RawAnswer): string[] {
     }
     if (error !== undefined) {
       const { code, message } = error ?? {};
-      const expectedStatus = HTTP_LEVEL_STATUS[`${answer.status} ${code}`] ?? (KNOWN_CODES.has(code) ? statusOf(code) : undefined);
-      if (expectedStatus === undefined) problems.push(`error code ${JSON.stringify(code)} is not one of the contract's`);
-      else if (expectedStatus !== answer.status) problems.push(`${code} came with ${answer.status}, not ${expectedStatus}`);
+      const expectedStatus =
+        HTTP_LEVEL_STATUS[`${answer.status} ${code}`] ?? (KNOWN_CODES.has(code) ? statusOf(code) : undefined);
+      if (expectedStatus === undefined)
+        problems.push(`error code ${JSON.stringify(code)} is not one of the contract's`);
+      else if (expectedStatus !== answer.status)
+        problems.push(`${code} came with ${answer.status}, not ${expectedStatus}`);
       if (typeof message !== 'string') problems.push('error without a message');
     }
     if (answer.status === 429 && answer.headers['retry-after'] === undefined) problems.push('429 without Retry-After');
@@ -117,13 +143,18 @@ function leaksIn(text: string): string[] {
 }
 
 /** Runs `cases` with CONCURRENCY at a time; resolves with the failures, each with what reproduces it. */
-async function runCases<T>(cases: T[], run: (item: T, index: number) => Promise<string[]>, label: (item: T, index: number) => string): Promise<string[]> {
+async function runCases<T>(
+  cases: T[],
+  run: (item: T, index: number) => Promise<string[]>,
+  label: (item: T, index: number) => string,
+): Promise<string[]> {
   const failures: string[] = [];
   let next = 0;
   const worker = async () => {
     for (let index = next++; index < cases.length; index = next++) {
       const problems = await run(cases[index], index).catch((error: Error) => [`no answer: ${error.message}`]);
-      if (problems.length > 0) failures.push(`${label(cases[index], index)} (FUZZ_SEED=${SEED}): ${problems.join(', ')}`);
+      if (problems.length > 0)
+        failures.push(`${label(cases[index], index)} (FUZZ_SEED=${SEED}): ${problems.join(', ')}`);
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
@@ -134,14 +165,21 @@ function report(failures: string[]): string[] {
   return failures.length <= SHOWN ? failures : [...failures.slice(0, SHOWN), `... and ${failures.length - SHOWN} more`];
 }
 
-async function created(method: string, path: string, apiKey: string, body: unknown, headers: Record<string, string> = {}): Promise<any> {
+async function created(
+  method: string,
+  path: string,
+  apiKey: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<any> {
   const reply = await call(method, path, { baseUrl: service.baseUrl, apiKey, body, headers });
   if (reply.status >= 300) throw new Error(`${method} ${path} answered ${reply.status}: ${JSON.stringify(reply.body)}`);
   return reply.body;
 }
 
 /** An agent whose calls the guard refuses at once (loopback, ALLOW_PRIVATE_AGENT_URLS off), so that the fuzzer's tasks end without retries. */
-const refusedAgent = (overrides: Record<string, unknown> = {}) => agentRegistration({ mcpUrl: 'https://127.0.0.1:9/mcp', chatUrl: 'https://127.0.0.1:9/chat', ...overrides });
+const refusedAgent = (overrides: Record<string, unknown> = {}) =>
+  agentRegistration({ mcpUrl: 'https://127.0.0.1:9/mcp', chatUrl: 'https://127.0.0.1:9/chat', ...overrides });
 
 beforeAll(async () => {
   service = await startOwnService('mutation-fuzz', {
@@ -158,23 +196,49 @@ beforeAll(async () => {
 
   // The victim: another service, with a private agent, a private room and a task.
   const victimKey = (await created('POST', '/keys', 'admin', { description: 'victim' })).key;
-  const victimAgent = await created('POST', '/agents', victimKey, refusedAgent({ description: MARKER, visibility: 'private' }));
-  const victimRoom = await created('POST', '/rooms', victimKey, { name: MARKER, private: true, metadata: { note: MARKER } });
-  await call('POST', `/rooms/${victimRoom.roomId}/messages`, { baseUrl: service.baseUrl, apiKey: victimKey, body: { content: MARKER } });
-  const victimTask = await created('POST', '/tasks', victimKey, { agentId: victimAgent.agentId, operation: 'tools/echo', params: { text: MARKER } });
+  const victimAgent = await created(
+    'POST',
+    '/agents',
+    victimKey,
+    refusedAgent({ description: MARKER, visibility: 'private' }),
+  );
+  const victimRoom = await created('POST', '/rooms', victimKey, {
+    name: MARKER,
+    private: true,
+    metadata: { note: MARKER },
+  });
+  await call('POST', `/rooms/${victimRoom.roomId}/messages`, {
+    baseUrl: service.baseUrl,
+    apiKey: victimKey,
+    body: { content: MARKER },
+  });
+  const victimTask = await created('POST', '/tasks', victimKey, {
+    agentId: victimAgent.agentId,
+    operation: 'tools/echo',
+    params: { text: MARKER },
+  });
   victim = { key: victimKey, agent: victimAgent, roomId: victimRoom.roomId, taskId: victimTask.taskId };
 
   // The fuzzing principal: a service key, its agents, room, task and composition.
   const fuzzKey = await created('POST', '/keys', 'admin', { description: 'fuzzer' });
   const key = fuzzKey.key as string;
   fuzzAgent = await created('POST', '/agents', key, refusedAgent());
-  const [deleted, rotated, patched] = await Promise.all([1, 2, 3].map(() => created('POST', '/agents', key, refusedAgent())));
+  const [deleted, rotated, patched] = await Promise.all(
+    [1, 2, 3].map(() => created('POST', '/agents', key, refusedAgent())),
+  );
   const throwawayKey = await created('POST', '/keys', key, { description: 'to revoke' });
-  const room = await created('POST', '/rooms', key, { name: 'fuzz room', participants: [{ type: 'AGENT', participantId: fuzzAgent.agentId }, { type: 'HUMAN', participantId: 'fuzz-human' }] });
+  const room = await created('POST', '/rooms', key, {
+    name: 'fuzz room',
+    participants: [
+      { type: 'AGENT', participantId: fuzzAgent.agentId },
+      { type: 'HUMAN', participantId: 'fuzz-human' },
+    ],
+  });
   fuzzRoomId = room.roomId;
   const task = { agentId: fuzzAgent.agentId, operation: 'tools/echo', params: { text: 'hello' } };
   const taskId = (await created('POST', '/tasks', key, task)).taskId;
-  const compositionId = (await created('POST', '/tasks/compose', key, [task, { ...task, parents: ['0'] }]))[0].compositionId;
+  const compositionId = (await created('POST', '/tasks/compose', key, [task, { ...task, parents: ['0'] }]))[0]
+    .compositionId;
 
   secrets = {
     "the victim's marker": MARKER,
@@ -187,7 +251,13 @@ beforeAll(async () => {
   };
   const human = await humanHeaders('fuzz-human');
   context = {
-    foreignIds: [victimAgent.agentId, victimRoom.roomId, victimTask.taskId, victimTask.taskId.replace(/.$/, '0'), victimKey.split('_')[1] ?? victimKey],
+    foreignIds: [
+      victimAgent.agentId,
+      victimRoom.roomId,
+      victimTask.taskId,
+      victimTask.taskId.replace(/.$/, '0'),
+      victimKey.split('_')[1] ?? victimKey,
+    ],
     credentials: [
       {},
       { 'x-api-key': '' },
@@ -200,19 +270,36 @@ beforeAll(async () => {
       human,
       { authorization: human.authorization },
       { authorization: 'Bearer garbage', 'x-identity-token': 'garbage' },
-      { authorization: `Bearer ${await hs256Token('fuzz-human', 'session', { expiresIn: null })}`, 'x-identity-token': human['x-identity-token'] },
-      { authorization: `Bearer ${await hs256Token('fuzz-human', 'session', { secret: 'a-secret-that-is-not-the-stacks-0123456789' })}`, 'x-identity-token': human['x-identity-token'] },
+      {
+        authorization: `Bearer ${await hs256Token('fuzz-human', 'session', { expiresIn: null })}`,
+        'x-identity-token': human['x-identity-token'],
+      },
+      {
+        authorization: `Bearer ${await hs256Token('fuzz-human', 'session', { secret: 'a-secret-that-is-not-the-stacks-0123456789' })}`,
+        'x-identity-token': human['x-identity-token'],
+      },
       { ...(await humanHeaders('fuzz-human', { sessionSubject: 'someone-else' })) },
       { authorization: `Bearer ${human['x-identity-token']}`, 'x-identity-token': human['x-identity-token'] },
-      { authorization: `Bearer ${await hs256Token('fuzz-human', 'identity')}`, 'x-identity-token': human['x-identity-token'] },
-      { authorization: `Bearer eyJhbGciOiJub25lIn0.${Buffer.from(JSON.stringify({ sub: 'fuzz-human' })).toString('base64url')}.`, 'x-identity-token': human['x-identity-token'] },
+      {
+        authorization: `Bearer ${await hs256Token('fuzz-human', 'identity')}`,
+        'x-identity-token': human['x-identity-token'],
+      },
+      {
+        authorization: `Bearer eyJhbGciOiJub25lIn0.${Buffer.from(JSON.stringify({ sub: 'fuzz-human' })).toString('base64url')}.`,
+        'x-identity-token': human['x-identity-token'],
+      },
       { authorization: `Basic ${Buffer.from('admin:admin').toString('base64')}` },
     ],
     maxBodyBytes: MAX_BODY_BYTES,
   };
 
   const as = { 'x-api-key': key };
-  const base = (method: string, template: string, params: Record<string, string> = {}, extra: Partial<BaseRequest> = {}): [string, BaseRequest] => [
+  const base = (
+    method: string,
+    template: string,
+    params: Record<string, string> = {},
+    extra: Partial<BaseRequest> = {},
+  ): [string, BaseRequest] => [
     `${method} ${template}`,
     { method, template, params, query: {}, headers: as, versioned: false, ...extra },
   ];
@@ -223,23 +310,75 @@ beforeAll(async () => {
     base('GET', '/agents', {}, { query: { limit: '5' } }),
     base('GET', '/agents/search', {}, { query: { query: 'echo', limit: '5' } }),
     base('GET', '/agents/{agentId}', { agentId: fuzzAgent.agentId }),
-    base('PATCH', '/agents/{agentId}', { agentId: patched.agentId }, { body: { description: 'patched', sharedWith: ['fuzz-human'] } }),
+    base(
+      'PATCH',
+      '/agents/{agentId}',
+      { agentId: patched.agentId },
+      { body: { description: 'patched', sharedWith: ['fuzz-human'] } },
+    ),
     base('DELETE', '/agents/{agentId}', { agentId: deleted.agentId }),
     base('POST', '/agents/{agentId}/keys/rotate', { agentId: rotated.agentId }),
-    base('POST', '/tasks', {}, { body: { ...task, timeoutMs: 60_000, retry: { maxAttempts: 1 } }, headers: { ...as, 'idempotency-key': 'fuzz' } }),
-    base('POST', '/tasks/compose', {}, { body: [task, { ...task, parents: ['0'], params: { text: { source: { taskId: '0', field: 'text' }, type: 'string' } } }] }),
+    base(
+      'POST',
+      '/tasks',
+      {},
+      {
+        body: { ...task, timeoutMs: 60_000, retry: { maxAttempts: 1 } },
+        headers: { ...as, 'idempotency-key': 'fuzz' },
+      },
+    ),
+    base(
+      'POST',
+      '/tasks/compose',
+      {},
+      {
+        body: [
+          task,
+          { ...task, parents: ['0'], params: { text: { source: { taskId: '0', field: 'text' }, type: 'string' } } },
+        ],
+      },
+    ),
     base('GET', '/tasks/{taskId}', { taskId }, { query: { waitMs: '0' } }),
-    base('POST', '/tasks/{taskId}/result', { taskId }, { body: { status: 'completed', result: { text: 'done' } }, headers: { 'x-api-key': fuzzAgent.apiKey } }),
+    base(
+      'POST',
+      '/tasks/{taskId}/result',
+      { taskId },
+      { body: { status: 'completed', result: { text: 'done' } }, headers: { 'x-api-key': fuzzAgent.apiKey } },
+    ),
     base('POST', '/tasks/{taskId}/cancel', { taskId }),
     base('GET', '/compositions/{compositionId}', { compositionId }),
-    base('POST', '/rooms', {}, { body: { name: 'fuzzed', description: 'd', maxParticipants: 5, private: false, metadata: { a: 1 }, participants: [{ type: 'HUMAN', participantId: 'h' }] } }),
+    base(
+      'POST',
+      '/rooms',
+      {},
+      {
+        body: {
+          name: 'fuzzed',
+          description: 'd',
+          maxParticipants: 5,
+          private: false,
+          metadata: { a: 1 },
+          participants: [{ type: 'HUMAN', participantId: 'h' }],
+        },
+      },
+    ),
     base('GET', '/rooms', {}, { query: { limit: '5' } }),
     base('GET', '/user/rooms', {}, { query: { limit: '5' }, headers: human }),
     base('GET', '/rooms/{roomId}', { roomId: fuzzRoomId }),
-    base('POST', '/rooms/{roomId}/participants', { roomId: fuzzRoomId }, { body: { type: 'HUMAN', participantId: 'another-human' } }),
+    base(
+      'POST',
+      '/rooms/{roomId}/participants',
+      { roomId: fuzzRoomId },
+      { body: { type: 'HUMAN', participantId: 'another-human' } },
+    ),
     base('DELETE', '/rooms/{roomId}/participants/{participantId}', { roomId: fuzzRoomId, participantId: 'fuzz-human' }),
     base('GET', '/rooms/{roomId}/messages', { roomId: fuzzRoomId }, { query: { limit: '5' } }),
-    base('POST', '/rooms/{roomId}/messages', { roomId: fuzzRoomId }, { body: { content: 'hello', metadata: { a: 1 } }, headers: { 'x-api-key': fuzzAgent.apiKey } }),
+    base(
+      'POST',
+      '/rooms/{roomId}/messages',
+      { roomId: fuzzRoomId },
+      { body: { content: 'hello', metadata: { a: 1 } }, headers: { 'x-api-key': fuzzAgent.apiKey } },
+    ),
   ]);
   health = new HealthProbe(service.port);
 }, 180_000);
@@ -254,41 +393,62 @@ function baseOf(operation: Operation): BaseRequest {
   const known = bases.get(`${operation.method} ${operation.path}`);
   if (known) return { ...known, versioned: operation.versioned };
   const fixtures: Record<string, string> = { agentId: fuzzAgent.agentId, roomId: fuzzRoomId };
-  const params = Object.fromEntries([...operation.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => [name, fixtures[name] ?? 'unknown']));
-  return { method: operation.method, template: operation.path, params, query: {}, headers: bases.get('GET /agents')!.headers, versioned: operation.versioned, ...(['POST', 'PATCH', 'PUT'].includes(operation.method) ? { body: {} } : {}) };
+  const params = Object.fromEntries(
+    [...operation.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => [name, fixtures[name] ?? 'unknown']),
+  );
+  return {
+    method: operation.method,
+    template: operation.path,
+    params,
+    query: {},
+    headers: bases.get('GET /agents')!.headers,
+    versioned: operation.versioned,
+    ...(['POST', 'PATCH', 'PUT'].includes(operation.method) ? { body: {} } : {}),
+  };
 }
 
 describe('the fuzzer covers the service', () => {
   it('every route the source registers is in the OpenAPI document, so that it is fuzzed', () => {
     const documented = new Set(documentedOperations().map((operation) => `${operation.method} ${operation.path}`));
-    const sources = fs.readdirSync(path.join(__dirname, '../../src'), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'));
+    const sources = fs
+      .readdirSync(path.join(__dirname, '../../src'), { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'));
     const served = sources.flatMap((file) =>
-      [...fs.readFileSync(path.join(__dirname, '../../src', file), 'utf8').matchAll(/router\.(get|post|patch|put|delete)\('([^']+)'/g)].map(
-        ([, method, route]) => `${method.toUpperCase()} ${route.replace(/:(\w+)/g, '{$1}')}`,
-      ),
+      [
+        ...fs
+          .readFileSync(path.join(__dirname, '../../src', file), 'utf8')
+          .matchAll(/router\.(get|post|patch|put|delete)\('([^']+)'/g),
+      ].map(([, method, route]) => `${method.toUpperCase()} ${route.replace(/:(\w+)/g, '{$1}')}`),
     );
     expect(served.length).toBeGreaterThan(20);
     expect(served.filter((route) => !documented.has(route))).toEqual([]);
   });
 
   it('has a valid request for every documented operation', () => {
-    const missing = documentedOperations().filter((operation) => !bases.has(`${operation.method} ${operation.path}`) && !['/healthz', '/readyz', '/metrics', '/openapi.json'].includes(operation.path));
+    const missing = documentedOperations().filter(
+      (operation) =>
+        !bases.has(`${operation.method} ${operation.path}`) &&
+        !['/healthz', '/readyz', '/metrics', '/openapi.json'].includes(operation.path),
+    );
     expect(missing).toEqual([]);
   });
 });
 
 describe(`mutated requests (FUZZ_SEED=${SEED}, ${CASES_PER_OPERATION} per operation)`, () => {
-  it.each(documentedOperations().map((operation) => [`${operation.method} ${operation.path}`, operation] as const))('%s', async (name, operation) => {
-    const random = SeededRandom.derive(SEED, name);
-    const base = baseOf(operation);
-    const cases = Array.from({ length: CASES_PER_OPERATION }, () => mutate(base, random, context));
-    const failures = await runCases(
-      cases,
-      async (request) => problemsOf(await rawRequest(service.port, request, ANSWER_TIMEOUT_MS)),
-      (request, index) => `${name} case ${index}: ${describeRequest(request)}`,
-    );
-    expect(report(failures)).toEqual([]);
-  });
+  it.each(documentedOperations().map((operation) => [`${operation.method} ${operation.path}`, operation] as const))(
+    '%s',
+    async (name, operation) => {
+      const random = SeededRandom.derive(SEED, name);
+      const base = baseOf(operation);
+      const cases = Array.from({ length: CASES_PER_OPERATION }, () => mutate(base, random, context));
+      const failures = await runCases(
+        cases,
+        async (request) => problemsOf(await rawRequest(service.port, request, ANSWER_TIMEOUT_MS)),
+        (request, index) => `${name} case ${index}: ${describeRequest(request)}`,
+      );
+      expect(report(failures)).toEqual([]);
+    },
+  );
 });
 
 /**
@@ -304,7 +464,9 @@ function closeReason(code: number, data: Buffer, binary: boolean): string | unde
 
 /** A socket on the fuzz room as the fuzzer's agent, keeping every frame it receives. */
 async function openSocket(): Promise<{ ws: WebSocket; frames: string[]; closed: Promise<number> }> {
-  const ws = new WebSocket(`${service.wsUrl}/parties/chat-server/${fuzzRoomId}?api-key=${encodeURIComponent(fuzzAgent.apiKey)}`);
+  const ws = new WebSocket(
+    `${service.wsUrl}/parties/chat-server/${fuzzRoomId}?api-key=${encodeURIComponent(fuzzAgent.apiKey)}`,
+  );
   const frames: string[] = [];
   ws.on('message', (data) => frames.push((data as Buffer).toString()));
   const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
@@ -316,14 +478,20 @@ async function openSocket(): Promise<{ ws: WebSocket; frames: string[]; closed: 
 }
 
 /** Waits until the socket echoed `sentinel`, closed, or stayed silent for ANSWER_TIMEOUT_MS. */
-function answerOrClose(socket: { frames: string[]; closed: Promise<number> }, sentinel: string): Promise<{ echoed: true } | { closed: number } | { silent: true }> {
+function answerOrClose(
+  socket: { frames: string[]; closed: Promise<number> },
+  sentinel: string,
+): Promise<{ echoed: true } | { closed: number } | { silent: true }> {
   return new Promise((resolve) => {
     const finish = (outcome: { echoed: true } | { closed: number } | { silent: true }) => {
       clearInterval(check);
       clearTimeout(giveUp);
       resolve(outcome);
     };
-    const check = setInterval(() => socket.frames.some((frame) => frame.includes(sentinel)) && finish({ echoed: true }), 10);
+    const check = setInterval(
+      () => socket.frames.some((frame) => frame.includes(sentinel)) && finish({ echoed: true }),
+      10,
+    );
     const giveUp = setTimeout(() => finish({ silent: true }), ANSWER_TIMEOUT_MS);
     void socket.closed.then((code) => finish({ closed: code }));
   });
@@ -334,7 +502,10 @@ describe(`mutated WebSocket frames (FUZZ_SEED=${SEED}, ${FRAME_CASES})`, () => {
     const random = SeededRandom.derive(SEED, 'websocket');
     const valid = [
       { type: 'MESSAGE', data: { content: 'hello', metadata: { a: 1 } } },
-      { type: 'TASK_REQUEST', data: { requestId: 'r1', agentId: fuzzAgent.agentId, operation: 'tools/echo', params: { text: 'hi' } } },
+      {
+        type: 'TASK_REQUEST',
+        data: { requestId: 'r1', agentId: fuzzAgent.agentId, operation: 'tools/echo', params: { text: 'hi' } },
+      },
       { type: 'TASK_RESULT', data: { taskId: victim.taskId, status: 'completed', result: { a: 1 } } },
     ];
     const failures: string[] = [];
@@ -350,13 +521,15 @@ describe(`mutated WebSocket frames (FUZZ_SEED=${SEED}, ${FRAME_CASES})`, () => {
       const outcome = await answerOrClose(socket, sentinel);
       for (const text of socket.frames.splice(0)) {
         const frame = JSON.parse(text);
-        if (frame.type === 'ERROR' && (!KNOWN_CODES.has(frame.data?.code) || typeof frame.data?.message !== 'string')) failures.push(`${label}: ERROR frame ${text.slice(0, 200)}`);
+        if (frame.type === 'ERROR' && (!KNOWN_CODES.has(frame.data?.code) || typeof frame.data?.message !== 'string'))
+          failures.push(`${label}: ERROR frame ${text.slice(0, 200)}`);
         for (const leak of leaksIn(text)) failures.push(`${label}: ${leak}`);
       }
       if ('silent' in outcome) failures.push(`${label}: neither answered nor closed`);
       if ('closed' in outcome) {
         closes++;
-        if (closeReason(outcome.closed, data, binary) === undefined) failures.push(`${label}: closed with ${outcome.closed}`);
+        if (closeReason(outcome.closed, data, binary) === undefined)
+          failures.push(`${label}: closed with ${outcome.closed}`);
         socket = await openSocket();
       }
     }
@@ -388,10 +561,29 @@ function handshake(path: string): Promise<{ opened: true } | RawAnswer> {
 describe(`mutated WebSocket handshakes (FUZZ_SEED=${SEED}, ${HANDSHAKE_CASES})`, () => {
   it('are accepted or refused with the contract error, never a 5xx', async () => {
     const random = SeededRandom.derive(SEED, 'handshake');
-    const credentials = [`api-key=${encodeURIComponent(fuzzAgent.apiKey)}`, `apiKey=${encodeURIComponent(fuzzAgent.apiKey)}`, '', 'api-key=', 'api-key=acs_nope_nope', `api-key=${encodeURIComponent(victim.key)}x`, 'Authorization=Bearer%20garbage&X-Identity-Token=garbage'];
+    const credentials = [
+      `api-key=${encodeURIComponent(fuzzAgent.apiKey)}`,
+      `apiKey=${encodeURIComponent(fuzzAgent.apiKey)}`,
+      '',
+      'api-key=',
+      'api-key=acs_nope_nope',
+      `api-key=${encodeURIComponent(victim.key)}x`,
+      'Authorization=Bearer%20garbage&X-Identity-Token=garbage',
+    ];
     const paths = Array.from({ length: HANDSHAKE_CASES }, () => {
-      const roomId = random.pick([fuzzRoomId, fuzzRoomId, victim.roomId, seededUuid(random), ...HOSTILE_PATH_SEGMENTS.filter((segment) => segment.length < 1_000)]);
-      const query = [random.pick(credentials), random.chance(0.5) ? `since=${random.pick(['0', '5', ...HOSTILE_QUERY_VALUES])}` : ''].filter(Boolean).join('&');
+      const roomId = random.pick([
+        fuzzRoomId,
+        fuzzRoomId,
+        victim.roomId,
+        seededUuid(random),
+        ...HOSTILE_PATH_SEGMENTS.filter((segment) => segment.length < 1_000),
+      ]);
+      const query = [
+        random.pick(credentials),
+        random.chance(0.5) ? `since=${random.pick(['0', '5', ...HOSTILE_QUERY_VALUES])}` : '',
+      ]
+        .filter(Boolean)
+        .join('&');
       return `/parties/chat-server/${roomId}${query ? `?${query}` : ''}`;
     });
     const failures = await runCases(
@@ -412,7 +604,9 @@ describe('after the fuzz', () => {
     expect(health.failures).toEqual([]);
     expect(health.asked).toBeGreaterThan(0);
     expect(service.process.running).toBe(true);
-    expect((await rawRequest(service.port, { method: 'GET', path: '/healthz', headers: {} }, ANSWER_TIMEOUT_MS)).status).toBe(200);
+    expect(
+      (await rawRequest(service.port, { method: 'GET', path: '/healthz', headers: {} }, ANSWER_TIMEOUT_MS)).status,
+    ).toBe(200);
   });
 
   it("the victim's agent, key and room are as they were", async () => {
@@ -420,7 +614,10 @@ describe('after the fuzz', () => {
     const agent = await call('GET', `/agents/${victim.agent.agentId}`, options);
     expect(agent.status).toBe(200);
     expect(agent.body).toMatchObject({ description: MARKER, visibility: 'private', mcpUrl: victim.agent.mcpUrl });
-    expect((await call('GET', `/agents/${victim.agent.agentId}`, { baseUrl: service.baseUrl, apiKey: victim.agent.apiKey })).status).toBe(200);
+    expect(
+      (await call('GET', `/agents/${victim.agent.agentId}`, { baseUrl: service.baseUrl, apiKey: victim.agent.apiKey }))
+        .status,
+    ).toBe(200);
     const room = await call('GET', `/rooms/${victim.roomId}`, options);
     expect(room.status).toBe(200);
     expect(room.body).toMatchObject({ name: MARKER, private: true, metadata: { note: MARKER } });

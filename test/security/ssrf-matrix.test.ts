@@ -30,17 +30,58 @@ import { withTemporal } from '../support/temporal';
 
 /** Hosts as a URL writes them; `{port}` is the canary's. */
 const LOOPBACK = [
-  '127.0.0.1', '127.1', '127.0.1', '127.000.000.001', '0177.0.0.1', '0x7f.1', '0x7f.0.0.1', '0x7f000001', '2130706433', '017700000001', '127.255.255.254',
-  '0.0.0.0', '0', '0x0',
-  '[::1]', '[::]', '[0:0:0:0:0:0:0:1]', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '[0:0:0:0:0:ffff:7f00:1]',
+  '127.0.0.1',
+  '127.1',
+  '127.0.1',
+  '127.000.000.001',
+  '0177.0.0.1',
+  '0x7f.1',
+  '0x7f.0.0.1',
+  '0x7f000001',
+  '2130706433',
+  '017700000001',
+  '127.255.255.254',
+  '0.0.0.0',
+  '0',
+  '0x0',
+  '[::1]',
+  '[::]',
+  '[0:0:0:0:0:0:0:1]',
+  '[::ffff:127.0.0.1]',
+  '[::ffff:7f00:1]',
+  '[0:0:0:0:0:ffff:7f00:1]',
   // IPv4-compatible (deprecated), SIIT, NAT64 (well-known and local-use prefixes) and 6to4 forms of 127.0.0.1.
-  '[::127.0.0.1]', '[::7f00:1]', '[::ffff:0:127.0.0.1]', '[64:ff9b::127.0.0.1]', '[64:ff9b:1::7f00:1]', '[2002:7f00:1::1]',
+  '[::127.0.0.1]',
+  '[::7f00:1]',
+  '[::ffff:0:127.0.0.1]',
+  '[64:ff9b::127.0.0.1]',
+  '[64:ff9b:1::7f00:1]',
+  '[2002:7f00:1::1]',
 ];
 const NAMES = ['localhost', 'LOCALHOST', 'LocalHost', 'localhost.'];
 const PRIVATE = [
-  '10.0.0.1', '10.255.255.254', '172.16.0.1', '172.31.255.254', '192.168.0.1', '192.168.255.254', '169.254.169.254', '169.254.0.1', '100.64.0.1', '100.127.255.254',
-  '[::ffff:10.0.0.1]', '[::ffff:169.254.169.254]', '[::a9fe:a9fe]', '[fc00::1]', '[fd00::2]', '[fe80::1]', '[fec0::1]',
-  '224.0.0.1', '255.255.255.255', '198.18.0.1', '192.0.0.1', '240.0.0.1',
+  '10.0.0.1',
+  '10.255.255.254',
+  '172.16.0.1',
+  '172.31.255.254',
+  '192.168.0.1',
+  '192.168.255.254',
+  '169.254.169.254',
+  '169.254.0.1',
+  '100.64.0.1',
+  '100.127.255.254',
+  '[::ffff:10.0.0.1]',
+  '[::ffff:169.254.169.254]',
+  '[::a9fe:a9fe]',
+  '[fc00::1]',
+  '[fd00::2]',
+  '[fe80::1]',
+  '[fec0::1]',
+  '224.0.0.1',
+  '255.255.255.255',
+  '198.18.0.1',
+  '192.0.0.1',
+  '240.0.0.1',
 ];
 
 /** What a refusal's message must not contain for a name: the address it resolved to. */
@@ -49,7 +90,10 @@ const RESOLVED_LOOPBACK = /127\.0\.0\.1|::1\b/;
 /** A canary HTTP server on 127.0.0.1 and ::1, one port: counts every connection either gets. */
 class Canary {
   connections = 0;
-  private constructor(private readonly servers: http.Server[], readonly port: number) {}
+  private constructor(
+    private readonly servers: http.Server[],
+    readonly port: number,
+  ) {}
 
   static async start(): Promise<Canary> {
     for (let attempt = 0; ; attempt++) {
@@ -72,7 +116,9 @@ class Canary {
   }
 
   close(): Promise<void> {
-    return Promise.all(this.servers.map((server) => new Promise((resolve) => server.close(resolve)))).then(() => undefined);
+    return Promise.all(this.servers.map((server) => new Promise((resolve) => server.close(resolve)))).then(
+      () => undefined,
+    );
   }
 }
 
@@ -89,12 +135,19 @@ interface Case {
  * address (a DNS failure, retried as such).
  */
 function cases(port: number, names: string[]): Case[] {
-  const withPort = [...LOOPBACK, ...names, ...PRIVATE].map((host) => ({ host: `${host}:${port}`, name: names.includes(host) }));
+  const withPort = [...LOOPBACK, ...names, ...PRIVATE].map((host) => ({
+    host: `${host}:${port}`,
+    name: names.includes(host),
+  }));
   const loopbackVariants = [...LOOPBACK, ...names].flatMap((host) => [
     { host: `user:secret@${host}:${port}`, name: names.includes(host) },
     { host, name: names.includes(host) },
   ]);
-  return [...withPort, ...loopbackVariants].map(({ host, name }) => ({ host, name, url: (path: string) => `https://${host}/${path}` }));
+  return [...withPort, ...loopbackVariants].map(({ host, name }) => ({
+    host,
+    name,
+    url: (path: string) => `https://${host}/${path}`,
+  }));
 }
 
 describe('SSRF matrix: outbound rules as in production', () => {
@@ -106,8 +159,18 @@ describe('SSRF matrix: outbound rules as in production', () => {
 
   beforeAll(async () => {
     canary = await Canary.start();
-    const resolving = await Promise.all(NAMES.map((name) => dns.lookup(name).then(() => name, () => undefined)));
-    matrix = cases(canary.port, resolving.filter((name): name is string => name !== undefined));
+    const resolving = await Promise.all(
+      NAMES.map((name) =>
+        dns.lookup(name).then(
+          () => name,
+          () => undefined,
+        ),
+      ),
+    );
+    matrix = cases(
+      canary.port,
+      resolving.filter((name): name is string => name !== undefined),
+    );
     service = await startOwnService('ssrf-matrix', {
       ALLOW_INSECURE_AGENT_URLS: 'false',
       ALLOW_PRIVATE_AGENT_URLS: 'false',
@@ -117,7 +180,11 @@ describe('SSRF matrix: outbound rules as in production', () => {
     const options = { baseUrl: service.baseUrl, apiKey: 'admin' };
     await Promise.all(
       matrix.map(async (spelling) => {
-        const registration = agentRegistration({ mcpUrl: spelling.url('mcp'), chatUrl: spelling.url('chat'), callbackUrl: spelling.url('agent-hook') });
+        const registration = agentRegistration({
+          mcpUrl: spelling.url('mcp'),
+          chatUrl: spelling.url('chat'),
+          callbackUrl: spelling.url('agent-hook'),
+        });
         const registered = await call('POST', '/agents', { ...options, body: registration });
         if (registered.status !== 201) {
           expectError(registered, 400, 'VALIDATION_ERROR');
@@ -126,7 +193,13 @@ describe('SSRF matrix: outbound rules as in production', () => {
         }
         const { agentId } = registered.body;
         // One attempt: a destination the guard let through shows as AGENT_UNREACHABLE, not a retry.
-        const task = { agentId, operation: 'tools/echo', params: { text: 'x' }, callbackUrl: spelling.url('task-hook'), retry: { maxAttempts: 1 } };
+        const task = {
+          agentId,
+          operation: 'tools/echo',
+          params: { text: 'x' },
+          callbackUrl: spelling.url('task-hook'),
+          retry: { maxAttempts: 1 },
+        };
         const created = await call('POST', '/tasks', { ...options, body: task });
         if (created.status !== 202) {
           expectError(created, 400, 'VALIDATION_ERROR');
@@ -148,14 +221,22 @@ describe('SSRF matrix: outbound rules as in production', () => {
     expect(reached).toBeGreaterThan(matrix.length * 0.9);
   });
 
-  it("fails each task at its first call with AGENT_URL_REFUSED, without showing what a name resolved to", async () => {
+  it('fails each task at its first call with AGENT_URL_REFUSED, without showing what a name resolved to', async () => {
     const wrong: string[] = [];
     for (const spelling of matrix) {
       const { taskId } = outcomes.get(spelling.host)!;
       if (!taskId) continue;
-      const task = (await call('GET', `/tasks/${taskId}?waitMs=20000`, { baseUrl: service.baseUrl, apiKey: 'admin' })).body;
-      if (task.status !== 'failed' || task.error?.code !== 'AGENT_URL_REFUSED' || task.attempts !== 1 || task.attemptErrors?.length !== 1) wrong.push(`${spelling.host}: ${JSON.stringify(task)}`);
-      if (spelling.name && RESOLVED_LOOPBACK.test(JSON.stringify(task))) wrong.push(`${spelling.host} shows its address: ${JSON.stringify(task.error)}`);
+      const task = (await call('GET', `/tasks/${taskId}?waitMs=20000`, { baseUrl: service.baseUrl, apiKey: 'admin' }))
+        .body;
+      if (
+        task.status !== 'failed' ||
+        task.error?.code !== 'AGENT_URL_REFUSED' ||
+        task.attempts !== 1 ||
+        task.attemptErrors?.length !== 1
+      )
+        wrong.push(`${spelling.host}: ${JSON.stringify(task)}`);
+      if (spelling.name && RESOLVED_LOOPBACK.test(JSON.stringify(task)))
+        wrong.push(`${spelling.host} shows its address: ${JSON.stringify(task.error)}`);
     }
     expect(wrong).toEqual([]);
   });
@@ -177,14 +258,29 @@ describe('SSRF matrix: outbound rules as in production', () => {
     const { mongoUri, mongoDatabase } = testStack();
     const store = await Store.connect(mongoUri, mongoDatabase);
     try {
-      const notify = notifyCancellationActivity(new RecentAgents(stackAgents(store)), outboundDispatcher({ allowPrivate: false, connectTimeoutMs: 2_000 }), { callTimeoutMs: 2_000 });
+      const notify = notifyCancellationActivity(
+        new RecentAgents(stackAgents(store)),
+        outboundDispatcher({ allowPrivate: false, connectTimeoutMs: 2_000 }),
+        { callTimeoutMs: 2_000 },
+      );
       const wrong: string[] = [];
       for (const spelling of matrix) {
         const { agentId } = outcomes.get(spelling.host)!;
         if (!agentId) continue;
-        const failure = await new MockActivityEnvironment({ attempt: 1 }).run(notify, { taskId: `notice-${agentId}`, agentId }).then(() => undefined, (error: any) => error);
-        if (failure?.nonRetryable !== true || !/refused/.test(failure.message) || (spelling.name && RESOLVED_LOOPBACK.test(failure.message))) {
-          wrong.push(`${spelling.host}: ${failure ? `${failure.nonRetryable ? 'final' : 'retried'}: ${failure.message}` : 'delivered'}`);
+        const failure = await new MockActivityEnvironment({ attempt: 1 })
+          .run(notify, { taskId: `notice-${agentId}`, agentId })
+          .then(
+            () => undefined,
+            (error: any) => error,
+          );
+        if (
+          failure?.nonRetryable !== true ||
+          !/refused/.test(failure.message) ||
+          (spelling.name && RESOLVED_LOOPBACK.test(failure.message))
+        ) {
+          wrong.push(
+            `${spelling.host}: ${failure ? `${failure.nonRetryable ? 'final' : 'retried'}: ${failure.message}` : 'delivered'}`,
+          );
         }
       }
       expect(wrong).toEqual([]);
@@ -206,19 +302,39 @@ describe('SSRF matrix: outbound rules as in production', () => {
     const task = (callbackUrl: string) => ({ agentId, operation: 'tools/echo', params: { text: 'x' }, callbackUrl });
 
     it('answers 400 naming callbackUrl to POST /tasks with an http one', async () => {
-      const error = expectError(await call('POST', '/tasks', { ...options(), body: task('http://receiver.example.com/done') }), 400, 'VALIDATION_ERROR');
-      expect(error).toEqual({ code: 'VALIDATION_ERROR', message: 'callbackUrl must be an https URL', details: [{ path: '/callbackUrl', message: 'must use https' }] });
+      const error = expectError(
+        await call('POST', '/tasks', { ...options(), body: task('http://receiver.example.com/done') }),
+        400,
+        'VALIDATION_ERROR',
+      );
+      expect(error).toEqual({
+        code: 'VALIDATION_ERROR',
+        message: 'callbackUrl must be an https URL',
+        details: [{ path: '/callbackUrl', message: 'must use https' }],
+      });
     });
 
     it('answers 400 naming the element to POST /tasks/compose with an http one, and starts nothing', async () => {
-      const body = [task('https://receiver.example.com/done'), { ...task('HTTP://receiver.example.com/done'), parents: ['0'] }];
+      const body = [
+        task('https://receiver.example.com/done'),
+        { ...task('HTTP://receiver.example.com/done'), parents: ['0'] },
+      ];
       const error = expectError(await call('POST', '/tasks/compose', { ...options(), body }), 400, 'VALIDATION_ERROR');
-      expect(error).toEqual({ code: 'VALIDATION_ERROR', message: 'Task 1: callbackUrl must be an https URL', details: [{ path: '/1/callbackUrl', message: 'must use https' }] });
+      expect(error).toEqual({
+        code: 'VALIDATION_ERROR',
+        message: 'Task 1: callbackUrl must be an https URL',
+        details: [{ path: '/1/callbackUrl', message: 'must use https' }],
+      });
     });
 
     it('accepts an https callbackUrl', async () => {
-      expect((await call('POST', '/tasks', { ...options(), body: task('https://receiver.example.com/done') })).status).toBe(202);
-      expect((await call('POST', '/tasks/compose', { ...options(), body: [task('https://receiver.example.com/done')] })).status).toBe(202);
+      expect(
+        (await call('POST', '/tasks', { ...options(), body: task('https://receiver.example.com/done') })).status,
+      ).toBe(202);
+      expect(
+        (await call('POST', '/tasks/compose', { ...options(), body: [task('https://receiver.example.com/done')] }))
+          .status,
+      ).toBe(202);
     });
   });
 });
@@ -234,13 +350,24 @@ async function callbackProblems(client: Client, taskId: string, name: boolean): 
   const closed = await closedStatus(workflow, 20_000).catch(() => 'still running');
   if (closed !== 'COMPLETED') return [`run ${closed}`];
   const events = (await workflow.fetchHistory()).events ?? [];
-  const scheduled = events.filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'deliverCallback').map((event) => Number(event.eventId));
-  const attempts = events.filter((event) => scheduled.includes(Number(event.activityTaskStartedEventAttributes?.scheduledEventId))).map((event) => event.activityTaskStartedEventAttributes?.attempt);
-  const failures = events.filter((event) => scheduled.includes(Number(event.activityTaskFailedEventAttributes?.scheduledEventId))).map((event) => event.activityTaskFailedEventAttributes?.failure);
+  const scheduled = events
+    .filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'deliverCallback')
+    .map((event) => Number(event.eventId));
+  const attempts = events
+    .filter((event) => scheduled.includes(Number(event.activityTaskStartedEventAttributes?.scheduledEventId)))
+    .map((event) => event.activityTaskStartedEventAttributes?.attempt);
+  const failures = events
+    .filter((event) => scheduled.includes(Number(event.activityTaskFailedEventAttributes?.scheduledEventId)))
+    .map((event) => event.activityTaskFailedEventAttributes?.failure);
   const problems: string[] = [];
   if (scheduled.length !== 2) problems.push(`${scheduled.length} callbacks scheduled`);
   if (attempts.some((attempt) => attempt !== 1)) problems.push(`attempts ${JSON.stringify(attempts)}`);
-  if (failures.length !== 2 || failures.some((failure) => failure?.applicationFailureInfo?.nonRetryable !== true || !/refused/.test(failure?.message ?? ''))) {
+  if (
+    failures.length !== 2 ||
+    failures.some(
+      (failure) => failure?.applicationFailureInfo?.nonRetryable !== true || !/refused/.test(failure?.message ?? ''),
+    )
+  ) {
     problems.push(`failures ${JSON.stringify(failures.map((failure) => failure?.message))}`);
   }
   if (name && RESOLVED_LOOPBACK.test(JSON.stringify(failures))) problems.push('a failure shows the address');
@@ -274,7 +401,16 @@ describe('redirects', () => {
     const receiver = await AgentServer.start();
     try {
       const agent = await registerAgent({ mcpUrl: url('mcp'), callbackUrl: url('agent-hook') });
-      const created = await call('POST', '/tasks', { apiKey: 'admin', body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' }, callbackUrl: url('task-hook'), retry: { maxAttempts: 1 } } });
+      const created = await call('POST', '/tasks', {
+        apiKey: 'admin',
+        body: {
+          agentId: agent.agentId,
+          operation: 'tools/echo',
+          params: { text: 'x' },
+          callbackUrl: url('task-hook'),
+          retry: { maxAttempts: 1 },
+        },
+      });
       expect(created.status).toBe(202);
       const task = await waitForTask(created.body.taskId);
       expect(task).toMatchObject({ status: 'failed', error: { code: 'AGENT_PROTOCOL_ERROR' } });
@@ -283,7 +419,10 @@ describe('redirects', () => {
       expect(canary.connections).toBe(0);
       // The same service does reach a loopback receiver that answers: the canary's silence is the redirect's.
       const reached = await registerAgent({ mcpUrl: receiver.route('mcp', completes({ text: 'x' })) });
-      const direct = await call('POST', '/tasks', { apiKey: 'admin', body: { agentId: reached.agentId, operation: 'tools/echo', params: { text: 'x' } } });
+      const direct = await call('POST', '/tasks', {
+        apiKey: 'admin',
+        body: { agentId: reached.agentId, operation: 'tools/echo', params: { text: 'x' } },
+      });
       expect((await waitForTask(direct.body.taskId)).status).toBe('completed');
     } finally {
       await receiver.close();

@@ -67,7 +67,13 @@ export class AgentServer {
       } catch {
         body = undefined;
       }
-      const call: ReceivedCall = { path: request.url ?? '/', headers: request.headers, rawBody, body, receivedAt: Date.now() };
+      const call: ReceivedCall = {
+        path: request.url ?? '/',
+        headers: request.headers,
+        rawBody,
+        body,
+        receivedAt: Date.now(),
+      };
       this.calls.push(call);
       const behaviour = this.behaviours.get(call.path);
       const reply = behaviour ? behaviour(call) : { status: 404, body: 'no such test route' };
@@ -77,7 +83,9 @@ export class AgentServer {
       setTimeout(() => {
         if (call.abandoned) return;
         const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? null);
-        response.writeHead(reply.status, { 'content-type': typeof reply.body === 'string' ? 'text/plain' : 'application/json' });
+        response.writeHead(reply.status, {
+          'content-type': typeof reply.body === 'string' ? 'text/plain' : 'application/json',
+        });
         response.end(text);
       }, reply.delayMs ?? 0);
     });
@@ -85,9 +93,16 @@ export class AgentServer {
 }
 
 /** Completed with `result`. */
-export const completes = (result: unknown): AgentBehaviour => () => ({ status: 200, body: { status: 'completed', result } });
+export const completes =
+  (result: unknown): AgentBehaviour =>
+  () => ({ status: 200, body: { status: 'completed', result } });
 
 /** The `webhook-signature` a call signed with `secret` carries (Standard Webhooks), to compare with the one it came with. */
 export function signatureWith(secret: string, received: ReceivedCall): string {
-  return webhookSignature(secret, received.headers['webhook-id'] as string, Number(received.headers['webhook-timestamp']), received.rawBody);
+  return webhookSignature(
+    secret,
+    received.headers['webhook-id'] as string,
+    Number(received.headers['webhook-timestamp']),
+    received.rawBody,
+  );
 }

@@ -38,14 +38,22 @@ export function registerAgent(overrides: Record<string, unknown> = {}, apiKey = 
 }
 
 /** registerAgent with any credential, for instance a human's headers (test/support/humans.ts). */
-export async function registerAgentWith(credentials: Pick<CallOptions, 'apiKey' | 'headers'>, overrides: Record<string, unknown> = {}): Promise<RegisteredAgent> {
+export async function registerAgentWith(
+  credentials: Pick<CallOptions, 'apiKey' | 'headers'>,
+  overrides: Record<string, unknown> = {},
+): Promise<RegisteredAgent> {
   const reply = await call<RegisteredAgent>('POST', '/agents', { ...credentials, body: agentRegistration(overrides) });
-  if (reply.status !== 201) throw new Error(`registering an agent answered ${reply.status}: ${JSON.stringify(reply.body)}`);
+  if (reply.status !== 201)
+    throw new Error(`registering an agent answered ${reply.status}: ${JSON.stringify(reply.body)}`);
   return reply.body;
 }
 
 /** Every page of GET `path` with `limit`, following `after`; bounded. */
-export async function allPages(path: string, options: Pick<CallOptions, 'apiKey' | 'headers' | 'baseUrl'>, limit: number): Promise<string[]> {
+export async function allPages(
+  path: string,
+  options: Pick<CallOptions, 'apiKey' | 'headers' | 'baseUrl'>,
+  limit: number,
+): Promise<string[]> {
   const seen: string[] = [];
   for (let page = 0; page < 500; page += 1) {
     const separator = path.includes('?') ? '&' : '?';

@@ -12,5 +12,7 @@ export default async function globalSetup(): Promise<void> {
   const running = await startLocalStack({ runDirPrefix: 'acs-test-', database: MONGO_DATABASE });
   (globalThis as { acsTestStack?: RunningTestStack }).acsTestStack = running;
   const { stack } = running;
-  process.stdout.write(`\n[test stack] ready in ${Date.now() - started} ms: ${stack.baseUrl}, Temporal ${stack.temporalAddress}, FerretDB ${stack.mongoUri}, logs in ${running.runDir}\n`);
+  process.stdout.write(
+    `\n[test stack] ready in ${Date.now() - started} ms: ${stack.baseUrl}, Temporal ${stack.temporalAddress}, FerretDB ${stack.mongoUri}, logs in ${running.runDir}\n`,
+  );
 }

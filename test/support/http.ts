@@ -43,7 +43,9 @@ export async function call<T = any>(method: string, path: string, options: CallO
     headers['content-type'] ??= 'application/json';
   }
   const url = `${options.baseUrl ?? stack.baseUrl}${path}`;
-  const response = options.localAddress ? await fetchVia(url, { method, headers, body, dispatcher: poolFrom(options.localAddress) }) : await fetch(url, { method, headers, body });
+  const response = options.localAddress
+    ? await fetchVia(url, { method, headers, body, dispatcher: poolFrom(options.localAddress) })
+    : await fetch(url, { method, headers, body });
   const text = await response.text();
   let parsed: unknown = text;
   if ((response.headers.get('content-type') ?? '').includes('json') && text.length > 0) parsed = JSON.parse(text);
@@ -51,7 +53,11 @@ export async function call<T = any>(method: string, path: string, options: CallO
 }
 
 /** Asserts the contract's error body and returns it. */
-export function expectError(reply: Reply, status: number, code: string): { code: string; message: string; details?: unknown } {
+export function expectError(
+  reply: Reply,
+  status: number,
+  code: string,
+): { code: string; message: string; details?: unknown } {
   expect({ status: reply.status, code: reply.body?.error?.code }).toEqual({ status, code });
   expect(typeof reply.body.error.message).toBe('string');
   return reply.body.error;

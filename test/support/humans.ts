@@ -28,8 +28,14 @@ export function hs256Token(subject: string, kind: HumanTokenKind, options: Human
 }
 
 /** A human's two tokens, both naming `subject` (the session token `sessionSubject` when given). */
-export async function humanTokens(subject: string, options: HumanTokenOptions = {}): Promise<Record<HumanTokenKind, string>> {
-  const [session, identity] = await Promise.all([hs256Token(options.sessionSubject ?? subject, 'session', options), hs256Token(subject, 'identity', options)]);
+export async function humanTokens(
+  subject: string,
+  options: HumanTokenOptions = {},
+): Promise<Record<HumanTokenKind, string>> {
+  const [session, identity] = await Promise.all([
+    hs256Token(options.sessionSubject ?? subject, 'session', options),
+    hs256Token(subject, 'identity', options),
+  ]);
   return { session, identity };
 }
 

@@ -54,7 +54,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const uiPort = options.webUi ? await freePort() : undefined;
   const namespace = 'default';
   const processes = await Promise.all([
-    startTemporalDevServer({ binary: binaries.temporal, dataDir: runDir, port: temporalPort, uiPort, namespace, tunedSqlite: options.tunedSqlite }),
+    startTemporalDevServer({
+      binary: binaries.temporal,
+      dataDir: runDir,
+      port: temporalPort,
+      uiPort,
+      namespace,
+      tunedSqlite: options.tunedSqlite,
+    }),
     startServiceFerretDb({ binary: binaries.ferretdb, dataDir: runDir, port: mongoPort, database: options.database }),
   ]);
   const stopServers = () => Promise.all(processes.map((process) => process.stop()));
@@ -74,7 +81,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     runDir,
     binaries,
   };
-  const service = ServiceProcess.spawn('start.ts', serviceEnv(stack, { PORT: String(apiPort), ...options.env }), path.join(runDir, 'service.log'));
+  const service = ServiceProcess.spawn(
+    'start.ts',
+    serviceEnv(stack, { PORT: String(apiPort), ...options.env }),
+    path.join(runDir, 'service.log'),
+  );
   try {
     await service.waitReady(stack.baseUrl);
   } catch (error) {
@@ -102,7 +113,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 }
 
 /** The environment a service process of the test stack runs with; tests that start more processes reuse it. */
-export function serviceEnv(stack: Omit<TestStack, 'servicePid'>, overrides: Record<string, string> = {}): Record<string, string> {
+export function serviceEnv(
+  stack: Omit<TestStack, 'servicePid'>,
+  overrides: Record<string, string> = {},
+): Record<string, string> {
   return {
     TEMPORAL_ADDRESS: stack.temporalAddress,
     TEMPORAL_NAMESPACE: stack.temporalNamespace,

@@ -57,21 +57,70 @@ function hostileValue(random: SeededRandom): { value?: unknown; raw?: string; la
   const values: Array<() => { value?: unknown; raw?: string; label: string }> = [
     () => ({ value: null, label: 'null' }),
     () => ({ value: random.pick([true, false]), label: 'a boolean' }),
-    () => ({ value: random.pick([0, -1, -0.5, 1.5, 1e308, -1e308, 2 ** 53 + 1, 4_294_967_296, 1e-320]), label: 'an odd number' }),
-    () => ({ raw: random.pick(['1e999', '-1e999', '-0', '123456789012345678901234567890']), label: 'an extreme number literal' }),
-    () => ({ value: random.pick(['', ' ', '0', '-1', 'NaN', 'Infinity', 'null', 'true', 'undefined']), label: 'a look-alike string' }),
+    () => ({
+      value: random.pick([0, -1, -0.5, 1.5, 1e308, -1e308, 2 ** 53 + 1, 4_294_967_296, 1e-320]),
+      label: 'an odd number',
+    }),
+    () => ({
+      raw: random.pick(['1e999', '-1e999', '-0', '123456789012345678901234567890']),
+      label: 'an extreme number literal',
+    }),
+    () => ({
+      value: random.pick(['', ' ', '0', '-1', 'NaN', 'Infinity', 'null', 'true', 'undefined']),
+      label: 'a look-alike string',
+    }),
     () => ({ value: random.pick(['\u0000', 'a\u0000b', '\u0000'.repeat(1_000)]), label: 'NUL characters' }),
-    () => ({ value: random.pick(['\ud800', '\udfff\ud800', 'é\u0301', '\u202e\u200b\ufeff', '😀'.repeat(2_000), '𝔘𝔫𝔦𝔠𝔬𝔡𝔢']), label: 'odd unicode' }),
+    () => ({
+      value: random.pick(['\ud800', '\udfff\ud800', 'é\u0301', '\u202e\u200b\ufeff', '😀'.repeat(2_000), '𝔘𝔫𝔦𝔠𝔬𝔡𝔢']),
+      label: 'odd unicode',
+    }),
     () => ({ value: 'x'.repeat(random.pick([1_000, 100_000, 600_000])), label: 'a huge string' }),
-    () => ({ value: random.pick(['../../../../etc/passwd', '..%2F..%2Fkeys', '/\\/\\evil', 'C:\\Windows\\win.ini']), label: 'a path' }),
-    () => ({ value: random.pick(['https://127.0.0.1/', 'http://169.254.169.254/latest/meta-data/', 'javascript:alert(1)', 'file:///etc/passwd', 'https://[::1]:1/']), label: 'a URL' }),
-    () => ({ value: random.pick(["' OR '1'='1", '<script>alert(1)</script>', '${7*7}', '{{7*7}}', '%s%s%s%n', 'a'.repeat(50) + '!'.repeat(50_000)]), label: 'an injection string' }),
-    () => ({ value: random.pick([{ $gt: '' }, { $ne: null }, { $where: 'sleep(1000)' }, { $regex: '.*' }]), label: 'a MongoDB operator' }),
-    () => ({ raw: random.pick(['{"__proto__":{"polluted":true}}', '{"constructor":{"prototype":{"polluted":true}}}']), label: 'a prototype key' }),
+    () => ({
+      value: random.pick(['../../../../etc/passwd', '..%2F..%2Fkeys', '/\\/\\evil', 'C:\\Windows\\win.ini']),
+      label: 'a path',
+    }),
+    () => ({
+      value: random.pick([
+        'https://127.0.0.1/',
+        'http://169.254.169.254/latest/meta-data/',
+        'javascript:alert(1)',
+        'file:///etc/passwd',
+        'https://[::1]:1/',
+      ]),
+      label: 'a URL',
+    }),
+    () => ({
+      value: random.pick([
+        "' OR '1'='1",
+        '<script>alert(1)</script>',
+        '${7*7}',
+        '{{7*7}}',
+        '%s%s%s%n',
+        'a'.repeat(50) + '!'.repeat(50_000),
+      ]),
+      label: 'an injection string',
+    }),
+    () => ({
+      value: random.pick([{ $gt: '' }, { $ne: null }, { $where: 'sleep(1000)' }, { $regex: '.*' }]),
+      label: 'a MongoDB operator',
+    }),
+    () => ({
+      raw: random.pick(['{"__proto__":{"polluted":true}}', '{"constructor":{"prototype":{"polluted":true}}}']),
+      label: 'a prototype key',
+    }),
     () => ({ value: random.pick([[], {}, [[]], [null], [{}]]), label: 'an empty container' }),
-    () => ({ value: Array.from({ length: random.pick([1_000, 20_000]) }, (_, i) => random.pick([i, `s${i}`, { i }])), label: 'a long array' }),
-    () => ({ raw: random.pick([deepArray(99), deepArray(101), deepArray(20_000), deepObject(150)]), label: 'deep nesting' }),
-    () => ({ value: Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`k${i}`, i])), label: 'an object with many keys' }),
+    () => ({
+      value: Array.from({ length: random.pick([1_000, 20_000]) }, (_, i) => random.pick([i, `s${i}`, { i }])),
+      label: 'a long array',
+    }),
+    () => ({
+      raw: random.pick([deepArray(99), deepArray(101), deepArray(20_000), deepObject(150)]),
+      label: 'deep nesting',
+    }),
+    () => ({
+      value: Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`k${i}`, i])),
+      label: 'an object with many keys',
+    }),
     () => ({ value: seededUuid(random), label: 'a random id' }),
   ];
   return random.pick(values)();
@@ -86,7 +135,9 @@ export function seededUuid(random: SeededRandom): string {
 /** The places inside a JSON value, as key paths. */
 function pathsOf(value: unknown, prefix: Array<string | number> = [], depth = 0): Array<Array<string | number>> {
   if (depth > 6 || typeof value !== 'object' || value === null) return [prefix];
-  const entries = Array.isArray(value) ? value.slice(0, 20).map((item, index) => [index, item] as const) : Object.entries(value);
+  const entries = Array.isArray(value)
+    ? value.slice(0, 20).map((item, index) => [index, item] as const)
+    : Object.entries(value);
   return [prefix, ...entries.flatMap(([key, child]) => pathsOf(child, [...prefix, key], depth + 1))];
 }
 
@@ -103,16 +154,61 @@ function bodyText(json: unknown, raws: string[]): string {
 
 /** Path segments that are not ids: traversal, bad percent-encoding, NUL, operators, huge. */
 export const HOSTILE_PATH_SEGMENTS = [
-  '..', '%2e%2e', '..%2f..%2fkeys', '%2F', '%00', 'a%00b', '%', '%E0%A4%A', '%F0%9F%98%80', '%C0%AE%C0%AE', '$ne', '{}', '[object%20Object]',
-  'null', 'undefined', '__proto__', 'constructor', 'x'.repeat(5_000), 'x'.repeat(20_000), "'%20OR%20'1'='1", '%20', '-1', '0', 'NaN',
+  '..',
+  '%2e%2e',
+  '..%2f..%2fkeys',
+  '%2F',
+  '%00',
+  'a%00b',
+  '%',
+  '%E0%A4%A',
+  '%F0%9F%98%80',
+  '%C0%AE%C0%AE',
+  '$ne',
+  '{}',
+  '[object%20Object]',
+  'null',
+  'undefined',
+  '__proto__',
+  'constructor',
+  'x'.repeat(5_000),
+  'x'.repeat(20_000),
+  "'%20OR%20'1'='1",
+  '%20',
+  '-1',
+  '0',
+  'NaN',
 ];
 
 /** Query values that are not the numbers or ids a parameter takes. */
-export const HOSTILE_QUERY_VALUES = ['-1', '0', '1e9', '999999999999999999999', 'abc', '1.5', 'NaN', 'Infinity', '', '%00', '%', 'x'.repeat(5_000), '%F0%9F%98%80', '%5B%5D', '%24gt'];
+export const HOSTILE_QUERY_VALUES = [
+  '-1',
+  '0',
+  '1e9',
+  '999999999999999999999',
+  'abc',
+  '1.5',
+  'NaN',
+  'Infinity',
+  '',
+  '%00',
+  '%',
+  'x'.repeat(5_000),
+  '%F0%9F%98%80',
+  '%5B%5D',
+  '%24gt',
+];
 
 const CONTENT_TYPES = [
-  'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16', 'application/xml',
-  'application/json, text/html', 'application/vnd.api+json', 'garbage', '',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/json; charset=utf-16',
+  'application/xml',
+  'application/json, text/html',
+  'application/vnd.api+json',
+  'garbage',
+  '',
 ];
 
 /**
@@ -147,20 +243,44 @@ const BODY_MUTATIONS: Mutation[] = [
   (draft, random, _context, raws) => {
     if (!draft.body || !('json' in draft.body)) return undefined;
     const objects = pathsOf(draft.body.json).filter((path) => {
-      const node = path.reduce((at: any, key) => at?.[key], draft.body && 'json' in draft.body ? draft.body.json : undefined);
+      const node = path.reduce(
+        (at: any, key) => at?.[key],
+        draft.body && 'json' in draft.body ? draft.body.json : undefined,
+      );
       return typeof node === 'object' && node !== null && !Array.isArray(node);
     });
     if (objects.length === 0) return undefined;
     const path = random.pick(objects);
     const target = path.reduce((at: any, key) => at[key], draft.body.json);
-    const name = random.pick(['extra', '$set', 'isAdmin', 'ownerId', 'owner', 'role', 'kind', 'id', '_id', 'apiKey', 'x'.repeat(10_000), '', '\u0000']);
+    const name = random.pick([
+      'extra',
+      '$set',
+      'isAdmin',
+      'ownerId',
+      'owner',
+      'role',
+      'kind',
+      'id',
+      '_id',
+      'apiKey',
+      'x'.repeat(10_000),
+      '',
+      '\u0000',
+    ]);
     const hostile = hostileValue(random);
     if (hostile.raw !== undefined) raws.push(hostile.raw);
     target[name] = hostile.raw === undefined ? hostile.value : RAW;
     return `body/${[...path, name.slice(0, 20)].join('/')} added as ${hostile.label}`;
   },
   (draft, random) => {
-    if (!draft.body || !('json' in draft.body) || typeof draft.body.json !== 'object' || draft.body.json === null || Array.isArray(draft.body.json)) return undefined;
+    if (
+      !draft.body ||
+      !('json' in draft.body) ||
+      typeof draft.body.json !== 'object' ||
+      draft.body.json === null ||
+      Array.isArray(draft.body.json)
+    )
+      return undefined;
     const keys = Object.keys(draft.body.json);
     if (keys.length === 0) return undefined;
     const key = random.pick(keys);
@@ -172,12 +292,26 @@ const BODY_MUTATIONS: Mutation[] = [
   // Body: not JSON, or not what the route reads.
   (draft, random) => {
     if (!draft.body) return undefined;
-    const text = 'json' in draft.body ? JSON.stringify(draft.body.json) ?? '' : draft.body.raw.toString('utf8');
+    const text = 'json' in draft.body ? (JSON.stringify(draft.body.json) ?? '') : draft.body.raw.toString('utf8');
     const choice = random.below(8);
     const raw = [
       () => text.slice(0, random.below(Math.max(text.length, 1))),
       () => '',
-      () => random.pick(['null', '[]', '"text"', '123', 'true', '{}', '[{}]', 'NaN', 'undefined', '{"a":1,}', "{'a':1}", '\ufeff{}']),
+      () =>
+        random.pick([
+          'null',
+          '[]',
+          '"text"',
+          '123',
+          'true',
+          '{}',
+          '[{}]',
+          'NaN',
+          'undefined',
+          '{"a":1,}',
+          "{'a':1}",
+          '\ufeff{}',
+        ]),
       () => `\ufeff${text}`,
       () => `${text}${text}`,
       () => Buffer.from([0xff, 0xfe, 0x00, 0x7b, 0xc3, 0x28]).toString('latin1'),
@@ -224,8 +358,28 @@ const REQUEST_MUTATIONS: Mutation[] = [
     return `credential #${index}`;
   },
   (draft, random) => {
-    const name = random.pick(['idempotency-key', 'x-request-id', 'accept', 'origin', 'x-forwarded-for', 'host', 'last-event-id', 'range', 'expect']);
-    draft.headers[name] = random.pick(['', '*', 'x'.repeat(8_000), '\u00ff\u00fe', '../../', '127.0.0.1', 'a, b, c', '100-continue', 'bytes=0-1']);
+    const name = random.pick([
+      'idempotency-key',
+      'x-request-id',
+      'accept',
+      'origin',
+      'x-forwarded-for',
+      'host',
+      'last-event-id',
+      'range',
+      'expect',
+    ]);
+    draft.headers[name] = random.pick([
+      '',
+      '*',
+      'x'.repeat(8_000),
+      '\u00ff\u00fe',
+      '../../',
+      '127.0.0.1',
+      'a, b, c',
+      '100-continue',
+      'bytes=0-1',
+    ]);
     return `header ${name} odd`;
   },
   // Path: parameters, prefix and method.
@@ -234,7 +388,11 @@ const REQUEST_MUTATIONS: Mutation[] = [
     if (names.length === 0) return undefined;
     const name = random.pick(names);
     const foreign = random.chance(0.4) && context.foreignIds.length > 0;
-    draft.params[name] = foreign ? encodeURIComponent(random.pick(context.foreignIds)) : random.chance(0.2) ? seededUuid(random) : random.pick(HOSTILE_PATH_SEGMENTS);
+    draft.params[name] = foreign
+      ? encodeURIComponent(random.pick(context.foreignIds))
+      : random.chance(0.2)
+        ? seededUuid(random)
+        : random.pick(HOSTILE_PATH_SEGMENTS);
     return `path {${name}} := ${foreign ? 'a foreign id' : draft.params[name].slice(0, 40)}`;
   },
   (draft, random) => {
@@ -242,7 +400,14 @@ const REQUEST_MUTATIONS: Mutation[] = [
     return `path prefix "${draft.prefix}"`;
   },
   (draft, random) => {
-    draft.template = random.pick([`${draft.template}/`, `${draft.template}/..`, `${draft.template}%00`, draft.template.toUpperCase(), `${draft.template}/extra`, `${draft.template};x=1`]);
+    draft.template = random.pick([
+      `${draft.template}/`,
+      `${draft.template}/..`,
+      `${draft.template}%00`,
+      draft.template.toUpperCase(),
+      `${draft.template}/extra`,
+      `${draft.template};x=1`,
+    ]);
     return `path ${draft.template}`;
   },
   (draft, random) => {
@@ -253,7 +418,20 @@ const REQUEST_MUTATIONS: Mutation[] = [
   // Query.
   (draft, random) => {
     const existing = draft.query.map((pair) => pair.split('=')[0]);
-    const name = random.pick([...existing, 'limit', 'after', 'before', 'waitMs', 'since', 'query', 'capability', 'unknown', 'limit[]', 'limit[$gt]', '__proto__']);
+    const name = random.pick([
+      ...existing,
+      'limit',
+      'after',
+      'before',
+      'waitMs',
+      'since',
+      'query',
+      'capability',
+      'unknown',
+      'limit[]',
+      'limit[$gt]',
+      '__proto__',
+    ]);
     const value = random.pick(HOSTILE_QUERY_VALUES);
     if (random.chance(0.5)) draft.query = draft.query.filter((pair) => !pair.startsWith(`${name}=`));
     draft.query.push(`${name}=${value}`);
@@ -275,20 +453,44 @@ export function mutate(base: BaseRequest, random: SeededRandom, context: Mutatio
   const { raws, mutations } = applySome(REQUEST_MUTATIONS, draft, random, context);
   const path = draft.template.replace(/\{(\w+)\}/g, (_match, name: string) => draft.params[name] ?? name);
   const query = draft.query.length > 0 ? `?${draft.query.join('&')}` : '';
-  const body = draft.body === undefined ? undefined : 'raw' in draft.body ? draft.body.raw : Buffer.from(bodyText(draft.body.json, raws));
+  const body =
+    draft.body === undefined
+      ? undefined
+      : 'raw' in draft.body
+        ? draft.body.raw
+        : Buffer.from(bodyText(draft.body.json, raws));
   // Bytes an HTTP request line cannot carry are percent-encoded; everything else goes as it is.
-  const target = `${draft.prefix}${path}${query}`.replace(/^(?!\/)/, '/').replace(/[^\x21-\x7e]/gu, (char) => encodeURIComponent(char));
+  const target = `${draft.prefix}${path}${query}`
+    .replace(/^(?!\/)/, '/')
+    .replace(/[^\x21-\x7e]/gu, (char) => encodeURIComponent(char));
   return { method: draft.method, path: target, headers: draft.headers, body, mutations };
 }
 
 /** A WebSocket frame: `frame` with one to three body mutations. */
-export function mutateFrame(frame: unknown, random: SeededRandom, context: MutationContext): { data: Buffer; mutations: string[] } {
-  const draft: Draft = { method: 'WS', template: '', prefix: '', params: {}, query: [], body: { json: structuredClone(frame) }, headers: {} };
+export function mutateFrame(
+  frame: unknown,
+  random: SeededRandom,
+  context: MutationContext,
+): { data: Buffer; mutations: string[] } {
+  const draft: Draft = {
+    method: 'WS',
+    template: '',
+    prefix: '',
+    params: {},
+    query: [],
+    body: { json: structuredClone(frame) },
+    headers: {},
+  };
   const { raws, mutations } = applySome(BODY_MUTATIONS, draft, random, context);
   return { data: 'raw' in draft.body! ? draft.body.raw : Buffer.from(bodyText(draft.body!.json, raws)), mutations };
 }
 
-function applySome(mutations: Mutation[], draft: Draft, random: SeededRandom, context: MutationContext): { raws: string[]; mutations: string[] } {
+function applySome(
+  mutations: Mutation[],
+  draft: Draft,
+  random: SeededRandom,
+  context: MutationContext,
+): { raws: string[]; mutations: string[] } {
   const raws: string[] = [];
   const applied: string[] = [];
   const wanted = 1 + random.below(3);
@@ -301,7 +503,12 @@ function applySome(mutations: Mutation[], draft: Draft, random: SeededRandom, co
 
 /** A one-line description of a request, bounded, for a failure report. */
 export function describeRequest(request: FuzzRequest): string {
-  const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, String(value).slice(0, 60)]));
-  const body = request.body === undefined ? '' : ` body(${request.body.length} bytes)=${JSON.stringify(request.body.subarray(0, 300).toString('utf8'))}`;
+  const headers = Object.fromEntries(
+    Object.entries(request.headers).map(([name, value]) => [name, String(value).slice(0, 60)]),
+  );
+  const body =
+    request.body === undefined
+      ? ''
+      : ` body(${request.body.length} bytes)=${JSON.stringify(request.body.subarray(0, 300).toString('utf8'))}`;
   return `${request.method} ${request.path.slice(0, 200)} headers=${JSON.stringify(headers)}${body} [${request.mutations.join('; ')}]`;
 }

@@ -5,9 +5,7 @@ import { testStack } from './test-stack';
 
 /** A room WebSocket credential as the query carries it. */
 export type SocketCredential =
-  | { apiKey: string; parameter?: 'api-key' | 'apiKey' }
-  | { human: string; bearer?: boolean }
-  | { none: true };
+  { apiKey: string; parameter?: 'api-key' | 'apiKey' } | { human: string; bearer?: boolean } | { none: true };
 
 export interface ConnectOptions {
   since?: number;
@@ -25,7 +23,11 @@ export async function createRoom(body: Record<string, unknown> = {}, apiKey = 'a
   return reply.body;
 }
 
-export async function roomSocketUrl(roomId: string, credential: SocketCredential, options: ConnectOptions = {}): Promise<string> {
+export async function roomSocketUrl(
+  roomId: string,
+  credential: SocketCredential,
+  options: ConnectOptions = {},
+): Promise<string> {
   const url = new URL(`${options.wsUrl ?? testStack().wsUrl}/parties/chat-server/${encodeURIComponent(roomId)}`);
   if ('apiKey' in credential) url.searchParams.set(credential.parameter ?? 'api-key', credential.apiKey);
   if ('human' in credential) {
@@ -53,12 +55,21 @@ export class RoomClient {
     this.closed = new Promise((resolve) => ws.once('close', (code) => resolve({ code })));
   }
 
-  static async connect(roomId: string, credential: SocketCredential, options: ConnectOptions = {}): Promise<RoomClient> {
-    const ws = new WebSocket(await roomSocketUrl(roomId, credential, options), { autoPong: options.autoPong ?? true, localAddress: options.localAddress });
+  static async connect(
+    roomId: string,
+    credential: SocketCredential,
+    options: ConnectOptions = {},
+  ): Promise<RoomClient> {
+    const ws = new WebSocket(await roomSocketUrl(roomId, credential, options), {
+      autoPong: options.autoPong ?? true,
+      localAddress: options.localAddress,
+    });
     const client = new RoomClient(ws);
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
-      ws.once('unexpected-response', (_request, response) => reject(new Error(`handshake refused with ${response.statusCode}`)));
+      ws.once('unexpected-response', (_request, response) =>
+        reject(new Error(`handshake refused with ${response.statusCode}`)),
+      );
       ws.once('error', reject);
     });
     return client;
@@ -89,7 +100,11 @@ export class RoomClient {
       };
       const timer = setTimeout(() => {
         finish();
-        reject(new Error(`waited ${timeoutMs} ms for ${count} matching frames; got ${this.frames.filter(predicate).length} of ${this.frames.length} received, the last: ${JSON.stringify(this.frames.slice(-5))}`));
+        reject(
+          new Error(
+            `waited ${timeoutMs} ms for ${count} matching frames; got ${this.frames.filter(predicate).length} of ${this.frames.length} received, the last: ${JSON.stringify(this.frames.slice(-5))}`,
+          ),
+        );
       }, timeoutMs);
       const finish = () => {
         clearTimeout(timer);
@@ -116,11 +131,18 @@ export interface RefusedHandshake {
 }
 
 /** The HTTP status a refused handshake answered with, and its body. */
-export async function refusedHandshake(roomId: string, credential: SocketCredential, options: ConnectOptions = {}): Promise<RefusedHandshake> {
+export async function refusedHandshake(
+  roomId: string,
+  credential: SocketCredential,
+  options: ConnectOptions = {},
+): Promise<RefusedHandshake> {
   return refusedHandshakeAt(await roomSocketUrl(roomId, credential, options), options);
 }
 
-export function refusedHandshakeAt(url: string, options: Pick<ConnectOptions, 'localAddress'> = {}): Promise<RefusedHandshake> {
+export function refusedHandshakeAt(
+  url: string,
+  options: Pick<ConnectOptions, 'localAddress'> = {},
+): Promise<RefusedHandshake> {
   const ws = new WebSocket(url, { localAddress: options.localAddress });
   return new Promise((resolve, reject) => {
     ws.once('open', () => {
@@ -131,13 +153,22 @@ export function refusedHandshakeAt(url: string, options: Pick<ConnectOptions, 'l
       let body = '';
       response.on('data', (chunk) => (body += chunk));
       const retryAfter = response.headers['retry-after'];
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(body), ...(retryAfter === undefined ? {} : { retryAfter }) }));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          body: JSON.parse(body),
+          ...(retryAfter === undefined ? {} : { retryAfter }),
+        }),
+      );
     });
     ws.once('error', reject);
   });
 }
 
-export const isMessage = (content?: string) => (frame: any) => frame.type === 'MESSAGE' && (content === undefined || frame.data.content === content);
+export const isMessage = (content?: string) => (frame: any) =>
+  frame.type === 'MESSAGE' && (content === undefined || frame.data.content === content);
 export const isSystem = (event: string, participantId?: string) => (frame: any) =>
-  frame.type === 'SYSTEM' && frame.data.event === event && (participantId === undefined || frame.data.participant.id === participantId);
+  frame.type === 'SYSTEM' &&
+  frame.data.event === event &&
+  (participantId === undefined || frame.data.participant.id === participantId);
 export const isError = (frame: any) => frame.type === 'ERROR';

@@ -6,11 +6,18 @@ import { ServiceProcess } from './service-process';
 import { testStack } from './test-stack';
 
 /** Another API process (server.ts: no worker of the task queue) on the test stack's Temporal and MongoDB, ready; `env` adds to or overrides the stack's. */
-export async function startSecondApi(name: string, env: Record<string, string> = {}): Promise<{ process: ServiceProcess; wsUrl: string; port: number }> {
+export async function startSecondApi(
+  name: string,
+  env: Record<string, string> = {},
+): Promise<{ process: ServiceProcess; wsUrl: string; port: number }> {
   const stack = testStack();
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(stack.runDir, `${name}-`));
-  const process = ServiceProcess.spawn('server.ts', serviceEnv(stack, { ...env, PORT: String(port), DATA_DIR: dataDir }), path.join(dataDir, 'service.log'));
+  const process = ServiceProcess.spawn(
+    'server.ts',
+    serviceEnv(stack, { ...env, PORT: String(port), DATA_DIR: dataDir }),
+    path.join(dataDir, 'service.log'),
+  );
   await process.waitReady(`http://127.0.0.1:${port}`);
   return { process, wsUrl: `ws://127.0.0.1:${port}`, port };
 }

@@ -47,7 +47,10 @@ export class ServiceProcess {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       if (!this.running) throw new Error(`service exited during start-up:\n${this.logTail()}`);
-      const status = await fetch(`${baseUrl}/readyz`).then((response) => response.status, () => 0);
+      const status = await fetch(`${baseUrl}/readyz`).then(
+        (response) => response.status,
+        () => 0,
+      );
       if (status === 200) return;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }

@@ -6,12 +6,16 @@ const TERMINAL = ['completed', 'failed', 'cancelled'];
  * Polls GET /tasks/{taskId} until `until` holds for the task (by default: it ended), at most
  * `timeoutMs`; returns the last view either way, so the test's assertion shows what it was.
  */
-export async function waitForTask(taskId: string, options: { apiKey?: string; timeoutMs?: number; until?: (task: any) => boolean } = {}): Promise<any> {
+export async function waitForTask(
+  taskId: string,
+  options: { apiKey?: string; timeoutMs?: number; until?: (task: any) => boolean } = {},
+): Promise<any> {
   const until = options.until ?? ((task: any) => TERMINAL.includes(task.status));
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   for (;;) {
     const reply = await call('GET', `/tasks/${taskId}`, { apiKey: options.apiKey ?? 'admin' });
-    if (reply.status !== 200) throw new Error(`GET /tasks/${taskId} answered ${reply.status}: ${JSON.stringify(reply.body)}`);
+    if (reply.status !== 200)
+      throw new Error(`GET /tasks/${taskId} answered ${reply.status}: ${JSON.stringify(reply.body)}`);
     if (until(reply.body) || Date.now() > deadline) return reply.body;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

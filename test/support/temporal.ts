@@ -4,7 +4,10 @@ import { testStack } from './test-stack';
 /** A Temporal client of the test stack: what an operator's tools read and do. Close it after use. */
 export async function connectTemporal(): Promise<{ client: Client; close: () => Promise<void> }> {
   const connection = await Connection.connect({ address: testStack().temporalAddress });
-  return { client: new Client({ connection, namespace: testStack().temporalNamespace }), close: () => connection.close() };
+  return {
+    client: new Client({ connection, namespace: testStack().temporalNamespace }),
+    close: () => connection.close(),
+  };
 }
 
 /** `use` with a client of the test stack, its connection closed after. */

@@ -14,16 +14,27 @@ describe('calls to an agent and what its replies make of the task', () => {
   });
   afterAll(() => server.close());
 
-  async function runTask(route: string, behaviour: AgentBehaviour, extra: Record<string, unknown> = {}): Promise<{ agent: RegisteredAgent; taskId: string }> {
+  async function runTask(
+    route: string,
+    behaviour: AgentBehaviour,
+    extra: Record<string, unknown> = {},
+  ): Promise<{ agent: RegisteredAgent; taskId: string }> {
     const agent = await registerAgent({ mcpUrl: server.route(route, behaviour) });
-    const reply = await call('POST', '/tasks', { apiKey: 'admin', body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: route }, ...extra } });
+    const reply = await call('POST', '/tasks', {
+      apiKey: 'admin',
+      body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: route }, ...extra },
+    });
     expect(reply.status).toBe(202);
     return { agent, taskId: reply.body.taskId };
   }
 
   it('sends {taskId, operation, params} signed with the agent secret, and stores an object result as it is', async () => {
     const { agent, taskId } = await runTask('signed', completes({ text: 'done', 'a.b': 1, $c: 2 }));
-    expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: { text: 'done', 'a.b': 1, $c: 2 }, attempts: 1 });
+    expect(await waitForTask(taskId)).toMatchObject({
+      status: 'completed',
+      result: { text: 'done', 'a.b': 1, $c: 2 },
+      attempts: 1,
+    });
 
     const [received] = server.callsTo('signed');
     expect(received.body).toEqual({ taskId, operation: 'tools/echo', params: { text: 'signed' } });
@@ -40,9 +51,15 @@ describe('calls to an agent and what its replies make of the task', () => {
     const { agent, taskId } = await runTask('before-change', completes({ text: 'first' }));
     await waitForTask(taskId);
     const rotated = await call('POST', `/agents/${agent.agentId}/keys/rotate`, { apiKey: 'admin' });
-    const moved = await call('PATCH', `/agents/${agent.agentId}`, { apiKey: 'admin', body: { mcpUrl: server.route('after-change', completes({ text: 'second' })) } });
+    const moved = await call('PATCH', `/agents/${agent.agentId}`, {
+      apiKey: 'admin',
+      body: { mcpUrl: server.route('after-change', completes({ text: 'second' })) },
+    });
     expect([rotated.status, moved.status]).toEqual([200, 200]);
-    const second = await call('POST', '/tasks', { apiKey: 'admin', body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'again' } } });
+    const second = await call('POST', '/tasks', {
+      apiKey: 'admin',
+      body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'again' } },
+    });
     expect(await waitForTask(second.body.taskId)).toMatchObject({ status: 'completed', result: { text: 'second' } });
 
     const [received] = server.callsTo('after-change');
@@ -67,7 +84,9 @@ describe('calls to an agent and what its replies make of the task', () => {
     [400, 'failed-400'],
   ])('keeps the error of a failed reply (HTTP %i) as sent, without retrying', async (status, route) => {
     const error = { code: 'EXECUTION_ERROR', message: 'it broke', details: { where: 'here' } };
-    const { taskId } = await runTask(route, () => ({ status, body: { status: 'failed', error } }), { retry: QUICK_RETRY });
+    const { taskId } = await runTask(route, () => ({ status, body: { status: 'failed', error } }), {
+      retry: QUICK_RETRY,
+    });
     expect(await waitForTask(taskId)).toMatchObject({ status: 'failed', error });
     expect(server.callsTo(route)).toHaveLength(1);
   });
@@ -77,7 +96,10 @@ describe('calls to an agent and what its replies make of the task', () => {
     ['an array', [{ code: 'A' }, { code: 'B' }]],
     ['a number', 42],
   ])('keeps an error that is %s as sent', async (what, error) => {
-    const { taskId } = await runTask(`failed-${what.replace(/\W/g, '')}`, () => ({ status: 200, body: { status: 'failed', error } }));
+    const { taskId } = await runTask(`failed-${what.replace(/\W/g, '')}`, () => ({
+      status: 200,
+      body: { status: 'failed', error },
+    }));
     expect((await waitForTask(taskId)).error).toEqual(error);
   });
 
@@ -91,19 +113,34 @@ describe('calls to an agent and what its replies make of the task', () => {
 
   it('retries 503 and 429 and completes when the agent recovers', async () => {
     let calls = 0;
-    const { taskId } = await runTask('flaky', () => {
-      calls += 1;
-      if (calls === 1) return { status: 503, body: 'busy' };
-      if (calls === 2) return { status: 429, body: 'slow down' };
-      return { status: 200, body: { status: 'completed', result: { ok: true } } };
-    }, { retry: QUICK_RETRY });
+    const { taskId } = await runTask(
+      'flaky',
+      () => {
+        calls += 1;
+        if (calls === 1) return { status: 503, body: 'busy' };
+        if (calls === 2) return { status: 429, body: 'slow down' };
+        return { status: 200, body: { status: 'completed', result: { ok: true } } };
+      },
+      { retry: QUICK_RETRY },
+    );
     expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: { ok: true }, attempts: 3 });
-    expect(server.callsTo('flaky').map((received) => received.headers['webhook-id'])).toEqual([`${taskId}-1`, `${taskId}-2`, `${taskId}-3`]);
+    expect(server.callsTo('flaky').map((received) => received.headers['webhook-id'])).toEqual([
+      `${taskId}-1`,
+      `${taskId}-2`,
+      `${taskId}-3`,
+    ]);
   });
 
   it('shows the error of each failed attempt', async () => {
     let calls = 0;
-    const { taskId } = await runTask('twice-down', () => ((calls += 1) <= 2 ? { status: calls === 1 ? 503 : 429, body: 'busy' } : { status: 200, body: { status: 'completed', result: {} } }), { retry: QUICK_RETRY });
+    const { taskId } = await runTask(
+      'twice-down',
+      () =>
+        (calls += 1) <= 2
+          ? { status: calls === 1 ? 503 : 429, body: 'busy' }
+          : { status: 200, body: { status: 'completed', result: {} } },
+      { retry: QUICK_RETRY },
+    );
     const task = await waitForTask(taskId);
     expect(task).toMatchObject({ status: 'completed', attempts: 3 });
     expect(task.attemptErrors).toEqual([
@@ -114,23 +151,53 @@ describe('calls to an agent and what its replies make of the task', () => {
   });
 
   it('ends the task with a report that arrives while the call is still being retried', async () => {
-    const { agent, taskId } = await runTask('reply-lost', () => ({ status: 503, body: 'reply lost' }), { retry: { maxAttempts: 5, initialIntervalMs: 20_000, maxIntervalMs: 20_000 } });
+    const { agent, taskId } = await runTask('reply-lost', () => ({ status: 503, body: 'reply lost' }), {
+      retry: { maxAttempts: 5, initialIntervalMs: 20_000, maxIntervalMs: 20_000 },
+    });
     await waitForTask(taskId, { until: (task) => task.phase === 'retrying' });
-    expect((await call('POST', `/tasks/${taskId}/result`, { apiKey: agent.apiKey, body: { status: 'completed', result: { late: true } } })).status).toBe(200);
-    expect(await waitForTask(taskId, { timeoutMs: 10_000 })).toMatchObject({ status: 'completed', result: { late: true }, attempts: 1 });
+    expect(
+      (
+        await call('POST', `/tasks/${taskId}/result`, {
+          apiKey: agent.apiKey,
+          body: { status: 'completed', result: { late: true } },
+        })
+      ).status,
+    ).toBe(200);
+    expect(await waitForTask(taskId, { timeoutMs: 10_000 })).toMatchObject({
+      status: 'completed',
+      result: { late: true },
+      attempts: 1,
+    });
     expect(server.callsTo('reply-lost')).toHaveLength(1);
   });
 
   it('fails with AGENT_UNREACHABLE once the retries are used up', async () => {
-    const { taskId } = await runTask('down', () => ({ status: 500, body: 'down' }), { retry: { ...QUICK_RETRY, maxAttempts: 2 } });
-    expect(await waitForTask(taskId)).toMatchObject({ status: 'failed', error: { code: 'AGENT_UNREACHABLE' }, attempts: 2 });
+    const { taskId } = await runTask('down', () => ({ status: 500, body: 'down' }), {
+      retry: { ...QUICK_RETRY, maxAttempts: 2 },
+    });
+    expect(await waitForTask(taskId)).toMatchObject({
+      status: 'failed',
+      error: { code: 'AGENT_UNREACHABLE' },
+      attempts: 2,
+    });
     expect(server.callsTo('down')).toHaveLength(2);
   });
 
   it('fails with AGENT_UNREACHABLE when nothing listens', async () => {
     const agent = await registerAgent({ mcpUrl: 'http://127.0.0.1:9/mcp' });
-    const reply = await call('POST', '/tasks', { apiKey: 'admin', body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' }, retry: { ...QUICK_RETRY, maxAttempts: 2 } } });
-    expect(await waitForTask(reply.body.taskId)).toMatchObject({ status: 'failed', error: { code: 'AGENT_UNREACHABLE', message: expect.stringContaining('127.0.0.1:9') } });
+    const reply = await call('POST', '/tasks', {
+      apiKey: 'admin',
+      body: {
+        agentId: agent.agentId,
+        operation: 'tools/echo',
+        params: { text: 'x' },
+        retry: { ...QUICK_RETRY, maxAttempts: 2 },
+      },
+    });
+    expect(await waitForTask(reply.body.taskId)).toMatchObject({
+      status: 'failed',
+      error: { code: 'AGENT_UNREACHABLE', message: expect.stringContaining('127.0.0.1:9') },
+    });
   });
 
   it.each([
@@ -150,32 +217,59 @@ describe('calls to an agent and what its replies make of the task', () => {
     const { taskId } = await runTask('oversized', () => ({ status: 200, body: huge }), { retry: QUICK_RETRY });
     expect(await waitForTask(taskId)).toMatchObject({
       status: 'failed',
-      error: { code: 'AGENT_PROTOCOL_ERROR', message: 'Agent answered HTTP 200 with a body longer than MAX_BODY_BYTES' },
+      error: {
+        code: 'AGENT_PROTOCOL_ERROR',
+        message: 'Agent answered HTTP 200 with a body longer than MAX_BODY_BYTES',
+      },
       attempts: 1,
     });
     expect(server.callsTo('oversized')).toHaveLength(1);
   });
 
   it('waits for the report of an agent that answered 202, then fails with AGENT_TIMEOUT', async () => {
-    const { taskId } = await runTask('silent', () => ({ status: 202, body: { status: 'received' } }), { timeoutMs: 2_000 });
-    const waiting = await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' || task.status !== 'pending' });
+    const { taskId } = await runTask('silent', () => ({ status: 202, body: { status: 'received' } }), {
+      timeoutMs: 2_000,
+    });
+    const waiting = await waitForTask(taskId, {
+      until: (task) => task.phase === 'awaiting_agent_report' || task.status !== 'pending',
+    });
     expect(waiting).toMatchObject({ status: 'pending', phase: 'awaiting_agent_report' });
     expect(await waitForTask(taskId)).toMatchObject({ status: 'failed', error: { code: 'AGENT_TIMEOUT' } });
   });
 
-  it('completes a task that answered 202 with the agent\'s report; shows progress; a repeat is 200, a different outcome 409', async () => {
-    const { agent, taskId } = await runTask('reports-later', () => ({ status: 202, body: { status: 'pending', message: 'working' } }));
+  it("completes a task that answered 202 with the agent's report; shows progress; a repeat is 200, a different outcome 409", async () => {
+    const { agent, taskId } = await runTask('reports-later', () => ({
+      status: 202,
+      body: { status: 'pending', message: 'working' },
+    }));
     await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' || task.status !== 'pending' });
     const report = (body: unknown, apiKey = agent.apiKey) => call('POST', `/tasks/${taskId}/result`, { apiKey, body });
 
-    expect(await report({ status: 'pending', message: 'half way', progress: 0.5 })).toMatchObject({ status: 200, body: { taskId, status: 'pending' } });
-    expect(await waitForTask(taskId, { until: (task) => task.progress === 0.5 })).toMatchObject({ status: 'pending', progress: 0.5, message: 'half way' });
-    expect(expectError(await report({ status: 'completed', result: 1 }, (await registerAgent()).apiKey), 404, 'NOT_FOUND').message).toBe(`Task ${taskId} not found`);
+    expect(await report({ status: 'pending', message: 'half way', progress: 0.5 })).toMatchObject({
+      status: 200,
+      body: { taskId, status: 'pending' },
+    });
+    expect(await waitForTask(taskId, { until: (task) => task.progress === 0.5 })).toMatchObject({
+      status: 'pending',
+      progress: 0.5,
+      message: 'half way',
+    });
+    expect(
+      expectError(await report({ status: 'completed', result: 1 }, (await registerAgent()).apiKey), 404, 'NOT_FOUND')
+        .message,
+    ).toBe(`Task ${taskId} not found`);
     expectError(await report({ status: 'completed' }), 400, 'VALIDATION_ERROR');
     expectError(await report({ status: 'done' }), 400, 'VALIDATION_ERROR');
-    expectError(await call('POST', '/tasks/no-such-task/result', { apiKey: 'admin', body: { status: 'completed', result: 1 } }), 404, 'NOT_FOUND');
+    expectError(
+      await call('POST', '/tasks/no-such-task/result', { apiKey: 'admin', body: { status: 'completed', result: 1 } }),
+      404,
+      'NOT_FOUND',
+    );
 
-    expect(await report({ status: 'completed', result: 42 })).toMatchObject({ status: 200, body: { taskId, status: 'completed' } });
+    expect(await report({ status: 'completed', result: 42 })).toMatchObject({
+      status: 200,
+      body: { taskId, status: 'completed' },
+    });
     expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: { 0: 42 } });
     expect((await report({ status: 'completed', result: 42 })).status).toBe(200);
     expectError(await report({ status: 'completed', result: 43 }), 409, 'CONFLICT');
@@ -186,11 +280,18 @@ describe('calls to an agent and what its replies make of the task', () => {
     ['an object', { code: 'OPERATION_FAILED', message: 'gave up' }],
     ['a string', 'gave up'],
   ])('takes a failed report with an error that is %s as sent, also from an admin', async (what, error) => {
-    const { taskId } = await runTask(`reports-failure-${what.replace(/\W/g, '')}`, () => ({ status: 202, body: { status: 'executing' } }));
+    const { taskId } = await runTask(`reports-failure-${what.replace(/\W/g, '')}`, () => ({
+      status: 202,
+      body: { status: 'executing' },
+    }));
     await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' || task.status !== 'pending' });
-    expect((await call('POST', `/v1/tasks/${taskId}/result`, { apiKey: 'admin', body: { status: 'failed', error } })).status).toBe(200);
+    expect(
+      (await call('POST', `/v1/tasks/${taskId}/result`, { apiKey: 'admin', body: { status: 'failed', error } })).status,
+    ).toBe(200);
     expect((await waitForTask(taskId)).error).toEqual(error);
-    expect((await call('POST', `/v1/tasks/${taskId}/result`, { apiKey: 'admin', body: { status: 'failed', error } })).status).toBe(200);
+    expect(
+      (await call('POST', `/v1/tasks/${taskId}/result`, { apiKey: 'admin', body: { status: 'failed', error } })).status,
+    ).toBe(200);
   });
 
   it('takes only the first of two different reports sent together, answering the other 409', async () => {
@@ -200,7 +301,9 @@ describe('calls to an agent and what its replies make of the task', () => {
       { status: 'completed', result: { answer: 'first' } },
       { status: 'failed', error: { code: 'OPERATION_FAILED', message: 'second' } },
     ];
-    const replies = await Promise.all(reports.map((body) => call('POST', `/tasks/${taskId}/result`, { apiKey: agent.apiKey, body })));
+    const replies = await Promise.all(
+      reports.map((body) => call('POST', `/tasks/${taskId}/result`, { apiKey: agent.apiKey, body })),
+    );
     expect(replies.map((reply) => reply.status).sort()).toEqual([200, 409]);
     const taken = reports[replies.findIndex((reply) => reply.status === 200)];
     expect(await waitForTask(taskId)).toMatchObject(taken);
@@ -210,37 +313,73 @@ describe('calls to an agent and what its replies make of the task', () => {
   it('takes the same outcome with its keys in another order as the same report, before and after the end', async () => {
     const { agent, taskId } = await runTask('reports-reordered', () => ({ status: 202, body: { status: 'received' } }));
     await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' || task.status !== 'pending' });
-    const report = (result: unknown) => call('POST', `/tasks/${taskId}/result`, { apiKey: agent.apiKey, body: { status: 'completed', result } });
-    const replies = await Promise.all([report({ a: 1, nested: { x: [1, { p: 1, q: 2 }], y: 2 } }), report({ nested: { y: 2, x: [1, { q: 2, p: 1 }] }, a: 1 })]);
+    const report = (result: unknown) =>
+      call('POST', `/tasks/${taskId}/result`, { apiKey: agent.apiKey, body: { status: 'completed', result } });
+    const replies = await Promise.all([
+      report({ a: 1, nested: { x: [1, { p: 1, q: 2 }], y: 2 } }),
+      report({ nested: { y: 2, x: [1, { q: 2, p: 1 }] }, a: 1 }),
+    ]);
     expect(replies.map((reply) => reply.status)).toEqual([200, 200]);
-    expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: { a: 1, nested: { x: [1, { p: 1, q: 2 }], y: 2 } } });
+    expect(await waitForTask(taskId)).toMatchObject({
+      status: 'completed',
+      result: { a: 1, nested: { x: [1, { p: 1, q: 2 }], y: 2 } },
+    });
     expect((await report({ nested: { x: [1, { q: 2, p: 1 }], y: 2 }, a: 1 })).status).toBe(200);
     expectError(await report({ nested: { x: [{ q: 2, p: 1 }, 1], y: 2 }, a: 1 }), 409, 'CONFLICT');
   });
 
   it('gives a cancellation and a report sent together one winner: the other is 409, and the task ends as the winner said', async () => {
     for (let round = 0; round < 4; round += 1) {
-      const { agent, taskId } = await runTask(`reports-or-cancel-${round}`, () => ({ status: 202, body: { status: 'received' } }));
-      await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' || task.status !== 'pending' });
+      const { agent, taskId } = await runTask(`reports-or-cancel-${round}`, () => ({
+        status: 202,
+        body: { status: 'received' },
+      }));
+      await waitForTask(taskId, {
+        until: (task) => task.phase === 'awaiting_agent_report' || task.status !== 'pending',
+      });
       const [reported, cancelled] = await Promise.all([
-        call('POST', `/tasks/${taskId}/result`, { apiKey: agent.apiKey, body: { status: 'completed', result: { round } } }),
+        call('POST', `/tasks/${taskId}/result`, {
+          apiKey: agent.apiKey,
+          body: { status: 'completed', result: { round } },
+        }),
         call('POST', `/tasks/${taskId}/cancel`, { apiKey: 'admin' }),
       ]);
       expect({ round, statuses: [reported.status, cancelled.status].sort() }).toEqual({ round, statuses: [200, 409] });
       const ended = await waitForTask(taskId);
       expect({ round, ended: ended.status, result: ended.result }).toEqual(
-        reported.status === 200 ? { round, ended: 'completed', result: { round } } : { round, ended: 'cancelled', result: undefined },
+        reported.status === 200
+          ? { round, ended: 'completed', result: { round } }
+          : { round, ended: 'cancelled', result: undefined },
       );
     }
   });
 
   it.each([
-    ['names another task', (taskId: string) => ({ taskId: `${taskId}-other`, status: 'pending', progress: 0.1 }), /is not the task of the path/],
-    ['is completed with an error', () => ({ status: 'completed', result: {}, error: { code: 'X' } }), /A completed report carries no error/],
-    ['is failed with a result', () => ({ status: 'failed', error: 'no', result: 1 }), /A failed report carries no result/],
-    ['is pending with a result', () => ({ status: 'pending', progress: 0.5, result: 1 }), /A pending report carries no result/],
+    [
+      'names another task',
+      (taskId: string) => ({ taskId: `${taskId}-other`, status: 'pending', progress: 0.1 }),
+      /is not the task of the path/,
+    ],
+    [
+      'is completed with an error',
+      () => ({ status: 'completed', result: {}, error: { code: 'X' } }),
+      /A completed report carries no error/,
+    ],
+    [
+      'is failed with a result',
+      () => ({ status: 'failed', error: 'no', result: 1 }),
+      /A failed report carries no result/,
+    ],
+    [
+      'is pending with a result',
+      () => ({ status: 'pending', progress: 0.5, result: 1 }),
+      /A pending report carries no result/,
+    ],
   ])('refuses a report body that %s, which would be dropped', async (_what, body, message) => {
-    const { agent, taskId } = await runTask('reports-odd-bodies', () => ({ status: 202, body: { status: 'received' } }));
+    const { agent, taskId } = await runTask('reports-odd-bodies', () => ({
+      status: 202,
+      body: { status: 'received' },
+    }));
     const reply = await call('POST', `/tasks/${taskId}/result`, { apiKey: agent.apiKey, body: body(taskId) });
     expect(expectError(reply, 400, 'VALIDATION_ERROR').message).toMatch(message);
     expect((await call('GET', `/tasks/${taskId}`, { apiKey: 'admin' })).body.status).toBe('pending');
@@ -248,6 +387,10 @@ describe('calls to an agent and what its replies make of the task', () => {
 
   it('refuses a failed report whose error is null', async () => {
     const { agent, taskId } = await runTask('reports-null', () => ({ status: 202, body: { status: 'executing' } }));
-    expectError(await call('POST', `/tasks/${taskId}/result`, { apiKey: agent.apiKey, body: { status: 'failed', error: null } }), 400, 'VALIDATION_ERROR');
+    expectError(
+      await call('POST', `/tasks/${taskId}/result`, { apiKey: agent.apiKey, body: { status: 'failed', error: null } }),
+      400,
+      'VALIDATION_ERROR',
+    );
   });
 });

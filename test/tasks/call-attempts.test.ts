@@ -29,7 +29,12 @@ describe('one attempt of the call activity', () => {
     agent = await registerAgent({ mcpUrl: server.route('answers', completes({ text: 'from the agent' })) });
     store = await Store.connect(testStack().mongoUri, testStack().mongoDatabase);
     taskStore = new TaskStore(store, new TaskChanges({ workerInProcess: true }));
-    callAgent = callAgentActivity(new RecentAgents(stackAgents(store)), taskStore, outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 5_000 }), { callTimeoutMs: 5_000, maxReplyBytes: 65_536 });
+    callAgent = callAgentActivity(
+      new RecentAgents(stackAgents(store)),
+      taskStore,
+      outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 5_000 }),
+      { callTimeoutMs: 5_000, maxReplyBytes: 65_536 },
+    );
   });
   afterAll(async () => {
     await server.close();
@@ -38,34 +43,72 @@ describe('one attempt of the call activity', () => {
 
   async function pendingTask(): Promise<string> {
     const taskId = randomUUID();
-    await taskStore.create({ kind: PrincipalKind.ADMIN, id: 'admin' }, [{ _id: taskId, agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' }, phase: TaskPhase.CALLING_AGENT }]);
+    await taskStore.create({ kind: PrincipalKind.ADMIN, id: 'admin' }, [
+      {
+        _id: taskId,
+        agentId: agent.agentId,
+        operation: 'tools/echo',
+        params: { text: 'x' },
+        phase: TaskPhase.CALLING_AGENT,
+      },
+    ]);
     return taskId;
   }
-  const input = (taskId: string, maxAttempts = 5) => ({ taskId, agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' }, maxAttempts });
+  const input = (taskId: string, maxAttempts = 5) => ({
+    taskId,
+    agentId: agent.agentId,
+    operation: 'tools/echo',
+    params: { text: 'x' },
+    maxAttempts,
+  });
 
   it("records the agent's answer as the task's outcome itself, and leaves the result out of the workflow's history", async () => {
     const taskId = await pendingTask();
-    expect(await new MockActivityEnvironment({ attempt: 1 }).run(callAgent, input(taskId))).toEqual({ kind: 'completed', attempt: 1, recorded: true });
-    expect(await taskStore.find(taskId)).toMatchObject({ status: TaskStatus.COMPLETED, result: JSON.stringify({ text: 'from the agent' }), attempts: 1 });
+    expect(await new MockActivityEnvironment({ attempt: 1 }).run(callAgent, input(taskId))).toEqual({
+      kind: 'completed',
+      attempt: 1,
+      recorded: true,
+    });
+    expect(await taskStore.find(taskId)).toMatchObject({
+      status: TaskStatus.COMPLETED,
+      result: JSON.stringify({ text: 'from the agent' }),
+      attempts: 1,
+    });
   });
 
   it('returns the result to a workflow that keeps it for a dependant', async () => {
     const taskId = await pendingTask();
-    expect(await new MockActivityEnvironment({ attempt: 1 }).run(callAgent, { ...input(taskId), keepsResult: true })).toEqual({ kind: 'completed', result: { text: 'from the agent' }, attempt: 1, recorded: true });
+    expect(
+      await new MockActivityEnvironment({ attempt: 1 }).run(callAgent, { ...input(taskId), keepsResult: true }),
+    ).toEqual({ kind: 'completed', result: { text: 'from the agent' }, attempt: 1, recorded: true });
   });
 
   it('returns the answer an earlier attempt recorded before it was lost, and does not call the agent again', async () => {
     const taskId = await pendingTask();
-    await taskStore.updateUnconditionally(taskId, { status: TaskStatus.COMPLETED, result: { text: 'first attempt' }, attempts: 1 });
-    expect(await new MockActivityEnvironment({ attempt: 2 }).run(callAgent, { ...input(taskId), keepsResult: true })).toEqual({ kind: 'completed', result: { text: 'first attempt' }, attempt: 1, recorded: true });
+    await taskStore.updateUnconditionally(taskId, {
+      status: TaskStatus.COMPLETED,
+      result: { text: 'first attempt' },
+      attempts: 1,
+    });
+    expect(
+      await new MockActivityEnvironment({ attempt: 2 }).run(callAgent, { ...input(taskId), keepsResult: true }),
+    ).toEqual({ kind: 'completed', result: { text: 'first attempt' }, attempt: 1, recorded: true });
     expect(server.callsTo('answers').filter((received) => received.body?.taskId === taskId)).toHaveLength(0);
-    expect(await taskStore.find(taskId)).toMatchObject({ status: TaskStatus.COMPLETED, result: JSON.stringify({ text: 'first attempt' }), attempts: 1 });
+    expect(await taskStore.find(taskId)).toMatchObject({
+      status: TaskStatus.COMPLETED,
+      result: JSON.stringify({ text: 'first attempt' }),
+      attempts: 1,
+    });
   });
 
   it('does not call the agent once the task was cancelled, and answers that it was (a run a Reset started)', async () => {
     const taskId = await pendingTask();
     await taskStore.updateUnconditionally(taskId, { status: TaskStatus.CANCELLED });
-    expect(await new MockActivityEnvironment({ attempt: 1 }).run(callAgent, input(taskId))).toEqual({ kind: 'cancelled', attempt: 0, recorded: true });
+    expect(await new MockActivityEnvironment({ attempt: 1 }).run(callAgent, input(taskId))).toEqual({
+      kind: 'cancelled',
+      attempt: 0,
+      recorded: true,
+    });
     expect(server.callsTo('answers').filter((received) => received.body?.taskId === taskId)).toHaveLength(0);
   });
 
@@ -75,49 +118,102 @@ describe('one attempt of the call activity', () => {
     await taskStore.startCall(taskId);
     await taskStore.startCall(taskId);
     const call = new MockActivityEnvironment({ attempt: 1 }).run(callAgent, input(taskId, 2));
-    await expect(call).rejects.toMatchObject({ nonRetryable: true, type: 'AGENT_UNREACHABLE', message: expect.stringContaining('all 2 attempts were made') });
+    await expect(call).rejects.toMatchObject({
+      nonRetryable: true,
+      type: 'AGENT_UNREACHABLE',
+      message: expect.stringContaining('all 2 attempts were made'),
+    });
     expect(server.callsTo('answers').filter((received) => received.body?.taskId === taskId)).toHaveLength(0);
   });
 
   it('still makes the last allowed attempt after a worker restart', async () => {
     const taskId = await pendingTask();
     await taskStore.startCall(taskId);
-    expect(await new MockActivityEnvironment({ attempt: 1 }).run(callAgent, input(taskId, 2))).toMatchObject({ kind: 'completed', attempt: 2, recorded: true });
+    expect(await new MockActivityEnvironment({ attempt: 1 }).run(callAgent, input(taskId, 2))).toMatchObject({
+      kind: 'completed',
+      attempt: 2,
+      recorded: true,
+    });
     expect(server.callsTo('answers').filter((received) => received.body?.taskId === taskId)).toHaveLength(1);
   });
 
   it('makes the first call of a first run without counting it first, and numbers a later attempt by Temporal', async () => {
     const taskId = await pendingTask();
-    const first = await new MockActivityEnvironment({ attempt: 1 }).run(callAgent, { ...input(taskId), firstRun: true });
+    const first = await new MockActivityEnvironment({ attempt: 1 }).run(callAgent, {
+      ...input(taskId),
+      firstRun: true,
+    });
     expect(first).toEqual({ kind: 'completed', attempt: 1, recorded: true });
     expect((await taskStore.find(taskId))?.callsStarted).toBeUndefined();
 
     const retried = await pendingTask();
-    await taskStore.updateUnconditionally(retried, { attempts: 1, attemptError: { attempt: 1, code: 'AGENT_UNREACHABLE', message: 'HTTP 503', at: new Date().toISOString() } });
-    expect(await new MockActivityEnvironment({ attempt: 2 }).run(callAgent, { ...input(retried), firstRun: true })).toMatchObject({ kind: 'completed', attempt: 2 });
-    expect(server.callsTo('answers').filter((received) => received.body?.taskId === retried).map((received) => received.headers['webhook-id'])).toEqual([`${retried}-2`]);
+    await taskStore.updateUnconditionally(retried, {
+      attempts: 1,
+      attemptError: { attempt: 1, code: 'AGENT_UNREACHABLE', message: 'HTTP 503', at: new Date().toISOString() },
+    });
+    expect(
+      await new MockActivityEnvironment({ attempt: 2 }).run(callAgent, { ...input(retried), firstRun: true }),
+    ).toMatchObject({ kind: 'completed', attempt: 2 });
+    expect(
+      server
+        .callsTo('answers')
+        .filter((received) => received.body?.taskId === retried)
+        .map((received) => received.headers['webhook-id']),
+    ).toEqual([`${retried}-2`]);
   });
 
   it('numbers the call of a run a Reset started after the calls of the run before, which Temporal counts from 1 again', async () => {
     const taskId = await pendingTask();
     // The first run's call was answered 202 without counting itself (its first attempt).
     await taskStore.updateUnconditionally(taskId, { phase: TaskPhase.AWAITING_AGENT_REPORT, attempts: 1 });
-    expect(await new MockActivityEnvironment({ attempt: 1 }).run(callAgent, { ...input(taskId), firstRun: false })).toMatchObject({ kind: 'completed', attempt: 2 });
-    expect(server.callsTo('answers').filter((received) => received.body?.taskId === taskId).map((received) => received.headers['webhook-id'])).toEqual([`${taskId}-2`]);
+    expect(
+      await new MockActivityEnvironment({ attempt: 1 }).run(callAgent, { ...input(taskId), firstRun: false }),
+    ).toMatchObject({ kind: 'completed', attempt: 2 });
+    expect(
+      server
+        .callsTo('answers')
+        .filter((received) => received.body?.taskId === taskId)
+        .map((received) => received.headers['webhook-id']),
+    ).toEqual([`${taskId}-2`]);
   });
 
   it("keeps an agent's refusal final when recording the failed attempt fails", async () => {
-    const refusing = await registerAgent({ mcpUrl: server.route('refuses', () => ({ status: 404, body: 'no such tool' })) });
+    const refusing = await registerAgent({
+      mcpUrl: server.route('refuses', () => ({ status: 404, body: 'no such tool' })),
+    });
     const unwritable = new (class extends TaskStore {
-      override async updateUnconditionally(taskId: string, change: Parameters<TaskStore['updateUnconditionally']>[1]): Promise<void> {
+      override async updateUnconditionally(
+        taskId: string,
+        change: Parameters<TaskStore['updateUnconditionally']>[1],
+      ): Promise<void> {
         if ('attemptError' in change) throw new Error('MongoDB went away');
         return super.updateUnconditionally(taskId, change);
       }
     })(store, new TaskChanges({ workerInProcess: true }));
-    const refusingCall = callAgentActivity(new RecentAgents(stackAgents(store)), unwritable, outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 5_000 }), { callTimeoutMs: 5_000, maxReplyBytes: 65_536 });
+    const refusingCall = callAgentActivity(
+      new RecentAgents(stackAgents(store)),
+      unwritable,
+      outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 5_000 }),
+      { callTimeoutMs: 5_000, maxReplyBytes: 65_536 },
+    );
     const taskId = randomUUID();
-    await taskStore.create({ kind: PrincipalKind.ADMIN, id: 'admin' }, [{ _id: taskId, agentId: refusing.agentId, operation: 'tools/echo', params: { text: 'x' }, phase: TaskPhase.CALLING_AGENT }]);
-    const call = new MockActivityEnvironment({ attempt: 1 }).run(refusingCall, { ...input(taskId), agentId: refusing.agentId });
-    await expect(call).rejects.toMatchObject({ nonRetryable: true, type: 'AGENT_REJECTED', message: 'Agent answered HTTP 404' });
+    await taskStore.create({ kind: PrincipalKind.ADMIN, id: 'admin' }, [
+      {
+        _id: taskId,
+        agentId: refusing.agentId,
+        operation: 'tools/echo',
+        params: { text: 'x' },
+        phase: TaskPhase.CALLING_AGENT,
+      },
+    ]);
+    const call = new MockActivityEnvironment({ attempt: 1 }).run(refusingCall, {
+      ...input(taskId),
+      agentId: refusing.agentId,
+    });
+    await expect(call).rejects.toMatchObject({
+      nonRetryable: true,
+      type: 'AGENT_REJECTED',
+      message: 'Agent answered HTTP 404',
+    });
   });
 });

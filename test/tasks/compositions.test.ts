@@ -12,12 +12,16 @@ const PRODUCED = { text: 'hello', count: 3, big: 99, meta: { lang: 'en' }, items
 /** Answers with its params as result, or as `params.reply` says (fail / slow). */
 const relay: AgentBehaviour = (received) => {
   const params = received.body.params;
-  if (params.reply === 'fail') return { status: 200, body: { status: 'failed', error: { code: 'EXECUTION_ERROR', message: 'asked to fail' } } };
+  if (params.reply === 'fail')
+    return { status: 200, body: { status: 'failed', error: { code: 'EXECUTION_ERROR', message: 'asked to fail' } } };
   if (params.reply === 'produce') return { status: 200, body: { status: 'completed', result: PRODUCED } };
   return { status: 200, body: { status: 'completed', result: params }, delayMs: params.reply === 'slow' ? 1_000 : 0 };
 };
 
-const from = (taskId: string, field: string, type?: string) => ({ source: { taskId, field }, ...(type ? { type } : {}) });
+const from = (taskId: string, field: string, type?: string) => ({
+  source: { taskId, field },
+  ...(type ? { type } : {}),
+});
 
 describe('compositions', () => {
   let server: AgentServer;
@@ -30,7 +34,12 @@ describe('compositions', () => {
     ({ client, close: closeTemporal } = await connectTemporal());
     agent = await registerAgent({
       mcpUrl: server.route('relay', relay),
-      capabilities: { tools: [{ ...tool('relay'), inputSchema: { type: 'object' } }, tool('strict', { n: { type: 'number', maximum: 10 } })] },
+      capabilities: {
+        tools: [
+          { ...tool('relay'), inputSchema: { type: 'object' } },
+          tool('strict', { n: { type: 'number', maximum: 10 } }),
+        ],
+      },
     });
   });
   afterAll(async () => {
@@ -38,7 +47,12 @@ describe('compositions', () => {
     await closeTemporal();
   });
 
-  const relayTask = (params: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ agentId: agent.agentId, operation: 'tools/relay', params, ...extra });
+  const relayTask = (params: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+    agentId: agent.agentId,
+    operation: 'tools/relay',
+    params,
+    ...extra,
+  });
   const callsTagged = (tag: string) => server.callsTo('relay').filter((received) => received.body.params.tag === tag);
 
   async function compose(body: unknown[]): Promise<{ compositionId: string; taskIds: string[] }> {
@@ -46,18 +60,33 @@ describe('compositions', () => {
     expect(reply.status).toBe(202);
     expect(reply.body).toHaveLength(body.length);
     const { compositionId } = reply.body[0];
-    for (const element of reply.body) expect(element).toEqual({ taskId: expect.any(String), status: 'pending', compositionId });
+    for (const element of reply.body)
+      expect(element).toEqual({ taskId: expect.any(String), status: 'pending', compositionId });
     return { compositionId, taskIds: reply.body.map((element: { taskId: string }) => element.taskId) };
   }
 
   const waitAll = (taskIds: string[]) => Promise.all(taskIds.map((taskId) => waitForTask(taskId)));
 
-  it('runs a diamond, substituting pending arguments of each type from parents\' results', async () => {
+  it("runs a diamond, substituting pending arguments of each type from parents' results", async () => {
     const { compositionId, taskIds } = await compose([
       relayTask({ tag: 'diamond', reply: 'produce' }),
-      relayTask({ tag: 'diamond', text: from('0', 'text', 'string'), count: from('0', 'count', 'number') }, { parents: ['0'] }),
-      relayTask({ tag: 'diamond', meta: from('0', 'meta', 'object'), items: from('0', 'items', 'array') }, { parents: ['0'] }),
-      relayTask({ tag: 'diamond', text: from('1', 'text', 'string'), items: from('2', 'items'), lang: from('2', 'meta', 'object') }, { parents: ['1', '2'] }),
+      relayTask(
+        { tag: 'diamond', text: from('0', 'text', 'string'), count: from('0', 'count', 'number') },
+        { parents: ['0'] },
+      ),
+      relayTask(
+        { tag: 'diamond', meta: from('0', 'meta', 'object'), items: from('0', 'items', 'array') },
+        { parents: ['0'] },
+      ),
+      relayTask(
+        {
+          tag: 'diamond',
+          text: from('1', 'text', 'string'),
+          items: from('2', 'items'),
+          lang: from('2', 'meta', 'object'),
+        },
+        { parents: ['1', '2'] },
+      ),
     ]);
     const tasks = await waitAll(taskIds);
     expect(tasks.map((task) => task.status)).toEqual(['completed', 'completed', 'completed', 'completed']);
@@ -69,7 +98,9 @@ describe('compositions', () => {
     const calls = callsTagged('diamond');
     expect(calls).toHaveLength(4);
     const callOf = (taskId: string) => calls.find((received) => received.body.taskId === taskId)!;
-    expect(callOf(taskIds[3]).receivedAt).toBeGreaterThanOrEqual(Math.max(callOf(taskIds[1]).receivedAt, callOf(taskIds[2]).receivedAt));
+    expect(callOf(taskIds[3]).receivedAt).toBeGreaterThanOrEqual(
+      Math.max(callOf(taskIds[1]).receivedAt, callOf(taskIds[2]).receivedAt),
+    );
 
     const composition = await call('GET', `/compositions/${compositionId}`, { apiKey: 'admin' });
     expect(composition.status).toBe(200);
@@ -77,12 +108,23 @@ describe('compositions', () => {
     expect(composition.body.tasks.map((task: { taskId: string }) => task.taskId)).toEqual(taskIds);
     expect((await call('GET', `/v1/compositions/${compositionId}`, { apiKey: agent.apiKey })).status).toBe(200);
     // To a caller who may not read it, the composition is unknown: the same answer as for an unknown id.
-    expect(expectError(await call('GET', `/compositions/${compositionId}`, { apiKey: (await registerAgent()).apiKey }), 404, 'NOT_FOUND').message).toBe(`Composition ${compositionId} not found`);
-    expect(expectError(await call('GET', '/compositions/unknown', { apiKey: 'admin' }), 404, 'NOT_FOUND').message).toBe('Composition unknown not found');
+    expect(
+      expectError(
+        await call('GET', `/compositions/${compositionId}`, { apiKey: (await registerAgent()).apiKey }),
+        404,
+        'NOT_FOUND',
+      ).message,
+    ).toBe(`Composition ${compositionId} not found`);
+    expect(expectError(await call('GET', '/compositions/unknown', { apiKey: 'admin' }), 404, 'NOT_FOUND').message).toBe(
+      'Composition unknown not found',
+    );
   });
 
   it('shows the agent of one task the other tasks of its composition without their results or errors', async () => {
-    const other = await registerAgent({ mcpUrl: server.route('relay', relay), capabilities: { tools: [{ ...tool('relay'), inputSchema: { type: 'object' } }] } });
+    const other = await registerAgent({
+      mcpUrl: server.route('relay', relay),
+      capabilities: { tools: [{ ...tool('relay'), inputSchema: { type: 'object' } }] },
+    });
     const { compositionId, taskIds } = await compose([
       relayTask({ tag: 'outline', secret: 'only for the creator and agent 0' }),
       { ...relayTask({ tag: 'outline', reply: 'fail' }), agentId: other.agentId },
@@ -91,7 +133,16 @@ describe('compositions', () => {
     await waitAll(taskIds);
 
     const full = (await call('GET', `/compositions/${compositionId}`, { apiKey: 'admin' })).body;
-    expect(full.tasks.map((task: { result?: unknown; error?: unknown }) => [task.result !== undefined, task.error !== undefined])).toEqual([[true, false], [false, true], [true, false]]);
+    expect(
+      full.tasks.map((task: { result?: unknown; error?: unknown }) => [
+        task.result !== undefined,
+        task.error !== undefined,
+      ]),
+    ).toEqual([
+      [true, false],
+      [false, true],
+      [true, false],
+    ]);
 
     const seenByOther = await call('GET', `/compositions/${compositionId}`, { apiKey: other.apiKey });
     expect(seenByOther.status).toBe(200);
@@ -107,11 +158,16 @@ describe('compositions', () => {
     });
     expect(seenByOther.body.tasks[1]).toEqual(full.tasks[1]);
     expect(seenByOther.body.tasks[2]).toEqual(full.tasks[2]);
-    expect((await call('GET', `/compositions/${compositionId}`, { apiKey: agent.apiKey })).body.tasks[1].error).toBeUndefined();
+    expect(
+      (await call('GET', `/compositions/${compositionId}`, { apiKey: agent.apiKey })).body.tasks[1].error,
+    ).toBeUndefined();
   });
 
   it('runs tasks without mutual parents at the same time', async () => {
-    const { compositionId, taskIds } = await compose([relayTask({ tag: 'parallel', reply: 'slow' }), relayTask({ tag: 'parallel', reply: 'slow' })]);
+    const { compositionId, taskIds } = await compose([
+      relayTask({ tag: 'parallel', reply: 'slow' }),
+      relayTask({ tag: 'parallel', reply: 'slow' }),
+    ]);
     await waitAll(taskIds);
     const composition = (await call('GET', `/compositions/${compositionId}`, { apiKey: 'admin' })).body;
     expect(composition.status).toBe('completed');
@@ -126,7 +182,10 @@ describe('compositions', () => {
       relayTask({ tag: 'failing', step: 'child' }, { parents: ['0'] }),
       relayTask({ tag: 'failing', step: 'grandchild' }, { parents: ['1'] }),
       relayTask({ tag: 'failing', step: 'independent' }),
-      relayTask({ tag: 'failing', step: 'regardless', text: from('0', 'text', 'string') }, { parents: ['0', '3'], executeOnParentFailure: true }),
+      relayTask(
+        { tag: 'failing', step: 'regardless', text: from('0', 'text', 'string') },
+        { parents: ['0', '3'], executeOnParentFailure: true },
+      ),
     ]);
     const tasks = await waitAll(taskIds);
     expect(tasks[0]).toMatchObject({ status: 'failed', error: { code: 'EXECUTION_ERROR', message: 'asked to fail' } });
@@ -134,7 +193,11 @@ describe('compositions', () => {
     expect(tasks[2]).toMatchObject({ status: 'failed', error: { code: 'DEPENDENCY_FAILED' } });
     expect(tasks[3]).toMatchObject({ status: 'completed' });
     expect(tasks[4]).toMatchObject({ status: 'completed', result: { tag: 'failing', step: 'regardless', text: null } });
-    expect(callsTagged('failing').map((received) => received.body.params.step ?? 'root').sort()).toEqual(['independent', 'regardless', 'root']);
+    expect(
+      callsTagged('failing')
+        .map((received) => received.body.params.step ?? 'root')
+        .sort(),
+    ).toEqual(['independent', 'regardless', 'root']);
     expect((await call('GET', `/compositions/${compositionId}`, { apiKey: 'admin' })).body.status).toBe('failed');
   });
 
@@ -145,11 +208,18 @@ describe('compositions', () => {
       relayTask({ tag: 'early', step: 'child' }, { parents: ['0', '1'] }),
     ]);
     const child = await waitForTask(taskIds[2]);
-    expect(child).toMatchObject({ status: 'failed', error: { code: 'DEPENDENCY_FAILED', message: expect.stringContaining(taskIds[1]) } });
+    expect(child).toMatchObject({
+      status: 'failed',
+      error: { code: 'DEPENDENCY_FAILED', message: expect.stringContaining(taskIds[1]) },
+    });
     const slowParent = await waitForTask(taskIds[0]);
     expect(slowParent.status).toBe('completed');
     expect(Date.parse(child.updatedAt)).toBeLessThan(Date.parse(slowParent.updatedAt));
-    expect(callsTagged('early').map((received) => received.body.params.step ?? received.body.params.reply).sort()).toEqual(['fail', 'slow']);
+    expect(
+      callsTagged('early')
+        .map((received) => received.body.params.step ?? received.body.params.reply)
+        .sort(),
+    ).toEqual(['fail', 'slow']);
   });
 
   it('fails a task whose substituted params are wrong: MISSING_FIELD, TYPE_MISMATCH, VALIDATION_ERROR', async () => {
@@ -158,12 +228,23 @@ describe('compositions', () => {
       relayTask({ tag: 'substitution', text: from('0', 'absent') }, { parents: ['0'] }),
       relayTask({ tag: 'substitution', text: from('0', 'text', 'number') }, { parents: ['0'] }),
       { agentId: agent.agentId, operation: 'tools/strict', params: { n: from('0', 'big', 'number') }, parents: ['0'] },
-      { agentId: agent.agentId, operation: 'tools/strict', params: { n: from('0', 'count', 'integer') }, parents: ['0'] },
+      {
+        agentId: agent.agentId,
+        operation: 'tools/strict',
+        params: { n: from('0', 'count', 'integer') },
+        parents: ['0'],
+      },
     ]);
     const tasks = await waitAll(taskIds);
     expect(tasks[1]).toMatchObject({ status: 'failed', error: { code: 'MISSING_FIELD' } });
-    expect(tasks[2]).toMatchObject({ status: 'failed', error: { code: 'TYPE_MISMATCH', details: { expected: 'number', actual: 'string' } } });
-    expect(tasks[3]).toMatchObject({ status: 'failed', error: { code: 'VALIDATION_ERROR', details: [{ path: '/n', message: 'must be <= 10' }] } });
+    expect(tasks[2]).toMatchObject({
+      status: 'failed',
+      error: { code: 'TYPE_MISMATCH', details: { expected: 'number', actual: 'string' } },
+    });
+    expect(tasks[3]).toMatchObject({
+      status: 'failed',
+      error: { code: 'VALIDATION_ERROR', details: [{ path: '/n', message: 'must be <= 10' }] },
+    });
     expect(tasks[4]).toMatchObject({ status: 'completed', result: { n: 3 } });
     expect(callsTagged('substitution')).toHaveLength(1);
   });
@@ -177,7 +258,11 @@ describe('compositions', () => {
     // Visibility is eventually consistent: look a bounded number of times.
     for (let attempt = 0; attempt < 50 && found.length === 0; attempt += 1) {
       for await (const workflow of client.workflow.list({ query })) {
-        found.push({ workflowId: workflow.workflowId, agentId: workflow.typedSearchAttributes.get(AGENT_ID_ATTRIBUTE), operation: workflow.typedSearchAttributes.get(OPERATION_ATTRIBUTE) });
+        found.push({
+          workflowId: workflow.workflowId,
+          agentId: workflow.typedSearchAttributes.get(AGENT_ID_ATTRIBUTE),
+          operation: workflow.typedSearchAttributes.get(OPERATION_ATTRIBUTE),
+        });
       }
       if (found.length === 0) await new Promise((resolve) => setTimeout(resolve, 200));
     }
@@ -186,7 +271,13 @@ describe('compositions', () => {
     expect(await description.staticSummary()).toBe(`${agent.name}: tools/relay`);
     // The agent call is an activity: its scheduled event carries the summary the Web UI shows.
     const { events } = await client.workflow.getHandle(`task-${taskId}`).fetchHistory();
-    const calls = (events ?? []).filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callAgent');
-    expect(calls.map((event) => event.userMetadata?.summary && defaultPayloadConverter.fromPayload(event.userMetadata.summary))).toEqual([`${agent.name}: tools/relay (task ${taskId})`]);
+    const calls = (events ?? []).filter(
+      (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callAgent',
+    );
+    expect(
+      calls.map(
+        (event) => event.userMetadata?.summary && defaultPayloadConverter.fromPayload(event.userMetadata.summary),
+      ),
+    ).toEqual([`${agent.name}: tools/relay (task ${taskId})`]);
   });
 });

@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { ADMIN_PRINCIPAL } from '../../src/auth/principal';
-import { IDEMPOTENCY_KEYS_COLLECTION, idempotencyClaimId, idempotencyRequestHash } from '../../src/tasks/idempotency-keys';
+import {
+  IDEMPOTENCY_KEYS_COLLECTION,
+  idempotencyClaimId,
+  idempotencyRequestHash,
+} from '../../src/tasks/idempotency-keys';
 import { DEFAULT_RETRY, type CompositionInput } from '../../workflows/task-types';
 import { AgentServer, completes } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
@@ -23,7 +27,8 @@ describe('Idempotency-Key', () => {
   afterAll(() => server.close());
 
   const task = (text: string) => ({ agentId: agent.agentId, operation: 'tools/echo', params: { text } });
-  const post = (path: string, body: unknown, idempotencyKey: string, apiKey = 'admin') => call('POST', path, { apiKey, body, headers: { 'idempotency-key': idempotencyKey } });
+  const post = (path: string, body: unknown, idempotencyKey: string, apiKey = 'admin') =>
+    call('POST', path, { apiKey, body, headers: { 'idempotency-key': idempotencyKey } });
 
   it('answers a repeat of POST /tasks with the same task, run once', async () => {
     const idempotencyKey = freshKey();
@@ -31,13 +36,19 @@ describe('Idempotency-Key', () => {
     expect(first.status).toBe(202);
     await waitForTask(first.body.taskId);
     const repeat = await post('/tasks', task('once'), idempotencyKey);
-    expect({ status: repeat.status, body: repeat.body, location: repeat.headers.get('location') }).toEqual({ status: 202, body: first.body, location: `/tasks/${first.body.taskId}` });
+    expect({ status: repeat.status, body: repeat.body, location: repeat.headers.get('location') }).toEqual({
+      status: 202,
+      body: first.body,
+      location: `/tasks/${first.body.taskId}`,
+    });
     expect(server.calls.filter((received) => received.body?.params?.text === 'once')).toHaveLength(1);
   });
 
   it('starts one task for concurrent identical requests', async () => {
     const idempotencyKey = freshKey();
-    const replies = await Promise.all(Array.from({ length: 5 }, () => post('/tasks', task('concurrent'), idempotencyKey)));
+    const replies = await Promise.all(
+      Array.from({ length: 5 }, () => post('/tasks', task('concurrent'), idempotencyKey)),
+    );
     expect(replies.map((reply) => reply.status)).toEqual([202, 202, 202, 202, 202]);
     expect(new Set(replies.map((reply) => reply.body.taskId)).size).toBe(1);
     // Every answer names a task that exists already: repeats wait for the first request's start.
@@ -48,9 +59,17 @@ describe('Idempotency-Key', () => {
 
   it('takes the same body with its members in another order as a repeat', async () => {
     const idempotencyKey = freshKey();
-    const first = await post('/tasks', { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'reordered' } }, idempotencyKey);
+    const first = await post(
+      '/tasks',
+      { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'reordered' } },
+      idempotencyKey,
+    );
     expect(first.status).toBe(202);
-    const repeat = await post('/tasks', { params: { text: 'reordered' }, operation: 'tools/echo', agentId: agent.agentId }, idempotencyKey);
+    const repeat = await post(
+      '/tasks',
+      { params: { text: 'reordered' }, operation: 'tools/echo', agentId: agent.agentId },
+      idempotencyKey,
+    );
     expect({ status: repeat.status, body: repeat.body }).toEqual({ status: 202, body: first.body });
   });
 
@@ -76,14 +95,22 @@ describe('Idempotency-Key', () => {
     const first = await post('/tasks/compose', body, idempotencyKey);
     expect(first.status).toBe(202);
     const repeat = await post('/tasks/compose', body, idempotencyKey);
-    expect({ status: repeat.status, body: repeat.body, location: repeat.headers.get('location') }).toEqual({ status: 202, body: first.body, location: first.headers.get('location') });
+    expect({ status: repeat.status, body: repeat.body, location: repeat.headers.get('location') }).toEqual({
+      status: 202,
+      body: first.body,
+      location: first.headers.get('location'),
+    });
     await waitForTask(first.body[1].taskId);
     expect(server.calls.filter((received) => received.body?.params?.text === 'composed')).toHaveLength(2);
   });
 
   it('forgets a key whose request was refused, and refuses a malformed key', async () => {
     const idempotencyKey = freshKey();
-    expectError(await post('/tasks', { ...task('x'), agentId: 'no-such-agent' }, idempotencyKey), 404, 'AGENT_NOT_FOUND');
+    expectError(
+      await post('/tasks', { ...task('x'), agentId: 'no-such-agent' }, idempotencyKey),
+      404,
+      'AGENT_NOT_FOUND',
+    );
     expect((await post('/tasks', task('after-refusal'), idempotencyKey)).status).toBe(202);
     expectError(await post('/tasks', task('x'), 'has space'), 400, 'VALIDATION_ERROR');
     expectError(await post('/tasks', task('x'), 'k'.repeat(256)), 400, 'VALIDATION_ERROR');
@@ -94,7 +121,20 @@ describe('Idempotency-Key', () => {
     const body = task('finished-by-repeat');
     const taskId = randomUUID();
     const input: CompositionInput = {
-      tasks: [{ taskId, agentId: agent.agentId, agentName: 'echo', operation: 'tools/echo', params: body.params, parents: [], executeOnParentFailure: false, timeoutMs: 60_000, retry: DEFAULT_RETRY, notifyAgent: false }],
+      tasks: [
+        {
+          taskId,
+          agentId: agent.agentId,
+          agentName: 'echo',
+          operation: 'tools/echo',
+          params: body.params,
+          parents: [],
+          executeOnParentFailure: false,
+          timeoutMs: 60_000,
+          retry: DEFAULT_RETRY,
+          notifyAgent: false,
+        },
+      ],
       agentCallTimeoutMs: 30_000,
     };
     // The claim as a process killed right after inserting it leaves it: unconfirmed, no task, no workflow.

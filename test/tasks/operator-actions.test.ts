@@ -56,11 +56,26 @@ describe('Reset of a task workflow in the Temporal Web UI', () => {
   const task = (taskId: string) => call('GET', `/tasks/${taskId}`, { apiKey: 'admin' }).then((reply) => reply.body);
   const webhook = (received: ReceivedCall) => ({ id: received.headers['webhook-id'], body: received.body });
   /** A callback receiver's deliveries of one task, in order. */
-  const deliveries = (route: string, taskId: string) => server.callsTo(route).filter((received) => received.body?.taskId === taskId).map(webhook);
+  const deliveries = (route: string, taskId: string) =>
+    server
+      .callsTo(route)
+      .filter((received) => received.body?.taskId === taskId)
+      .map(webhook);
 
   it('of a completed task: the new run takes the answer the task store holds without calling the agent, the outcome stands, and both callbacks go out again with the same webhook-ids', async () => {
-    const agent = await registerAgent({ mcpUrl: server.route('counted', completes({ text: 'once' })), callbackUrl: server.route('agent-hook', () => ({ status: 200, body: {} })) });
-    const reply = await call('POST', '/tasks', { apiKey: 'admin', body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' }, callbackUrl: server.route('task-hook', () => ({ status: 204 })) } });
+    const agent = await registerAgent({
+      mcpUrl: server.route('counted', completes({ text: 'once' })),
+      callbackUrl: server.route('agent-hook', () => ({ status: 200, body: {} })),
+    });
+    const reply = await call('POST', '/tasks', {
+      apiKey: 'admin',
+      body: {
+        agentId: agent.agentId,
+        operation: 'tools/echo',
+        params: { text: 'x' },
+        callbackUrl: server.route('task-hook', () => ({ status: 204 })),
+      },
+    });
     const taskId = reply.body.taskId;
     expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: { text: 'once' } });
     // The run closes once its callbacks were delivered.
@@ -76,7 +91,10 @@ describe('Reset of a task workflow in the Temporal Web UI', () => {
     expect(await task(taskId)).toEqual(before);
     // The same callbacks again, told apart only by completedAt: a receiver that drops a webhook-id it
     // has seen (Standard Webhooks) takes it once.
-    const again = (first: ReturnType<typeof webhook>) => ({ id: first.id, body: { ...first.body, completedAt: expect.any(String) } });
+    const again = (first: ReturnType<typeof webhook>) => ({
+      id: first.id,
+      body: { ...first.body, completedAt: expect.any(String) },
+    });
     expect(deliveries('task-hook', taskId)).toEqual([toTask, again(toTask)]);
     expect(toTask.id).toBe(`${taskId}-callback-task`);
     expect(deliveries('agent-hook', taskId)).toEqual([toAgent, again(toAgent)]);
@@ -85,50 +103,91 @@ describe('Reset of a task workflow in the Temporal Web UI', () => {
 
   it('of a task cancelled through the API: the cancellation, applied again to the new run, keeps it cancelled; the agent is neither called nor told again; its callback goes out again', async () => {
     const agent = await registerAgent({
-      mcpUrl: server.route('patient', (received) => (received.body?.cancel ? { status: 200, body: {} } : { status: 202, body: { status: 'received' } })),
+      mcpUrl: server.route('patient', (received) =>
+        received.body?.cancel ? { status: 200, body: {} } : { status: 202, body: { status: 'received' } },
+      ),
       callbackUrl: server.route('patient-hook', () => ({ status: 200, body: {} })),
     });
-    const reply = await call('POST', '/tasks', { apiKey: 'admin', body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' } } });
+    const reply = await call('POST', '/tasks', {
+      apiKey: 'admin',
+      body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' } },
+    });
     const taskId = reply.body.taskId;
     await waitForTask(taskId, { until: (view) => view.phase === 'awaiting_agent_report' });
     expect((await call('POST', `/tasks/${taskId}/cancel`, { apiKey: 'admin' })).status).toBe(200);
     expect(await closedStatus(client.workflow.getHandle(`task-${taskId}`))).toBe('COMPLETED');
     const before = await task(taskId);
     expect(before).toMatchObject({ status: 'cancelled' });
-    const callsBefore = server.callsTo('patient').filter((received) => received.body?.taskId === taskId).map(webhook);
+    const callsBefore = server
+      .callsTo('patient')
+      .filter((received) => received.body?.taskId === taskId)
+      .map(webhook);
     expect(callsBefore.map((received) => received.id)).toEqual([`${taskId}-1`, `${taskId}-cancel`]);
 
     await resetToFirstWorkflowTask(`task-${taskId}`);
 
     // Recorded cancelled once more by the new run: only updatedAt moves.
     expect(await task(taskId)).toEqual({ ...before, updatedAt: expect.any(String) });
-    expect(server.callsTo('patient').filter((received) => received.body?.taskId === taskId).map(webhook)).toEqual(callsBefore);
+    expect(
+      server
+        .callsTo('patient')
+        .filter((received) => received.body?.taskId === taskId)
+        .map(webhook),
+    ).toEqual(callsBefore);
     expect(deliveries('patient-hook', taskId).map(({ id, body }) => [id, body.status])).toEqual([
       [`${taskId}-callback-agent`, 'cancelled'],
       [`${taskId}-callback-agent`, 'cancelled'],
     ]);
   });
   it('of a task awaiting its report: the new run carries the task on, calls the agent again as the next attempt, and ends it with the report', async () => {
-    const agent = await registerAgent({ mcpUrl: server.route('reports-later', (received) => (received.body?.cancel ? { status: 200, body: {} } : { status: 202, body: { status: 'received' } })) });
-    const reply = await call('POST', '/tasks', { apiKey: 'admin', body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' } } });
+    const agent = await registerAgent({
+      mcpUrl: server.route('reports-later', (received) =>
+        received.body?.cancel ? { status: 200, body: {} } : { status: 202, body: { status: 'received' } },
+      ),
+    });
+    const reply = await call('POST', '/tasks', {
+      apiKey: 'admin',
+      body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' } },
+    });
     const taskId = reply.body.taskId;
     await waitForTask(taskId, { until: (view) => view.phase === 'awaiting_agent_report' });
 
     const newRun = await resetToFirstWorkflowTask(`task-${taskId}`, { running: true });
-    await waitForTask(taskId, { until: () => server.callsTo('reports-later').filter((received) => received.body?.taskId === taskId).length === 2 });
+    await waitForTask(taskId, {
+      until: () => server.callsTo('reports-later').filter((received) => received.body?.taskId === taskId).length === 2,
+    });
     // The run the Reset terminated is not taken for one an operator terminated: the task stays pending.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(await task(taskId)).toMatchObject({ status: 'pending', phase: 'awaiting_agent_report', attempts: 2 });
-    expect(server.callsTo('reports-later').filter((received) => received.body?.taskId === taskId).map((received) => received.headers['webhook-id'])).toEqual([`${taskId}-1`, `${taskId}-2`]);
+    expect(
+      server
+        .callsTo('reports-later')
+        .filter((received) => received.body?.taskId === taskId)
+        .map((received) => received.headers['webhook-id']),
+    ).toEqual([`${taskId}-1`, `${taskId}-2`]);
 
-    expect((await call('POST', `/tasks/${taskId}/result`, { apiKey: agent.apiKey, body: { status: 'completed', result: { late: true } } })).status).toBe(200);
+    expect(
+      (
+        await call('POST', `/tasks/${taskId}/result`, {
+          apiKey: agent.apiKey,
+          body: { status: 'completed', result: { late: true } },
+        })
+      ).status,
+    ).toBe(200);
     expect(await closedStatus(newRun, 20_000)).toBe('COMPLETED');
     expect(await task(taskId)).toMatchObject({ status: 'completed', result: { late: true } });
   });
 
   it('of a task cancelled by cancelling its workflow, which the new run does not hear again: the task stays cancelled and its agent is not called', async () => {
-    const agent = await registerAgent({ mcpUrl: server.route('cancelled-by-operator', (received) => (received.body?.cancel ? { status: 200, body: {} } : { status: 202, body: { status: 'received' } })) });
-    const reply = await call('POST', '/tasks', { apiKey: 'admin', body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' } } });
+    const agent = await registerAgent({
+      mcpUrl: server.route('cancelled-by-operator', (received) =>
+        received.body?.cancel ? { status: 200, body: {} } : { status: 202, body: { status: 'received' } },
+      ),
+    });
+    const reply = await call('POST', '/tasks', {
+      apiKey: 'admin',
+      body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' } },
+    });
     const taskId = reply.body.taskId;
     await waitForTask(taskId, { until: (view) => view.phase === 'awaiting_agent_report' });
     await client.workflow.getHandle(`task-${taskId}`).cancel();
@@ -139,6 +198,10 @@ describe('Reset of a task workflow in the Temporal Web UI', () => {
     await resetToFirstWorkflowTask(`task-${taskId}`);
 
     expect(await task(taskId)).toEqual(before);
-    expect(server.callsTo('cancelled-by-operator').filter((received) => received.body?.taskId === taskId && !received.body?.cancel)).toHaveLength(1);
+    expect(
+      server
+        .callsTo('cancelled-by-operator')
+        .filter((received) => received.body?.taskId === taskId && !received.body?.cancel),
+    ).toHaveLength(1);
   });
 });

@@ -32,16 +32,40 @@ describe('an operator cancelling a workflow while it records a task', () => {
     };
     const input: CompositionInput = {
       agentCallTimeoutMs: 5_000,
-      tasks: [{ taskId, agentId: 'agent', agentName: 'Slow recorder', operation: 'tools/echo', params: {}, parents: [], executeOnParentFailure: false, timeoutMs: 60_000, retry: DEFAULT_RETRY, notifyAgent: false }],
+      tasks: [
+        {
+          taskId,
+          agentId: 'agent',
+          agentName: 'Slow recorder',
+          operation: 'tools/echo',
+          params: {},
+          parents: [],
+          executeOnParentFailure: false,
+          timeoutMs: 60_000,
+          retry: DEFAULT_RETRY,
+          notifyAgent: false,
+        },
+      ],
     };
 
     const workerConnection = await NativeConnection.connect({ address: stack.temporalAddress });
     const connection = await Connection.connect({ address: stack.temporalAddress });
     try {
-      const worker = await Worker.create({ connection: workerConnection, namespace: stack.temporalNamespace, taskQueue, workflowsPath: require.resolve('../../workflows'), activities });
+      const worker = await Worker.create({
+        connection: workerConnection,
+        namespace: stack.temporalNamespace,
+        taskQueue,
+        workflowsPath: require.resolve('../../workflows'),
+        activities,
+      });
       await worker.runUntil(async () => {
         const client = new Client({ connection, namespace: stack.temporalNamespace });
-        const workflow = await client.workflow.start('compositionWorkflow', { taskQueue, workflowId: `task-${taskId}`, args: [input], workflowTaskTimeout: '2 seconds' });
+        const workflow = await client.workflow.start('compositionWorkflow', {
+          taskQueue,
+          workflowId: `task-${taskId}`,
+          args: [input],
+          workflowTaskTimeout: '2 seconds',
+        });
         await workflow.signal(agentReportSignal, { taskId, status: TaskStatus.COMPLETED, result: { done: true } });
         await until(() => recordsStarted.length > 0, 'the record of the task started', 10_000);
         await workflow.cancel();
@@ -52,6 +76,8 @@ describe('an operator cancelling a workflow while it records a task', () => {
       await workerConnection.close();
     }
     // The report may come before or after the call's answer, so the outcome may or may not name its attempts.
-    expect(recordsFinished).toEqual([expect.objectContaining({ status: TaskStatus.COMPLETED, result: { done: true } })]);
+    expect(recordsFinished).toEqual([
+      expect.objectContaining({ status: TaskStatus.COMPLETED, result: { done: true } }),
+    ]);
   });
 });

@@ -30,7 +30,8 @@ function scripted(): AgentBehaviour {
     tagsCalled.add(tag);
     if (reply === 'unavailable-once' && firstCall) return { status: 503, body: 'try again' };
     if (reply === 'accept') return { status: 202, body: { status: 'pending' } };
-    if (reply === 'refuse') return { status: 422, body: { error: { code: 'VALIDATION_ERROR', message: 'refused by the test agent' } } };
+    if (reply === 'refuse')
+      return { status: 422, body: { error: { code: 'VALIDATION_ERROR', message: 'refused by the test agent' } } };
     return { status: 200, body: { status: 'completed', result: received.body.params } };
   };
 }
@@ -39,16 +40,27 @@ const { History } = temporal.api.history.v1;
 type RecordedHistory = { workflowId: string; history: temporal.api.history.v1.IHistory };
 /** Kept as protobuf's JSON form: int64 as text, enums by name, payloads' bytes in base64. */
 const historyText = (history: RecordedHistory['history']): string =>
-  JSON.stringify(History.toObject(History.fromObject(history), { longs: String, enums: String, bytes: String }), null, 1);
+  JSON.stringify(
+    History.toObject(History.fromObject(history), { longs: String, enums: String, bytes: String }),
+    null,
+    1,
+  );
 const historyOf = (text: string) => History.fromObject(JSON.parse(text));
 
 const replayAll = async (histories: RecordedHistory[]): Promise<ReplayResult[]> => {
   const results: ReplayResult[] = [];
-  for await (const result of Worker.runReplayHistories({ workflowsPath: require.resolve('../../workflows'), replayName: 'replay-test' }, histories)) results.push(result);
+  for await (const result of Worker.runReplayHistories(
+    { workflowsPath: require.resolve('../../workflows'), replayName: 'replay-test' },
+    histories,
+  ))
+    results.push(result);
   return results;
 };
 
-const failuresOf = (results: ReplayResult[]) => results.filter((result) => result.error !== undefined).map((result) => `${result.workflowId}: ${result.error?.message}`);
+const failuresOf = (results: ReplayResult[]) =>
+  results
+    .filter((result) => result.error !== undefined)
+    .map((result) => `${result.workflowId}: ${result.error?.message}`);
 
 describe('workflow replay', () => {
   let server: AgentServer;
@@ -59,14 +71,22 @@ describe('workflow replay', () => {
   beforeAll(async () => {
     server = await AgentServer.start();
     ({ client, close: closeTemporal } = await connectTemporal());
-    agent = await registerAgent({ mcpUrl: server.route('scripted', scripted()), capabilities: { tools: [{ ...tool('script'), inputSchema: { type: 'object' } }] } });
+    agent = await registerAgent({
+      mcpUrl: server.route('scripted', scripted()),
+      capabilities: { tools: [{ ...tool('script'), inputSchema: { type: 'object' } }] },
+    });
   });
   afterAll(async () => {
     await server.close();
     await closeTemporal();
   });
 
-  const task = (tag: string, reply: string, extra: Record<string, unknown> = {}) => ({ agentId: agent.agentId, operation: 'tools/script', params: { tag, reply }, ...extra });
+  const task = (tag: string, reply: string, extra: Record<string, unknown> = {}) => ({
+    agentId: agent.agentId,
+    operation: 'tools/script',
+    params: { tag, reply },
+    ...extra,
+  });
   const fast = { retry: { initialIntervalMs: 100, maxIntervalMs: 100 } };
 
   /** Runs each kind of task the service starts, and returns each workflow's history once it closed. */
@@ -92,46 +112,87 @@ describe('workflow replay', () => {
       const agentSocket = withAgentSocket ? await RoomClient.connect(room.roomId, { apiKey: agent.apiKey }) : undefined;
       try {
         const requestId = randomUUID();
-        asker.send({ type: 'TASK_REQUEST', data: { requestId, agentId: agent.agentId, operation: 'tools/script', params: { tag, reply: 'complete' } } });
-        const created = await asker.waitFor((frame) => frame.type === 'TASK_CREATED' && frame.data.requestId === requestId, 10_000);
+        asker.send({
+          type: 'TASK_REQUEST',
+          data: { requestId, agentId: agent.agentId, operation: 'tools/script', params: { tag, reply: 'complete' } },
+        });
+        const created = await asker.waitFor(
+          (frame) => frame.type === 'TASK_CREATED' && frame.data.requestId === requestId,
+          10_000,
+        );
         const { taskId } = created.data;
         workflowIds[name] = `task-${taskId}`;
         if (agentSocket) {
           await agentSocket.waitFor((frame) => frame.type === 'TASK' && frame.data.taskId === taskId, 10_000);
           agentSocket.send({ type: 'TASK_RESULT', data: { taskId, status: 'completed', result: { via: 'socket' } } });
         }
-        await asker.waitFor((frame) => frame.type === 'SYSTEM' && frame.data.event === 'task_update' && frame.data.taskId === taskId, 10_000);
+        await asker.waitFor(
+          (frame) => frame.type === 'SYSTEM' && frame.data.event === 'task_update' && frame.data.taskId === taskId,
+          10_000,
+        );
         return waitForTask(taskId);
       } finally {
         await Promise.all([asker.close(), agentSocket?.close()]);
       }
     };
-    const untilAwaitingReport = (taskId: string) => waitForTask(taskId, { until: (seen) => seen.phase === 'awaiting_agent_report' }).then(() => undefined);
+    const untilAwaitingReport = (taskId: string) =>
+      waitForTask(taskId, { until: (seen) => seen.phase === 'awaiting_agent_report' }).then(() => undefined);
 
     const outcomes = await Promise.all([
       single('completed', task('completed', 'complete')),
       single('retried', task('retried', 'unavailable-once', fast)),
       single('reported', task('reported', 'accept'), async (taskId) => {
         await untilAwaitingReport(taskId);
-        expect((await call('POST', `/tasks/${taskId}/result`, { apiKey: 'admin', body: { status: 'completed', result: { reported: true } } })).status).toBe(200);
+        expect(
+          (
+            await call('POST', `/tasks/${taskId}/result`, {
+              apiKey: 'admin',
+              body: { status: 'completed', result: { reported: true } },
+            })
+          ).status,
+        ).toBe(200);
       }),
       single('cancelled', task('cancelled', 'accept'), async (taskId) => {
         await untilAwaitingReport(taskId);
         expect((await call('POST', `/tasks/${taskId}/cancel`, { apiKey: 'admin' })).status).toBe(200);
       }),
       single('refused', task('refused', 'refuse')),
-      single('callback', task('callback', 'complete', { callbackUrl: server.route('callback-receiver', () => ({ status: 200, body: {} })) })),
+      single(
+        'callback',
+        task('callback', 'complete', {
+          callbackUrl: server.route('callback-receiver', () => ({ status: 200, body: {} })),
+        }),
+      ),
       inRoom('room-socket', 'room-socket', true),
       inRoom('room-http', 'room-http', false),
       composition('diamond', [
         task('diamond', 'complete'),
-        task('diamond', 'complete', { params: { tag: { source: { taskId: '0', field: 'tag' }, type: 'string' }, reply: 'complete' }, parents: ['0'] }),
+        task('diamond', 'complete', {
+          params: { tag: { source: { taskId: '0', field: 'tag' }, type: 'string' }, reply: 'complete' },
+          parents: ['0'],
+        }),
         task('diamond', 'refuse', { parents: ['0'] }),
         task('diamond', 'complete', { parents: ['1', '2'] }),
       ]),
     ]);
-    expect(outcomes.flat().map((outcome) => outcome.status)).toEqual(['completed', 'completed', 'completed', 'cancelled', 'failed', 'completed', 'completed', 'completed', 'completed', 'completed', 'failed', 'failed']);
-    expect(outcomes.slice(6, 8).map((outcome) => outcome.result)).toEqual([{ via: 'socket' }, { tag: 'room-http', reply: 'complete' }]);
+    expect(outcomes.flat().map((outcome) => outcome.status)).toEqual([
+      'completed',
+      'completed',
+      'completed',
+      'cancelled',
+      'failed',
+      'completed',
+      'completed',
+      'completed',
+      'completed',
+      'completed',
+      'failed',
+      'failed',
+    ]);
+    expect(outcomes.slice(6, 8).map((outcome) => outcome.result)).toEqual([
+      { via: 'socket' },
+      { tag: 'room-http', reply: 'complete' },
+    ]);
 
     return Promise.all(
       Object.entries(workflowIds).map(async ([name, workflowId]) => {
@@ -148,7 +209,8 @@ describe('workflow replay', () => {
     if (recordTo) {
       const folder = path.join(RECORDED, recordTo);
       fs.mkdirSync(folder, { recursive: true });
-      for (const { workflowId, history } of fresh) fs.writeFileSync(path.join(folder, `${workflowId}.json`), historyText(history));
+      for (const { workflowId, history } of fresh)
+        fs.writeFileSync(path.join(folder, `${workflowId}.json`), historyText(history));
     }
     const recorded = fs.readdirSync(RECORDED).flatMap((version) =>
       fs.readdirSync(path.join(RECORDED, version)).map((file) => ({
@@ -157,7 +219,11 @@ describe('workflow replay', () => {
       })),
     );
     // A scenario added without recording it would guard nothing at the next change.
-    expect(fresh.map(({ workflowId }) => workflowId).filter((name) => !recorded.some(({ workflowId }) => workflowId.endsWith(`/${name}`)))).toEqual([]);
+    expect(
+      fresh
+        .map(({ workflowId }) => workflowId)
+        .filter((name) => !recorded.some(({ workflowId }) => workflowId.endsWith(`/${name}`))),
+    ).toEqual([]);
 
     const results = await replayAll([...fresh, ...recorded]);
     expect(results).toHaveLength(fresh.length + recorded.length);

@@ -11,14 +11,25 @@ describe('GET /tasks/{taskId}?waitMs=', () => {
   beforeAll(async () => {
     server = await AgentServer.start();
     agent = await registerAgent({ mcpUrl: server.route('wait-quick', completes('quick')) });
-    slowAgent = await registerAgent({ mcpUrl: server.route('wait-slow', () => ({ status: 200, body: { status: 'completed', result: 'slow' }, delayMs: 1_000 })) });
+    slowAgent = await registerAgent({
+      mcpUrl: server.route('wait-slow', () => ({
+        status: 200,
+        body: { status: 'completed', result: 'slow' },
+        delayMs: 1_000,
+      })),
+    });
     // Accepts and never reports: the task stays pending.
-    silentAgent = await registerAgent({ mcpUrl: server.route('wait-silent', () => ({ status: 202, body: { status: 'pending' } })) });
+    silentAgent = await registerAgent({
+      mcpUrl: server.route('wait-silent', () => ({ status: 202, body: { status: 'pending' } })),
+    });
   });
   afterAll(() => server.close());
 
   async function createTask(target: RegisteredAgent, apiKey = 'admin'): Promise<string> {
-    const reply = await call('POST', '/tasks', { apiKey, body: { agentId: target.agentId, operation: 'tools/echo', params: { text: 'wait' } } });
+    const reply = await call('POST', '/tasks', {
+      apiKey,
+      body: { agentId: target.agentId, operation: 'tools/echo', params: { text: 'wait' } },
+    });
     expect(reply.status).toBe(202);
     return reply.body.taskId;
   }
@@ -69,7 +80,10 @@ describe('GET /tasks/{taskId}?waitMs=', () => {
     const stranger = await registerAgent();
     const taskId = await createTask(silentAgent, creator.apiKey);
     const started = Date.now();
-    expect(expectError(await call('GET', `/tasks/${taskId}?waitMs=20000`, { apiKey: stranger.apiKey }), 404, 'NOT_FOUND').message).toBe(`Task ${taskId} not found`);
+    expect(
+      expectError(await call('GET', `/tasks/${taskId}?waitMs=20000`, { apiKey: stranger.apiKey }), 404, 'NOT_FOUND')
+        .message,
+    ).toBe(`Task ${taskId} not found`);
     expectError(await call('GET', '/tasks/no-such-task?waitMs=20000', { apiKey: 'admin' }), 404, 'NOT_FOUND');
     expectError(await call('GET', `/tasks/${taskId}?waitMs=20000`), 401, 'UNAUTHENTICATED');
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -78,7 +92,11 @@ describe('GET /tasks/{taskId}?waitMs=', () => {
 
   it.each(['abc', '-1', '30001', '1.5', ''])('refuses waitMs=%s with 400', async (waitMs) => {
     const taskId = await createTask(agent);
-    const error = expectError(await call('GET', `/tasks/${taskId}?waitMs=${waitMs}`, { apiKey: 'admin' }), 400, 'VALIDATION_ERROR');
+    const error = expectError(
+      await call('GET', `/tasks/${taskId}?waitMs=${waitMs}`, { apiKey: 'admin' }),
+      400,
+      'VALIDATION_ERROR',
+    );
     expect(error.message).toBe('Invalid query string: /waitMs must be a whole number of milliseconds from 0 to 30000');
   });
 });

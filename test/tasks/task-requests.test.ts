@@ -11,14 +11,18 @@ describe('task requests', () => {
   let agent: RegisteredAgent;
   let mongo: MongoClient;
   // Only this file's agent: other test files create tasks at the same time.
-  const taskCount = () => mongo.db(testStack().mongoDatabase).collection('tasks').countDocuments({ agentId: agent.agentId });
+  const taskCount = () =>
+    mongo.db(testStack().mongoDatabase).collection('tasks').countDocuments({ agentId: agent.agentId });
 
   beforeAll(async () => {
     server = await AgentServer.start();
     mongo = await MongoClient.connect(testStack().mongoUri);
     agent = await registerAgent({
       mcpUrl: server.route('echo', completes({ text: 'ok' })),
-      capabilities: { tools: [tool('echo', { text: { type: 'string' }, times: { type: 'integer', minimum: 1 } }, ['text'])], prompts: [{ name: 'greet' }] },
+      capabilities: {
+        tools: [tool('echo', { text: { type: 'string' }, times: { type: 'integer', minimum: 1 } }, ['text'])],
+        prompts: [{ name: 'greet' }],
+      },
     });
   });
   afterAll(async () => {
@@ -28,7 +32,12 @@ describe('task requests', () => {
 
   // Tables of it.each are built before beforeAll ran: the registered agent's id is filled in when sent.
   const THE_AGENT = 'the-registered-agent';
-  const task = (overrides: Record<string, unknown> = {}) => ({ agentId: THE_AGENT, operation: 'tools/echo', params: { text: 'hi' }, ...overrides });
+  const task = (overrides: Record<string, unknown> = {}) => ({
+    agentId: THE_AGENT,
+    operation: 'tools/echo',
+    params: { text: 'hi' },
+    ...overrides,
+  });
   const send = (body: unknown) => JSON.parse(JSON.stringify(body).replaceAll(THE_AGENT, agent.agentId));
 
   describe('POST /tasks', () => {
@@ -38,12 +47,19 @@ describe('task requests', () => {
         expect(reply.status).toBe(202);
         expect(reply.body).toEqual({ taskId: expect.any(String), status: 'pending' });
         expect(reply.headers.get('location')).toBe(`/tasks/${reply.body.taskId}`);
-        expect(await waitForTask(reply.body.taskId)).toMatchObject({ status: 'completed', agentId: agent.agentId, operation: 'tools/echo' });
+        expect(await waitForTask(reply.body.taskId)).toMatchObject({
+          status: 'completed',
+          agentId: agent.agentId,
+          operation: 'tools/echo',
+        });
       }
     });
 
     it('runs an operation of a capability without an inputSchema', async () => {
-      const reply = await call('POST', '/tasks', { apiKey: 'admin', body: send(task({ operation: 'prompts/greet', params: { anything: true } })) });
+      const reply = await call('POST', '/tasks', {
+        apiKey: 'admin',
+        body: send(task({ operation: 'prompts/greet', params: { anything: true } })),
+      });
       expect(reply.status).toBe(202);
     });
 
@@ -59,7 +75,12 @@ describe('task requests', () => {
       ['a timeoutMs above the maximum', { timeoutMs: 365 * 24 * 3_600_000 }, 400, 'VALIDATION_ERROR'],
       ['a retry policy with zero attempts', { retry: { maxAttempts: 0 } }, 400, 'VALIDATION_ERROR'],
       ['a retry interval above the default cap', { retry: { initialIntervalMs: 60_000 } }, 400, 'VALIDATION_ERROR'],
-      ['a pending argument outside a composition', { params: { text: { source: { taskId: '0', field: 'text' } } } }, 400, 'VALIDATION_ERROR'],
+      [
+        'a pending argument outside a composition',
+        { params: { text: { source: { taskId: '0', field: 'text' } } } },
+        400,
+        'VALIDATION_ERROR',
+      ],
       ['parents outside a composition', { parents: [] }, 400, 'VALIDATION_ERROR'],
       ['a callbackUrl without a host', { callbackUrl: 'http://' }, 400, 'VALIDATION_ERROR'],
       ['a callbackUrl with an empty host', { callbackUrl: 'http:///hook' }, 400, 'VALIDATION_ERROR'],
@@ -70,16 +91,28 @@ describe('task requests', () => {
     });
 
     it('refuses params failing the inputSchema with the Ajv problems as details', async () => {
-      const error = expectError(await call('POST', '/tasks', { apiKey: 'admin', body: send(task({ params: { text: 'hi', times: 0 } })) }), 400, 'VALIDATION_ERROR');
+      const error = expectError(
+        await call('POST', '/tasks', { apiKey: 'admin', body: send(task({ params: { text: 'hi', times: 0 } })) }),
+        400,
+        'VALIDATION_ERROR',
+      );
       expect(error.details).toEqual([{ path: '/times', message: 'must be >= 1' }]);
-      const missing = expectError(await call('POST', '/tasks', { apiKey: 'admin', body: send(task({ params: {} })) }), 400, 'VALIDATION_ERROR');
+      const missing = expectError(
+        await call('POST', '/tasks', { apiKey: 'admin', body: send(task({ params: {} })) }),
+        400,
+        'VALIDATION_ERROR',
+      );
       expect(missing.message).toContain('text');
     });
 
     it('does not admit a private agent exists to those who may not see it', async () => {
       const hidden = await registerAgent({ visibility: 'private' });
       const caller = await registerAgent();
-      expectError(await call('POST', '/tasks', { apiKey: caller.apiKey, body: send(task({ agentId: hidden.agentId })) }), 404, 'AGENT_NOT_FOUND');
+      expectError(
+        await call('POST', '/tasks', { apiKey: caller.apiKey, body: send(task({ agentId: hidden.agentId })) }),
+        404,
+        'AGENT_NOT_FOUND',
+      );
     });
 
     it('needs a credential', async () => {
@@ -97,14 +130,19 @@ describe('task requests', () => {
       for (const apiKey of [creator.apiKey, agent.apiKey, 'admin']) {
         expect((await call('GET', `/tasks/${taskId}`, { apiKey })).status).toBe(200);
       }
-      expect(expectError(await call('GET', `/tasks/${taskId}`, { apiKey: stranger.apiKey }), 404, 'NOT_FOUND').message).toBe(`Task ${taskId} not found`);
-      expect(expectError(await call('GET', '/v1/tasks/no-such-task', { apiKey: 'admin' }), 404, 'NOT_FOUND').message).toBe('Task no-such-task not found');
+      expect(
+        expectError(await call('GET', `/tasks/${taskId}`, { apiKey: stranger.apiKey }), 404, 'NOT_FOUND').message,
+      ).toBe(`Task ${taskId} not found`);
+      expect(
+        expectError(await call('GET', '/v1/tasks/no-such-task', { apiKey: 'admin' }), 404, 'NOT_FOUND').message,
+      ).toBe('Task no-such-task not found');
       expectError(await call('GET', `/tasks/${taskId}`), 401, 'UNAUTHENTICATED');
     });
   });
 
   describe('POST /tasks/compose', () => {
-    const element = (parents?: string[], params: Record<string, unknown> = { text: 'hi' }) => task({ params, ...(parents ? { parents } : {}) });
+    const element = (parents?: string[], params: Record<string, unknown> = { text: 'hi' }) =>
+      task({ params, ...(parents ? { parents } : {}) });
     const fromParent = (taskId: string) => ({ source: { taskId, field: 'text' }, type: 'string' });
 
     it.each([
@@ -112,30 +150,56 @@ describe('task requests', () => {
       ['a parent that is not an index', [element(['first'])], /Task 0: parent "first"/],
       ['a self-reference', [element(), element(['1'])], /Task 1: lists itself/],
       ['a cycle', [element(['2']), element(['0']), element(['1'])], /Task 0: .*cycle/],
-      ['a pending argument whose source is not a parent', [element(), element(), element(['0'], { text: fromParent('1') })], /Task 2: param "text"/],
+      [
+        'a pending argument whose source is not a parent',
+        [element(), element(), element(['0'], { text: fromParent('1') })],
+        /Task 2: param "text"/,
+      ],
     ])('refuses %s with 400 INVALID_COMPOSITION naming the element', async (_what, body, message) => {
       const before = await taskCount();
-      const error = expectError(await call('POST', '/tasks/compose', { apiKey: 'admin', body: send(body) }), 400, 'INVALID_COMPOSITION');
+      const error = expectError(
+        await call('POST', '/tasks/compose', { apiKey: 'admin', body: send(body) }),
+        400,
+        'INVALID_COMPOSITION',
+      );
       expect(error.message).toMatch(message);
       expect(await taskCount()).toBe(before);
     });
 
     it.each([
       ['an unknown agent', [element(), task({ agentId: 'nobody' })], 404, 'AGENT_NOT_FOUND', /Task 1/],
-      ['an unregistered operation', [element(), element(), task({ operation: 'tools/nope' })], 400, 'OPERATION_NOT_SUPPORTED', /Task 2/],
+      [
+        'an unregistered operation',
+        [element(), element(), task({ operation: 'tools/nope' })],
+        400,
+        'OPERATION_NOT_SUPPORTED',
+        /Task 2/,
+      ],
       ['literal params failing the inputSchema', [task({ params: { text: 3 } })], 400, 'VALIDATION_ERROR', /Task 0/],
-      ['an unknown pending-argument type', [element(), element(['0'], { text: { source: { taskId: '0', field: 'text' }, type: 'date' } })], 400, 'VALIDATION_ERROR', /Task 1/],
+      [
+        'an unknown pending-argument type',
+        [element(), element(['0'], { text: { source: { taskId: '0', field: 'text' }, type: 'date' } })],
+        400,
+        'VALIDATION_ERROR',
+        /Task 1/,
+      ],
       ['an empty array', [], 400, 'VALIDATION_ERROR', /composition/],
       ['an object instead of an array', { tasks: [] }, 400, 'VALIDATION_ERROR', /composition/],
     ])('refuses %s', async (_what, body, status, code, message) => {
       const before = await taskCount();
-      expect(expectError(await call('POST', '/tasks/compose', { apiKey: 'admin', body: send(body) }), status, code).message).toMatch(message);
+      expect(
+        expectError(await call('POST', '/tasks/compose', { apiKey: 'admin', body: send(body) }), status, code).message,
+      ).toMatch(message);
       expect(await taskCount()).toBe(before);
     });
 
     it('refuses more than MAX_COMPOSITION_SIZE tasks with 413', async () => {
       const body = Array.from({ length: 101 }, () => element());
-      expectError(await call('POST', '/v1/tasks/compose', { apiKey: 'admin', body: send(body) }), 413, 'PAYLOAD_TOO_LARGE');
+      expectError(
+        await call('POST', '/v1/tasks/compose', { apiKey: 'admin', body: send(body) }),
+        413,
+        'PAYLOAD_TOO_LARGE',
+      );
     });
   });
 });

@@ -28,7 +28,12 @@ const ROOT = path.resolve(__dirname, '..', '..');
  * bundle is built from. Read from git, so the test runs the code that version really shipped.
  */
 const PREVIOUS_VERSION = '8761015';
-const PREVIOUS_WORKFLOW_FILES = ['workflows/index.ts', 'workflows/composition.ts', 'src/router/pending-arguments.ts', 'src/router/task-types.ts'];
+const PREVIOUS_WORKFLOW_FILES = [
+  'workflows/index.ts',
+  'workflows/composition.ts',
+  'src/router/pending-arguments.ts',
+  'src/router/task-types.ts',
+];
 
 /**
  * The previous version's workflow code, written inside the checkout (under the ignored .data/) so
@@ -88,31 +93,61 @@ describe('upgrading the worker while a run is open', () => {
       taskChanges: new TaskChanges({ workerInProcess: true }),
       agents: new RecentAgents(new AgentStore(store, secretBoxOf(config))),
     });
-    return Worker.create({ connection: nativeConnection, namespace: stack.temporalNamespace, taskQueue, activities, ...workflows });
+    return Worker.create({
+      connection: nativeConnection,
+      namespace: stack.temporalNamespace,
+      taskQueue,
+      activities,
+      ...workflows,
+    });
   }
 
   it('ends a task that the previous version started and left awaiting its report, once the new worker gets the report', async () => {
-    const agent = await registerAgent({ mcpUrl: server.route('accepts', () => ({ status: 202, body: { status: 'received' } })) });
-    const previous = await workerWith({ workflowBundle: await bundleWorkflowCode({ workflowsPath: previousWorkflows(), logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} } }) });
+    const agent = await registerAgent({
+      mcpUrl: server.route('accepts', () => ({ status: 202, body: { status: 'received' } })),
+    });
+    const previous = await workerWith({
+      workflowBundle: await bundleWorkflowCode({
+        workflowsPath: previousWorkflows(),
+        logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
+      }),
+    });
     let taskId = '';
     await previous.runUntil(async () => {
-      const reply = await call('POST', '/tasks', { baseUrl, apiKey: 'admin', body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'across the upgrade' } } });
+      const reply = await call('POST', '/tasks', {
+        baseUrl,
+        apiKey: 'admin',
+        body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'across the upgrade' } },
+      });
       expect(reply.status).toBe(202);
       taskId = reply.body.taskId;
-      expect(await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' })).toMatchObject({ status: 'pending', phase: 'awaiting_agent_report' });
+      expect(await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' })).toMatchObject({
+        status: 'pending',
+        phase: 'awaiting_agent_report',
+      });
     });
 
     const current = await workerWith({ workflowsPath: require.resolve('../../workflows') });
     await current.runUntil(async () => {
-      const reported = await call('POST', `/tasks/${taskId}/result`, { baseUrl, apiKey: agent.apiKey, body: { status: 'completed', result: { after: 'upgrade' } } });
+      const reported = await call('POST', `/tasks/${taskId}/result`, {
+        baseUrl,
+        apiKey: agent.apiKey,
+        body: { status: 'completed', result: { after: 'upgrade' } },
+      });
       expect(reported.status).toBe(200);
-      expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: { after: 'upgrade' }, attempts: 1 });
+      expect(await waitForTask(taskId)).toMatchObject({
+        status: 'completed',
+        result: { after: 'upgrade' },
+        attempts: 1,
+      });
       const handle = client.workflow.getHandle(`task-${taskId}`);
       expect(await handle.result()).toEqual({ tasks: [{ taskId, status: 'completed' }] });
       // The run went on as it began: its call was a local activity, and it took no patch of today's.
       const { events } = await handle.fetchHistory();
       expect((events ?? []).some((event) => event.activityTaskScheduledEventAttributes)).toBe(false);
-      expect((events ?? []).filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity')).toHaveLength(2);
+      expect(
+        (events ?? []).filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity'),
+      ).toHaveLength(2);
     });
     expect(server.callsTo('accepts')).toHaveLength(1);
   }, 120_000);
