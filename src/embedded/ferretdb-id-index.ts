@@ -4,10 +4,9 @@ import { promisify } from 'node:util';
 /**
  * FerretDB 1.24 on SQLite looks documents up by `_id` with `_ferretdb_sjson->'$._id' = ?`, but its
  * own `_id` index is on `_ferretdb_sjson->"_id"`. SQLite matches index expressions as written, so
- * every `_id` find, update and delete scans the whole table: in a probe, an `updateOne({_id})`
- * cost 12 ms of FerretDB CPU with 500 tasks stored and 73 ms with 5000. An index on the exact
- * expression the queries use makes it 1.4 ms at any size (the workaround given in FerretDB issue
- * #4646 for its PostgreSQL handler).
+ * every `_id` find, update and delete scans the whole table, at a cost that grows with it. An index
+ * on the exact expression the queries use makes a lookup cost the same at any size (the workaround
+ * given in FerretDB issue #4646 for its PostgreSQL handler; figures in docs/embedded-stack.md).
  *
  * Nothing in FerretDB can create such an index, so this step writes it into FerretDB's SQLite
  * files directly, with Python's sqlite3 module (Python is already needed to install the Temporal

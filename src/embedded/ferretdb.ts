@@ -76,8 +76,8 @@ async function createCollections(uri: string, { database, collections }: FerretD
 
 /**
  * Few connections on purpose: SQLite takes one writer at a time and makes the others wait in its
- * busy handler, which sleeps up to 100 ms between tries. Twenty concurrent writers measured a p99
- * of ~450 ms that way; queued in a pool of 4 connections, ~55 ms, with the same throughput.
+ * busy handler, which sleeps between tries; queued in a small pool instead, concurrent writes keep
+ * their throughput with a far shorter tail (docs/embedded-stack.md, docs/benchmarks.md).
  */
 const FERRETDB_POOL_SIZE = 4;
 

@@ -172,7 +172,7 @@ export class TaskStore {
         return undefined;
       }
     };
-    // insertOne for the usual single task: the driver's bulk path behind insertMany costs about 0.5 ms more CPU.
+    // insertOne for the usual single task: the driver's bulk path behind insertMany costs more CPU.
     const insert = async (): Promise<unknown> =>
       documents.length === 1
         ? this.tasks.insertOne(documents[0])
