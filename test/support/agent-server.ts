@@ -106,3 +106,16 @@ export function signatureWith(secret: string, received: ReceivedCall): string {
     received.rawBody,
   );
 }
+
+/** An agent server for the file's tests: started before them, closed after. Call the returned function inside tests. */
+export function useAgentServer(): () => AgentServer {
+  let server: AgentServer | undefined;
+  beforeAll(async () => {
+    server = await AgentServer.start();
+  });
+  afterAll(() => server?.close());
+  return () => {
+    if (!server) throw new Error('useAgentServer: the server runs only inside tests');
+    return server;
+  };
+}

@@ -19,3 +19,16 @@ export async function withTemporal<T>(use: (client: Client) => Promise<T>): Prom
     await close();
   }
 }
+
+/** A Temporal client of the test stack for the file's tests: connected before them, closed after. Call the returned function inside tests. */
+export function useTemporalClient(): () => Client {
+  let connected: { client: Client; close: () => Promise<void> } | undefined;
+  beforeAll(async () => {
+    connected = await connectTemporal();
+  });
+  afterAll(() => connected?.close());
+  return () => {
+    if (!connected) throw new Error('useTemporalClient: the client is there only inside tests');
+    return connected.client;
+  };
+}

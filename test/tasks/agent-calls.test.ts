@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { AgentServer, completes, type AgentBehaviour } from '../support/agent-server';
+import { useAgentServer, completes, type AgentBehaviour } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call, expectError } from '../support/http';
 import { waitForTask } from '../support/tasks';
@@ -8,18 +8,14 @@ import { waitForTask } from '../support/tasks';
 const QUICK_RETRY = { maxAttempts: 3, initialIntervalMs: 100, backoffCoefficient: 1, maxIntervalMs: 100 };
 
 describe('calls to an agent and what its replies make of the task', () => {
-  let server: AgentServer;
-  beforeAll(async () => {
-    server = await AgentServer.start();
-  });
-  afterAll(() => server.close());
+  const server = useAgentServer();
 
   async function runTask(
     route: string,
     behaviour: AgentBehaviour,
     extra: Record<string, unknown> = {},
   ): Promise<{ agent: RegisteredAgent; taskId: string }> {
-    const agent = await registerAgent({ mcpUrl: server.route(route, behaviour) });
+    const agent = await registerAgent({ mcpUrl: server().route(route, behaviour) });
     const reply = await call('POST', '/tasks', {
       apiKey: 'admin',
       body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: route }, ...extra },
@@ -36,7 +32,7 @@ describe('calls to an agent and what its replies make of the task', () => {
       attempts: 1,
     });
 
-    const [received] = server.callsTo('signed');
+    const [received] = server().callsTo('signed');
     expect(received.body).toEqual({ taskId, operation: 'tools/echo', params: { text: 'signed' } });
     const id = received.headers['webhook-id'] as string;
     const timestamp = received.headers['webhook-timestamp'] as string;
@@ -53,7 +49,7 @@ describe('calls to an agent and what its replies make of the task', () => {
     const rotated = await call('POST', `/agents/${agent.agentId}/keys/rotate`, { apiKey: 'admin' });
     const moved = await call('PATCH', `/agents/${agent.agentId}`, {
       apiKey: 'admin',
-      body: { mcpUrl: server.route('after-change', completes({ text: 'second' })) },
+      body: { mcpUrl: server().route('after-change', completes({ text: 'second' })) },
     });
     expect([rotated.status, moved.status]).toEqual([200, 200]);
     const second = await call('POST', '/tasks', {
@@ -62,7 +58,7 @@ describe('calls to an agent and what its replies make of the task', () => {
     });
     expect(await waitForTask(second.body.taskId)).toMatchObject({ status: 'completed', result: { text: 'second' } });
 
-    const [received] = server.callsTo('after-change');
+    const [received] = server().callsTo('after-change');
     const id = received.headers['webhook-id'] as string;
     const timestamp = received.headers['webhook-timestamp'] as string;
     const key = Buffer.from(rotated.body.signingSecret.slice('whsec_'.length), 'base64');
@@ -88,7 +84,7 @@ describe('calls to an agent and what its replies make of the task', () => {
       retry: QUICK_RETRY,
     });
     expect(await waitForTask(taskId)).toMatchObject({ status: 'failed', error });
-    expect(server.callsTo(route)).toHaveLength(1);
+    expect(server().callsTo(route)).toHaveLength(1);
   });
 
   it.each([
@@ -108,7 +104,7 @@ describe('calls to an agent and what its replies make of the task', () => {
     const { taskId } = await runTask(route, () => ({ status, body: 'no' }), { retry: QUICK_RETRY });
     const task = await waitForTask(taskId);
     expect(task).toMatchObject({ status: 'failed', error: { code: 'AGENT_REJECTED' } });
-    expect(server.callsTo(route)).toHaveLength(1);
+    expect(server().callsTo(route)).toHaveLength(1);
   });
 
   it('retries 503 and 429 and completes when the agent recovers', async () => {
@@ -124,11 +120,11 @@ describe('calls to an agent and what its replies make of the task', () => {
       { retry: QUICK_RETRY },
     );
     expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: { ok: true }, attempts: 3 });
-    expect(server.callsTo('flaky').map((received) => received.headers['webhook-id'])).toEqual([
-      `${taskId}-1`,
-      `${taskId}-2`,
-      `${taskId}-3`,
-    ]);
+    expect(
+      server()
+        .callsTo('flaky')
+        .map((received) => received.headers['webhook-id']),
+    ).toEqual([`${taskId}-1`, `${taskId}-2`, `${taskId}-3`]);
   });
 
   it('shows the error of each failed attempt', async () => {
@@ -168,7 +164,7 @@ describe('calls to an agent and what its replies make of the task', () => {
       result: { late: true },
       attempts: 1,
     });
-    expect(server.callsTo('reply-lost')).toHaveLength(1);
+    expect(server().callsTo('reply-lost')).toHaveLength(1);
   });
 
   it('fails with AGENT_UNREACHABLE once the retries are used up', async () => {
@@ -180,7 +176,7 @@ describe('calls to an agent and what its replies make of the task', () => {
       error: { code: 'AGENT_UNREACHABLE' },
       attempts: 2,
     });
-    expect(server.callsTo('down')).toHaveLength(2);
+    expect(server().callsTo('down')).toHaveLength(2);
   });
 
   it('fails with AGENT_UNREACHABLE when nothing listens', async () => {
@@ -209,7 +205,7 @@ describe('calls to an agent and what its replies make of the task', () => {
     const route = `protocol-${what.replace(/\W/g, '')}`;
     const { taskId } = await runTask(route, () => ({ status, body }), { retry: QUICK_RETRY });
     expect(await waitForTask(taskId)).toMatchObject({ status: 'failed', error: { code: 'AGENT_PROTOCOL_ERROR' } });
-    expect(server.callsTo(route)).toHaveLength(1);
+    expect(server().callsTo(route)).toHaveLength(1);
   });
 
   it('fails with AGENT_PROTOCOL_ERROR, not retried, on a reply longer than MAX_BODY_BYTES', async () => {
@@ -223,7 +219,7 @@ describe('calls to an agent and what its replies make of the task', () => {
       },
       attempts: 1,
     });
-    expect(server.callsTo('oversized')).toHaveLength(1);
+    expect(server().callsTo('oversized')).toHaveLength(1);
   });
 
   it('waits for the report of an agent that answered 202, then fails with AGENT_TIMEOUT', async () => {

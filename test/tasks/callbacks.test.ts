@@ -1,4 +1,4 @@
-import { AgentServer, completes, signatureWith, type ReceivedCall } from '../support/agent-server';
+import { useAgentServer, completes, signatureWith, type ReceivedCall } from '../support/agent-server';
 import { registerAgent } from '../support/agents';
 import { call } from '../support/http';
 import { waitForTask } from '../support/tasks';
@@ -7,19 +7,15 @@ import { until } from '../support/until';
 
 /** Completion callbacks to a task's callbackUrl and to its agent's registered callbackUrl. */
 describe('completion callbacks', () => {
-  let server: AgentServer;
-  beforeAll(async () => {
-    server = await AgentServer.start();
-  });
-  afterAll(() => server.close());
+  const server = useAgentServer();
 
   const expectSigned = (received: ReceivedCall, secret: string) =>
     expect(received.headers['webhook-signature']).toBe(signatureWith(secret, received));
 
   it("posts the outcome to the task's and the agent's callbackUrl, each signed with its secret", async () => {
     const agent = await registerAgent({
-      mcpUrl: server.route('done', completes({ text: 'ok' })),
-      callbackUrl: server.route('agent-hook', () => ({ status: 204 })),
+      mcpUrl: server().route('done', completes({ text: 'ok' })),
+      callbackUrl: server().route('agent-hook', () => ({ status: 204 })),
     });
     const reply = await call('POST', '/tasks', {
       apiKey: 'admin',
@@ -27,7 +23,7 @@ describe('completion callbacks', () => {
         agentId: agent.agentId,
         operation: 'tools/echo',
         params: { text: 'x' },
-        callbackUrl: server.route('task-hook', () => ({ status: 200, body: {} })),
+        callbackUrl: server().route('task-hook', () => ({ status: 200, body: {} })),
       },
     });
     const taskId = reply.body.taskId;
@@ -52,11 +48,11 @@ describe('completion callbacks', () => {
 
   it("retries a failing callback with the same webhook-id and never changes the task's outcome", async () => {
     let attempts = 0;
-    const hook = server.route('flaky-hook', () =>
+    const hook = server().route('flaky-hook', () =>
       (attempts += 1) <= 2 ? { status: 503, body: 'busy' } : { status: 200, body: {} },
     );
     const agent = await registerAgent({
-      mcpUrl: server.route('fails', () => ({
+      mcpUrl: server().route('fails', () => ({
         status: 200,
         body: { status: 'failed', error: { code: 'NOPE', message: 'no' } },
       })),
@@ -76,27 +72,29 @@ describe('completion callbacks', () => {
   }, 30_000);
 
   it('gives up on a callback refused with 410 after one try; the task stays completed', async () => {
-    const agent = await registerAgent({ mcpUrl: server.route('done-refused', completes({ text: 'ok' })) });
+    const agent = await registerAgent({ mcpUrl: server().route('done-refused', completes({ text: 'ok' })) });
     const reply = await call('POST', '/tasks', {
       apiKey: 'admin',
       body: {
         agentId: agent.agentId,
         operation: 'tools/echo',
         params: { text: 'x' },
-        callbackUrl: server.route('gone-hook', () => ({ status: 410, body: 'gone' })),
+        callbackUrl: server().route('gone-hook', () => ({ status: 410, body: 'gone' })),
       },
     });
     expect(await waitForTask(reply.body.taskId)).toMatchObject({ status: 'completed' });
     await callsTo('gone-hook', reply.body.taskId, 1);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
-    expect(server.callsTo('gone-hook').filter((received) => received.body?.taskId === reply.body.taskId)).toHaveLength(
-      1,
-    );
+    expect(
+      server()
+        .callsTo('gone-hook')
+        .filter((received) => received.body?.taskId === reply.body.taskId),
+    ).toHaveLength(1);
   });
 
   it('calls back with status cancelled for a cancelled task', async () => {
     const agent = await registerAgent({
-      mcpUrl: server.route('accepts', () => ({ status: 202, body: { status: 'received' } })),
+      mcpUrl: server().route('accepts', () => ({ status: 202, body: { status: 'received' } })),
     });
     const reply = await call('POST', '/tasks', {
       apiKey: 'admin',
@@ -104,7 +102,7 @@ describe('completion callbacks', () => {
         agentId: agent.agentId,
         operation: 'tools/echo',
         params: { text: 'x' },
-        callbackUrl: server.route('cancel-hook', () => ({ status: 200, body: {} })),
+        callbackUrl: server().route('cancel-hook', () => ({ status: 200, body: {} })),
       },
     });
     await waitForTask(reply.body.taskId, { until: (task) => task.phase === 'awaiting_agent_report' });
@@ -122,7 +120,9 @@ describe('completion callbacks', () => {
   /** The calls to `route` about `taskId`, once there are `count` of them (at most 20 s). */
   async function callsTo(route: string, taskId: string, count: number): Promise<ReceivedCall[]> {
     const received = await until(() => {
-      const matching = server.callsTo(route).filter((entry) => entry.body?.taskId === taskId);
+      const matching = server()
+        .callsTo(route)
+        .filter((entry) => entry.body?.taskId === taskId);
       return matching.length >= count && matching;
     }, `${count} calls to ${route}`);
     expect(received.length).toBeGreaterThanOrEqual(count);

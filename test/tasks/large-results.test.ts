@@ -1,4 +1,4 @@
-import { AgentServer } from '../support/agent-server';
+import { useAgentServer } from '../support/agent-server';
 import { registerAgent } from '../support/agents';
 import { call } from '../support/http';
 import { waitForTask } from '../support/tasks';
@@ -7,20 +7,16 @@ import { closedStatus, until } from '../support/until';
 
 /**
  * Temporal terminates a run whose workflow task completes with more than 4 MiB (GrpcMessageTooLarge).
- * Results answered together by sibling tasks used to travel in one such completion; now only the
- * results the workflow needs (a dependant's pending argument) do.
+ * Sibling tasks answering large results together must not add up in one such completion: only the
+ * results the workflow needs (a dependant's pending argument) travel through it.
  */
 describe('a composition whose tasks answer large results at the same time', () => {
-  let server: AgentServer;
-  beforeAll(async () => {
-    server = await AgentServer.start();
-  });
-  afterAll(() => server.close());
+  const server = useAgentServer();
 
   it('completes every task, runs its workflow to the end, and sends callbacks with the whole result', async () => {
     const blob = 'x'.repeat(800 * 1024);
     const agent = await registerAgent({
-      mcpUrl: server.route('large', () => ({ status: 200, body: { status: 'completed', result: { blob } } })),
+      mcpUrl: server().route('large', () => ({ status: 200, body: { status: 'completed', result: { blob } } })),
     });
     const task = (extra: Record<string, unknown> = {}) => ({
       agentId: agent.agentId,
@@ -28,7 +24,7 @@ describe('a composition whose tasks answer large results at the same time', () =
       params: { text: 'large' },
       ...extra,
     });
-    const hook = server.route('large-hook', () => ({ status: 200, body: {} }));
+    const hook = server().route('large-hook', () => ({ status: 200, body: {} }));
     // Six siblings of 800 KB (4.8 MB together), one with a callback, and a dependant that takes a parent's blob.
     const body = [
       task({ callbackUrl: hook }),
@@ -50,11 +46,16 @@ describe('a composition whose tasks answer large results at the same time', () =
         blobLength: blob.length,
       });
     }
-    const dependantCall = server.callsTo('large').find((received) => received.body?.taskId === taskIds[6]);
+    const dependantCall = server()
+      .callsTo('large')
+      .find((received) => received.body?.taskId === taskIds[6]);
     expect(dependantCall?.body.params.text).toHaveLength(blob.length);
 
     const callback = await until(
-      () => server.callsTo('large-hook').find((received) => received.body?.taskId === taskIds[0]),
+      () =>
+        server()
+          .callsTo('large-hook')
+          .find((received) => received.body?.taskId === taskIds[0]),
       'the callback',
       20_000,
     );

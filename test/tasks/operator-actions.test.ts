@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { AgentServer, completes, type ReceivedCall } from '../support/agent-server';
+import { useAgentServer, completes, type ReceivedCall } from '../support/agent-server';
 import { registerAgent } from '../support/agents';
 import { call } from '../support/http';
 import { waitForTask } from '../support/tasks';
-import { connectTemporal } from '../support/temporal';
+import { useTemporalClient } from '../support/temporal';
 import { testStack } from '../support/test-stack';
 import { closedStatus } from '../support/until';
 
@@ -17,18 +16,8 @@ const { EventType, ResetReapplyType } = temporal.api.enums.v1;
  * "... terminated").
  */
 describe('Reset of a task workflow in the Temporal Web UI', () => {
-  let server: AgentServer;
-  let client: Client;
-  let closeTemporal: () => Promise<void>;
-
-  beforeAll(async () => {
-    server = await AgentServer.start();
-    ({ client, close: closeTemporal } = await connectTemporal());
-  });
-  afterAll(async () => {
-    await server.close();
-    await closeTemporal();
-  });
+  const server = useAgentServer();
+  const client = useTemporalClient();
 
   /**
    * The request the Web UI sends for "Reset to first workflow task" on a Temporal server of 1.24 or
@@ -36,10 +25,10 @@ describe('Reset of a task workflow in the Temporal Web UI', () => {
    * to the new run. Resolves with the new run's handle, once that run closed unless `running`.
    */
   async function resetToFirstWorkflowTask(workflowId: string, { running = false } = {}) {
-    const { runId } = await client.workflow.getHandle(workflowId).describe();
-    const { events } = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    const { runId } = await client().workflow.getHandle(workflowId).describe();
+    const { events } = await client().workflow.getHandle(workflowId, runId).fetchHistory();
     const firstCompleted = events!.find((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)!;
-    const reset = await client.workflowService.resetWorkflowExecution({
+    const reset = await client().workflowService.resetWorkflowExecution({
       namespace: testStack().temporalNamespace,
       workflowExecution: { workflowId, runId },
       workflowTaskFinishEventId: firstCompleted.eventId,
@@ -48,7 +37,7 @@ describe('Reset of a task workflow in the Temporal Web UI', () => {
       resetReapplyType: ResetReapplyType.RESET_REAPPLY_TYPE_ALL_ELIGIBLE,
     });
     expect(reset.runId).not.toBe(runId);
-    const newRun = client.workflow.getHandle(workflowId, reset.runId);
+    const newRun = client().workflow.getHandle(workflowId, reset.runId);
     if (!running) expect(await closedStatus(newRun, 20_000)).toBe('COMPLETED');
     return newRun;
   }
@@ -57,15 +46,15 @@ describe('Reset of a task workflow in the Temporal Web UI', () => {
   const webhook = (received: ReceivedCall) => ({ id: received.headers['webhook-id'], body: received.body });
   /** A callback receiver's deliveries of one task, in order. */
   const deliveries = (route: string, taskId: string) =>
-    server
+    server()
       .callsTo(route)
       .filter((received) => received.body?.taskId === taskId)
       .map(webhook);
 
   it('of a completed task: the new run takes the answer the task store holds without calling the agent, the outcome stands, and both callbacks go out again with the same webhook-ids', async () => {
     const agent = await registerAgent({
-      mcpUrl: server.route('counted', completes({ text: 'once' })),
-      callbackUrl: server.route('agent-hook', () => ({ status: 200, body: {} })),
+      mcpUrl: server().route('counted', completes({ text: 'once' })),
+      callbackUrl: server().route('agent-hook', () => ({ status: 200, body: {} })),
     });
     const reply = await call('POST', '/tasks', {
       apiKey: 'admin',
@@ -73,20 +62,24 @@ describe('Reset of a task workflow in the Temporal Web UI', () => {
         agentId: agent.agentId,
         operation: 'tools/echo',
         params: { text: 'x' },
-        callbackUrl: server.route('task-hook', () => ({ status: 204 })),
+        callbackUrl: server().route('task-hook', () => ({ status: 204 })),
       },
     });
     const taskId = reply.body.taskId;
     expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: { text: 'once' } });
     // The run closes once its callbacks were delivered.
-    expect(await closedStatus(client.workflow.getHandle(`task-${taskId}`))).toBe('COMPLETED');
+    expect(await closedStatus(client().workflow.getHandle(`task-${taskId}`))).toBe('COMPLETED');
     const before = await task(taskId);
     const [toTask] = deliveries('task-hook', taskId);
     const [toAgent] = deliveries('agent-hook', taskId);
 
     await resetToFirstWorkflowTask(`task-${taskId}`);
 
-    expect(server.callsTo('counted').filter((received) => received.body?.taskId === taskId)).toHaveLength(1);
+    expect(
+      server()
+        .callsTo('counted')
+        .filter((received) => received.body?.taskId === taskId),
+    ).toHaveLength(1);
     // Not even updatedAt moves: the call found the task ended and wrote nothing.
     expect(await task(taskId)).toEqual(before);
     // The same callbacks again, told apart only by completedAt: a receiver that drops a webhook-id it
@@ -103,10 +96,10 @@ describe('Reset of a task workflow in the Temporal Web UI', () => {
 
   it('of a task cancelled through the API: the cancellation, applied again to the new run, keeps it cancelled; the agent is neither called nor told again; its callback goes out again', async () => {
     const agent = await registerAgent({
-      mcpUrl: server.route('patient', (received) =>
+      mcpUrl: server().route('patient', (received) =>
         received.body?.cancel ? { status: 200, body: {} } : { status: 202, body: { status: 'received' } },
       ),
-      callbackUrl: server.route('patient-hook', () => ({ status: 200, body: {} })),
+      callbackUrl: server().route('patient-hook', () => ({ status: 200, body: {} })),
     });
     const reply = await call('POST', '/tasks', {
       apiKey: 'admin',
@@ -115,10 +108,10 @@ describe('Reset of a task workflow in the Temporal Web UI', () => {
     const taskId = reply.body.taskId;
     await waitForTask(taskId, { until: (view) => view.phase === 'awaiting_agent_report' });
     expect((await call('POST', `/tasks/${taskId}/cancel`, { apiKey: 'admin' })).status).toBe(200);
-    expect(await closedStatus(client.workflow.getHandle(`task-${taskId}`))).toBe('COMPLETED');
+    expect(await closedStatus(client().workflow.getHandle(`task-${taskId}`))).toBe('COMPLETED');
     const before = await task(taskId);
     expect(before).toMatchObject({ status: 'cancelled' });
-    const callsBefore = server
+    const callsBefore = server()
       .callsTo('patient')
       .filter((received) => received.body?.taskId === taskId)
       .map(webhook);
@@ -129,7 +122,7 @@ describe('Reset of a task workflow in the Temporal Web UI', () => {
     // Recorded cancelled once more by the new run: only updatedAt moves.
     expect(await task(taskId)).toEqual({ ...before, updatedAt: expect.any(String) });
     expect(
-      server
+      server()
         .callsTo('patient')
         .filter((received) => received.body?.taskId === taskId)
         .map(webhook),
@@ -141,7 +134,7 @@ describe('Reset of a task workflow in the Temporal Web UI', () => {
   });
   it('of a task awaiting its report: the new run carries the task on, calls the agent again as the next attempt, and ends it with the report', async () => {
     const agent = await registerAgent({
-      mcpUrl: server.route('reports-later', (received) =>
+      mcpUrl: server().route('reports-later', (received) =>
         received.body?.cancel ? { status: 200, body: {} } : { status: 202, body: { status: 'received' } },
       ),
     });
@@ -154,13 +147,16 @@ describe('Reset of a task workflow in the Temporal Web UI', () => {
 
     const newRun = await resetToFirstWorkflowTask(`task-${taskId}`, { running: true });
     await waitForTask(taskId, {
-      until: () => server.callsTo('reports-later').filter((received) => received.body?.taskId === taskId).length === 2,
+      until: () =>
+        server()
+          .callsTo('reports-later')
+          .filter((received) => received.body?.taskId === taskId).length === 2,
     });
     // The run the Reset terminated is not taken for one an operator terminated: the task stays pending.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(await task(taskId)).toMatchObject({ status: 'pending', phase: 'awaiting_agent_report', attempts: 2 });
     expect(
-      server
+      server()
         .callsTo('reports-later')
         .filter((received) => received.body?.taskId === taskId)
         .map((received) => received.headers['webhook-id']),
@@ -180,7 +176,7 @@ describe('Reset of a task workflow in the Temporal Web UI', () => {
 
   it('of a task cancelled by cancelling its workflow, which the new run does not hear again: the task stays cancelled and its agent is not called', async () => {
     const agent = await registerAgent({
-      mcpUrl: server.route('cancelled-by-operator', (received) =>
+      mcpUrl: server().route('cancelled-by-operator', (received) =>
         received.body?.cancel ? { status: 200, body: {} } : { status: 202, body: { status: 'received' } },
       ),
     });
@@ -190,8 +186,8 @@ describe('Reset of a task workflow in the Temporal Web UI', () => {
     });
     const taskId = reply.body.taskId;
     await waitForTask(taskId, { until: (view) => view.phase === 'awaiting_agent_report' });
-    await client.workflow.getHandle(`task-${taskId}`).cancel();
-    expect(await closedStatus(client.workflow.getHandle(`task-${taskId}`))).toBe('CANCELLED');
+    await client().workflow.getHandle(`task-${taskId}`).cancel();
+    expect(await closedStatus(client().workflow.getHandle(`task-${taskId}`))).toBe('CANCELLED');
     const before = await task(taskId);
     expect(before).toMatchObject({ status: 'cancelled' });
 
@@ -199,7 +195,7 @@ describe('Reset of a task workflow in the Temporal Web UI', () => {
 
     expect(await task(taskId)).toEqual(before);
     expect(
-      server
+      server()
         .callsTo('cancelled-by-operator')
         .filter((received) => received.body?.taskId === taskId && !received.body?.cancel),
     ).toHaveLength(1);

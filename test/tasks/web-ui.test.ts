@@ -1,10 +1,9 @@
-import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { AgentServer } from '../support/agent-server';
+import { AgentServer, useAgentServer } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call } from '../support/http';
 import { waitForTask } from '../support/tasks';
-import { connectTemporal } from '../support/temporal';
+import { useTemporalClient } from '../support/temporal';
 import { until } from '../support/until';
 import { tasksQuery, type TaskProgress } from '../../workflows/task-types';
 
@@ -20,18 +19,8 @@ const quickRetry = (maxAttempts: number) => ({
 
 /** What an operator sees of a run in the Temporal Web UI, read through the same API the UI reads. */
 describe('runs as the Temporal Web UI shows them', () => {
-  let server: AgentServer;
-  let client: Client;
-  let closeTemporal: () => Promise<void>;
-
-  beforeAll(async () => {
-    server = await AgentServer.start();
-    ({ client, close: closeTemporal } = await connectTemporal());
-  });
-  afterAll(async () => {
-    await server.close();
-    await closeTemporal();
-  });
+  const server = useAgentServer();
+  const client = useTemporalClient();
 
   async function launch(agent: RegisteredAgent, extra: Record<string, unknown> = {}): Promise<string> {
     const reply = await call('POST', '/tasks', {
@@ -41,7 +30,7 @@ describe('runs as the Temporal Web UI shows them', () => {
     expect(reply.status).toBe(202);
     return reply.body.taskId;
   }
-  const handleOf = (taskId: string) => client.workflow.getHandle(`task-${taskId}`);
+  const handleOf = (taskId: string) => client().workflow.getHandle(`task-${taskId}`);
   const eventsOf = async (taskId: string) => (await handleOf(taskId).fetchHistory()).events ?? [];
   const summaryOf = (event: temporal.api.history.v1.IHistoryEvent) => {
     const payload = event.userMetadata?.summary;
@@ -50,7 +39,7 @@ describe('runs as the Temporal Web UI shows them', () => {
 
   it('shows a call to an agent that is down as one pending activity with its attempt, its last failure and its next retry', async () => {
     const agent = await registerAgent({
-      mcpUrl: server.route('down', () => ({ status: 503, body: 'database is down for maintenance' })),
+      mcpUrl: server().route('down', () => ({ status: 503, body: 'database is down for maintenance' })),
     });
     const taskId = await launch(agent, { retry: quickRetry(50) });
     const pending = await until(async () => {
@@ -87,7 +76,7 @@ describe('runs as the Temporal Web UI shows them', () => {
   });
 
   it('adds no history events for further attempts: two or ten failed attempts make the same history', async () => {
-    const agent = await registerAgent({ mcpUrl: server.route('always-down', () => ({ status: 503, body: 'down' })) });
+    const agent = await registerAgent({ mcpUrl: server().route('always-down', () => ({ status: 503, body: 'down' })) });
     const [two, ten] = await Promise.all([
       launch(agent, { retry: quickRetry(2) }),
       launch(agent, { retry: quickRetry(10) }),
@@ -114,7 +103,7 @@ describe('runs as the Temporal Web UI shows them', () => {
 
   it('names the wait for a report, and answers the tasks query with the live state the current details show', async () => {
     const agent = await registerAgent({
-      mcpUrl: server.route('accepts', (received) =>
+      mcpUrl: server().route('accepts', (received) =>
         received.body?.cancel ? { status: 200, body: {} } : { status: 202, body: { status: 'received' } },
       ),
     });
