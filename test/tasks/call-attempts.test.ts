@@ -9,7 +9,7 @@ import { TaskChanges } from '../../src/tasks/task-changes';
 import { TaskStore } from '../../src/tasks/task-store';
 import { TaskPhase, TaskStatus } from '../../workflows/task-types';
 import { Store } from '../../src/store/mongo';
-import { AgentServer, completes } from '../support/agent-server';
+import { useAgentServer, completes } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { testStack } from '../support/test-stack';
 
@@ -18,15 +18,14 @@ import { testStack } from '../support/test-stack';
  * MongoDB: what one attempt writes to the task store, and what a retried attempt finds there.
  */
 describe('one attempt of the call activity', () => {
-  let server: AgentServer;
+  const server = useAgentServer();
   let agent: RegisteredAgent;
   let store: Store;
   let taskStore: TaskStore;
   let callAgent: ReturnType<typeof callAgentActivity>;
 
   beforeAll(async () => {
-    server = await AgentServer.start();
-    agent = await registerAgent({ mcpUrl: server.route('answers', completes({ text: 'from the agent' })) });
+    agent = await registerAgent({ mcpUrl: server().route('answers', completes({ text: 'from the agent' })) });
     store = await Store.connect(testStack().mongoUri, testStack().mongoDatabase);
     taskStore = new TaskStore(store, new TaskChanges({ workerInProcess: true }));
     callAgent = callAgentActivity(
@@ -37,7 +36,6 @@ describe('one attempt of the call activity', () => {
     );
   });
   afterAll(async () => {
-    await server.close();
     await store.close();
   });
 
@@ -93,7 +91,11 @@ describe('one attempt of the call activity', () => {
     expect(
       await new MockActivityEnvironment({ attempt: 2 }).run(callAgent, { ...input(taskId), keepsResult: true }),
     ).toEqual({ kind: 'completed', result: { text: 'first attempt' }, attempt: 1, recorded: true });
-    expect(server.callsTo('answers').filter((received) => received.body?.taskId === taskId)).toHaveLength(0);
+    expect(
+      server()
+        .callsTo('answers')
+        .filter((received) => received.body?.taskId === taskId),
+    ).toHaveLength(0);
     expect(await taskStore.find(taskId)).toMatchObject({
       status: TaskStatus.COMPLETED,
       result: JSON.stringify({ text: 'first attempt' }),
@@ -109,7 +111,11 @@ describe('one attempt of the call activity', () => {
       attempt: 0,
       recorded: true,
     });
-    expect(server.callsTo('answers').filter((received) => received.body?.taskId === taskId)).toHaveLength(0);
+    expect(
+      server()
+        .callsTo('answers')
+        .filter((received) => received.body?.taskId === taskId),
+    ).toHaveLength(0);
   });
 
   it('does not call the agent once the calls before a worker restart used up maxAttempts', async () => {
@@ -123,7 +129,11 @@ describe('one attempt of the call activity', () => {
       type: 'AGENT_UNREACHABLE',
       message: expect.stringContaining('all 2 attempts were made'),
     });
-    expect(server.callsTo('answers').filter((received) => received.body?.taskId === taskId)).toHaveLength(0);
+    expect(
+      server()
+        .callsTo('answers')
+        .filter((received) => received.body?.taskId === taskId),
+    ).toHaveLength(0);
   });
 
   it('still makes the last allowed attempt after a worker restart', async () => {
@@ -134,7 +144,11 @@ describe('one attempt of the call activity', () => {
       attempt: 2,
       recorded: true,
     });
-    expect(server.callsTo('answers').filter((received) => received.body?.taskId === taskId)).toHaveLength(1);
+    expect(
+      server()
+        .callsTo('answers')
+        .filter((received) => received.body?.taskId === taskId),
+    ).toHaveLength(1);
   });
 
   it('makes the first call of a first run without counting it first, and numbers a later attempt by Temporal', async () => {
@@ -155,7 +169,7 @@ describe('one attempt of the call activity', () => {
       await new MockActivityEnvironment({ attempt: 2 }).run(callAgent, { ...input(retried), firstRun: true }),
     ).toMatchObject({ kind: 'completed', attempt: 2 });
     expect(
-      server
+      server()
         .callsTo('answers')
         .filter((received) => received.body?.taskId === retried)
         .map((received) => received.headers['webhook-id']),
@@ -170,7 +184,7 @@ describe('one attempt of the call activity', () => {
       await new MockActivityEnvironment({ attempt: 1 }).run(callAgent, { ...input(taskId), firstRun: false }),
     ).toMatchObject({ kind: 'completed', attempt: 2 });
     expect(
-      server
+      server()
         .callsTo('answers')
         .filter((received) => received.body?.taskId === taskId)
         .map((received) => received.headers['webhook-id']),
@@ -179,7 +193,7 @@ describe('one attempt of the call activity', () => {
 
   it("keeps an agent's refusal final when recording the failed attempt fails", async () => {
     const refusing = await registerAgent({
-      mcpUrl: server.route('refuses', () => ({ status: 404, body: 'no such tool' })),
+      mcpUrl: server().route('refuses', () => ({ status: 404, body: 'no such tool' })),
     });
     const unwritable = new (class extends TaskStore {
       override async updateUnconditionally(

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
-import { AgentServer, completes, signatureWith } from '../support/agent-server';
+import { useAgentServer, completes, signatureWith } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call, expectError } from '../support/http';
 import { waitForTask } from '../support/tasks';
@@ -11,22 +11,20 @@ import { closedStatus, until } from '../support/until';
 
 /** POST /tasks/{taskId}/cancel: the task, its composed dependants and its delegated tree. */
 describe('task cancellation', () => {
-  let server: AgentServer;
+  const server = useAgentServer();
   let patient: RegisteredAgent;
   let mongo: MongoClient;
 
   beforeAll(async () => {
-    server = await AgentServer.start();
     mongo = await MongoClient.connect(testStack().mongoUri);
     // Answers 202 to a task and 200 to the cancellation notice.
     patient = await registerAgent({
-      mcpUrl: server.route('patient', (received) =>
+      mcpUrl: server().route('patient', (received) =>
         received.body?.cancel ? { status: 200, body: {} } : { status: 202, body: { status: 'received' } },
       ),
     });
   });
   afterAll(async () => {
-    await server.close();
     await mongo.close();
   });
 
@@ -48,7 +46,10 @@ describe('task cancellation', () => {
     expect((await call('GET', `/tasks/${taskId}`, { apiKey: 'admin' })).body).toMatchObject({ status: 'cancelled' });
 
     const notice = await until(
-      () => server.callsTo('patient').find((received) => received.body?.taskId === taskId && received.body?.cancel),
+      () =>
+        server()
+          .callsTo('patient')
+          .find((received) => received.body?.taskId === taskId && received.body?.cancel),
       'cancel notice',
       10_000,
     );
@@ -68,7 +69,7 @@ describe('task cancellation', () => {
 
   it('answers a cancellation at once even when the agent refuses the notice; the notice is retried', async () => {
     const agent = await registerAgent({
-      mcpUrl: server.route('refuses-notice', (received) =>
+      mcpUrl: server().route('refuses-notice', (received) =>
         received.body?.cancel ? { status: 503, body: 'busy' } : { status: 202, body: { status: 'received' } },
       ),
     });
@@ -81,14 +82,17 @@ describe('task cancellation', () => {
     expect((await cancel(reply.body.taskId)).status).toBe(200);
     expect(Date.now() - startedAt).toBeLessThan(1_000);
     await until(
-      () => server.callsTo('refuses-notice').filter((received) => received.body?.cancel).length >= 2,
+      () =>
+        server()
+          .callsTo('refuses-notice')
+          .filter((received) => received.body?.cancel).length >= 2,
       'second cancel notice',
       10_000,
     );
   });
 
   it('cancels a task whose agent call is being retried', async () => {
-    const agent = await registerAgent({ mcpUrl: server.route('busy', () => ({ status: 503, body: 'busy' })) });
+    const agent = await registerAgent({ mcpUrl: server().route('busy', () => ({ status: 503, body: 'busy' })) });
     const reply = await call('POST', '/tasks', {
       apiKey: 'admin',
       body: {
@@ -105,7 +109,7 @@ describe('task cancellation', () => {
 
   it('cancels a task whose agent call is in flight within seconds, abandoning the call: the late answer changes nothing', async () => {
     const slow = await registerAgent({
-      mcpUrl: server.route('slow', () => ({
+      mcpUrl: server().route('slow', () => ({
         status: 200,
         body: { status: 'completed', result: { late: true } },
         delayMs: 8_000,
@@ -117,7 +121,10 @@ describe('task cancellation', () => {
     });
     const taskId = reply.body.taskId;
     await until(
-      () => server.callsTo('slow').some((received) => received.body?.taskId === taskId),
+      () =>
+        server()
+          .callsTo('slow')
+          .some((received) => received.body?.taskId === taskId),
       'the call to the slow agent',
       10_000,
     );
@@ -127,13 +134,15 @@ describe('task cancellation', () => {
     expect(Date.now() - sentAt).toBeLessThan(5_000);
     await new Promise((resolve) => setTimeout(resolve, 8_500 - (Date.now() - sentAt)));
     expect((await call('GET', `/tasks/${taskId}`, { apiKey: 'admin' })).body).toMatchObject({ status: 'cancelled' });
-    expect(server.callsTo('slow').filter((received) => received.body?.taskId === taskId)).toEqual([
-      expect.objectContaining({ abandoned: true }),
-    ]);
+    expect(
+      server()
+        .callsTo('slow')
+        .filter((received) => received.body?.taskId === taskId),
+    ).toEqual([expect.objectContaining({ abandoned: true })]);
   });
 
   it('fails composed dependants with DEPENDENCY_FAILED and lets independent tasks finish', async () => {
-    const fast = await registerAgent({ mcpUrl: server.route('fast', completes({ text: 'ok' })) });
+    const fast = await registerAgent({ mcpUrl: server().route('fast', completes({ text: 'ok' })) });
     const task = (agentId: string, extra: Record<string, unknown> = {}) => ({
       agentId,
       operation: 'tools/echo',
@@ -173,7 +182,11 @@ describe('task cancellation', () => {
       ).status,
     ).toBe(200);
     expect(await waitForTask(parent)).toMatchObject({ status: 'completed' });
-    expect(server.callsTo('patient').filter((received) => received.body?.taskId === child)).toHaveLength(0);
+    expect(
+      server()
+        .callsTo('patient')
+        .filter((received) => received.body?.taskId === child),
+    ).toHaveLength(0);
   });
 
   it('cancels the tasks delegated from it, down the whole tree', async () => {
@@ -201,7 +214,7 @@ describe('task cancellation', () => {
   });
 
   it('records the tasks an operator cut short by cancelling their workflow in Temporal, and tells their agents', async () => {
-    const fast = await registerAgent({ mcpUrl: server.route('fast-before-operator', completes({ text: 'ok' })) });
+    const fast = await registerAgent({ mcpUrl: server().route('fast-before-operator', completes({ text: 'ok' })) });
     const task = (agentId: string, extra: Record<string, unknown> = {}) => ({
       agentId,
       operation: 'tools/echo',
@@ -223,20 +236,25 @@ describe('task cancellation', () => {
       expect(await waitForTask(waiting, { timeoutMs: 5_000 })).toMatchObject({ status: 'cancelled' });
       expect((await call('GET', `/tasks/${done}`, { apiKey: 'admin' })).body).toMatchObject({ status: 'completed' });
       await until(
-        () => server.callsTo('patient').some((received) => received.body?.taskId === awaited && received.body?.cancel),
+        () =>
+          server()
+            .callsTo('patient')
+            .some((received) => received.body?.taskId === awaited && received.body?.cancel),
         'cancel notice',
         10_000,
       );
       // Shown as cancelled in the Web UI once the notice went out.
       expect(await closedStatus(workflow)).toBe('CANCELLED');
     });
-    expect(server.callsTo('fast-before-operator').filter((received) => received.body?.taskId === waiting)).toHaveLength(
-      0,
-    );
+    expect(
+      server()
+        .callsTo('fast-before-operator')
+        .filter((received) => received.body?.taskId === waiting),
+    ).toHaveLength(0);
   });
 
   it('records the tasks still running in a workflow an operator terminated as cancelled, leaving ended ones as they were', async () => {
-    const fast = await registerAgent({ mcpUrl: server.route('fast-before-terminate', completes({ text: 'ok' })) });
+    const fast = await registerAgent({ mcpUrl: server().route('fast-before-terminate', completes({ text: 'ok' })) });
     const task = (agentId: string) => ({ agentId, operation: 'tools/echo', params: { text: 't' } });
     const reply = await call('POST', '/tasks/compose', {
       apiKey: 'admin',

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { AgentServer, type AgentBehaviour } from '../support/agent-server';
+import { useAgentServer, type AgentBehaviour } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call, expectError } from '../support/http';
 import { tool, waitForTask } from '../support/tasks';
@@ -24,16 +24,15 @@ const from = (taskId: string, field: string, type?: string) => ({
 });
 
 describe('compositions', () => {
-  let server: AgentServer;
+  const server = useAgentServer();
   let agent: RegisteredAgent;
   let client: Client;
   let closeTemporal: () => Promise<void>;
 
   beforeAll(async () => {
-    server = await AgentServer.start();
     ({ client, close: closeTemporal } = await connectTemporal());
     agent = await registerAgent({
-      mcpUrl: server.route('relay', relay),
+      mcpUrl: server().route('relay', relay),
       capabilities: {
         tools: [
           { ...tool('relay'), inputSchema: { type: 'object' } },
@@ -43,7 +42,6 @@ describe('compositions', () => {
     });
   });
   afterAll(async () => {
-    await server.close();
     await closeTemporal();
   });
 
@@ -53,7 +51,10 @@ describe('compositions', () => {
     params,
     ...extra,
   });
-  const callsTagged = (tag: string) => server.callsTo('relay').filter((received) => received.body.params.tag === tag);
+  const callsTagged = (tag: string) =>
+    server()
+      .callsTo('relay')
+      .filter((received) => received.body.params.tag === tag);
 
   async function compose(body: unknown[]): Promise<{ compositionId: string; taskIds: string[] }> {
     const reply = await call('POST', '/tasks/compose', { apiKey: 'admin', body });
@@ -122,7 +123,7 @@ describe('compositions', () => {
 
   it('shows the agent of one task the other tasks of its composition without their results or errors', async () => {
     const other = await registerAgent({
-      mcpUrl: server.route('relay', relay),
+      mcpUrl: server().route('relay', relay),
       capabilities: { tools: [{ ...tool('relay'), inputSchema: { type: 'object' } }] },
     });
     const { compositionId, taskIds } = await compose([

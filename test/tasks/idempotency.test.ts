@@ -6,7 +6,7 @@ import {
   idempotencyRequestHash,
 } from '../../src/tasks/idempotency-keys';
 import { DEFAULT_RETRY, type CompositionInput } from '../../workflows/task-types';
-import { AgentServer, completes } from '../support/agent-server';
+import { useAgentServer, completes } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { useTestDatabase } from '../support/database';
 import { call, expectError } from '../support/http';
@@ -14,17 +14,15 @@ import { waitForTask } from '../support/tasks';
 
 /** Idempotency-Key on POST /tasks and POST /tasks/compose: a repeat never runs anything twice. */
 describe('Idempotency-Key', () => {
-  let server: AgentServer;
+  const server = useAgentServer();
   let agent: RegisteredAgent;
   let key = 0;
   const database = useTestDatabase();
   const freshKey = () => `key-${Date.now()}-${(key += 1)}`;
 
   beforeAll(async () => {
-    server = await AgentServer.start();
-    agent = await registerAgent({ mcpUrl: server.route('echo', completes({ text: 'ok' })) });
+    agent = await registerAgent({ mcpUrl: server().route('echo', completes({ text: 'ok' })) });
   });
-  afterAll(() => server.close());
 
   const task = (text: string) => ({ agentId: agent.agentId, operation: 'tools/echo', params: { text } });
   const post = (path: string, body: unknown, idempotencyKey: string, apiKey = 'admin') =>
@@ -41,7 +39,7 @@ describe('Idempotency-Key', () => {
       body: first.body,
       location: `/tasks/${first.body.taskId}`,
     });
-    expect(server.calls.filter((received) => received.body?.params?.text === 'once')).toHaveLength(1);
+    expect(server().calls.filter((received) => received.body?.params?.text === 'once')).toHaveLength(1);
   });
 
   it('starts one task for concurrent identical requests', async () => {
@@ -54,7 +52,7 @@ describe('Idempotency-Key', () => {
     // Every answer names a task that exists already: repeats wait for the first request's start.
     expect((await call('GET', `/tasks/${replies[4].body.taskId}`, { apiKey: 'admin' })).status).toBe(200);
     expect(await waitForTask(replies[0].body.taskId)).toMatchObject({ status: 'completed' });
-    expect(server.calls.filter((received) => received.body?.params?.text === 'concurrent')).toHaveLength(1);
+    expect(server().calls.filter((received) => received.body?.params?.text === 'concurrent')).toHaveLength(1);
   });
 
   it('takes the same body with its members in another order as a repeat', async () => {
@@ -101,7 +99,7 @@ describe('Idempotency-Key', () => {
       location: first.headers.get('location'),
     });
     await waitForTask(first.body[1].taskId);
-    expect(server.calls.filter((received) => received.body?.params?.text === 'composed')).toHaveLength(2);
+    expect(server().calls.filter((received) => received.body?.params?.text === 'composed')).toHaveLength(2);
   });
 
   it('forgets a key whose request was refused, and refuses a malformed key', async () => {
@@ -152,6 +150,6 @@ describe('Idempotency-Key', () => {
     expect(await waitForTask(taskId)).toMatchObject({ status: 'completed' });
     const again = await post('/tasks', body, idempotencyKey);
     expect({ status: again.status, body: again.body }).toEqual({ status: 202, body: { taskId, status: 'pending' } });
-    expect(server.calls.filter((received) => received.body?.params?.text === 'finished-by-repeat')).toHaveLength(1);
+    expect(server().calls.filter((received) => received.body?.params?.text === 'finished-by-repeat')).toHaveLength(1);
   });
 });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { Worker, type ReplayResult } from '@temporalio/worker';
-import { AgentServer, type AgentBehaviour } from '../support/agent-server';
+import { useAgentServer, type AgentBehaviour } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call } from '../support/http';
 import { newUserId } from '../support/humans';
@@ -63,21 +63,19 @@ const failuresOf = (results: ReplayResult[]) =>
     .map((result) => `${result.workflowId}: ${result.error?.message}`);
 
 describe('workflow replay', () => {
-  let server: AgentServer;
+  const server = useAgentServer();
   let agent: RegisteredAgent;
   let client: Client;
   let closeTemporal: () => Promise<void>;
 
   beforeAll(async () => {
-    server = await AgentServer.start();
     ({ client, close: closeTemporal } = await connectTemporal());
     agent = await registerAgent({
-      mcpUrl: server.route('scripted', scripted()),
+      mcpUrl: server().route('scripted', scripted()),
       capabilities: { tools: [{ ...tool('script'), inputSchema: { type: 'object' } }] },
     });
   });
   afterAll(async () => {
-    await server.close();
     await closeTemporal();
   });
 
@@ -160,7 +158,7 @@ describe('workflow replay', () => {
       single(
         'callback',
         task('callback', 'complete', {
-          callbackUrl: server.route('callback-receiver', () => ({ status: 200, body: {} })),
+          callbackUrl: server().route('callback-receiver', () => ({ status: 200, body: {} })),
         }),
       ),
       inRoom('room-socket', 'room-socket', true),

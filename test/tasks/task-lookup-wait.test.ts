@@ -1,18 +1,17 @@
-import { AgentServer, completes } from '../support/agent-server';
+import { useAgentServer, completes } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call, expectError } from '../support/http';
 
 /** GET /tasks/{taskId}?waitMs=: a pending task is answered once it ends, or as it stands when waitMs ran out. */
 describe('GET /tasks/{taskId}?waitMs=', () => {
-  let server: AgentServer;
+  const server = useAgentServer();
   let agent: RegisteredAgent;
   let slowAgent: RegisteredAgent;
   let silentAgent: RegisteredAgent;
   beforeAll(async () => {
-    server = await AgentServer.start();
-    agent = await registerAgent({ mcpUrl: server.route('wait-quick', completes('quick')) });
+    agent = await registerAgent({ mcpUrl: server().route('wait-quick', completes('quick')) });
     slowAgent = await registerAgent({
-      mcpUrl: server.route('wait-slow', () => ({
+      mcpUrl: server().route('wait-slow', () => ({
         status: 200,
         body: { status: 'completed', result: 'slow' },
         delayMs: 1_000,
@@ -20,10 +19,9 @@ describe('GET /tasks/{taskId}?waitMs=', () => {
     });
     // Accepts and never reports: the task stays pending.
     silentAgent = await registerAgent({
-      mcpUrl: server.route('wait-silent', () => ({ status: 202, body: { status: 'pending' } })),
+      mcpUrl: server().route('wait-silent', () => ({ status: 202, body: { status: 'pending' } })),
     });
   });
-  afterAll(() => server.close());
 
   async function createTask(target: RegisteredAgent, apiKey = 'admin'): Promise<string> {
     const reply = await call('POST', '/tasks', {

@@ -1,5 +1,5 @@
 import { MongoClient } from 'mongodb';
-import { AgentServer, completes } from '../support/agent-server';
+import { useAgentServer, completes } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call, expectError } from '../support/http';
 import { tool, waitForTask } from '../support/tasks';
@@ -7,7 +7,7 @@ import { testStack } from '../support/test-stack';
 
 /** Checks of POST /tasks and POST /tasks/compose, all done before anything starts; and who may read a task. */
 describe('task requests', () => {
-  let server: AgentServer;
+  const server = useAgentServer();
   let agent: RegisteredAgent;
   let mongo: MongoClient;
   // Only this file's agent: other test files create tasks at the same time.
@@ -15,10 +15,9 @@ describe('task requests', () => {
     mongo.db(testStack().mongoDatabase).collection('tasks').countDocuments({ agentId: agent.agentId });
 
   beforeAll(async () => {
-    server = await AgentServer.start();
     mongo = await MongoClient.connect(testStack().mongoUri);
     agent = await registerAgent({
-      mcpUrl: server.route('echo', completes({ text: 'ok' })),
+      mcpUrl: server().route('echo', completes({ text: 'ok' })),
       capabilities: {
         tools: [tool('echo', { text: { type: 'string' }, times: { type: 'integer', minimum: 1 } }, ['text'])],
         prompts: [{ name: 'greet' }],
@@ -26,7 +25,6 @@ describe('task requests', () => {
     });
   });
   afterAll(async () => {
-    await server.close();
     await mongo.close();
   });
 
