@@ -7,9 +7,8 @@ import {
   type MessageDocument,
 } from '../rooms/message-store';
 import { isDuplicateKey, type Store } from '../store/mongo';
-import { MIGRATIONS_COLLECTION, type Migration } from './migration';
+import type { Migration } from './migration';
 
-const DERIVED_MESSAGE_IDS = 'message-ids-derived-from-room-and-seq';
 /** The index that kept seqs unique before the `_id` did; it would refuse a message's copy beside its original. */
 const OLD_SEQ_INDEX = 'room_seq';
 const INDEX_NOT_FOUND = 27;
@@ -27,11 +26,13 @@ const NAMESPACE_NOT_FOUND = 26;
  * All API processes move to this layout together: an older process still running would store
  * messages that this one does not read.
  */
-export const derivedMessageIds: Migration = { name: 'message ids derived from room and seq', run: deriveMessageIds };
+export const derivedMessageIds: Migration = {
+  name: 'message ids derived from room and seq',
+  doneOnceAs: 'message-ids-derived-from-room-and-seq',
+  run: deriveMessageIds,
+};
 
 async function deriveMessageIds(store: Store): Promise<number> {
-  const migrations = store.collection<{ _id: string; doneAt: Date }>(MIGRATIONS_COLLECTION);
-  if (await migrations.findOne({ _id: DERIVED_MESSAGE_IDS })) return 0;
   const messages = store.collection<MessageDocument>(MESSAGES_COLLECTION);
   const aliases = store.collection<MessageAliasDocument>(MESSAGE_ALIASES_COLLECTION);
   await messages.dropIndex(OLD_SEQ_INDEX).catch((error: unknown) => {
@@ -49,7 +50,6 @@ async function deriveMessageIds(store: Store): Promise<number> {
     );
     await messages.deleteOne({ _id });
   }
-  await ignoreDuplicate(migrations.insertOne({ _id: DERIVED_MESSAGE_IDS, doneAt: new Date() }));
   return old.length;
 }
 
