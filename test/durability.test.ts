@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { freePort } from '../src/embedded/managed-process';
-import { AgentServer, type AgentBehaviour } from './support/agent-server';
+import { AgentServer, type AgentBehaviour, accepts } from './support/agent-server';
 import { registerAgent, type RegisteredAgent } from './support/agents';
 import { call } from './support/http';
 import { serviceEnv } from './support/global-setup';
@@ -98,7 +98,7 @@ describe('durability across process crashes', () => {
     registerAgent({ mcpUrl: server.route(route, behaviour) });
   /** A task whose agent answered 202 and that now awaits the report. */
   async function awaitingTask(route: string): Promise<{ agent: RegisteredAgent; taskId: string }> {
-    const agent = await register(route, () => ({ status: 202, body: { status: 'received' } }));
+    const agent = await register(route, accepts);
     const taskId = await launch(agent);
     await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' });
     return { agent, taskId };
@@ -255,7 +255,7 @@ describe('durability across process crashes', () => {
   }, 90_000);
 
   it('fails a silent task after DEFAULT_TASK_TIMEOUT_MS when it names no timeoutMs', async () => {
-    const agent = await register('silent', () => ({ status: 202, body: { status: 'received' } }));
+    const agent = await register('silent', accepts);
     const startedAt = Date.now();
     const taskId = await launch(agent, { timeoutMs: undefined });
     const task = await waitForTask(taskId, { timeoutMs: 20_000 });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { AgentServer, completes, type AgentBehaviour } from '../support/agent-server';
+import { AgentServer, completes, type AgentBehaviour, accepts } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call } from '../support/http';
 import { newUserId } from '../support/humans';
@@ -38,8 +38,6 @@ function registerLiveAgent(
     route,
   }));
 }
-
-const accepts: AgentBehaviour = () => ({ status: 202, body: { status: 'received' } });
 
 const roomWith = (...agents: RegisteredAgent[]) =>
   createRoom({ participants: agents.map((agent) => ({ type: 'AGENT', participantId: agent.agentId })) });

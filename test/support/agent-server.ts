@@ -92,6 +92,13 @@ export class AgentServer {
   }
 }
 
+/** 202: the agent took the task and reports its outcome later. */
+export const accepts: AgentBehaviour = () => ({ status: 202, body: { status: 'received' } });
+
+/** `accepts` a task, and answers a cancellation notice with 200. */
+export const acceptsAndHearsCancel: AgentBehaviour = (received) =>
+  (received.body as { cancel?: unknown } | undefined)?.cancel ? { status: 200, body: {} } : accepts(received);
+
 /** Completed with `result`. */
 export const completes =
   (result: unknown): AgentBehaviour =>

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { useAgentServer, completes, type AgentBehaviour } from '../support/agent-server';
+import { useAgentServer, completes, type AgentBehaviour, accepts } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call, expectError } from '../support/http';
 import { waitForTask } from '../support/tasks';
@@ -223,7 +223,7 @@ describe('calls to an agent and what its replies make of the task', () => {
   });
 
   it('waits for the report of an agent that answered 202, then fails with AGENT_TIMEOUT', async () => {
-    const { taskId } = await runTask('silent', () => ({ status: 202, body: { status: 'received' } }), {
+    const { taskId } = await runTask('silent', accepts, {
       timeoutMs: 2_000,
     });
     const waiting = await waitForTask(taskId, {
@@ -291,7 +291,7 @@ describe('calls to an agent and what its replies make of the task', () => {
   });
 
   it('takes only the first of two different reports sent together, answering the other 409', async () => {
-    const { agent, taskId } = await runTask('reports-twice', () => ({ status: 202, body: { status: 'received' } }));
+    const { agent, taskId } = await runTask('reports-twice', accepts);
     await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' || task.status !== 'pending' });
     const reports = [
       { status: 'completed', result: { answer: 'first' } },
@@ -307,7 +307,7 @@ describe('calls to an agent and what its replies make of the task', () => {
   });
 
   it('takes the same outcome with its keys in another order as the same report, before and after the end', async () => {
-    const { agent, taskId } = await runTask('reports-reordered', () => ({ status: 202, body: { status: 'received' } }));
+    const { agent, taskId } = await runTask('reports-reordered', accepts);
     await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' || task.status !== 'pending' });
     const report = (result: unknown) =>
       call('POST', `/tasks/${taskId}/result`, { apiKey: agent.apiKey, body: { status: 'completed', result } });

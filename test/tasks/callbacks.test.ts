@@ -1,4 +1,4 @@
-import { useAgentServer, completes, signatureWith, type ReceivedCall } from '../support/agent-server';
+import { useAgentServer, completes, signatureWith, type ReceivedCall, accepts } from '../support/agent-server';
 import { registerAgent } from '../support/agents';
 import { call } from '../support/http';
 import { waitForTask } from '../support/tasks';
@@ -94,7 +94,7 @@ describe('completion callbacks', () => {
 
   it('calls back with status cancelled for a cancelled task', async () => {
     const agent = await registerAgent({
-      mcpUrl: server().route('accepts', () => ({ status: 202, body: { status: 'received' } })),
+      mcpUrl: server().route('accepts', accepts),
     });
     const reply = await call('POST', '/tasks', {
       apiKey: 'admin',

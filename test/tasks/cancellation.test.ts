@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
-import { useAgentServer, completes, signatureWith } from '../support/agent-server';
+import { useAgentServer, completes, signatureWith, acceptsAndHearsCancel } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call, expectError } from '../support/http';
 import { waitForTask } from '../support/tasks';
@@ -19,9 +19,7 @@ describe('task cancellation', () => {
     mongo = await MongoClient.connect(testStack().mongoUri);
     // Answers 202 to a task and 200 to the cancellation notice.
     patient = await registerAgent({
-      mcpUrl: server().route('patient', (received) =>
-        received.body?.cancel ? { status: 200, body: {} } : { status: 202, body: { status: 'received' } },
-      ),
+      mcpUrl: server().route('patient', acceptsAndHearsCancel),
     });
   });
   afterAll(async () => {

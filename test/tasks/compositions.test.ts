@@ -1,10 +1,9 @@
-import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { useAgentServer, type AgentBehaviour } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call, expectError } from '../support/http';
 import { tool, waitForTask } from '../support/tasks';
-import { connectTemporal } from '../support/temporal';
+import { useTemporalClient } from '../support/temporal';
 import { AGENT_ID_ATTRIBUTE, OPERATION_ATTRIBUTE } from '../../src/tasks/search-attributes';
 
 const PRODUCED = { text: 'hello', count: 3, big: 99, meta: { lang: 'en' }, items: [1, 2] };
@@ -26,11 +25,9 @@ const from = (taskId: string, field: string, type?: string) => ({
 describe('compositions', () => {
   const server = useAgentServer();
   let agent: RegisteredAgent;
-  let client: Client;
-  let closeTemporal: () => Promise<void>;
+  const client = useTemporalClient();
 
   beforeAll(async () => {
-    ({ client, close: closeTemporal } = await connectTemporal());
     agent = await registerAgent({
       mcpUrl: server().route('relay', relay),
       capabilities: {
@@ -40,9 +37,6 @@ describe('compositions', () => {
         ],
       },
     });
-  });
-  afterAll(async () => {
-    await closeTemporal();
   });
 
   const relayTask = (params: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
@@ -258,7 +252,7 @@ describe('compositions', () => {
     const found: Array<{ workflowId: string; agentId?: string; operation?: string }> = [];
     // Visibility is eventually consistent: look a bounded number of times.
     for (let attempt = 0; attempt < 50 && found.length === 0; attempt += 1) {
-      for await (const workflow of client.workflow.list({ query })) {
+      for await (const workflow of client().workflow.list({ query })) {
         found.push({
           workflowId: workflow.workflowId,
           agentId: workflow.typedSearchAttributes.get(AGENT_ID_ATTRIBUTE),
@@ -268,10 +262,10 @@ describe('compositions', () => {
       if (found.length === 0) await new Promise((resolve) => setTimeout(resolve, 200));
     }
     expect(found).toEqual([{ workflowId: `task-${taskId}`, agentId: agent.agentId, operation: 'tools/relay' }]);
-    const description = await client.workflow.getHandle(`task-${taskId}`).describe();
+    const description = await client().workflow.getHandle(`task-${taskId}`).describe();
     expect(await description.staticSummary()).toBe(`${agent.name}: tools/relay`);
     // The agent call is an activity: its scheduled event carries the summary the Web UI shows.
-    const { events } = await client.workflow.getHandle(`task-${taskId}`).fetchHistory();
+    const { events } = await client().workflow.getHandle(`task-${taskId}`).fetchHistory();
     const calls = (events ?? []).filter(
       (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callAgent',
     );

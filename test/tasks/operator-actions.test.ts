@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { temporal } from '@temporalio/proto';
-import { useAgentServer, completes, type ReceivedCall } from '../support/agent-server';
+import { useAgentServer, completes, type ReceivedCall, acceptsAndHearsCancel } from '../support/agent-server';
 import { registerAgent } from '../support/agents';
 import { call } from '../support/http';
 import { waitForTask } from '../support/tasks';
@@ -96,9 +96,7 @@ describe('Reset of a task workflow in the Temporal Web UI', () => {
 
   it('of a task cancelled through the API: the cancellation, applied again to the new run, keeps it cancelled; the agent is neither called nor told again; its callback goes out again', async () => {
     const agent = await registerAgent({
-      mcpUrl: server().route('patient', (received) =>
-        received.body?.cancel ? { status: 200, body: {} } : { status: 202, body: { status: 'received' } },
-      ),
+      mcpUrl: server().route('patient', acceptsAndHearsCancel),
       callbackUrl: server().route('patient-hook', () => ({ status: 200, body: {} })),
     });
     const reply = await call('POST', '/tasks', {
@@ -134,9 +132,7 @@ describe('Reset of a task workflow in the Temporal Web UI', () => {
   });
   it('of a task awaiting its report: the new run carries the task on, calls the agent again as the next attempt, and ends it with the report', async () => {
     const agent = await registerAgent({
-      mcpUrl: server().route('reports-later', (received) =>
-        received.body?.cancel ? { status: 200, body: {} } : { status: 202, body: { status: 'received' } },
-      ),
+      mcpUrl: server().route('reports-later', acceptsAndHearsCancel),
     });
     const reply = await call('POST', '/tasks', {
       apiKey: 'admin',
@@ -176,9 +172,7 @@ describe('Reset of a task workflow in the Temporal Web UI', () => {
 
   it('of a task cancelled by cancelling its workflow, which the new run does not hear again: the task stays cancelled and its agent is not called', async () => {
     const agent = await registerAgent({
-      mcpUrl: server().route('cancelled-by-operator', (received) =>
-        received.body?.cancel ? { status: 200, body: {} } : { status: 202, body: { status: 'received' } },
-      ),
+      mcpUrl: server().route('cancelled-by-operator', acceptsAndHearsCancel),
     });
     const reply = await call('POST', '/tasks', {
       apiKey: 'admin',

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { Worker, type ReplayResult } from '@temporalio/worker';
 import { useAgentServer, type AgentBehaviour } from '../support/agent-server';
@@ -10,7 +9,7 @@ import { call } from '../support/http';
 import { newUserId } from '../support/humans';
 import { createRoom, RoomClient } from '../support/room-client';
 import { tool, waitForTask } from '../support/tasks';
-import { connectTemporal } from '../support/temporal';
+import { useTemporalClient } from '../support/temporal';
 
 /**
  * Histories of runs that earlier versions of the service started. A workflow change that one of
@@ -65,18 +64,13 @@ const failuresOf = (results: ReplayResult[]) =>
 describe('workflow replay', () => {
   const server = useAgentServer();
   let agent: RegisteredAgent;
-  let client: Client;
-  let closeTemporal: () => Promise<void>;
+  const client = useTemporalClient();
 
   beforeAll(async () => {
-    ({ client, close: closeTemporal } = await connectTemporal());
     agent = await registerAgent({
       mcpUrl: server().route('scripted', scripted()),
       capabilities: { tools: [{ ...tool('script'), inputSchema: { type: 'object' } }] },
     });
-  });
-  afterAll(async () => {
-    await closeTemporal();
   });
 
   const task = (tag: string, reply: string, extra: Record<string, unknown> = {}) => ({
@@ -194,7 +188,7 @@ describe('workflow replay', () => {
 
     return Promise.all(
       Object.entries(workflowIds).map(async ([name, workflowId]) => {
-        const handle = client.workflow.getHandle(workflowId);
+        const handle = client().workflow.getHandle(workflowId);
         await handle.result();
         return { workflowId: name, history: await handle.fetchHistory() };
       }),

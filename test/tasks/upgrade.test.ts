@@ -12,7 +12,7 @@ import { AgentStore } from '../../src/registry/agent-store';
 import { RecentAgents } from '../../src/registry/recent-agents';
 import { TaskChanges } from '../../src/tasks/task-changes';
 import { Store } from '../../src/store/mongo';
-import { AgentServer } from '../support/agent-server';
+import { AgentServer, accepts } from '../support/agent-server';
 import { registerAgent } from '../support/agents';
 import { call } from '../support/http';
 import { serviceEnv } from '../support/global-setup';
@@ -104,7 +104,7 @@ describe('upgrading the worker while a run is open', () => {
 
   it('ends a task that the previous version started and left awaiting its report, once the new worker gets the report', async () => {
     const agent = await registerAgent({
-      mcpUrl: server.route('accepts', () => ({ status: 202, body: { status: 'received' } })),
+      mcpUrl: server.route('accepts', accepts),
     });
     const previous = await workerWith({
       workflowBundle: await bundleWorkflowCode({

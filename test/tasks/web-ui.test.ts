@@ -1,5 +1,5 @@
 import { temporal } from '@temporalio/proto';
-import { AgentServer, useAgentServer } from '../support/agent-server';
+import { AgentServer, useAgentServer, acceptsAndHearsCancel } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call } from '../support/http';
 import { waitForTask } from '../support/tasks';
@@ -103,9 +103,7 @@ describe('runs as the Temporal Web UI shows them', () => {
 
   it('names the wait for a report, and answers the tasks query with the live state the current details show', async () => {
     const agent = await registerAgent({
-      mcpUrl: server().route('accepts', (received) =>
-        received.body?.cancel ? { status: 200, body: {} } : { status: 202, body: { status: 'received' } },
-      ),
+      mcpUrl: server().route('accepts', acceptsAndHearsCancel),
     });
     const taskId = await launch(agent);
     await waitForTask(taskId, { until: (seen) => seen.phase === 'awaiting_agent_report' });
