@@ -1,5 +1,5 @@
 // How the composition workflow reaches its activities: each kind of work with the timeouts and
-// retries it needs. The activities themselves live under activities/ and src/room-tasks/.
+// retries it needs. The activities themselves live under activities/.
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { RoomDeliveryActivities } from '../activities/room-delivery';
