@@ -200,6 +200,9 @@ describe('durability across process crashes', () => {
     const [fast, slow] = reply.body.map((entry: { taskId: string }) => entry.taskId);
     await until(() => slowCalls.length === 1, 'the slow call');
     expect(await waitForTask(fast)).toMatchObject({ status: 'completed', result: { call: 1 } });
+    // The fast task's callback goes out as it ends: killed in flight, it would wait out its activity's
+    // one-minute timeout, which is not what this test is about.
+    await until(() => callsAbout('completions', fast).length > 0, "the fast task's callback, before the kill");
     await worker.stop('SIGKILL');
     const killedAt = Date.now();
     await startWorker();
