@@ -5,7 +5,8 @@ import { isRetriedStatus } from '../src/tasks/agent-reply';
 import { toTaskView } from '../src/tasks/task-views';
 import type { TaskStore } from '../src/tasks/task-store';
 import type { TaskCallback } from '../workflows/task-types';
-import { describeError, postSigned, refusalOf } from './signed-post';
+import { postSigned, refusalOf } from './signed-post';
+import { describeError } from '../src/ops/describe-error';
 
 /** Who receives a completion callback, which decides the URL and the secret that signs it. */
 export type CallbackTarget = { kind: 'task'; url: string } | { kind: 'agent'; agentId: string };

@@ -54,12 +54,6 @@ async function readLimited(body: Dispatcher.ResponseData['body'], maxBytes: numb
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** The error's message with its cause's, for task errors and logs. */
-export function describeError(error: unknown): string {
-  const cause = (error as { cause?: Error }).cause;
-  return [(error as Error).message, cause?.message].filter(Boolean).join(': ');
-}
-
 /**
  * The failure of a call the outbound guard refused, or undefined when `error` is anything else.
  * Non-retryable: the refusal is policy, and a retry would only deliver later what was refused (once
@@ -67,7 +61,10 @@ export function describeError(error: unknown): string {
  * led to; the operator's log has that.
  */
 export function refusalOf(error: unknown, call: string, url: string, type?: string): ApplicationFailure | undefined {
-  if (!(error instanceof DestinationRefused)) return undefined;
-  log.warn('Outbound call refused by the address guard', { url, address: error.address });
-  return ApplicationFailure.nonRetryable(`${call} ${url} refused: ${error.message}`, type);
+  // fetch (the MCP transport's) wraps the refusal as the cause of its own error.
+  let refused = error;
+  while (refused instanceof Error && !(refused instanceof DestinationRefused)) refused = refused.cause;
+  if (!(refused instanceof DestinationRefused)) return undefined;
+  log.warn('Outbound call refused by the address guard', { url, address: refused.address });
+  return ApplicationFailure.nonRetryable(`${call} ${url} refused: ${refused.message}`, type);
 }
