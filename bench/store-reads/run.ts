@@ -59,6 +59,7 @@ function agentAt(index: number): Agent {
     id: `agent-${String(index).padStart(7, '0')}`,
     name,
     description: 'A bench agent that answers',
+    protocol: 'acs',
     defaultPrompt: 'Hello',
     mcpUrl: 'https://agents.example/mcp',
     chatUrl: 'https://agents.example/chat',

@@ -3,7 +3,7 @@ import type { Principal } from '../auth/principal';
 import type { SecretBox } from '../auth/secret-box';
 import { ChangeLog } from '../store/change-log';
 import { isDuplicateKey, type Store } from '../store/mongo';
-import { canSee, type Agent, type AgentDocument } from './agent';
+import { AgentProtocol, canSee, type Agent, type AgentDocument } from './agent';
 import { derivedFields } from './search';
 
 export const AGENTS_COLLECTION = 'agents';
@@ -12,7 +12,7 @@ export const AGENT_CHANGE_CLAIMS_COLLECTION = 'agent_change_claims';
 /** What lists and searches need of an agent: neither its capabilities, its texts nor its secret. */
 export type DirectoryEntry = Pick<Agent, 'id' | 'name' | 'visibility' | 'sharedWith' | 'owner'> &
   Pick<AgentDocument, 'operations' | 'searchTokens' | 'searchFields'>;
-const NOT_IN_DIRECTORY = { capabilities: 0, signingSecret: 0, description: 0, defaultPrompt: 0 } as const;
+const NOT_IN_DIRECTORY = { capabilities: 0, signingSecret: 0, headers: 0, description: 0, defaultPrompt: 0 } as const;
 
 /** A claim left by a process that died between claiming a change and writing it is taken over after this long. */
 const STALE_CLAIM_MS = 30_000;
@@ -26,9 +26,9 @@ interface ChangeClaimDocument {
   claimedAt: Date;
 }
 
-/** The stored agent but its signing secret, which is sealed apart and rotated on its own. */
-function registrationFields(agent: Agent): Omit<AgentDocument, 'signingSecret'> {
-  const { id, capabilities, signingSecret: _sealedApart, ...rest } = agent;
+/** The stored agent but its secrets: the caller seals them. */
+function documentFields(agent: Agent): Omit<AgentDocument, 'signingSecret' | 'headers'> {
+  const { id, capabilities, signingSecret: _sealedApart, headers: _sealedToo, ...rest } = agent;
   return { _id: id, capabilities: JSON.stringify(capabilities), ...rest, ...derivedFields(agent) };
 }
 
@@ -37,6 +37,8 @@ const PLAINTEXT_SECRET_PREFIX = 'whsec_';
 
 /** What a sealed signing secret is bound to: it opens for this agent only. */
 export const secretContextOf = (agentId: string) => `agents/${agentId}/signingSecret`;
+/** What an agent's sealed headers are bound to. */
+const headersContextOf = (agentId: string) => `agents/${agentId}/headers`;
 
 function toDirectoryEntry({
   _id,
@@ -77,8 +79,18 @@ export class AgentStore {
   /** The agent as stored: what `insert` writes (public for the store-reads bench, which fills collections in bulk). */
   toDocument(agent: Agent): AgentDocument {
     return {
-      ...registrationFields(agent),
+      ...this.registrationFields(agent),
       signingSecret: this.secrets.seal(agent.signingSecret, secretContextOf(agent.id)),
+    };
+  }
+
+  /** The stored agent but its signing secret, which is sealed apart and rotated on its own. */
+  private registrationFields(agent: Agent): Omit<AgentDocument, 'signingSecret'> {
+    return {
+      ...documentFields(agent),
+      ...(agent.headers === undefined
+        ? {}
+        : { headers: this.secrets.seal(JSON.stringify(agent.headers), headersContextOf(agent.id)) }),
     };
   }
 
@@ -87,6 +99,8 @@ export class AgentStore {
       _id,
       capabilities,
       signingSecret,
+      protocol,
+      headers,
       operations: _operations,
       searchTokens: _searchTokens,
       searchFields: _searchFields,
@@ -96,6 +110,10 @@ export class AgentStore {
       id: _id,
       capabilities: JSON.parse(capabilities) as Agent['capabilities'],
       signingSecret: this.openSecret(_id, signingSecret),
+      protocol: protocol ?? AgentProtocol.ACS,
+      ...(headers === undefined
+        ? {}
+        : { headers: JSON.parse(this.secrets.open(headers, headersContextOf(_id))) as Record<string, string> }),
       ...rest,
     };
   }
@@ -161,10 +179,15 @@ export class AgentStore {
    * not write the old secret back.
    */
   async replace(agent: Agent, expectedVersion: number): Promise<boolean> {
-    const { _id, ...fields } = registrationFields(agent);
+    const { _id, ...fields } = this.registrationFields(agent);
     const definedFields = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+    // Headers removed by the change are removed from the store too.
+    const update =
+      agent.headers === undefined
+        ? { $set: definedFields, $unset: { headers: true as const } }
+        : { $set: definedFields };
     const written = await this.whileClaimed(_id, expectedVersion, () =>
-      this.collection.updateOne({ _id, version: expectedVersion }, { $set: definedFields }),
+      this.collection.updateOne({ _id, version: expectedVersion }, update),
     );
     if (written) await this.changed(_id);
     return written;
@@ -195,34 +218,55 @@ export class AgentStore {
   }
 
   /**
-   * Seals what older versions stored in plaintext and re-seals what a previous key sealed, once at
-   * every start; repeating it changes nothing. A secret sealed with a key this process lacks stops
-   * the start before anything is written, so that a wrong SECRETS_KEY seals nothing. A secret whose
-   * agent is being changed meanwhile is left to the next start (`openSecret` reads both forms).
+   * Seals what older versions stored in plaintext and re-seals what a previous key sealed (signing
+   * secrets and headers), once at every start; repeating it changes nothing. A value sealed with a
+   * key this process lacks stops the start before anything is written, so that a wrong SECRETS_KEY
+   * seals nothing. An agent being changed meanwhile is left to the next start (`openSecret` reads
+   * both forms).
    */
   async sealStoredSecrets(): Promise<{ sealed: number; leftBusy: number }> {
-    const stored = await this.collection.find({}, { projection: { _id: 1, signingSecret: 1, version: 1 } }).toArray();
+    const stored = await this.collection
+      .find({}, { projection: { _id: 1, signingSecret: 1, headers: 1, version: 1 } })
+      .toArray();
     const unsealed = stored
-      .filter(({ signingSecret }) => !this.secrets.sealedWithCurrentKey(signingSecret))
-      .map((document) => ({ ...document, plaintext: this.openStoredSecret(document._id, document.signingSecret) }));
+      .filter(
+        ({ signingSecret, headers }) =>
+          !this.secrets.sealedWithCurrentKey(signingSecret) ||
+          (headers !== undefined && !this.secrets.sealedWithCurrentKey(headers)),
+      )
+      .map((document) => ({
+        ...document,
+        resealed: {
+          signingSecret: this.secrets.seal(
+            this.openStoredSecret(document._id, document.signingSecret),
+            secretContextOf(document._id),
+          ),
+          ...(document.headers === undefined
+            ? {}
+            : {
+                headers: this.secrets.seal(
+                  this.openStoredSecret(document._id, document.headers, headersContextOf(document._id)),
+                  headersContextOf(document._id),
+                ),
+              }),
+        },
+      }));
     let [sealed, leftBusy] = [0, 0];
-    for (const { _id, signingSecret, version, plaintext } of unsealed) {
-      const resealed = this.secrets.seal(plaintext, secretContextOf(_id));
-      // The same secret in another form: neither `version` nor `updatedAt` changes, and a rotation meanwhile wins.
-      const reseal = () =>
-        this.collection.updateOne({ _id, version, signingSecret }, { $set: { signingSecret: resealed } });
+    for (const { _id, signingSecret, version, resealed } of unsealed) {
+      // The same values in another form: neither `version` nor `updatedAt` changes, and a rotation meanwhile wins.
+      const reseal = () => this.collection.updateOne({ _id, version, signingSecret }, { $set: resealed });
       if (await this.whileClaimed(_id, version, reseal)) sealed += 1;
       else leftBusy += 1;
     }
     return { sealed, leftBusy };
   }
 
-  private openStoredSecret(agentId: string, stored: string): string {
+  private openStoredSecret(agentId: string, stored: string, context?: string): string {
     try {
-      return this.openSecret(agentId, stored);
+      return context === undefined ? this.openSecret(agentId, stored) : this.secrets.open(stored, context);
     } catch (error) {
       throw new Error(
-        `The signing secret of agent ${agentId} does not open: ${(error as Error).message}. Start with the SECRETS_KEY it was sealed with, or with that key in SECRETS_KEY_PREVIOUS (docs/configuration.md)`,
+        `The ${context === undefined ? 'signing secret' : 'header set'} of agent ${agentId} does not open: ${(error as Error).message}. Start with the SECRETS_KEY that sealed it, or with that key in SECRETS_KEY_PREVIOUS (docs/configuration.md)`,
         { cause: error },
       );
     }

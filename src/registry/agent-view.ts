@@ -19,6 +19,7 @@ export function agentView(agent: Agent, principal: Principal) {
     websiteUrl: agent.websiteUrl ?? null,
     mcpUrl: agent.mcpUrl,
     chatUrl: agent.chatUrl,
+    protocol: agent.protocol,
     capabilities: agent.capabilities,
     visibility: agent.visibility,
     version: agent.version,
@@ -29,6 +30,8 @@ export function agentView(agent: Agent, principal: Principal) {
           owner: agent.owner ? principalRef(agent.owner) : null,
           sharedWith: agent.sharedWith,
           callbackUrl: agent.callbackUrl ?? null,
+          // Names only: the values are the owner's secrets.
+          headerNames: Object.keys(agent.headers ?? {}),
         }
       : {}),
   };

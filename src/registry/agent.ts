@@ -8,7 +8,11 @@ export interface ToolDefinition {
   name: string;
   description: string;
   inputSchema: JsonSchema;
+  /** MCP's place for the schema of `structuredContent`; `annotations.outputSchema` is the contract's. */
+  outputSchema?: JsonSchema;
   annotations?: { outputSchema?: JsonSchema; [member: string]: unknown };
+  /** More members of an MCP tool (`title`, `execution`, ...), kept as sent. */
+  [member: string]: unknown;
 }
 
 /** An entry of `prompts`, `resources` or `experimental` (docs/api.md, "Agents"). */
@@ -16,6 +20,8 @@ export interface CapabilityEntry {
   name: string;
   description?: string;
   inputSchema?: JsonSchema;
+  /** Resources of MCP agents: what `resources/read` reads. `resources/<name>` and `resources/<uri>` both name the entry. */
+  uri?: string;
 }
 
 export interface AgentCapabilities {
@@ -31,6 +37,13 @@ export type CapabilityCategory = (typeof CAPABILITY_CATEGORIES)[number];
 
 export type Visibility = 'public' | 'private';
 
+/**
+ * How the service calls an agent at its mcpUrl: `acs`, the service's own signed POST (docs/agents.md),
+ * or `mcp`, the Model Context Protocol over Streamable HTTP, which any MCP server speaks.
+ */
+export const AgentProtocol = { ACS: 'acs', MCP: 'mcp' } as const;
+export type AgentProtocol = (typeof AgentProtocol)[keyof typeof AgentProtocol];
+
 /** An agent as the service works with it. */
 export interface Agent {
   id: string;
@@ -43,6 +56,12 @@ export interface Agent {
   mcpUrl: string;
   chatUrl: string;
   callbackUrl?: string;
+  protocol: AgentProtocol;
+  /**
+   * Sent with every MCP call to mcpUrl and nowhere else (an `Authorization` bearer, say): the
+   * owner's secrets, sealed at rest and shown by no view but by name.
+   */
+  headers?: Record<string, string>;
   capabilities: AgentCapabilities;
   visibility: Visibility;
   /** Who else may see it when private: typed, so a human whose `sub` equals an agentId is not that agent. */
@@ -62,9 +81,13 @@ export interface Agent {
  * `$ref` or `a.b` that stores refuse as field names in places (src/store/mongo.ts). What queries need
  * from the capabilities is copied into plain fields beside it.
  */
-export interface AgentDocument extends Omit<Agent, 'id' | 'capabilities'> {
+export interface AgentDocument extends Omit<Agent, 'id' | 'capabilities' | 'protocol' | 'headers'> {
   _id: string;
   capabilities: string;
+  /** Absent on agents registered before protocols: those speak `acs`. */
+  protocol?: AgentProtocol;
+  /** The headers as JSON, sealed by src/auth/secret-box.ts. */
+  headers?: string;
   /** Sealed by src/auth/secret-box.ts; `whsec_…` as it is where a version before sealing stored it. */
   signingSecret: string;
   /** Every `capability/method` the agent registered, e.g. `tools/translate`: serves capability filters. */

@@ -1,6 +1,6 @@
 import type { Schema } from 'ajv';
 import { ParticipantType, type ParticipantRef } from '../auth/participant';
-import type { Agent } from './agent';
+import { AgentProtocol, type Agent } from './agent';
 
 /**
  * JSON Schemas of the registry's requests, checked once at the edge (src/http/validate.ts).
@@ -18,7 +18,12 @@ export const REGISTRATION_LIMITS = {
   capabilityEntries: 256,
   sharedWith: 1_000,
   principalIdChars: 256,
+  headers: 32,
+  headerValueChars: 8_192,
 } as const;
+
+/** An HTTP header name (RFC 9110 token). */
+export const HEADER_NAME_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$";
 
 const text = (maxLength: number) => ({ type: 'string', maxLength: maxLength }) as const;
 const nonEmptyText = (maxLength: number) => ({ type: 'string', minLength: 1, maxLength: maxLength }) as const;
@@ -53,6 +58,7 @@ export const CAPABILITY_ENTRY_SCHEMA = {
     name: CAPABILITY_NAME,
     description: text(REGISTRATION_LIMITS.textChars),
     inputSchema: SCHEMA_OBJECT,
+    uri: { type: 'string', minLength: 1, maxLength: REGISTRATION_LIMITS.urlChars },
   },
 } as const;
 
@@ -83,6 +89,18 @@ const AGENT_FIELDS = {
   mcpEndpoint: HTTP_URL_FIELD,
   chatEndpoint: HTTP_URL_FIELD,
   callbackUrl: HTTP_URL_FIELD,
+  protocol: { type: 'string', enum: Object.values(AgentProtocol) },
+  headers: {
+    type: 'object',
+    maxProperties: REGISTRATION_LIMITS.headers,
+    propertyNames: { pattern: HEADER_NAME_PATTERN },
+    // Visible ASCII and spaces only: no line break can smuggle in a header of its own.
+    additionalProperties: {
+      type: 'string',
+      maxLength: REGISTRATION_LIMITS.headerValueChars,
+      pattern: '^[\\x20-\\x7E\\t]*$',
+    },
+  },
   capabilities: CAPABILITIES_SCHEMA,
   visibility: { type: 'string', enum: ['public', 'private'] },
   sharedWith: {
@@ -110,8 +128,9 @@ const AGENT_FIELDS = {
 export const AGENT_REGISTRATION_SCHEMA: Schema = {
   type: 'object',
   additionalProperties: false,
-  required: ['name', 'description', 'defaultPrompt', 'capabilities'],
+  required: ['name', 'description', 'defaultPrompt'],
   // mcpUrl (or mcpEndpoint) and chatUrl (or chatEndpoint) are required too: checked with the aliases.
+  // So are capabilities, but for an MCP agent, which may leave them to be read from its server.
   properties: AGENT_FIELDS,
 };
 
@@ -168,9 +187,9 @@ export interface AgentRegistrationFields<Sharing extends SharingEntry = SharingE
       | 'backgroundImageUrl'
       | 'websiteUrl'
       | 'callbackUrl'
-      | 'capabilities'
+      | 'headers'
     >,
-    Partial<Pick<Agent, 'mcpUrl' | 'chatUrl' | 'visibility'>> {
+    Partial<Pick<Agent, 'mcpUrl' | 'chatUrl' | 'visibility' | 'protocol' | 'capabilities'>> {
   sharedWith?: Sharing[];
   mcpEndpoint?: string;
   chatEndpoint?: string;

@@ -1,7 +1,7 @@
 import { participantKey, type ParticipantRef } from '../auth/participant';
 import { ApiError, ErrorCode, invalid } from '../http/errors';
 import { requireHttps } from '../tasks/outbound-guard';
-import { CAPABILITY_CATEGORIES, type Agent, type AgentCapabilities, type JsonSchema } from './agent';
+import { AgentProtocol, CAPABILITY_CATEGORIES, type Agent, type AgentCapabilities, type JsonSchema } from './agent';
 import type { AgentRegistrationFields, AgentUpdateFields } from './registration-schema';
 import { SchemaRejected, type UserSchemaCompiler } from './user-schemas';
 
@@ -17,6 +17,8 @@ export type AgentRegistration = Pick<
   | 'mcpUrl'
   | 'chatUrl'
   | 'callbackUrl'
+  | 'protocol'
+  | 'headers'
   | 'capabilities'
   | 'visibility'
   | 'sharedWith'
@@ -60,6 +62,8 @@ const REGISTRATION_FIELDS = [
   'mcpUrl',
   'chatUrl',
   'callbackUrl',
+  'protocol',
+  'headers',
   'capabilities',
   'visibility',
   'sharedWith',
@@ -68,11 +72,11 @@ const REGISTRATION_FIELDS = [
 /** The part of a stored agent that its owner registered (and may change with PATCH). */
 export const registrationOf = (agent: Agent): AgentRegistration => pickRegistration(agent);
 
-/** Only the registration's fields, without unset ones: unknown members of a request are dropped here. */
+/** Only the registration's fields, without unset ones (`headers: {}` unsets them): unknown members of a request are dropped here. */
 function pickRegistration(source: AgentRegistration): AgentRegistration {
-  return withoutUndefined(
-    Object.fromEntries(REGISTRATION_FIELDS.map((field) => [field, source[field]])) as AgentRegistration,
-  );
+  const picked = Object.fromEntries(REGISTRATION_FIELDS.map((field) => [field, source[field]])) as AgentRegistration;
+  if (picked.headers !== undefined && Object.keys(picked.headers).length === 0) picked.headers = undefined;
+  return withoutUndefined(picked);
 }
 
 /** A checked registration from a body that passed AGENT_REGISTRATION_SCHEMA, its `sharedWith` typed. */
@@ -81,12 +85,13 @@ export function registrationFrom(
   rules: RegistrationRules,
 ): AgentRegistration {
   const resolved = resolveAliases(fields);
-  for (const name of ['mcpUrl', 'chatUrl'] as const) {
+  for (const name of ['mcpUrl', 'chatUrl', 'capabilities'] as const) {
     if (resolved[name] === undefined)
       throw invalid(`${name} is required`, [{ path: '/', message: `must have required property '${name}'` }]);
   }
   const registration: AgentRegistration = {
     ...pickRegistration(resolved as AgentRegistration),
+    protocol: resolved.protocol ?? AgentProtocol.ACS,
     visibility: resolved.visibility ?? 'public',
     sharedWith: withoutRepeats(resolved.sharedWith ?? []),
   };
@@ -103,17 +108,60 @@ export function updatedRegistration(
   const resolved = resolveAliases(update);
   const merged: AgentRegistration = { ...current, ...pickRegistration(resolved as AgentRegistration) };
   if (resolved.sharedWith) merged.sharedWith = withoutRepeats(resolved.sharedWith);
+  // `headers` replaces the stored ones whole; `{}` removes them.
+  if (resolved.headers !== undefined && Object.keys(resolved.headers).length === 0) delete merged.headers;
   checkRegistration(merged, rules);
   return merged;
 }
 
-/** What the schema cannot say: the https rule, unique capability names, and every agent-supplied schema compiling. */
+/** What the schema cannot say: the https rule, the headers, unique capability names, and every agent-supplied schema compiling. */
 function checkRegistration(registration: AgentRegistration, rules: RegistrationRules): void {
   // The URLs the service itself calls; the others are only shown to users.
   for (const name of ['mcpUrl', 'callbackUrl'] as const)
     requireHttps(registration[name], name, rules.allowInsecureAgentUrls);
+  checkHeaders(registration);
   checkUniqueNames(registration.capabilities);
   compileSchemas(registration.capabilities, rules.compiler);
+}
+
+/**
+ * Headers the MCP transport sets itself, or that frame the request: an owner's value for one of
+ * them would break the call or smuggle another request into it.
+ */
+const RESERVED_HEADERS = new Set([
+  'host',
+  'content-length',
+  'content-type',
+  'accept',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'expect',
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'last-event-id',
+]);
+
+function checkHeaders({ headers, protocol }: AgentRegistration): void {
+  const names = Object.keys(headers ?? {});
+  if (names.length === 0) return;
+  if (protocol !== AgentProtocol.MCP) {
+    throw invalid('headers are sent to MCP agents only: give protocol "mcp", or headers {} to remove them', [
+      { path: '/headers', message: 'only with protocol "mcp"' },
+    ]);
+  }
+  const seen = new Set<string>();
+  for (const name of names) {
+    const lower = name.toLowerCase();
+    if (RESERVED_HEADERS.has(lower) || lower.startsWith('proxy-'))
+      throw invalid(`Header ${name} is set by the service itself`, [{ path: `/headers/${name}`, message: 'reserved' }]);
+    if (seen.has(lower))
+      throw invalid(`Header ${name} is given twice`, [{ path: `/headers/${name}`, message: 'duplicate name' }]);
+    seen.add(lower);
+  }
 }
 
 function checkUniqueNames(capabilities: AgentCapabilities): void {
@@ -134,36 +182,38 @@ function checkUniqueNames(capabilities: AgentCapabilities): void {
 
 function compileSchemas(capabilities: AgentCapabilities, compiler: UserSchemaCompiler): void {
   for (const category of CAPABILITY_CATEGORIES) {
-    (capabilities[category] ?? []).forEach(
-      (
-        entry: {
-          name: string;
-          inputSchema?: JsonSchema;
-          outputSchema?: JsonSchema;
-          annotations?: { outputSchema?: JsonSchema };
-        },
-        index,
-      ) => {
-        const schemas: Array<[string, JsonSchema | undefined]> = [
-          ['inputSchema', entry.inputSchema],
-          ['outputSchema', entry.outputSchema],
-          ['annotations/outputSchema', entry.annotations?.outputSchema],
-        ];
-        for (const [member, schema] of schemas) {
-          if (schema === undefined) continue;
-          try {
-            compiler.compile(schema);
-          } catch (error) {
-            if (!(error instanceof SchemaRejected)) throw error;
-            const path = `/capabilities/${category}/${index}/${member}${error.pointer ?? ''}`;
-            throw invalid(`Invalid ${member} of ${category} "${entry.name}": ${error.message}`, [
-              { path, message: error.message },
-            ]);
-          }
-        }
-      },
-    );
+    (capabilities[category] ?? []).forEach((entry, index) => {
+      const rejected = rejectedSchemaOf(entry, compiler);
+      if (!rejected) return;
+      const { member, error } = rejected;
+      const path = `/capabilities/${category}/${index}/${member}${error.pointer ?? ''}`;
+      throw invalid(`Invalid ${member} of ${category} "${entry.name}": ${error.message}`, [
+        { path, message: error.message },
+      ]);
+    });
   }
+}
+
+/** The first of an entry's schemas (inputSchema, outputSchema, annotations/outputSchema) that does not compile, with why. */
+export function rejectedSchemaOf(
+  entry: { inputSchema?: JsonSchema; outputSchema?: JsonSchema; annotations?: { outputSchema?: JsonSchema } },
+  compiler: UserSchemaCompiler,
+): { member: string; error: SchemaRejected } | undefined {
+  const schemas: Array<[string, JsonSchema | undefined]> = [
+    ['inputSchema', entry.inputSchema],
+    ['outputSchema', entry.outputSchema],
+    ['annotations/outputSchema', entry.annotations?.outputSchema],
+  ];
+  for (const [member, schema] of schemas) {
+    if (schema === undefined) continue;
+    try {
+      compiler.compile(schema);
+    } catch (error) {
+      if (!(error instanceof SchemaRejected)) throw error;
+      return { member, error };
+    }
+  }
+  return undefined;
 }
 
 function withoutRepeats(entries: ParticipantRef[]): ParticipantRef[] {

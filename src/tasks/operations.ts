@@ -14,7 +14,7 @@ export type OperationLookup =
   | { found: true; entry: ToolDefinition | CapabilityEntry }
   | { found: false; code: typeof TaskErrorCode.VALIDATION_ERROR | 'OPERATION_NOT_SUPPORTED'; message: string };
 
-/** The capability entry `operation` (`capability/method`) names on `agent`, or why there is none. */
+/** The capability entry `operation` (`capability/method`) names on `agent`, or why there is none. The method may hold slashes: a resource's URI. */
 export function findOperation(agent: Agent, operation: string): OperationLookup {
   const slash = operation.indexOf('/');
   const category = operation.slice(0, slash) as CapabilityCategory;
@@ -26,7 +26,10 @@ export function findOperation(agent: Agent, operation: string): OperationLookup 
       message: `Operation "${operation}" must be capability/method with a capability among ${CAPABILITY_CATEGORIES.join(', ')}`,
     };
   }
-  const entry = (agent.capabilities[category] ?? []).find((candidate) => candidate.name === method);
+  // An MCP resource is named by its name or by its URI.
+  const entry = (agent.capabilities[category] ?? []).find(
+    (candidate) => candidate.name === method || (candidate as CapabilityEntry).uri === method,
+  );
   if (!entry)
     return { found: false, code: 'OPERATION_NOT_SUPPORTED', message: `Agent ${agent.id} registered no ${operation}` };
   return { found: true, entry };
