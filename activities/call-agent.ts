@@ -1,11 +1,21 @@
-import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure, Context, log } from '@temporalio/activity';
 import type { Dispatcher } from 'undici';
 import type { RecentAgents } from '../src/registry/recent-agents';
-import { interpretAgentReply } from '../src/tasks/agent-reply';
+import { AgentProtocol, type Agent } from '../src/registry/agent';
+import { interpretAgentReply, type AgentReplyVerdict } from '../src/tasks/agent-reply';
 import { toTaskView } from '../src/tasks/task-views';
 import type { TaskDocument, TaskStore } from '../src/tasks/task-store';
-import { TaskErrorCode, TaskPhase, TaskStatus, type TaskError, type TaskResult } from '../workflows/task-types';
-import { describeError, postSigned, refusalOf } from './signed-post';
+import {
+  TaskErrorCode,
+  TaskPhase,
+  TaskStatus,
+  type McpTaskHandle,
+  type TaskError,
+  type TaskResult,
+} from '../workflows/task-types';
+import { callOverMcp, type McpCallVerdict, type McpProgress } from './mcp-call';
+import { postSigned, refusalOf } from './signed-post';
+import { describeError } from '../src/ops/describe-error';
 
 export interface CallAgentInput {
   taskId: string;
@@ -41,7 +51,10 @@ export type CallAgentResult =
   | { kind: 'failed'; error?: TaskError; attempt: number; recorded: boolean }
   /** Found cancelled in the task store: by the run before a Reset, which the new run does not undo. */
   | { kind: 'cancelled'; attempt: number; recorded: true }
-  | { kind: 'accepted'; attempt: number };
+  /** The agent took the task and owes a report: 202 from an `acs` agent. */
+  | { kind: 'accepted'; attempt: number }
+  /** An MCP agent runs the task on its side: the workflow polls it. */
+  | { kind: 'mcpTask'; attempt: number; handle: McpTaskHandle };
 
 /**
  * How often a call heartbeats while it waits for the agent. A heartbeat is how a regular activity
@@ -56,8 +69,27 @@ export interface CallAgentSettings {
   maxReplyBytes: number;
 }
 
+/** One signed `POST mcpUrl` of the service's own protocol, and what its reply means. */
+async function callOverAcs(
+  dispatcher: Dispatcher,
+  agent: Agent,
+  payload: { taskId: string; operation: string; params: Record<string, unknown> },
+  messageId: string,
+  call: { timeoutMs: number; maxReplyBytes: number; signal: AbortSignal },
+): Promise<AgentReplyVerdict> {
+  const { status, text } = await postSigned(dispatcher, {
+    url: agent.mcpUrl,
+    secret: agent.signingSecret,
+    messageId,
+    payload,
+    ...call,
+  });
+  return interpretAgentReply(status, text);
+}
+
 /**
- * One signed `POST mcpUrl` per attempt. Retryable trouble (network, timeout, 408, 429, 5xx) is thrown
+ * One call per attempt: a signed `POST mcpUrl` for an `acs` agent, an MCP request (mcp-call.ts) for
+ * an `mcp` one. Retryable trouble (network, timeout, 408, 429, 5xx) is thrown
  * as a retryable failure so Temporal's retry policy spaces the attempts, and its message is what the
  * Web UI shows as the last failure; 400/404/422 and replies outside the protocol are thrown
  * non-retryable, with the task error as details, and so is a call the outbound guard refused
@@ -134,19 +166,22 @@ export function callAgentActivity(
       return failure;
     }
 
-    let status: number;
-    let text: string | null;
+    let verdict: McpCallVerdict | AgentReplyVerdict;
     const heartbeats = isLocal ? undefined : setInterval(() => context.heartbeat(), CALL_HEARTBEAT_MS);
+    const call = {
+      timeoutMs: settings.callTimeoutMs,
+      maxReplyBytes: settings.maxReplyBytes,
+      signal: context.cancellationSignal,
+    };
     try {
-      ({ status, text } = await postSigned(dispatcher, {
-        url: agent.mcpUrl,
-        secret: agent.signingSecret,
-        messageId: `${taskId}-${attempt}`,
-        payload: { taskId, operation, params },
-        timeoutMs: settings.callTimeoutMs,
-        maxReplyBytes: settings.maxReplyBytes,
-        signal: context.cancellationSignal,
-      }));
+      verdict =
+        agent.protocol === AgentProtocol.MCP
+          ? await callOverMcp(agent, operation, params, {
+              ...call,
+              dispatcher,
+              onProgress: progressRecorder(taskStore, taskId),
+            })
+          : await callOverAcs(dispatcher, agent, { taskId, operation, params }, `${taskId}-${attempt}`, call);
     } catch (error) {
       if (context.cancellationSignal.aborted)
         throw new CancelledFailure(`Call to ${agent.mcpUrl} abandoned: the task was cancelled or reported on`);
@@ -161,7 +196,6 @@ export function callAgentActivity(
       clearInterval(heartbeats);
     }
 
-    const verdict = interpretAgentReply(status, text);
     switch (verdict.kind) {
       case 'retry':
         throw await failedAttempt(
@@ -174,41 +208,63 @@ export function callAgentActivity(
       case 'accepted':
         await taskStore.updateUnconditionally(taskId, { phase: TaskPhase.AWAITING_AGENT_REPORT, attempts: attempt });
         return { kind: 'accepted', attempt };
+      case 'mcpTask':
+        await taskStore.updateUnconditionally(taskId, { phase: TaskPhase.AWAITING_AGENT_REPORT, attempts: attempt });
+        return { kind: 'mcpTask', attempt, handle: verdict.handle };
       case 'completed':
-        return withoutStoredOutcome(
-          {
-            ...verdict,
-            attempt,
-            recorded: await storeAnswer(taskStore, taskId, {
-              status: TaskStatus.COMPLETED,
-              result: verdict.result,
-              attempts: attempt,
-            }),
-          },
-          keepsResult,
-        );
       case 'failed':
-        return withoutStoredOutcome(
-          {
-            ...verdict,
-            attempt,
-            recorded: await storeAnswer(taskStore, taskId, {
-              status: TaskStatus.FAILED,
-              error: verdict.error,
-              attempts: attempt,
-            }),
-          },
-          keepsResult,
-        );
+        return recordedAnswer(taskStore, taskId, verdict, attempt, keepsResult);
     }
   };
 }
 
-/** The answer without the result or error the task store holds, unless the workflow keeps it (CallAgentResult). */
-function withoutStoredOutcome(
-  answer: Exclude<CallAgentResult, { kind: 'accepted' }>,
+/** An answer that ends the call: the task's outcome, not a wait for more. */
+export type AgentAnswer = Exclude<CallAgentResult, { kind: 'accepted' | 'mcpTask' }>;
+
+/**
+ * The task's `progress` and `message` from the agent's progress notifications: one write at a time,
+ * the latest news in the next, so a chatty server costs no more writes than the store takes.
+ * Best effort, and only while the task is pending.
+ */
+function progressRecorder(taskStore: TaskStore, taskId: string): (progress: McpProgress) => void {
+  let latest: McpProgress | undefined;
+  let writing = false;
+  const writeAll = async () => {
+    while (latest) {
+      const change = latest;
+      latest = undefined;
+      await taskStore.updateIfPending(taskId, change).catch((error: unknown) => {
+        log.warn('Recording MCP progress failed', { taskId, error: describeError(error) });
+      });
+    }
+    writing = false;
+  };
+  return (progress) => {
+    latest = { ...latest, ...progress };
+    if (writing) return;
+    writing = true;
+    void writeAll();
+  };
+}
+
+/** The agent's answer, recorded as the task's outcome: what the workflow goes on with. */
+export async function recordedAnswer(
+  taskStore: TaskStore,
+  taskId: string,
+  verdict: { kind: 'completed'; result: TaskResult } | { kind: 'failed'; error: TaskError },
+  attempt: number,
   keepsResult: boolean,
-): CallAgentResult {
+): Promise<AgentAnswer> {
+  const outcome =
+    verdict.kind === 'completed'
+      ? { status: TaskStatus.COMPLETED, result: verdict.result }
+      : { status: TaskStatus.FAILED, error: verdict.error };
+  const recorded = await storeAnswer(taskStore, taskId, { ...outcome, attempts: attempt });
+  return withoutStoredOutcome({ ...verdict, attempt, recorded }, keepsResult);
+}
+
+/** The answer without the result or error the task store holds, unless the workflow keeps it (CallAgentResult). */
+function withoutStoredOutcome(answer: AgentAnswer, keepsResult: boolean): AgentAnswer {
   if (keepsResult || !answer.recorded || answer.kind === 'cancelled') return answer;
   return { kind: answer.kind, attempt: answer.attempt, recorded: true };
 }
@@ -235,7 +291,7 @@ async function storeAnswer(
  * An earlier call recorded the agent's answer and was then lost (its worker died before Temporal
  * heard of it): that answer stands, and the agent is not called again.
  */
-function answerRecordedEarlier(task: TaskDocument | null): Exclude<CallAgentResult, { kind: 'accepted' }> {
+function answerRecordedEarlier(task: TaskDocument | null): AgentAnswer {
   const view = task && toTaskView(task);
   if (view?.status === TaskStatus.COMPLETED)
     return { kind: 'completed', result: view.result!, attempt: view.attempts ?? 1, recorded: true };

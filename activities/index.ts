@@ -11,6 +11,7 @@ import { callAgentActivity } from './call-agent';
 import { findRoomSocketsActivities } from './find-room-sockets';
 import { deliverCallbackActivity } from './deliver-callback';
 import { notifyCancellationActivity } from './notify-cancellation';
+import { pollMcpTaskActivity } from './poll-mcp-task';
 import { recordTaskActivity } from './record-task';
 import { validateParamsActivity } from './validate-params';
 
@@ -35,6 +36,10 @@ export function createActivities(deps: ActivityDeps) {
   });
   return {
     callAgent: callAgentActivity(agents, taskStore, dispatcher, {
+      callTimeoutMs: deps.config.agentCallTimeoutMs,
+      maxReplyBytes: deps.config.maxBodyBytes,
+    }),
+    pollMcpTask: pollMcpTaskActivity(agents, taskStore, dispatcher, {
       callTimeoutMs: deps.config.agentCallTimeoutMs,
       maxReplyBytes: deps.config.maxBodyBytes,
     }),

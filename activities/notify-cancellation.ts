@@ -1,8 +1,14 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Dispatcher } from 'undici';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { McpSession } from '../src/mcp/session';
+import type { Agent } from '../src/registry/agent';
 import type { RecentAgents } from '../src/registry/recent-agents';
+import type { McpTaskHandle } from '../workflows/task-types';
 import { isRetriedStatus } from '../src/tasks/agent-reply';
-import { describeError, postSigned, refusalOf } from './signed-post';
+import { postSigned, refusalOf } from './signed-post';
+import { describeError } from '../src/ops/describe-error';
 
 export interface NotifyCancellationSettings {
   callTimeoutMs: number;
@@ -10,17 +16,27 @@ export interface NotifyCancellationSettings {
 
 /**
  * Tells the agent of a cancelled task that was awaiting its report to stop: a signed `POST mcpUrl`
- * with `{taskId, cancel: true}`. Best effort: the workflow retries it a few times and then lets go;
- * an address the outbound guard refused is not tried again.
+ * with `{taskId, cancel: true}` to an `acs` agent, `tasks/cancel` of its MCP task to an `mcp` one.
+ * Best effort: the workflow retries it a few times and then lets go; an address the outbound guard
+ * refused is not tried again.
  */
 export function notifyCancellationActivity(
   agents: RecentAgents,
   dispatcher: Dispatcher,
   settings: NotifyCancellationSettings,
 ) {
-  return async function notifyCancellation({ taskId, agentId }: { taskId: string; agentId: string }): Promise<void> {
+  return async function notifyCancellation({
+    taskId,
+    agentId,
+    mcpTask,
+  }: {
+    taskId: string;
+    agentId: string;
+    mcpTask?: McpTaskHandle;
+  }): Promise<void> {
     const agent = await agents.findById(agentId);
     if (!agent) return;
+    if (mcpTask) return cancelMcpTask(agent, mcpTask, dispatcher, settings);
     let status: number;
     try {
       ({ status } = await postSigned(dispatcher, {
@@ -40,4 +56,32 @@ export function notifyCancellationActivity(
     if (isRetriedStatus(status))
       throw ApplicationFailure.retryable(`${agent.mcpUrl} answered ${status} to the cancellation`);
   };
+}
+
+/** `tasks/cancel` in the session that created the MCP task, then the end of that session. */
+async function cancelMcpTask(
+  agent: Agent,
+  handle: McpTaskHandle,
+  dispatcher: Dispatcher,
+  settings: NotifyCancellationSettings,
+): Promise<void> {
+  let session: McpSession | undefined;
+  try {
+    session = await McpSession.open(
+      agent,
+      { dispatcher, timeoutMs: settings.callTimeoutMs, maxReplyBytes: 64 * 1024 },
+      handle,
+    );
+    await session.client.experimental.tasks.cancelTask(handle.mcpTaskId, session.requestOptions());
+  } catch (error) {
+    // The server's answer, whatever it is, settles it: a task that already ended cannot be cancelled.
+    if (error instanceof McpError) return;
+    if (error instanceof StreamableHTTPError && !(error.code !== undefined && isRetriedStatus(error.code))) return;
+    throw (
+      refusalOf(error, 'Cancellation of an MCP task at', agent.mcpUrl) ??
+      ApplicationFailure.retryable(`Cancelling the MCP task at ${agent.mcpUrl} failed: ${describeError(error)}`)
+    );
+  } finally {
+    await session?.close();
+  }
 }

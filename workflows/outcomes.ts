@@ -1,9 +1,7 @@
 // How an agent's answer, its report or a failed activity becomes a task's outcome. Pure functions.
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
-import type { CallAgentResult } from '../activities/call-agent';
+import type { AgentAnswer } from '../activities/call-agent';
 import { TaskErrorCode, TaskStatus, type AgentReport, type TaskError, type TaskOutcome } from './task-types';
-
-export type AgentAnswer = Exclude<CallAgentResult, { kind: 'accepted' }>;
 
 export const failure = (error: TaskError, attempts?: number): TaskOutcome => ({
   status: TaskStatus.FAILED,

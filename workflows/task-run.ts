@@ -7,9 +7,11 @@ import {
   condition,
   isCancellation,
   patched,
+  sleep,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { CallAgentResult } from '../activities/call-agent';
+import type { McpTaskPoll } from '../activities/poll-mcp-task';
 import type { CallbackTarget } from '../activities/deliver-callback';
 import {
   TaskErrorCode,
@@ -18,6 +20,7 @@ import {
   TaskWait,
   type AgentReport,
   type CompositionInput,
+  type McpTaskHandle,
   type PlannedTask,
   type RoomOfTask,
   type TaskCallback,
@@ -55,6 +58,21 @@ export interface RunOfTask {
 
 type Params = Record<string, unknown>;
 
+/** The task's retry settings as Temporal's retry policy: its calls and polls are retried by it. */
+const retryPolicyOf = ({ retry }: PlannedTask) => ({
+  maximumAttempts: retry.maxAttempts,
+  initialInterval: retry.initialIntervalMs,
+  backoffCoefficient: retry.backoffCoefficient,
+  maximumInterval: retry.maxIntervalMs,
+});
+
+/** Between polls of an MCP task: the server's suggestion, kept within bounds that spare the run's history and the server. */
+const MCP_POLL_DEFAULT_MS = 5_000;
+const MCP_POLL_MIN_MS = 1_000;
+const MCP_POLL_MAX_MS = 60_000;
+const mcpPollDelayMs = (suggested: number | undefined): number =>
+  Math.min(MCP_POLL_MAX_MS, Math.max(MCP_POLL_MIN_MS, suggested ?? MCP_POLL_DEFAULT_MS));
+
 const endedUncompleted = (parent: TaskRun): boolean =>
   parent.outcome !== undefined && parent.outcome.status !== TaskStatus.COMPLETED;
 
@@ -69,6 +87,8 @@ export class TaskRun {
   private socketLost = false;
   /** The agent took the task and owes a report: told when the task is cancelled. */
   private awaitingReport = false;
+  /** The MCP task the agent runs for this one: cancelled at the agent when this task ends without its answer. */
+  private mcpTask?: McpTaskHandle;
   /** The call already recorded the agent's answer in the task store. */
   private answerStoredByCall = false;
   private cancelRequested = false;
@@ -204,6 +224,7 @@ export class TaskRun {
       this.callScope = undefined;
     }
     this.attempts = replied.attempt;
+    if (replied.kind === 'mcpTask') return this.mcpTaskEnded(replied.handle, replied.attempt, startedAt);
     if (replied.kind !== 'accepted' && replied.recorded) {
       this.answerStoredByCall = true;
       return outcomeOfAnswer(replied);
@@ -321,12 +342,7 @@ export class TaskRun {
     const options = {
       startToCloseTimeout: this.run.input.agentCallTimeoutMs + CALL_ACTIVITY_MARGIN_MS,
       cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-      retry: {
-        maximumAttempts: task.retry.maxAttempts,
-        initialInterval: task.retry.initialIntervalMs,
-        backoffCoefficient: task.retry.backoffCoefficient,
-        maximumInterval: task.retry.maxIntervalMs,
-      },
+      retry: retryPolicyOf(task),
     };
     const input = {
       taskId: task.taskId,
@@ -345,6 +361,55 @@ export class TaskRun {
     }
     // Runs started before VISIBLE_AGENT_CALLS make the call as a local activity.
     return bookkeeping.callAgent.executeWithOptions({ ...options, summary: this.describe() }, [input]);
+  }
+
+  /**
+   * Step, after an MCP agent took the task as an MCP task of its own: polled with named timers until
+   * it ends, or until the task's timeoutMs has passed. Runs recorded before MCP agents existed never
+   * get here (no call of theirs answers `mcpTask`), so the step needs no patch to replay them.
+   */
+  private async mcpTaskEnded(handle: McpTaskHandle, attempt: number, startedAt: number): Promise<TaskOutcome> {
+    const { task } = this;
+    this.mcpTask = handle;
+    this.awaitingReport = true;
+    let intervalMs = handle.pollIntervalMs;
+    for (;;) {
+      const remainingMs = task.timeoutMs - (Date.now() - startedAt);
+      if (remainingMs <= 0) {
+        return failure(
+          {
+            code: TaskErrorCode.AGENT_TIMEOUT,
+            message: `The agent's MCP task ${handle.mcpTaskId} did not end within ${task.timeoutMs} ms`,
+          },
+          attempt,
+        );
+      }
+      this.waitFor(TaskWait.MCP_TASK);
+      await sleep(Math.min(mcpPollDelayMs(intervalMs), remainingMs), {
+        summary: `next poll of MCP task ${handle.mcpTaskId} (task ${task.taskId})`,
+      });
+      let polled: McpTaskPoll;
+      try {
+        polled = await agentCalls.pollMcpTask.executeWithOptions(
+          {
+            startToCloseTimeout: this.run.input.agentCallTimeoutMs + CALL_ACTIVITY_MARGIN_MS,
+            retry: retryPolicyOf(task),
+            summary: `poll MCP task: ${this.describe()} (task ${task.taskId})`,
+          },
+          [{ taskId: task.taskId, agentId: task.agentId, handle, attempt, keepsResult: this.keepsResult }],
+        );
+      } catch (error) {
+        if (isCancellation(error)) throw error;
+        return failure(activityError(error), attempt);
+      }
+      if (polled.kind === 'working') {
+        intervalMs = polled.pollIntervalMs;
+        continue;
+      }
+      this.awaitingReport = false;
+      if (polled.recorded) this.answerStoredByCall = true;
+      return outcomeOfAnswer(polled);
+    }
   }
 
   /** Step, after a 202: the agent's report; false once the task's timeoutMs has passed. */
@@ -373,11 +438,12 @@ export class TaskRun {
     this.outcomeStored = true;
     this.waitFor(undefined);
     // After the record: neither an unreachable agent nor a slow callback receiver delays the outcome.
-    if (outcome.status === TaskStatus.CANCELLED && this.awaitingReport) {
+    // An MCP task is cancelled whenever this task ended without its answer, at a timeout too.
+    if (this.awaitingReport && (outcome.status === TaskStatus.CANCELLED || this.mcpTask)) {
       this.run.deliveries.push(
         notifications.notifyCancellation
           .executeWithOptions({ ...notificationOptions, summary: `tell of cancellation: ${this.describe()}` }, [
-            { taskId: task.taskId, agentId: task.agentId },
+            { taskId: task.taskId, agentId: task.agentId, ...(this.mcpTask ? { mcpTask: this.mcpTask } : {}) },
           ])
           .catch(() => undefined),
       );

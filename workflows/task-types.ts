@@ -30,13 +30,15 @@ export const TaskErrorCode = {
   TYPE_MISMATCH: 'TYPE_MISMATCH',
   VALIDATION_ERROR: 'VALIDATION_ERROR',
   AGENT_NOT_FOUND: 'AGENT_NOT_FOUND',
-  /** The agent answered 400, 404 or 422 without a `failed` body of its own. */
+  /** The agent answered 400, 404 or 422 without a `failed` body of its own, or an MCP agent refused the method or its params. */
   AGENT_REJECTED: 'AGENT_REJECTED',
   AGENT_UNREACHABLE: 'AGENT_UNREACHABLE',
   /** The agent's mcpUrl leads to an address the service does not call (ALLOW_PRIVATE_AGENT_URLS): not retried. */
   AGENT_URL_REFUSED: 'AGENT_URL_REFUSED',
   AGENT_TIMEOUT: 'AGENT_TIMEOUT',
   AGENT_PROTOCOL_ERROR: 'AGENT_PROTOCOL_ERROR',
+  /** An MCP agent's tool answered `isError: true`, or its MCP task ended failed or cancelled. */
+  AGENT_TOOL_ERROR: 'AGENT_TOOL_ERROR',
   /** The task's workflow failed (or timed out) before it ended the task: src/tasks/ended-runs.ts. */
   WORKFLOW_ENDED: 'WORKFLOW_ENDED',
 } as const;
@@ -138,6 +140,18 @@ export interface PlannedTask {
   notifyAgent: boolean;
 }
 
+/**
+ * A task an MCP agent runs on its side (MCP's tasks extension): the workflow polls it with timers,
+ * in the session that created it, and cancels it with `tasks/cancel`.
+ */
+export interface McpTaskHandle {
+  mcpTaskId: string;
+  sessionId: string;
+  protocolVersion: string;
+  /** The wait before the next poll, as the server suggested it (bounded by the workflow). */
+  pollIntervalMs?: number;
+}
+
 /** The input of the composition workflow; a single task is a composition of one without an id. */
 export interface CompositionInput {
   compositionId?: string;
@@ -192,6 +206,7 @@ export const TaskWait = {
   ROOM_SOCKET: 'TASK frame over the room socket',
   AGENT_CALL: 'agent call',
   REPORT: "agent's report",
+  MCP_TASK: "agent's MCP task",
   RECORD: 'outcome recorded',
 } as const;
 export type TaskWait = (typeof TaskWait)[keyof typeof TaskWait];

@@ -1,0 +1,208 @@
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
+  ErrorCode as JsonRpcError,
+  GetPromptResultSchema,
+  McpError,
+  ReadResourceResultSchema,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Agent, CapabilityEntry, ToolDefinition } from '../src/registry/agent';
+import type { AgentReplyVerdict } from '../src/tasks/agent-reply';
+import { isRetriedStatus } from '../src/tasks/agent-reply';
+import { findOperation } from '../src/tasks/operations';
+import { ReplyTooLarge } from '../src/mcp/guarded-fetch';
+import { McpSession, type McpSessionOptions } from '../src/mcp/session';
+import { normaliseResult, TaskErrorCode, type McpTaskHandle } from '../workflows/task-types';
+
+/** What one MCP call means for its task: the verdicts of a signed POST, or a task the server runs on its side. */
+export type McpCallVerdict =
+  Exclude<AgentReplyVerdict, { kind: 'accepted' }> | { kind: 'mcpTask'; handle: McpTaskHandle };
+
+/** An MCP progress notification, as the task's `progress` (0 to 1, when the server gives a total) and `message`. */
+export interface McpProgress {
+  progress?: number;
+  message?: string;
+}
+
+/** JSON-RPC errors that say the request itself is wrong: another attempt would get the same answer. */
+const FINAL_JSON_RPC_ERRORS = new Set<number>([
+  JsonRpcError.ParseError,
+  JsonRpcError.InvalidRequest,
+  JsonRpcError.MethodNotFound,
+  JsonRpcError.InvalidParams,
+]);
+
+/** Whether a tool asks to run as an MCP task (`execution.taskSupport`), which the workflow then polls. */
+function runsAsMcpTask(entry: ToolDefinition | CapabilityEntry): boolean {
+  const taskSupport = (entry as { execution?: { taskSupport?: unknown } }).execution?.taskSupport;
+  return taskSupport === 'required' || taskSupport === 'optional';
+}
+
+/**
+ * One call of `operation` on an MCP agent, in a session of its own: `tools/<name>` is `tools/call`,
+ * `resources/<name or uri>` `resources/read`, `prompts/<name>` `prompts/get`. Network trouble and
+ * the outbound guard's refusal are thrown, as for a signed POST; everything the server answered is a
+ * verdict. A session that created an MCP task stays open for the polls.
+ */
+export async function callOverMcp(
+  agent: Agent,
+  operation: string,
+  params: Record<string, unknown>,
+  options: McpSessionOptions & { onProgress: (progress: McpProgress) => void },
+): Promise<McpCallVerdict> {
+  const lookup = findOperation(agent, operation);
+  if (!lookup.found) return { kind: 'refused', error: { code: lookup.code, message: lookup.message } };
+  const { entry } = lookup;
+  const category = operation.slice(0, operation.indexOf('/'));
+  let session: McpSession | undefined;
+  let keepSession = false;
+  try {
+    session = await McpSession.open(agent, options);
+    const onprogress = ({ progress, total, message }: { progress: number; total?: number; message?: string }) =>
+      options.onProgress({
+        ...(total !== undefined && total > 0 ? { progress: Math.min(1, Math.max(0, progress / total)) } : {}),
+        ...(message === undefined ? {} : { message }),
+      });
+    const requestOptions = session.requestOptions({ onprogress, resetTimeoutOnProgress: false });
+    switch (category) {
+      case 'tools': {
+        const call = { name: entry.name, arguments: params };
+        if (runsAsMcpTask(entry) && session.ref) {
+          const { task } = await session.client.request(
+            { method: 'tools/call', params: { ...call, task: {} } },
+            CreateTaskResultSchema,
+            requestOptions,
+          );
+          keepSession = true;
+          return {
+            kind: 'mcpTask',
+            handle: {
+              mcpTaskId: task.taskId,
+              ...session.ref,
+              ...(task.pollInterval === undefined ? {} : { pollIntervalMs: task.pollInterval }),
+            },
+          };
+        }
+        return toolVerdict(
+          await session.client.request({ method: 'tools/call', params: call }, CallToolResultSchema, requestOptions),
+        );
+      }
+      case 'resources': {
+        const read = await session.client.request(
+          { method: 'resources/read', params: { uri: (entry as CapabilityEntry).uri ?? entry.name } },
+          ReadResourceResultSchema,
+          requestOptions,
+        );
+        return { kind: 'completed', result: { contents: read.contents } };
+      }
+      case 'prompts': {
+        const prompt = await session.client.request(
+          { method: 'prompts/get', params: { name: entry.name, arguments: stringArguments(params) } },
+          GetPromptResultSchema,
+          requestOptions,
+        );
+        return {
+          kind: 'completed',
+          result: {
+            ...(prompt.description === undefined ? {} : { description: prompt.description }),
+            messages: prompt.messages,
+          },
+        };
+      }
+      default:
+        return {
+          kind: 'refused',
+          error: { code: TaskErrorCode.AGENT_REJECTED, message: `MCP has no ${category} to call: ${operation}` },
+        };
+    }
+  } catch (error) {
+    return verdictOfError(error);
+  } finally {
+    await session?.close(keepSession);
+  }
+}
+
+/** A tool's answer: `structuredContent` when present, else `{content}`; `isError` fails the task with the text content as message. */
+export function toolVerdict(result: CallToolResult): McpCallVerdict {
+  if (result.isError === true) {
+    const text = result.content
+      .flatMap((block) => (block.type === 'text' ? [block.text] : []))
+      .join('\n')
+      .trim();
+    return {
+      kind: 'failed',
+      error: {
+        code: TaskErrorCode.AGENT_TOOL_ERROR,
+        message: text === '' ? 'The tool reported an error' : text,
+        details: { content: result.content },
+      },
+    };
+  }
+  if (result.structuredContent !== undefined)
+    return { kind: 'completed', result: normaliseResult(result.structuredContent) };
+  return { kind: 'completed', result: { content: result.content } };
+}
+
+/** MCP prompt arguments are strings: other JSON values go as their JSON text. */
+function stringArguments(params: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(params).map(([name, value]) => [name, typeof value === 'string' ? value : JSON.stringify(value)]),
+  );
+}
+
+/**
+ * What a failed request means for the task: the server's answer is a verdict, retried or final;
+ * anything else (network trouble, the guard's refusal, a cancellation) is thrown on, as a signed
+ * POST's is.
+ */
+export function verdictOfError(error: unknown): McpCallVerdict {
+  if (error instanceof ReplyTooLarge || causeOf(error, ReplyTooLarge)) {
+    return {
+      kind: 'refused',
+      error: {
+        code: TaskErrorCode.AGENT_PROTOCOL_ERROR,
+        message: `MCP server's ${(causeOf(error, ReplyTooLarge) ?? (error as Error)).message}`,
+      },
+    };
+  }
+  if (error instanceof StreamableHTTPError) {
+    const status = error.code;
+    const answered = `MCP server answered ${status === undefined ? '' : `HTTP ${status} `}(${error.message})`;
+    if (status === undefined || isRetriedStatus(status)) return { kind: 'retry', reason: answered };
+    return { kind: 'refused', error: { code: TaskErrorCode.AGENT_REJECTED, message: answered, details: { status } } };
+  }
+  if (error instanceof McpError) {
+    if (error.code === (JsonRpcError.RequestTimeout as number))
+      return { kind: 'retry', reason: `MCP request timed out: ${error.message}` };
+    if (FINAL_JSON_RPC_ERRORS.has(error.code)) {
+      return {
+        kind: 'refused',
+        error: {
+          code: TaskErrorCode.AGENT_REJECTED,
+          message: error.message,
+          details: { code: error.code, ...(error.data === undefined ? {} : { data: error.data }) },
+        },
+      };
+    }
+    return { kind: 'retry', reason: error.message };
+  }
+  if ((error as Error)?.name === 'ZodError' || (error as Error)?.name === '$ZodError') {
+    return {
+      kind: 'refused',
+      error: {
+        code: TaskErrorCode.AGENT_PROTOCOL_ERROR,
+        message: `MCP server's answer is outside the protocol: ${(error as Error).message}`,
+      },
+    };
+  }
+  throw error;
+}
+
+/** `error` or one of its causes that is a `type`. */
+function causeOf<T extends Error>(error: unknown, type: new (...args: never[]) => T): T | undefined {
+  for (let current = error; current instanceof Error; current = current.cause)
+    if (current instanceof type) return current;
+  return undefined;
+}

@@ -1,0 +1,126 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Dispatcher } from 'undici';
+import { McpSession } from '../src/mcp/session';
+import type { RecentAgents } from '../src/registry/recent-agents';
+import type { TaskStore } from '../src/tasks/task-store';
+import { TaskErrorCode, type McpTaskHandle } from '../workflows/task-types';
+import { recordedAnswer, type AgentAnswer } from './call-agent';
+import { toolVerdict, verdictOfError, type McpCallVerdict } from './mcp-call';
+import { refusalOf } from './signed-post';
+import { describeError } from '../src/ops/describe-error';
+
+export interface PollMcpTaskInput {
+  taskId: string;
+  agentId: string;
+  handle: McpTaskHandle;
+  /** The call that created the MCP task: the answer counts as its. */
+  attempt: number;
+  keepsResult: boolean;
+}
+
+/** Still running at the agent: poll again after `pollIntervalMs`, the server's suggestion. */
+export type McpTaskPoll = { kind: 'working'; pollIntervalMs?: number } | AgentAnswer;
+
+export interface PollMcpTaskSettings {
+  callTimeoutMs: number;
+  maxReplyBytes: number;
+}
+
+/**
+ * One poll of a task an MCP agent runs on its side, in the session that created it: `tasks/get`,
+ * and once it ended `tasks/result`, recorded as the task's outcome like a call's answer, and the
+ * session closed. Its status message shows as the task's `message` meanwhile. Failures are retried
+ * or final as a call's are.
+ */
+export function pollMcpTaskActivity(
+  agents: RecentAgents,
+  taskStore: TaskStore,
+  dispatcher: Dispatcher,
+  settings: PollMcpTaskSettings,
+) {
+  return async function pollMcpTask({
+    taskId,
+    agentId,
+    handle,
+    attempt,
+    keepsResult,
+  }: PollMcpTaskInput): Promise<McpTaskPoll> {
+    const context = Context.current();
+    const agent = await agents.findById(agentId);
+    if (!agent)
+      throw ApplicationFailure.nonRetryable(`Agent ${agentId} no longer exists`, TaskErrorCode.AGENT_NOT_FOUND);
+    let verdict: McpCallVerdict | { kind: 'working'; pollIntervalMs?: number };
+    let session: McpSession | undefined;
+    // The session ends with the MCP task: kept while the task works.
+    let keepSession = false;
+    try {
+      session = await McpSession.open(
+        agent,
+        {
+          dispatcher,
+          timeoutMs: settings.callTimeoutMs,
+          maxReplyBytes: settings.maxReplyBytes,
+          signal: context.cancellationSignal,
+        },
+        handle,
+      );
+      const tasks = session.client.experimental.tasks;
+      const task = await tasks.getTask(handle.mcpTaskId, session.requestOptions());
+      if (task.status === 'working' || task.status === 'input_required') {
+        if (task.statusMessage !== undefined)
+          await taskStore.updateIfPending(taskId, { message: task.statusMessage }).catch(() => undefined);
+        verdict = {
+          kind: 'working',
+          ...(task.pollInterval === undefined ? {} : { pollIntervalMs: task.pollInterval }),
+        };
+        keepSession = true;
+      } else if (task.status === 'cancelled') {
+        verdict = {
+          kind: 'failed',
+          error: {
+            code: TaskErrorCode.AGENT_TOOL_ERROR,
+            message: task.statusMessage ?? 'The MCP server cancelled its task',
+          },
+        };
+      } else {
+        verdict = toolVerdict(
+          await tasks.getTaskResult(handle.mcpTaskId, CallToolResultSchema, session.requestOptions()),
+        );
+      }
+    } catch (error) {
+      try {
+        verdict = verdictOfError(error);
+      } catch (thrown) {
+        throw (
+          refusalOf(thrown, 'Poll of', agent.mcpUrl, TaskErrorCode.AGENT_URL_REFUSED) ??
+          ApplicationFailure.retryable(
+            `Polling ${agent.mcpUrl} failed: ${describeError(thrown)}`,
+            TaskErrorCode.AGENT_UNREACHABLE,
+          )
+        );
+      }
+    } finally {
+      await session?.close(keepSession);
+    }
+    switch (verdict.kind) {
+      case 'working':
+        return verdict;
+      case 'retry':
+        throw ApplicationFailure.retryable(
+          `Polling ${agent.mcpUrl}: ${verdict.reason}`,
+          TaskErrorCode.AGENT_UNREACHABLE,
+        );
+      case 'refused':
+        throw ApplicationFailure.nonRetryable(verdict.error.message, verdict.error.code, verdict.error.details);
+      case 'mcpTask':
+        throw ApplicationFailure.nonRetryable(
+          'The MCP server answered a poll with a new task',
+          TaskErrorCode.AGENT_PROTOCOL_ERROR,
+        );
+      case 'completed':
+      case 'failed':
+        return recordedAnswer(taskStore, taskId, verdict, attempt, keepsResult);
+    }
+  };
+}
