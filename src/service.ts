@@ -18,6 +18,8 @@ import { createOpsRoutes } from './ops/health';
 import { AGENT_CHANGE_CLAIMS_COLLECTION, AGENTS_COLLECTION, AgentStore } from './registry/agent-store';
 import { RecentAgents } from './registry/recent-agents';
 import { createRegistryRoutes } from './registry/routes';
+import { capabilityImporter } from './mcp/capability-import';
+import { outboundDispatcher } from './tasks/outbound-guard';
 import { AgentDirectory } from './registry/agent-directory';
 import { UserSchemaCompiler } from './registry/user-schemas';
 import type { Logger } from './ops/logger';
@@ -203,6 +205,17 @@ async function serveApi(
       directory,
       apiKeys,
       rules: { allowInsecureAgentUrls: config.allowInsecureAgentUrls, compiler: schemas },
+      importCapabilities: capabilityImporter(
+        {
+          dispatcher: outboundDispatcher({
+            allowPrivate: config.allowPrivateAgentUrls,
+            connectTimeoutMs: config.agentCallTimeoutMs,
+          }),
+          timeoutMs: config.agentCallTimeoutMs,
+          maxReplyBytes: config.maxBodyBytes,
+        },
+        schemas,
+      ),
     }),
     createKeyRoutes(apiKeys),
     createTaskRoutes({

@@ -7,7 +7,9 @@ import { newSigningSecret } from '../auth/signing-secret';
 import type { RouteModule } from '../http/app';
 import { ApiError, ErrorCode, forbidden, invalid } from '../http/errors';
 import { validator } from '../http/validate';
-import { canManageAgent, isTheAgent, type Agent } from './agent';
+import type { CapabilityImporter } from '../mcp/capability-import';
+import { canonicalJson } from '../tasks/canonical-json';
+import { AgentProtocol, canManageAgent, isTheAgent, type Agent } from './agent';
 import type { AgentDirectory } from './agent-directory';
 import type { AgentStore } from './agent-store';
 import { agentView } from './agent-view';
@@ -31,6 +33,8 @@ export interface RegistryDeps {
   directory: AgentDirectory;
   apiKeys: ApiKeyStore;
   rules: RegistrationRules;
+  /** Reads an MCP agent's tools, resources and prompts from its server. */
+  importCapabilities: CapabilityImporter;
 }
 
 const checkRegistration = validator<AgentRegistrationFields>(AGENT_REGISTRATION_SCHEMA, 'agent registration');
@@ -51,7 +55,7 @@ const agentNotFound = (agentId: string) => new ApiError(ErrorCode.AGENT_NOT_FOUN
 
 /** /agents: registration, lookup, change and removal of agents. Served bare and under /v1. */
 export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
-  const { agents, directory, apiKeys, rules } = deps;
+  const { agents, directory, apiKeys, rules, importCapabilities } = deps;
   const router = new Router();
 
   /** The agent if the caller may see it, else 404 (an invisible agent is not admitted to exist). */
@@ -65,7 +69,18 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
   router.post('/agents', async (ctx) => {
     const principal = requireKind(ctx, PrincipalKind.ADMIN, PrincipalKind.SERVICE, PrincipalKind.HUMAN);
     const body = checkRegistration(ctx.request.body);
-    const registration = registrationFrom({ ...body, sharedWith: await typedSharing(body.sharedWith, agents) }, rules);
+    // An MCP agent registered without capabilities gets its server's, read once the rest is checked.
+    const imports = body.protocol === AgentProtocol.MCP && body.capabilities === undefined;
+    let registration = registrationFrom(
+      {
+        ...body,
+        sharedWith: await typedSharing(body.sharedWith, agents),
+        ...(imports ? { capabilities: { tools: [] } } : {}),
+      },
+      rules,
+    );
+    const imported = imports ? await importCapabilities(registration) : undefined;
+    if (imported) registration = { ...registration, capabilities: imported.capabilities };
     const now = new Date();
     const agent: Agent = {
       id: randomUUID(),
@@ -80,7 +95,12 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
     const { key } = await apiKeys.issue(PrincipalKind.AGENT, agent.id);
     ctx.status = 201;
     ctx.set('Location', `/agents/${agent.id}`);
-    ctx.body = { ...agentView(agent, principal), apiKey: key, signingSecret: agent.signingSecret };
+    ctx.body = {
+      ...agentView(agent, principal),
+      apiKey: key,
+      signingSecret: agent.signingSecret,
+      ...(imported ? { warnings: imported.warnings } : {}),
+    };
   });
 
   router.get('/agents', async (ctx) => {
@@ -140,6 +160,31 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
       );
     }
     ctx.body = agentView(updated, principal);
+  });
+
+  router.post('/agents/:agentId/capabilities/refresh', async (ctx) => {
+    const { principal, agent } = await visibleAgent(ctx);
+    if (!canManageAgent(principal, agent))
+      throw forbidden('Only the owner of an agent or an admin may refresh its capabilities');
+    if (agent.protocol !== AgentProtocol.MCP) {
+      throw new ApiError(
+        ErrorCode.CONFLICT,
+        `Agent ${agent.id} speaks ${agent.protocol}: only an MCP agent's capabilities are read from its server`,
+      );
+    }
+    const { capabilities, warnings } = await importCapabilities(agent);
+    if (canonicalJson(capabilities) === canonicalJson(agent.capabilities)) {
+      ctx.body = { ...agentView(agent, principal), warnings };
+      return;
+    }
+    const updated: Agent = { ...agent, capabilities, version: agent.version + 1, updatedAt: new Date() };
+    if (!(await agents.replace(updated, agent.version))) {
+      throw new ApiError(
+        ErrorCode.CONFLICT,
+        `Agent ${agent.id} was changed or deleted meanwhile; read it again and retry`,
+      );
+    }
+    ctx.body = { ...agentView(updated, principal), warnings };
   });
 
   router.delete('/agents/:agentId', async (ctx) => {

@@ -1,0 +1,144 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { registerAgent, type RegisteredAgent } from '../support/agents';
+import { call } from '../support/http';
+import { useMcpServer } from '../support/mcp-server';
+import { waitForTask } from '../support/tasks';
+
+/** Fast retries so the retry paths end within a test. */
+const QUICK_RETRY = { maxAttempts: 3, initialIntervalMs: 100, backoffCoefficient: 1, maxIntervalMs: 100 };
+
+function tools(server: McpServer): void {
+  server.registerTool(
+    'weather',
+    {
+      description: 'The weather in a city, as structured content',
+      inputSchema: { city: z.string() },
+      outputSchema: { city: z.string(), celsius: z.number() },
+    },
+    ({ city }) => ({
+      content: [{ type: 'text', text: `${city}: 21 °C` }],
+      structuredContent: { city, celsius: 21 },
+    }),
+  );
+  server.registerTool('greet', { description: 'Greets', inputSchema: { name: z.string() } }, ({ name }) => ({
+    content: [{ type: 'text', text: `Hello, ${name}!` }],
+  }));
+  server.registerTool('refuse', { description: 'Always fails', inputSchema: {} }, () => ({
+    isError: true,
+    content: [{ type: 'text', text: 'No such city on file' }],
+  }));
+  server.registerTool('flaky', { description: 'Fails at the HTTP level first', inputSchema: {} }, () => ({
+    content: [{ type: 'text', text: 'made it' }],
+  }));
+  server.registerTool('slow', { description: 'Reports its progress', inputSchema: {} }, async (_args, extra) => {
+    const token = extra._meta?.progressToken;
+    for (let step = 1; step <= 3; step += 1) {
+      if (token !== undefined) {
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken: token, progress: step, total: 4, message: `step ${step} of 4` },
+        });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 400));
+    }
+    return { content: [{ type: 'text', text: 'slow done' }] };
+  });
+}
+
+describe('tasks on an MCP agent, called over MCP', () => {
+  const mcp = useMcpServer({ setup: tools });
+  let agent: RegisteredAgent;
+
+  beforeAll(async () => {
+    agent = await registerAgent({ protocol: 'mcp', mcpUrl: mcp().url, capabilities: undefined });
+  });
+
+  async function run(operation: string, params: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
+    const reply = await call('POST', '/tasks', {
+      apiKey: 'admin',
+      body: { agentId: agent.agentId, operation, params, ...extra },
+    });
+    expect(reply.status).toBe(202);
+    return reply.body.taskId as string;
+  }
+
+  it('registers with its tools read from the server, and shows protocol mcp', async () => {
+    expect(agent.protocol).toBe('mcp');
+    expect(agent.warnings).toEqual([]);
+    expect(agent.capabilities.tools.map((tool: { name: string }) => tool.name).sort()).toEqual([
+      'flaky',
+      'greet',
+      'refuse',
+      'slow',
+      'weather',
+    ]);
+    const weather = agent.capabilities.tools.find((tool: { name: string }) => tool.name === 'weather');
+    expect(weather.inputSchema).toMatchObject({ type: 'object', properties: { city: { type: 'string' } } });
+    expect(weather.outputSchema).toMatchObject({ properties: { celsius: { type: 'number' } } });
+  });
+
+  it('answers a tool with structured content with that content as the result', async () => {
+    const task = await waitForTask(await run('tools/weather', { city: 'Lyon' }));
+    expect(task).toMatchObject({ status: 'completed', result: { city: 'Lyon', celsius: 21 }, attempts: 1 });
+    const [called] = mcp()
+      .callsOf('tools/call')
+      .filter((request) => request.toolName === 'weather');
+    expect(called).toBeDefined();
+  });
+
+  it('answers a tool without structured content with {content}', async () => {
+    const task = await waitForTask(await run('tools/greet', { name: 'Ada' }));
+    expect(task).toMatchObject({
+      status: 'completed',
+      result: { content: [{ type: 'text', text: 'Hello, Ada!' }] },
+    });
+  });
+
+  it('fails the task with AGENT_TOOL_ERROR and the text as message when the tool answers isError', async () => {
+    const task = await waitForTask(await run('tools/refuse', {}, { retry: QUICK_RETRY }));
+    expect(task).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      error: { code: 'AGENT_TOOL_ERROR', message: 'No such city on file' },
+    });
+  });
+
+  it('retries HTTP 503 answers with the task retry policy, and completes on the third attempt', async () => {
+    mcp().failNext('flaky', 2, 503);
+    const task = await waitForTask(await run('tools/flaky', {}, { retry: QUICK_RETRY }));
+    expect(task).toMatchObject({
+      status: 'completed',
+      attempts: 3,
+      result: { content: [{ type: 'text', text: 'made it' }] },
+    });
+    expect(task.attemptErrors).toHaveLength(2);
+    expect(task.attemptErrors[0].message).toMatch(/503/);
+  });
+
+  it('shows progress notifications as the task progress and message while the tool runs', async () => {
+    const taskId = await run('tools/slow');
+    const running = await waitForTask(taskId, {
+      until: (task) => task.progress !== undefined || task.status !== 'pending',
+    });
+    expect(running).toMatchObject({ status: 'pending' });
+    expect(running.progress).toBeGreaterThan(0);
+    expect(running.progress).toBeLessThan(1);
+    expect(running.message).toMatch(/^step \d of 4$/);
+    expect(await waitForTask(taskId)).toMatchObject({
+      status: 'completed',
+      result: { content: [{ text: 'slow done' }] },
+    });
+  });
+
+  it('refuses params that break an imported inputSchema before any call', async () => {
+    const before = mcp().callsOf('tools/call').length;
+    const reply = await call('POST', '/tasks', {
+      apiKey: 'admin',
+      body: { agentId: agent.agentId, operation: 'tools/weather', params: { city: 7 } },
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.code).toBe('VALIDATION_ERROR');
+    expect(mcp().callsOf('tools/call')).toHaveLength(before);
+  });
+});
