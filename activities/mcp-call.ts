@@ -12,6 +12,7 @@ import type { Agent, CapabilityEntry, ToolDefinition } from '../src/registry/age
 import type { AgentReplyVerdict } from '../src/tasks/agent-reply';
 import { isRetriedStatus } from '../src/tasks/agent-reply';
 import { findOperation } from '../src/tasks/operations';
+import { serverAnswerOf } from '../src/mcp/answers';
 import { ReplyTooLarge } from '../src/mcp/guarded-fetch';
 import { McpSession, type McpSessionOptions } from '../src/mcp/session';
 import { normaliseResult, TaskErrorCode, type McpTaskHandle } from '../workflows/task-types';
@@ -169,7 +170,7 @@ export function verdictOfError(error: unknown): McpCallVerdict {
   }
   if (error instanceof StreamableHTTPError) {
     const status = error.code;
-    const answered = `MCP server answered ${status === undefined ? '' : `HTTP ${status} `}(${error.message})`;
+    const answered = `MCP server answered ${serverAnswerOf(error)}`;
     if (status === undefined || isRetriedStatus(status)) return { kind: 'retry', reason: answered };
     return { kind: 'refused', error: { code: TaskErrorCode.AGENT_REJECTED, message: answered, details: { status } } };
   }

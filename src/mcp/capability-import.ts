@@ -1,5 +1,4 @@
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError, type Prompt, type Resource, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Prompt, Resource, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ApiError, ErrorCode } from '../http/errors';
 import { describeError } from '../ops/describe-error';
 import { DestinationRefused } from '../tasks/outbound-guard';
@@ -8,6 +7,7 @@ import type { AgentCapabilities, CapabilityEntry, ToolDefinition } from '../regi
 import { CAPABILITY_ENTRY_SCHEMA, REGISTRATION_LIMITS, TOOL_DEFINITION_SCHEMA } from '../registry/registration-schema';
 import { rejectedSchemaOf } from '../registry/registration';
 import type { UserSchemaCompiler } from '../registry/user-schemas';
+import { serverAnswerOf } from './answers';
 import { McpSession, type McpSessionOptions, type McpTarget } from './session';
 
 /** An entry of the server's lists that was left out, and why. */
@@ -186,10 +186,9 @@ export function capabilityImporter(options: McpSessionOptions, compiler: UserSch
 }
 
 function whyImportFailed(error: unknown): string {
-  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+  const answer = serverAnswerOf(error);
+  if (answer !== undefined) return `it answered ${answer}`;
+  for (let cause = error; cause instanceof Error; cause = cause.cause)
     if (cause instanceof DestinationRefused) return cause.message;
-    if (cause instanceof StreamableHTTPError) return `it answered ${cause.message}`;
-    if (cause instanceof McpError) return `it answered ${cause.message}`;
-  }
   return describeError(error);
 }

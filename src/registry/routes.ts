@@ -152,7 +152,9 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
       { ...update, sharedWith: await typedSharing(update.sharedWith, agents) },
       rules,
     );
-    const updated: Agent = { ...agent, ...registration, version: agent.version + 1, updatedAt: new Date() };
+    // The registration replaces the stored one whole: headers it no longer has are gone.
+    const { headers: _replaced, ...unregistered } = agent;
+    const updated: Agent = { ...unregistered, ...registration, version: agent.version + 1, updatedAt: new Date() };
     if (!(await agents.replace(updated, agent.version))) {
       throw new ApiError(
         ErrorCode.CONFLICT,
