@@ -1,0 +1,197 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { temporal } from '@temporalio/proto';
+import { z } from 'zod';
+import { registerAgent, type RegisteredAgent } from '../support/agents';
+import { call } from '../support/http';
+import { useMcpServer } from '../support/mcp-server';
+import { waitForTask } from '../support/tasks';
+import { useTemporalClient } from '../support/temporal';
+import { until } from '../support/until';
+
+const { EventType } = temporal.api.enums.v1;
+
+/** Tools that run as MCP tasks (taskSupport required): the server answers tools/call with a task handle. */
+function taskTools(server: McpServer): void {
+  server.experimental.tasks.registerToolTask(
+    'report',
+    {
+      description: 'Writes a report in the background',
+      inputSchema: { topic: z.string() },
+      execution: { taskSupport: 'required' },
+    },
+    {
+      createTask: async ({ topic }, extra) => {
+        const task = await extra.taskStore.createTask({ ttl: 60_000, pollInterval: 500 });
+        const store = extra.taskStore;
+        setTimeout(() => void store.updateTaskStatus(task.taskId, 'working', `halfway through ${topic}`), 300);
+        setTimeout(
+          () =>
+            void store.storeTaskResult(task.taskId, 'completed', {
+              content: [{ type: 'text', text: `report on ${topic}` }],
+            }),
+          2_500,
+        );
+        return { task };
+      },
+      getTask: (_args, extra) => extra.taskStore.getTask(extra.taskId),
+      getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
+    },
+  );
+  server.experimental.tasks.registerToolTask(
+    'doomed',
+    { description: 'Fails in the background', inputSchema: {}, execution: { taskSupport: 'required' } },
+    {
+      createTask: async (_args, extra) => {
+        const task = await extra.taskStore.createTask({ ttl: 60_000, pollInterval: 500 });
+        const store = extra.taskStore;
+        setTimeout(
+          () =>
+            void store.storeTaskResult(task.taskId, 'failed', {
+              isError: true,
+              content: [{ type: 'text', text: 'the archive is gone' }],
+            }),
+          200,
+        );
+        return { task };
+      },
+      getTask: (_args, extra) => extra.taskStore.getTask(extra.taskId),
+      getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
+    },
+  );
+  server.experimental.tasks.registerToolTask(
+    'endless',
+    { description: 'Never ends on its own', inputSchema: {}, execution: { taskSupport: 'required' } },
+    {
+      createTask: async (_args, extra) => ({
+        task: await extra.taskStore.createTask({ ttl: 60_000, pollInterval: 500 }),
+      }),
+      getTask: (_args, extra) => extra.taskStore.getTask(extra.taskId),
+      getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
+    },
+  );
+}
+
+describe('MCP tasks: a tool the server runs on its side, polled by the workflow', () => {
+  const mcp = useMcpServer({ setup: taskTools });
+  const client = useTemporalClient();
+  let agent: RegisteredAgent;
+
+  beforeAll(async () => {
+    agent = await registerAgent({ protocol: 'mcp', mcpUrl: mcp().url, capabilities: undefined });
+  });
+
+  async function run(operation: string, params: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
+    const reply = await call('POST', '/tasks', {
+      apiKey: 'admin',
+      body: { agentId: agent.agentId, operation, params, ...extra },
+    });
+    expect(reply.status).toBe(202);
+    return reply.body.taskId as string;
+  }
+
+  /** The MCP task the server created for a tools/call in the session `sessionId`. */
+  const sessionOfCall = (toolName: string) =>
+    mcp()
+      .callsOf('tools/call')
+      .filter((request) => request.toolName === toolName)
+      .at(-1)?.headers['mcp-session-id'] as string;
+
+  it('imports the execution.taskSupport of task tools', () => {
+    const report = agent.capabilities.tools.find((tool: { name: string }) => tool.name === 'report');
+    expect(report.execution).toEqual({ taskSupport: 'required' });
+  });
+
+  it('polls the task in the session that created it, shows its status message, and ends with its result', async () => {
+    const taskId = await run('tools/report', { topic: 'tides' });
+    const working = await waitForTask(taskId, {
+      until: (task) => task.message !== undefined || task.status !== 'pending',
+    });
+    expect(working).toMatchObject({
+      status: 'pending',
+      phase: 'awaiting_agent_report',
+      message: 'halfway through tides',
+    });
+    const ended = await waitForTask(taskId);
+    expect(ended).toMatchObject({
+      status: 'completed',
+      attempts: 1,
+      result: { content: [{ type: 'text', text: 'report on tides' }] },
+    });
+
+    const session = sessionOfCall('report');
+    const polls = mcp()
+      .callsOf('tasks/get')
+      .filter((request) => request.headers['mcp-session-id'] === session);
+    expect(polls.length).toBeGreaterThanOrEqual(2);
+    expect(
+      mcp()
+        .callsOf('tasks/result')
+        .filter((request) => request.headers['mcp-session-id'] === session),
+    ).toHaveLength(1);
+    // One initialisation for the call; the polls go on with its session.
+    expect(
+      mcp().requests.filter(
+        (request) => request.httpMethod === 'DELETE' && request.headers['mcp-session-id'] === session,
+      ),
+    ).toHaveLength(1);
+
+    // The Web UI shows each wait as a named timer, and each poll as an activity.
+    const events = (await client().workflow.getHandle(`task-${taskId}`).fetchHistory()).events ?? [];
+    const summaries = events
+      .filter((event) => event.eventType === EventType.EVENT_TYPE_TIMER_STARTED)
+      .map((event) => Buffer.from(event.userMetadata!.summary!.data!).toString('utf8'));
+    expect(summaries.length).toBeGreaterThanOrEqual(2);
+    expect(summaries[0]).toMatch(/^"next poll of MCP task .+ \(task [0-9a-f-]+\)"$/);
+    const pollActivities = events.filter(
+      (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'pollMcpTask',
+    );
+    expect(pollActivities.length).toBe(summaries.length);
+  });
+
+  it('fails the task with AGENT_TOOL_ERROR when the MCP task ends failed', async () => {
+    const ended = await waitForTask(await run('tools/doomed'));
+    expect(ended).toMatchObject({
+      status: 'failed',
+      error: { code: 'AGENT_TOOL_ERROR', message: 'the archive is gone' },
+    });
+  });
+
+  it('cancels the MCP task with tasks/cancel when the task is cancelled, and ends the session', async () => {
+    const taskId = await run('tools/endless');
+    await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' });
+    const session = sessionOfCall('endless');
+    const cancelled = await call('POST', `/tasks/${taskId}/cancel`, { apiKey: 'admin' });
+    expect(cancelled.status).toBe(200);
+    expect((await waitForTask(taskId)).status).toBe('cancelled');
+    await until(
+      () =>
+        mcp()
+          .callsOf('tasks/cancel')
+          .some((request) => request.headers['mcp-session-id'] === session),
+      'tasks/cancel in the task session',
+    );
+    await until(
+      () =>
+        mcp().requests.some(
+          (request) => request.httpMethod === 'DELETE' && request.headers['mcp-session-id'] === session,
+        ),
+      'the session ended',
+    );
+  });
+
+  it('fails at the task timeout and cancels the MCP task', async () => {
+    const taskId = await run('tools/endless', {}, { timeoutMs: 2_500 });
+    const ended = await waitForTask(taskId);
+    expect(ended).toMatchObject({ status: 'failed', error: { code: 'AGENT_TIMEOUT' } });
+    expect(ended.error.message).toMatch(/MCP task .* did not end within 2500 ms/);
+    const session = sessionOfCall('endless');
+    await until(
+      () =>
+        mcp()
+          .callsOf('tasks/cancel')
+          .some((request) => request.headers['mcp-session-id'] === session),
+      'tasks/cancel after the timeout',
+    );
+  });
+});
