@@ -1,10 +1,17 @@
 import { PresenceLookup } from '../src/room-tasks/socket-presence';
 import { ParticipantType } from '../src/auth/participant';
+import { AgentProtocol } from '../src/registry/agent';
+import type { RecentAgents } from '../src/registry/recent-agents';
 
 /** Where a room task's agent and the room's participants hold their sockets: the processes' delivery queues. */
-export function findRoomSocketsActivities(presence: PresenceLookup) {
+export function findRoomSocketsActivities(presence: PresenceLookup, agents: RecentAgents) {
   return {
+    /**
+     * The queue of a process holding the agent's socket in the room; null when none does, or when
+     * the agent speaks MCP: its tasks go over MCP, in a room as anywhere, even if its key opened a socket.
+     */
     async findAgentSocket({ roomId, agentId }: { roomId: string; agentId: string }): Promise<string | null> {
+      if ((await agents.findById(agentId))?.protocol === AgentProtocol.MCP) return null;
       return presence.queueOf(roomId, { type: ParticipantType.AGENT, id: agentId });
     },
     async findRoomSockets(roomId: string): Promise<string[]> {

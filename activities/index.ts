@@ -52,7 +52,7 @@ export function createActivities(deps: ActivityDeps) {
     }),
     validateParams: validateParamsActivity(agents, new UserSchemaCompiler()),
     recordTask: recordTaskActivity(taskStore),
-    ...findRoomSocketsActivities(new PresenceLookup(deps.store)),
+    ...findRoomSocketsActivities(new PresenceLookup(deps.store), agents),
   };
 }
 
