@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { temporal } from '@temporalio/proto';
+import { z } from 'zod';
 import { Worker, type ReplayResult } from '@temporalio/worker';
 import { useAgentServer, type AgentBehaviour } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
@@ -9,6 +12,7 @@ import { call } from '../support/http';
 import { newUserId } from '../support/humans';
 import { createRoom, RoomClient } from '../support/room-client';
 import { tool, waitForTask } from '../support/tasks';
+import { useMcpServer } from '../support/mcp-server';
 import { useTemporalClient } from '../support/temporal';
 
 /**
@@ -61,9 +65,36 @@ const failuresOf = (results: ReplayResult[]) =>
     .filter((result) => result.error !== undefined)
     .map((result) => `${result.workflowId}: ${result.error?.message}`);
 
+/** An MCP server with a tool answered at once and one run as an MCP task that ends after a few polls, or never. */
+function mcpTools(mcp: McpServer): void {
+  mcp.registerTool('script', { description: 'Answers at once', inputSchema: { tag: z.string() } }, ({ tag }) => ({
+    content: [{ type: 'text', text: tag }],
+  }));
+  mcp.experimental.tasks.registerToolTask(
+    'long',
+    {
+      description: 'Runs as an MCP task',
+      inputSchema: { endless: z.boolean() },
+      execution: { taskSupport: 'required' },
+    },
+    {
+      createTask: async ({ endless }, extra) => {
+        const task = await extra.taskStore.createTask({ ttl: 60_000, pollInterval: 500 });
+        const store = extra.taskStore;
+        if (!endless) setTimeout(() => void store.storeTaskResult(task.taskId, 'completed', { content: [] }), 1_200);
+        return { task };
+      },
+      getTask: (_args, extra) => extra.taskStore.getTask(extra.taskId),
+      getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
+    },
+  );
+}
+
 describe('workflow replay', () => {
   const server = useAgentServer();
+  const mcpServer = useMcpServer({ setup: mcpTools });
   let agent: RegisteredAgent;
+  let mcpAgent: RegisteredAgent;
   const client = useTemporalClient();
 
   beforeAll(async () => {
@@ -71,6 +102,7 @@ describe('workflow replay', () => {
       mcpUrl: server().route('scripted', scripted()),
       capabilities: { tools: [{ ...tool('script'), inputSchema: { type: 'object' } }] },
     });
+    mcpAgent = await registerAgent({ protocol: 'mcp', mcpUrl: mcpServer().url, capabilities: undefined });
   });
 
   const task = (tag: string, reply: string, extra: Record<string, unknown> = {}) => ({
@@ -155,6 +187,16 @@ describe('workflow replay', () => {
           callbackUrl: server().route('callback-receiver', () => ({ status: 200, body: {} })),
         }),
       ),
+      single('mcp-tool', { agentId: mcpAgent.agentId, operation: 'tools/script', params: { tag: 'mcp' } }),
+      single('mcp-task', { agentId: mcpAgent.agentId, operation: 'tools/long', params: { endless: false } }),
+      single(
+        'mcp-task-cancelled',
+        { agentId: mcpAgent.agentId, operation: 'tools/long', params: { endless: true } },
+        async (taskId) => {
+          await untilAwaitingReport(taskId);
+          expect((await call('POST', `/tasks/${taskId}/cancel`, { apiKey: 'admin' })).status).toBe(200);
+        },
+      ),
       inRoom('room-socket', 'room-socket', true),
       inRoom('room-http', 'room-http', false),
       composition('diamond', [
@@ -176,12 +218,15 @@ describe('workflow replay', () => {
       'completed',
       'completed',
       'completed',
+      'cancelled',
+      'completed',
+      'completed',
       'completed',
       'completed',
       'failed',
       'failed',
     ]);
-    expect(outcomes.slice(6, 8).map((outcome) => outcome.result)).toEqual([
+    expect(outcomes.slice(9, 11).map((outcome) => outcome.result)).toEqual([
       { via: 'socket' },
       { tag: 'room-http', reply: 'complete' },
     ]);
