@@ -1,3 +1,4 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   CallToolResultSchema,
@@ -61,67 +62,83 @@ export async function callOverMcp(
   let keepSession = false;
   try {
     session = await McpSession.open(agent, options);
-    const onprogress = ({ progress, total, message }: { progress: number; total?: number; message?: string }) =>
-      options.onProgress({
-        ...(total !== undefined && total > 0 ? { progress: Math.min(1, Math.max(0, progress / total)) } : {}),
-        ...(message === undefined ? {} : { message }),
-      });
-    const requestOptions = session.requestOptions({ onprogress, resetTimeoutOnProgress: false });
-    switch (category) {
-      case 'tools': {
-        const call = { name: entry.name, arguments: params };
-        if (runsAsMcpTask(entry) && session.ref) {
-          const { task } = await session.client.request(
-            { method: 'tools/call', params: { ...call, task: {} } },
-            CreateTaskResultSchema,
-            requestOptions,
-          );
-          keepSession = true;
-          return {
-            kind: 'mcpTask',
-            handle: {
-              mcpTaskId: task.taskId,
-              ...session.ref,
-              ...(task.pollInterval === undefined ? {} : { pollIntervalMs: task.pollInterval }),
-            },
-          };
-        }
-        return toolVerdict(
-          await session.client.request({ method: 'tools/call', params: call }, CallToolResultSchema, requestOptions),
-        );
-      }
-      case 'resources': {
-        const read = await session.client.request(
-          { method: 'resources/read', params: { uri: (entry as CapabilityEntry).uri ?? entry.name } },
-          ReadResourceResultSchema,
-          requestOptions,
-        );
-        return { kind: 'completed', result: { contents: read.contents } };
-      }
-      case 'prompts': {
-        const prompt = await session.client.request(
-          { method: 'prompts/get', params: { name: entry.name, arguments: stringArguments(params) } },
-          GetPromptResultSchema,
-          requestOptions,
-        );
-        return {
-          kind: 'completed',
-          result: {
-            ...(prompt.description === undefined ? {} : { description: prompt.description }),
-            messages: prompt.messages,
-          },
-        };
-      }
-      default:
-        return {
-          kind: 'refused',
-          error: { code: TaskErrorCode.AGENT_REJECTED, message: `MCP has no ${category} to call: ${operation}` },
-        };
-    }
+    const verdict = await session.run((client, opened) =>
+      request(client, opened, category, entry, params, options.onProgress),
+    );
+    keepSession = verdict.kind === 'mcpTask';
+    return verdict;
   } catch (error) {
     return verdictOfError(error);
   } finally {
     await session?.close(keepSession);
+  }
+}
+
+/** The one MCP request `category`/`entry` stands for, and what its answer means. */
+async function request(
+  client: Client,
+  session: McpSession,
+  category: string,
+  entry: ToolDefinition | CapabilityEntry,
+  params: Record<string, unknown>,
+  onProgress: (progress: McpProgress) => void,
+): Promise<McpCallVerdict> {
+  const onprogress = ({ progress, total, message }: { progress: number; total?: number; message?: string }) =>
+    onProgress({
+      ...(total !== undefined && total > 0 ? { progress: Math.min(1, Math.max(0, progress / total)) } : {}),
+      ...(message === undefined ? {} : { message }),
+    });
+  const requestOptions = session.requestOptions({ onprogress, resetTimeoutOnProgress: false });
+  switch (category) {
+    case 'tools': {
+      const call = { name: entry.name, arguments: params };
+      const ref = session.ref;
+      if (runsAsMcpTask(entry) && ref) {
+        const { task } = await client.request(
+          { method: 'tools/call', params: { ...call, task: {} } },
+          CreateTaskResultSchema,
+          requestOptions,
+        );
+        return {
+          kind: 'mcpTask',
+          handle: {
+            mcpTaskId: task.taskId,
+            ...ref,
+            ...(task.pollInterval === undefined ? {} : { pollIntervalMs: task.pollInterval }),
+          },
+        };
+      }
+      return toolVerdict(
+        await client.request({ method: 'tools/call', params: call }, CallToolResultSchema, requestOptions),
+      );
+    }
+    case 'resources': {
+      const read = await client.request(
+        { method: 'resources/read', params: { uri: (entry as CapabilityEntry).uri ?? entry.name } },
+        ReadResourceResultSchema,
+        requestOptions,
+      );
+      return { kind: 'completed', result: { contents: read.contents } };
+    }
+    case 'prompts': {
+      const prompt = await client.request(
+        { method: 'prompts/get', params: { name: entry.name, arguments: stringArguments(params) } },
+        GetPromptResultSchema,
+        requestOptions,
+      );
+      return {
+        kind: 'completed',
+        result: {
+          ...(prompt.description === undefined ? {} : { description: prompt.description }),
+          messages: prompt.messages,
+        },
+      };
+    }
+    default:
+      return {
+        kind: 'refused',
+        error: { code: TaskErrorCode.AGENT_REJECTED, message: `MCP has no ${category} to call: ${entry.name}` },
+      };
   }
 }
 

@@ -72,7 +72,9 @@ async function cancelMcpTask(
       { dispatcher, timeoutMs: settings.callTimeoutMs, maxReplyBytes: 64 * 1024 },
       handle,
     );
-    await session.client.experimental.tasks.cancelTask(handle.mcpTaskId, session.requestOptions());
+    await session.run((client, opened) =>
+      client.experimental.tasks.cancelTask(handle.mcpTaskId, opened.requestOptions()),
+    );
   } catch (error) {
     // The server's answer, whatever it is, settles it: a task that already ended cannot be cancelled.
     if (error instanceof McpError) return;

@@ -1,3 +1,4 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Dispatcher } from 'undici';
@@ -65,29 +66,12 @@ export function pollMcpTaskActivity(
         },
         handle,
       );
-      const tasks = session.client.experimental.tasks;
-      const task = await tasks.getTask(handle.mcpTaskId, session.requestOptions());
-      if (task.status === 'working' || task.status === 'input_required') {
-        if (task.statusMessage !== undefined)
-          await taskStore.updateIfPending(taskId, { message: task.statusMessage }).catch(() => undefined);
-        verdict = {
-          kind: 'working',
-          ...(task.pollInterval === undefined ? {} : { pollIntervalMs: task.pollInterval }),
-        };
-        keepSession = true;
-      } else if (task.status === 'cancelled') {
-        verdict = {
-          kind: 'failed',
-          error: {
-            code: TaskErrorCode.AGENT_TOOL_ERROR,
-            message: task.statusMessage ?? 'The MCP server cancelled its task',
-          },
-        };
-      } else {
-        verdict = toolVerdict(
-          await tasks.getTaskResult(handle.mcpTaskId, CallToolResultSchema, session.requestOptions()),
-        );
-      }
+      verdict = await session.run((client, opened) =>
+        pollOnce(client, opened, handle.mcpTaskId, (message) =>
+          taskStore.updateIfPending(taskId, { message }).catch(() => false),
+        ),
+      );
+      keepSession = verdict.kind === 'working';
     } catch (error) {
       try {
         verdict = verdictOfError(error);
@@ -123,4 +107,30 @@ export function pollMcpTaskActivity(
         return recordedAnswer(taskStore, taskId, verdict, attempt, keepsResult);
     }
   };
+}
+
+/** tasks/get, and tasks/result once the MCP task ended; a status message meanwhile goes to `showMessage`. */
+async function pollOnce(
+  client: Client,
+  session: McpSession,
+  mcpTaskId: string,
+  showMessage: (message: string) => Promise<unknown>,
+): Promise<McpCallVerdict | { kind: 'working'; pollIntervalMs?: number }> {
+  const task = await client.experimental.tasks.getTask(mcpTaskId, session.requestOptions());
+  if (task.status === 'working' || task.status === 'input_required') {
+    if (task.statusMessage !== undefined) await showMessage(task.statusMessage);
+    return { kind: 'working', ...(task.pollInterval === undefined ? {} : { pollIntervalMs: task.pollInterval }) };
+  }
+  if (task.status === 'cancelled') {
+    return {
+      kind: 'failed',
+      error: {
+        code: TaskErrorCode.AGENT_TOOL_ERROR,
+        message: task.statusMessage ?? 'The MCP server cancelled its task',
+      },
+    };
+  }
+  return toolVerdict(
+    await client.experimental.tasks.getTaskResult(mcpTaskId, CallToolResultSchema, session.requestOptions()),
+  );
 }

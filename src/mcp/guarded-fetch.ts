@@ -12,9 +12,14 @@ export class ReplyTooLarge extends Error {
 /**
  * The fetch the MCP transport makes its requests with: through the outbound guard's dispatcher (the
  * same checks as every call to an agent), and no body read past `maxReplyBytes`, each response on
- * its own (an SSE stream counts every event it carries).
+ * its own (an SSE stream counts every event it carries). The transport takes a broken SSE stream
+ * for a dropped connection and leaves its request waiting: `onTooLarge` lets the session end it.
  */
-export function guardedFetch(dispatcher: Dispatcher, maxReplyBytes: number): FetchLike {
+export function guardedFetch(
+  dispatcher: Dispatcher,
+  maxReplyBytes: number,
+  onTooLarge: (error: ReplyTooLarge) => void,
+): FetchLike {
   return async (url, init) => {
     const response = await fetch(url, { ...(init as Parameters<typeof fetch>[1]), dispatcher });
     if (response.body === null) return response;
@@ -23,8 +28,10 @@ export function guardedFetch(dispatcher: Dispatcher, maxReplyBytes: number): Fet
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
           total += chunk.byteLength;
-          if (total > maxReplyBytes) controller.error(new ReplyTooLarge(maxReplyBytes));
-          else controller.enqueue(chunk);
+          if (total <= maxReplyBytes) return controller.enqueue(chunk);
+          const error = new ReplyTooLarge(maxReplyBytes);
+          controller.error(error);
+          onTooLarge(error);
         },
       }),
     );

@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Dispatcher } from 'undici';
 import type { Agent } from '../registry/agent';
-import { guardedFetch } from './guarded-fetch';
+import { guardedFetch, ReplyTooLarge } from './guarded-fetch';
 
 /** Who the service is to an MCP server: its `clientInfo` at initialisation. */
 const CLIENT_INFO = { name: 'agent-coordination-service', version: '1' } as const;
@@ -32,16 +32,18 @@ export interface McpSessionRef {
  * transport follows no redirect to another origin) and is bounded by `timeoutMs`.
  */
 export class McpSession {
-  private constructor(
-    readonly client: Client,
-    private readonly transport: StreamableHTTPClientTransport,
-    private readonly options: McpSessionOptions,
-  ) {}
+  /** Set when a reply grew past maxReplyBytes: every request of the session fails with it. */
+  private replyTooLarge?: ReplyTooLarge;
+  private client!: Client;
+  private transport!: StreamableHTTPClientTransport;
+
+  private constructor(private readonly options: McpSessionOptions) {}
 
   /** Initialises a new session, or goes on with `resume`. */
   static async open(target: McpTarget, options: McpSessionOptions, resume?: McpSessionRef): Promise<McpSession> {
+    const session = new McpSession(options);
     const transport = new StreamableHTTPClientTransport(new URL(target.mcpUrl), {
-      fetch: guardedFetch(options.dispatcher, options.maxReplyBytes),
+      fetch: guardedFetch(options.dispatcher, options.maxReplyBytes, (error) => session.failWith(error)),
       requestInit: { headers: target.headers ?? {} },
       // A dropped SSE stream ends the request: the activity's retries are the one retry policy.
       reconnectionOptions: {
@@ -53,15 +55,34 @@ export class McpSession {
       ...(resume ? { sessionId: resume.sessionId } : {}),
     });
     if (resume) transport.setProtocolVersion(resume.protocolVersion);
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
-    const session = new McpSession(client, transport, options);
-    try {
-      await client.connect(transport, session.requestOptions());
-    } catch (error) {
-      await session.close(true);
-      throw error;
-    }
+    session.transport = transport;
+    session.client = new Client(CLIENT_INFO, { capabilities: {} });
+    await session.run(async (client) => {
+      try {
+        await client.connect(transport, session.requestOptions());
+      } catch (error) {
+        await session.close(true);
+        throw error;
+      }
+    });
     return session;
+  }
+
+  /**
+   * Runs requests of the session: what they throw, or ReplyTooLarge when a reply grew too long
+   * meanwhile (the requests then end as the session closes, with an error that does not say why).
+   */
+  async run<T>(requests: (client: Client, session: this) => Promise<T>): Promise<T> {
+    try {
+      return await requests(this.client, this);
+    } catch (error) {
+      throw this.replyTooLarge ?? error;
+    }
+  }
+
+  private failWith(error: ReplyTooLarge): void {
+    this.replyTooLarge ??= error;
+    void this.client.close().catch(() => undefined);
   }
 
   /** What `McpSession.open` needs to go on with this session later; undefined for a server without sessions. */

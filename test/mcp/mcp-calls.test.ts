@@ -31,6 +31,25 @@ function tools(server: McpServer): void {
   server.registerTool('flaky', { description: 'Fails at the HTTP level first', inputSchema: {} }, () => ({
     content: [{ type: 'text', text: 'made it' }],
   }));
+  server.registerTool('huge', { description: 'Answers more than MAX_BODY_BYTES', inputSchema: {} }, () => ({
+    content: [{ type: 'text', text: 'x'.repeat(1_200_000) }],
+  }));
+  server.registerResource(
+    'motd',
+    'memo://motd',
+    { description: 'Message of the day', mimeType: 'text/plain' },
+    (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'Stay curious' }] }),
+  );
+  server.registerPrompt(
+    'review',
+    { description: 'Asks for a review', argsSchema: { file: z.string(), tone: z.string().optional() } },
+    ({ file, tone }) => ({
+      description: 'A review request',
+      messages: [
+        { role: 'user', content: { type: 'text', text: `Review ${file}${tone ? ` in a ${tone} tone` : ''}` } },
+      ],
+    }),
+  );
   server.registerTool('slow', { description: 'Reports its progress', inputSchema: {} }, async (_args, extra) => {
     const token = extra._meta?.progressToken;
     for (let step = 1; step <= 3; step += 1) {
@@ -69,6 +88,7 @@ describe('tasks on an MCP agent, called over MCP', () => {
     expect(agent.capabilities.tools.map((tool: { name: string }) => tool.name).sort()).toEqual([
       'flaky',
       'greet',
+      'huge',
       'refuse',
       'slow',
       'weather',
@@ -129,6 +149,63 @@ describe('tasks on an MCP agent, called over MCP', () => {
       status: 'completed',
       result: { content: [{ text: 'slow done' }] },
     });
+  });
+
+  it('imports resources with their uri and prompts with an inputSchema of their arguments', () => {
+    expect(agent.capabilities.resources).toEqual([
+      { name: 'motd', description: 'Message of the day', uri: 'memo://motd' },
+    ]);
+    expect(agent.capabilities.prompts).toEqual([
+      {
+        name: 'review',
+        description: 'Asks for a review',
+        inputSchema: {
+          type: 'object',
+          properties: { file: { type: 'string' }, tone: { type: 'string' } },
+          required: ['file'],
+          additionalProperties: false,
+        },
+      },
+    ]);
+  });
+
+  it('reads a resource named by its name or its uri, and gets a prompt with the params as arguments', async () => {
+    const contents = [{ uri: 'memo://motd', mimeType: 'text/plain', text: 'Stay curious' }];
+    expect(await waitForTask(await run('resources/motd'))).toMatchObject({ status: 'completed', result: { contents } });
+    expect(await waitForTask(await run('resources/memo://motd'))).toMatchObject({
+      status: 'completed',
+      result: { contents },
+    });
+    expect(await waitForTask(await run('prompts/review', { file: 'main.ts', tone: 'kind' }))).toMatchObject({
+      status: 'completed',
+      result: {
+        description: 'A review request',
+        messages: [{ role: 'user', content: { type: 'text', text: 'Review main.ts in a kind tone' } }],
+      },
+    });
+  });
+
+  it("fails with the SDK server's own answer to an unknown tool, an isError result", async () => {
+    const ghost = await registerAgent({
+      protocol: 'mcp',
+      mcpUrl: mcp().url,
+      capabilities: { tools: [{ name: 'ghost', description: 'not on the server', inputSchema: { type: 'object' } }] },
+    });
+    const reply = await call('POST', '/tasks', {
+      apiKey: 'admin',
+      body: { agentId: ghost.agentId, operation: 'tools/ghost', params: {}, retry: QUICK_RETRY },
+    });
+    expect(await waitForTask(reply.body.taskId)).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      error: { code: 'AGENT_TOOL_ERROR', message: 'MCP error -32602: Tool ghost not found' },
+    });
+  });
+
+  it('fails with AGENT_PROTOCOL_ERROR, without retrying, when the answer is longer than MAX_BODY_BYTES', async () => {
+    const task = await waitForTask(await run('tools/huge', {}, { retry: QUICK_RETRY }));
+    expect(task).toMatchObject({ status: 'failed', attempts: 1, error: { code: 'AGENT_PROTOCOL_ERROR' } });
+    expect(task.error.message).toMatch(/MAX_BODY_BYTES/);
   });
 
   it('refuses params that break an imported inputSchema before any call', async () => {

@@ -109,10 +109,13 @@ describe('registering an MCP agent', () => {
       body: { agentId: agent.agentId, operation: 'tools/lookup', params: {} },
     });
     expect(task.status).toBe(202);
-    // The raw server answers no tools/call: the call got past the 401 check, which is what this asserts.
+    // The raw server has no tools/call: a JSON-RPC "method not found", final at the first attempt.
     const ended = await waitForTask(task.body.taskId);
-    expect(ended.status).toBe('failed');
-    expect(ended.error.code).toBe('AGENT_REJECTED');
+    expect(ended).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      error: { code: 'AGENT_REJECTED', details: { code: -32601 } },
+    });
     const calls = guarded().callsOf('tools/call');
     expect(calls.length).toBeGreaterThan(0);
     expect(calls.every((request) => request.headers.authorization === BEARER)).toBe(true);
