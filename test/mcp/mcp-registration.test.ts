@@ -58,7 +58,7 @@ describe('registering an MCP agent', () => {
   });
 
   it('refuses an acs agent without capabilities, and answers 422 when the MCP server cannot be read', async () => {
-    await expectError(
+    expectError(
       await call('POST', '/agents', { apiKey: 'admin', body: { ...registrationWithout('capabilities') } }),
       400,
       'VALIDATION_ERROR',
@@ -122,7 +122,7 @@ describe('registering an MCP agent', () => {
   });
 
   it('refuses headers on an acs agent, headers the transport sets, and values with line breaks', async () => {
-    await expectError(
+    expectError(
       await call('POST', '/agents', {
         apiKey: 'admin',
         body: { ...registrationWithout(), headers: { Authorization: BEARER } },
@@ -135,7 +135,7 @@ describe('registering an MCP agent', () => {
       { 'Content-Type': 'text/plain' },
       { Authorization: 'a\r\nb: c' },
     ]) {
-      await expectError(
+      expectError(
         await call('POST', '/agents', {
           apiKey: 'admin',
           body: { ...registrationWithout(), protocol: 'mcp', mcpUrl: mcp().url, headers },
@@ -200,19 +200,19 @@ describe('refreshing an MCP agent capabilities', () => {
     const owner = (await call('POST', '/keys', { apiKey: 'admin', body: { description: 'owner' } })).body.apiKey;
     const stranger = (await call('POST', '/keys', { apiKey: 'admin', body: { description: 'stranger' } })).body.apiKey;
     const agent = await registerAgent({ protocol: 'mcp', mcpUrl: mcp().url, capabilities: undefined }, owner);
-    await expectError(
+    expectError(
       await call('POST', `/agents/${agent.agentId}/capabilities/refresh`, { apiKey: stranger }),
       403,
       'FORBIDDEN',
     );
     expect((await call('POST', `/agents/${agent.agentId}/capabilities/refresh`, { apiKey: owner })).status).toBe(200);
     const acs = await registerAgent({});
-    await expectError(
+    expectError(
       await call('POST', `/agents/${acs.agentId}/capabilities/refresh`, { apiKey: 'admin' }),
       409,
       'CONFLICT',
     );
-    await expectError(
+    expectError(
       await call('POST', '/agents/6b0c1d9e-0000-4000-8000-000000000000/capabilities/refresh', { apiKey: 'admin' }),
       404,
       'AGENT_NOT_FOUND',
