@@ -120,6 +120,7 @@ function checkRegistration(registration: AgentRegistration, rules: RegistrationR
   for (const name of ['mcpUrl', 'callbackUrl'] as const)
     requireHttps(registration[name], name, rules.allowInsecureAgentUrls);
   checkHeaders(registration);
+  checkMcpUrl(registration);
   checkUniqueNames(registration.capabilities);
   compileSchemas(registration.capabilities, rules.compiler);
 }
@@ -144,6 +145,17 @@ const RESERVED_HEADERS = new Set([
   'mcp-protocol-version',
   'last-event-id',
 ]);
+
+/** fetch, which the MCP transport uses, makes no request to a URL with credentials in it: they belong in `headers`. */
+function checkMcpUrl({ mcpUrl, protocol }: AgentRegistration): void {
+  if (protocol !== AgentProtocol.MCP) return;
+  const url = new URL(mcpUrl);
+  if (url.username !== '' || url.password !== '') {
+    throw invalid('The mcpUrl of an MCP agent carries no credentials: give them in headers (Authorization, say)', [
+      { path: '/mcpUrl', message: 'must not contain a user name or password' },
+    ]);
+  }
+}
 
 function checkHeaders({ headers, protocol }: AgentRegistration): void {
   const names = Object.keys(headers ?? {});

@@ -156,6 +156,8 @@ describe('SSRF matrix: outbound rules as in production', () => {
   let matrix: Case[];
   /** Per case: the agent and task it led to, or the registration's refusal. */
   const outcomes = new Map<string, { agentId?: string; taskId?: string; refusedAt?: string }>();
+  /** Per case, the same through an MCP agent: its capability import's answer, and its task. */
+  const mcpOutcomes = new Map<string, { importReply?: { status: number; body: any }; taskId?: string }>();
 
   beforeAll(async () => {
     canary = await Canary.start();
@@ -207,6 +209,16 @@ describe('SSRF matrix: outbound rules as in production', () => {
           return;
         }
         outcomes.set(spelling.host, { agentId, taskId: created.body.taskId });
+
+        const mcpRegistration: Record<string, unknown> = { ...registration, protocol: 'mcp', callbackUrl: undefined };
+        const importing = { ...mcpRegistration, capabilities: undefined };
+        const importReply = await call('POST', '/agents', { ...options, body: importing });
+        const mcpAgent = await call('POST', '/agents', { ...options, body: mcpRegistration });
+        const mcpTask = await call('POST', '/tasks', {
+          ...options,
+          body: { ...task, agentId: mcpAgent.body.agentId, callbackUrl: undefined },
+        });
+        mcpOutcomes.set(spelling.host, { importReply, taskId: mcpTask.body.taskId });
       }),
     );
   }, 180_000);
@@ -287,6 +299,40 @@ describe('SSRF matrix: outbound rules as in production', () => {
     } finally {
       await store.close();
     }
+  });
+
+  it('refuses to read the capabilities of an MCP server at each spelling, with 422, without showing the address', () => {
+    const wrong = matrix.flatMap((spelling) => {
+      const reply = mcpOutcomes.get(spelling.host)?.importReply;
+      if (!reply) return [];
+      // Credentials in an MCP agent's URL are refused before any call: fetch could not send them.
+      if (spelling.host.includes('@'))
+        return reply.status === 400 && /credentials/.test(reply.body.error.message)
+          ? []
+          : [`${spelling.host}: ${reply.status}`];
+      const refused =
+        reply.status === 422 &&
+        reply.body.error.code === 'CAPABILITY_IMPORT_FAILED' &&
+        /refused|does not call/.test(reply.body.error.message) &&
+        !(spelling.name && RESOLVED_LOOPBACK.test(reply.body.error.message));
+      return refused ? [] : [`${spelling.host}: ${reply.status} ${JSON.stringify(reply.body)}`];
+    });
+    expect(wrong).toEqual([]);
+  });
+
+  it('fails each task of an MCP agent at its first call with AGENT_URL_REFUSED', async () => {
+    const wrong: string[] = [];
+    for (const spelling of matrix) {
+      const taskId = mcpOutcomes.get(spelling.host)?.taskId;
+      if (!taskId) continue;
+      const task = (await call('GET', `/tasks/${taskId}?waitMs=20000`, { baseUrl: service.baseUrl, apiKey: 'admin' }))
+        .body;
+      if (task.status !== 'failed' || task.error?.code !== 'AGENT_URL_REFUSED' || task.attempts !== 1)
+        wrong.push(`${spelling.host}: ${JSON.stringify(task)}`);
+      if (spelling.name && RESOLVED_LOOPBACK.test(JSON.stringify(task)))
+        wrong.push(`${spelling.host} shows its address: ${JSON.stringify(task.error)}`);
+    }
+    expect(wrong).toEqual([]);
   });
 
   it('sent nothing to the canary, by any path (chatUrl included)', () => {
@@ -424,6 +470,15 @@ describe('redirects', () => {
         body: { agentId: reached.agentId, operation: 'tools/echo', params: { text: 'x' } },
       });
       expect((await waitForTask(direct.body.taskId)).status).toBe('completed');
+
+      // An MCP agent's transport follows no redirect to another origin either.
+      const mcpAgent = await registerAgent({ protocol: 'mcp', mcpUrl: url('mcp') });
+      const mcpTask = await call('POST', '/tasks', {
+        apiKey: 'admin',
+        body: { agentId: mcpAgent.agentId, operation: 'tools/echo', params: { text: 'x' }, retry: { maxAttempts: 1 } },
+      });
+      expect((await waitForTask(mcpTask.body.taskId)).status).toBe('failed');
+      expect(canary.connections).toBe(0);
     } finally {
       await receiver.close();
     }
