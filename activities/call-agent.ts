@@ -195,6 +195,9 @@ export function callAgentActivity(
     } finally {
       clearInterval(heartbeats);
     }
+    // The MCP client answers a request it abandoned as timed out: not a failed attempt of the agent's.
+    if (context.cancellationSignal.aborted)
+      throw new CancelledFailure(`Call to ${agent.mcpUrl} abandoned: the task was cancelled or reported on`);
 
     switch (verdict.kind) {
       case 'retry':

@@ -7,7 +7,6 @@ import {
   condition,
   isCancellation,
   patched,
-  sleep,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { CallAgentResult } from '../activities/call-agent';
@@ -66,12 +65,21 @@ const retryPolicyOf = ({ retry }: PlannedTask) => ({
   maximumInterval: retry.maxIntervalMs,
 });
 
-/** Between polls of an MCP task: the server's suggestion, kept within bounds that spare the run's history and the server. */
+/**
+ * Between polls of an MCP task: the server's suggestion, but never under a twelfth of the time the
+ * task has run, within 1 s and 60 s. Each poll adds about a dozen events to the run's history, which
+ * Temporal caps at 51 200: polls that slow down as the task ages let a task run for days, where a
+ * steady 5 s would end the run within hours.
+ */
 const MCP_POLL_DEFAULT_MS = 5_000;
 const MCP_POLL_MIN_MS = 1_000;
 const MCP_POLL_MAX_MS = 60_000;
-const mcpPollDelayMs = (suggested: number | undefined): number =>
-  Math.min(MCP_POLL_MAX_MS, Math.max(MCP_POLL_MIN_MS, suggested ?? MCP_POLL_DEFAULT_MS));
+const MCP_POLL_AGE_SHARE = 12;
+const mcpPollDelayMs = (suggested: number | undefined, elapsedMs: number): number =>
+  Math.min(
+    MCP_POLL_MAX_MS,
+    Math.max(MCP_POLL_MIN_MS, suggested ?? MCP_POLL_DEFAULT_MS, Math.floor(elapsedMs / MCP_POLL_AGE_SHARE)),
+  );
 
 const endedUncompleted = (parent: TaskRun): boolean =>
   parent.outcome !== undefined && parent.outcome.status !== TaskStatus.COMPLETED;
@@ -385,9 +393,13 @@ export class TaskRun {
         );
       }
       this.waitFor(TaskWait.MCP_TASK);
-      await sleep(Math.min(mcpPollDelayMs(intervalMs), remainingMs), {
-        summary: `next poll of MCP task ${handle.mcpTaskId} (task ${task.taskId})`,
-      });
+      // An agent may also report on the task (POST /tasks/{taskId}/result): its report ends the wait and the task.
+      await condition(
+        () => this.report !== undefined,
+        Math.min(mcpPollDelayMs(intervalMs, Date.now() - startedAt), remainingMs),
+        { summary: `next poll of MCP task ${handle.mcpTaskId} (task ${task.taskId})` },
+      );
+      if (this.report) return outcomeOfReport(this.report, attempt);
       let polled: McpTaskPoll;
       try {
         polled = await agentCalls.pollMcpTask.executeWithOptions(

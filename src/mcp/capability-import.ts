@@ -42,23 +42,28 @@ export async function importCapabilities(
   const session = await McpSession.open(target, options);
   try {
     return await session.run(async (client) => {
+      const warnings: ImportWarning[] = [];
       const offered = client.getServerCapabilities() ?? {};
       const requestOptions = session.requestOptions();
       const [tools, resources, prompts] = [
         offered.tools
-          ? await allPages<'tools', Tool>((cursor) => client.listTools({ cursor }, requestOptions), 'tools')
+          ? await allPages<'tools', Tool>((cursor) => client.listTools({ cursor }, requestOptions), 'tools', warnings)
           : [],
         offered.resources
           ? await allPages<'resources', Resource>(
               (cursor) => client.listResources({ cursor }, requestOptions),
               'resources',
+              warnings,
             )
           : [],
         offered.prompts
-          ? await allPages<'prompts', Prompt>((cursor) => client.listPrompts({ cursor }, requestOptions), 'prompts')
+          ? await allPages<'prompts', Prompt>(
+              (cursor) => client.listPrompts({ cursor }, requestOptions),
+              'prompts',
+              warnings,
+            )
           : [],
       ];
-      const warnings: ImportWarning[] = [];
       const capabilities: AgentCapabilities = {
         tools: accepted('tools', tools.map(toolDefinition), warnings, (tool) => checkTool(tool), compiler),
         ...optional('resources', accepted('resources', resources.map(resourceEntry), warnings, checkEntry, compiler)),
@@ -71,9 +76,11 @@ export async function importCapabilities(
   }
 }
 
+/** Every page of one list, up to MAX_PAGES; a list cut there is named in the warnings. */
 async function allPages<K extends 'tools' | 'resources' | 'prompts', T>(
   list: (cursor: string | undefined) => Promise<{ nextCursor?: string } & Record<K, T[]>>,
   key: K,
+  warnings: ImportWarning[],
 ): Promise<T[]> {
   const entries: T[] = [];
   let cursor: string | undefined;
@@ -81,8 +88,9 @@ async function allPages<K extends 'tools' | 'resources' | 'prompts', T>(
     const answer = await list(cursor);
     entries.push(...answer[key]);
     cursor = answer.nextCursor;
-    if (cursor === undefined) break;
+    if (cursor === undefined) return entries;
   }
+  warnings.push({ capability: key, message: `more than ${MAX_PAGES} pages: the entries after them are left out` });
   return entries;
 }
 
@@ -176,7 +184,8 @@ export type CapabilityImporter = (target: McpTarget) => Promise<ImportedCapabili
 export function capabilityImporter(options: McpSessionOptions, compiler: UserSchemaCompiler): CapabilityImporter {
   return async (target) => {
     try {
-      return await importCapabilities(target, options, compiler);
+      // The whole import within one call's timeout, as well as each request: the caller's request waits for it.
+      return await importCapabilities(target, { ...options, signal: AbortSignal.timeout(options.timeoutMs) }, compiler);
     } catch (error) {
       throw new ApiError(
         ErrorCode.CAPABILITY_IMPORT_FAILED,

@@ -1,6 +1,7 @@
 import type { ValidateFunction } from 'ajv';
 import { toProblems, type ValidationProblem } from '../http/validate';
 import {
+  AgentProtocol,
   CAPABILITY_CATEGORIES,
   type Agent,
   type CapabilityCategory,
@@ -26,6 +27,12 @@ export function findOperation(agent: Agent, operation: string): OperationLookup 
       message: `Operation "${operation}" must be capability/method with a capability among ${CAPABILITY_CATEGORIES.join(', ')}`,
     };
   }
+  if (category === 'experimental' && agent.protocol === AgentProtocol.MCP)
+    return {
+      found: false,
+      code: 'OPERATION_NOT_SUPPORTED',
+      message: `MCP has no experimental capability to call: ${operation}`,
+    };
   // An MCP resource is named by its name or by its URI.
   const entry = (agent.capabilities[category] ?? []).find(
     (candidate) => candidate.name === method || (candidate as CapabilityEntry).uri === method,

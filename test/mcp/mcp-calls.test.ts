@@ -4,6 +4,7 @@ import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call } from '../support/http';
 import { useMcpServer } from '../support/mcp-server';
 import { waitForTask } from '../support/tasks';
+import { until } from '../support/until';
 
 /** Fast retries so the retry paths end within a test. */
 const QUICK_RETRY = { maxAttempts: 3, initialIntervalMs: 100, backoffCoefficient: 1, maxIntervalMs: 100 };
@@ -206,6 +207,30 @@ describe('tasks on an MCP agent, called over MCP', () => {
     const task = await waitForTask(await run('tools/huge', {}, { retry: QUICK_RETRY }));
     expect(task).toMatchObject({ status: 'failed', attempts: 1, error: { code: 'AGENT_PROTOCOL_ERROR' } });
     expect(task.error.message).toMatch(/MAX_BODY_BYTES/);
+  });
+
+  it('cancels a call in flight as a cancellation, not a failed attempt, and tells the server', async () => {
+    const taskId = await run('tools/slow');
+    await waitForTask(taskId, { until: (task) => task.progress !== undefined });
+    expect((await call('POST', `/tasks/${taskId}/cancel`, { apiKey: 'admin' })).status).toBe(200);
+    const ended = await waitForTask(taskId);
+    expect(ended.status).toBe('cancelled');
+    expect(ended.attemptErrors).toBeUndefined();
+    await until(() => mcp().callsOf('notifications/cancelled').length > 0, 'notifications/cancelled at the server');
+  });
+
+  it('refuses an experimental operation on an MCP agent with 400, MCP having none', async () => {
+    const experimental = await registerAgent({
+      protocol: 'mcp',
+      mcpUrl: mcp().url,
+      capabilities: { tools: [], experimental: [{ name: 'beta' }] },
+    });
+    const reply = await call('POST', '/tasks', {
+      apiKey: 'admin',
+      body: { agentId: experimental.agentId, operation: 'experimental/beta', params: {} },
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.code).toBe('OPERATION_NOT_SUPPORTED');
   });
 
   it('refuses params that break an imported inputSchema before any call', async () => {

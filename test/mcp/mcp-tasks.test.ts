@@ -180,6 +180,25 @@ describe('MCP tasks: a tool the server runs on its side, polled by the workflow'
     );
   });
 
+  it('ends with a report the agent sends meanwhile, and cancels the MCP task', async () => {
+    const taskId = await run('tools/endless');
+    await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' });
+    const reported = await call('POST', `/tasks/${taskId}/result`, {
+      apiKey: agent.apiKey,
+      body: { status: 'completed', result: { via: 'report' } },
+    });
+    expect(reported.status).toBe(200);
+    expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: { via: 'report' } });
+    const session = sessionOfCall('endless');
+    await until(
+      () =>
+        mcp()
+          .callsOf('tasks/cancel')
+          .some((request) => request.headers['mcp-session-id'] === session),
+      'tasks/cancel after the report',
+    );
+  });
+
   it('fails at the task timeout and cancels the MCP task', async () => {
     const taskId = await run('tools/endless', {}, { timeoutMs: 2_500 });
     const ended = await waitForTask(taskId);
