@@ -1,7 +1,25 @@
 import { randomUUID } from 'node:crypto';
+import Ajv2020 from 'ajv/dist/2020';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
 import { OPERATIONS } from '../src/http/openapi';
-import { agentRegistration } from './support/agents';
+import { agentRegistration, registerAgent } from './support/agents';
 import { call, expectError } from './support/http';
+import { useMcpServer } from './support/mcp-server';
+
+const TOKEN = `Bearer openapi-${randomUUID()}`;
+/** Whether the MCP server below lists its second tool: a refresh after a change sees it. */
+let listsSecondTool = false;
+
+function tools(server: McpServer): void {
+  server.registerTool('lookup', { description: 'Looks a word up', inputSchema: { word: z.string() } }, ({ word }) => ({
+    content: [{ type: 'text', text: word }],
+  }));
+  if (listsSecondTool)
+    server.registerTool('spell', { description: 'Spells a word', inputSchema: { word: z.string() } }, ({ word }) => ({
+      content: [{ type: 'text', text: [...word].join('-') }],
+    }));
+}
 
 describe('GET /openapi.json', () => {
   it('serves an OpenAPI 3.1 document with every operation, versioned ones under /v1 too', async () => {
@@ -29,7 +47,7 @@ describe('GET /openapi.json', () => {
     for (const path of ['/agents', '/v1/agents']) {
       const schema = reply.body.paths[path].post.requestBody.content['application/json'].schema;
       expect(schema.required).toEqual(
-        expect.arrayContaining(['name', 'description', 'defaultPrompt', 'capabilities', 'mcpUrl', 'chatUrl']),
+        expect.arrayContaining(['name', 'description', 'defaultPrompt', 'mcpUrl', 'chatUrl']),
       );
       expect(schema.properties.mcpEndpoint).toMatchObject({
         deprecated: true,
@@ -59,4 +77,109 @@ describe('GET /openapi.json', () => {
       expect(reply.status).not.toBe(405);
     },
   );
+
+  it('requires capabilities unless protocol is mcp, as the server does, and describes protocol and headers', async () => {
+    const reply = await call('GET', '/openapi.json');
+    const schema = reply.body.paths['/agents'].post.requestBody.content['application/json'].schema;
+    expect(schema.properties.protocol).toMatchObject({ enum: ['acs', 'mcp'], description: expect.any(String) });
+    expect(schema.properties.headers).toMatchObject({
+      type: 'object',
+      writeOnly: true,
+      description: expect.any(String),
+    });
+    const patch = reply.body.paths['/agents/{agentId}'].patch.requestBody.content['application/json'].schema;
+    expect(patch.properties.headers).toMatchObject({ writeOnly: true });
+
+    // The document's schema, read as a client would, says what the server does.
+    const documented = new Ajv2020({ validateFormats: false }).compile(schema);
+    const { capabilities: _capabilities, ...withoutCapabilities } = agentRegistration();
+    expect(documented(agentRegistration())).toBe(true);
+    expect(documented(withoutCapabilities)).toBe(false);
+    expect(documented({ ...withoutCapabilities, protocol: 'acs' })).toBe(false);
+    expect(documented({ ...withoutCapabilities, protocol: 'mcp' })).toBe(true);
+    expectError(await call('POST', '/agents', { apiKey: 'admin', body: withoutCapabilities }), 400, 'VALIDATION_ERROR');
+    expectError(
+      await call('POST', '/agents', { apiKey: 'admin', body: { ...withoutCapabilities, protocol: 'acs' } }),
+      400,
+      'VALIDATION_ERROR',
+    );
+    // Nothing listens on the discard port: the server's capabilities cannot be read.
+    expectError(
+      await call('POST', '/agents', { apiKey: 'admin', body: { ...withoutCapabilities, protocol: 'mcp' } }),
+      422,
+      'CAPABILITY_IMPORT_FAILED',
+    );
+    expect(reply.body.paths['/agents'].post.responses['422'].description).toMatch(/^CAPABILITY_IMPORT_FAILED/);
+  });
+
+  describe('POST /agents/{agentId}/capabilities/refresh', () => {
+    const mcp = useMcpServer({ setup: tools, requiredHeaders: { authorization: TOKEN } });
+
+    it('is documented bare and under /v1, with its 422', async () => {
+      const reply = await call('GET', '/openapi.json');
+      for (const path of ['/agents/{agentId}/capabilities/refresh', '/v1/agents/{agentId}/capabilities/refresh']) {
+        const operation = reply.body.paths[path].post;
+        expect(operation.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(['agentId']);
+        expect(operation.requestBody).toBeUndefined();
+        expect(operation.responses['200'].description).toMatch(/warnings/);
+        expect(operation.responses['409'].description).toMatch(/CONFLICT/);
+        expect(operation.responses['422'].description).toMatch(/^CAPABILITY_IMPORT_FAILED/);
+      }
+    });
+
+    it('answers as documented: the record with protocol, headerNames and warnings, the version raised only by a change', async () => {
+      listsSecondTool = false;
+      const { capabilities: _capabilities, ...withoutCapabilities } = agentRegistration();
+      const registered = await call('POST', '/agents', {
+        apiKey: 'admin',
+        body: { ...withoutCapabilities, protocol: 'mcp', mcpUrl: mcp().url, headers: { Authorization: TOKEN } },
+      });
+      expect(registered.status).toBe(201);
+      expect(registered.body).toMatchObject({ protocol: 'mcp', headerNames: ['Authorization'], warnings: [] });
+      expect(registered.body.capabilities.tools.map((tool: { name: string }) => tool.name)).toEqual(['lookup']);
+      const { agentId, version } = registered.body;
+      const path = `/v1/agents/${agentId}/capabilities/refresh`;
+
+      const unchanged = await call('POST', path, { apiKey: 'admin' });
+      expect(unchanged.status).toBe(200);
+      expect(unchanged.body).toMatchObject({ agentId, protocol: 'mcp', headerNames: ['Authorization'], warnings: [] });
+      expect(unchanged.body.version).toBe(version);
+
+      listsSecondTool = true;
+      const changed = await call('POST', path, { apiKey: 'admin' });
+      expect(changed.status).toBe(200);
+      expect(changed.body.version).toBe(version + 1);
+      expect(changed.body.capabilities.tools.map((tool: { name: string }) => tool.name).sort()).toEqual([
+        'lookup',
+        'spell',
+      ]);
+      // The header went to the server (it answers 401 without) and comes back in no answer.
+      expect(mcp().requests.every((request) => request.headers.authorization === TOKEN)).toBe(true);
+      for (const answer of [registered, unchanged, changed]) expect(JSON.stringify(answer.body)).not.toContain(TOKEN);
+    });
+
+    it('answers 409 for an acs agent, 404 for an unknown one, 422 when the server cannot be read', async () => {
+      const acs = await registerAgent();
+      expect(acs.protocol).toBe('acs');
+      expectError(
+        await call('POST', `/agents/${acs.agentId}/capabilities/refresh`, { apiKey: 'admin' }),
+        409,
+        'CONFLICT',
+      );
+      expectError(
+        await call('POST', `/agents/${randomUUID()}/capabilities/refresh`, { apiKey: 'admin' }),
+        404,
+        'AGENT_NOT_FOUND',
+      );
+      // Registered with its capabilities by hand, and without the header its server asks for.
+      const unreadable = await registerAgent({ protocol: 'mcp', mcpUrl: mcp().url });
+      expectError(
+        await call('POST', `/agents/${unreadable.agentId}/capabilities/refresh`, { apiKey: 'admin' }),
+        422,
+        'CAPABILITY_IMPORT_FAILED',
+      );
+      const after = await call('GET', `/agents/${unreadable.agentId}`, { apiKey: 'admin' });
+      expect(after.body).toMatchObject({ version: unreadable.version, capabilities: unreadable.capabilities });
+    });
+  });
 });

@@ -26,14 +26,40 @@ type Credential = 'none' | 'any' | 'adminOrService';
 /** The endpoints POST /agents requires, each with the alias the server accepts in its place. */
 const REQUIRED_ENDPOINTS = { mcpUrl: 'mcpEndpoint', chatUrl: 'chatEndpoint' } as const;
 
+/** What the registration's members mean beyond their types, for the readers of the document. */
+const FIELD_DESCRIPTIONS: Record<string, string> = {
+  protocol:
+    'How the service calls the agent at mcpUrl: "acs" (default), its signed POST; "mcp", the Model Context Protocol over Streamable HTTP',
+  headers:
+    'Protocol "mcp" only: sent with every MCP request to mcpUrl and nowhere else (an Authorization bearer token, say). Sealed at rest and never shown again: agent records name them in headerNames. A PATCH replaces them whole; {} removes them',
+};
+
+type ObjectSchema = { required?: string[]; properties: Record<string, object> };
+
+/** The registration's members, each with its description; the schemas the server checks stay as they are. */
+function describedFields(schema: ObjectSchema): Record<string, object> {
+  const properties = { ...schema.properties };
+  for (const [name, description] of Object.entries(FIELD_DESCRIPTIONS))
+    properties[name] = { ...properties[name], description };
+  // Sent, never read back: no answer carries the values.
+  properties.headers = { ...properties.headers, writeOnly: true };
+  return properties;
+}
+
 /**
  * POST /agents as documented. The server requires mcpUrl and chatUrl after folding their aliases
- * into them (src/registry/registration.ts), which AGENT_REGISTRATION_SCHEMA leaves to that code;
- * clients read `required`, so the document names the endpoints there and marks the aliases deprecated.
+ * into them, and capabilities unless the agent speaks MCP (src/registry/registration.ts), which
+ * AGENT_REGISTRATION_SCHEMA leaves to that code; clients read the schema, so the document says both
+ * there, and marks the aliases deprecated.
  */
 function documentedRegistrationSchema(): Schema {
-  const schema = AGENT_REGISTRATION_SCHEMA as { required: string[]; properties: Record<string, object> };
-  const properties = { ...schema.properties };
+  const schema = AGENT_REGISTRATION_SCHEMA as ObjectSchema & { required: string[] };
+  const properties = describedFields(schema);
+  properties.capabilities = {
+    ...properties.capabilities,
+    description:
+      'Required unless protocol is "mcp": an MCP agent registered without them gets those its server lists (tools/list, resources/list, prompts/list)',
+  };
   for (const [name, alias] of Object.entries(REQUIRED_ENDPOINTS)) {
     properties[alias] = {
       ...properties[alias],
@@ -41,8 +67,25 @@ function documentedRegistrationSchema(): Schema {
       description: `Alias of ${name}, accepted in its place`,
     };
   }
-  return { ...schema, required: [...schema.required, ...Object.keys(REQUIRED_ENDPOINTS)], properties };
+  return {
+    ...schema,
+    required: [...schema.required, ...Object.keys(REQUIRED_ENDPOINTS)],
+    properties,
+    if: { required: ['protocol'], properties: { protocol: { const: 'mcp' } } },
+    else: { required: ['capabilities'] },
+  };
 }
+
+/** PATCH /agents/{agentId} as documented: the update's members, described as a registration's are. */
+function documentedUpdateSchema(): Schema {
+  const schema = AGENT_UPDATE_SCHEMA as ObjectSchema;
+  return { ...schema, properties: describedFields(schema) };
+}
+
+/** The error answered when an MCP agent's capabilities cannot be read. */
+const CAPABILITY_IMPORT_ERROR = {
+  '422': "CAPABILITY_IMPORT_FAILED: the MCP server's capabilities could not be read; the message says what it did",
+};
 
 /** One HTTP operation of the service, described once; the OpenAPI document is generated from this list. */
 interface Operation {
@@ -56,6 +99,8 @@ interface Operation {
   query?: Schema;
   /** The success status and what it returns. */
   success: [number, string];
+  /** Error statuses of this operation beyond those every operation may answer. */
+  errors?: Record<string, string>;
 }
 
 export const OPERATIONS: Operation[] = [
@@ -101,11 +146,16 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'post',
     path: '/agents',
-    summary: 'Register an agent; apiKey and signingSecret are shown only here',
+    summary:
+      'Register an agent; apiKey and signingSecret are shown only here. An MCP agent without capabilities gets those its server lists',
     credential: 'any',
     versioned: true,
     body: documentedRegistrationSchema(),
-    success: [201, 'The agent record'],
+    success: [
+      201,
+      'The agent record with apiKey and signingSecret, and warnings [{capability, message}] naming the entries of an MCP server left out when its capabilities were read',
+    ],
+    errors: CAPABILITY_IMPORT_ERROR,
   },
   {
     method: 'get',
@@ -131,7 +181,10 @@ export const OPERATIONS: Operation[] = [
     summary: 'One agent',
     credential: 'any',
     versioned: true,
-    success: [200, 'The agent record'],
+    success: [
+      200,
+      'The agent record, with its protocol; its owner and admins also see owner, sharedWith, callbackUrl and headerNames',
+    ],
   },
   {
     method: 'patch',
@@ -139,7 +192,7 @@ export const OPERATIONS: Operation[] = [
     summary: 'Change an agent (owner or admin); checked like a registration',
     credential: 'any',
     versioned: true,
-    body: AGENT_UPDATE_SCHEMA,
+    body: documentedUpdateSchema(),
     success: [200, 'The agent record'],
   },
   {
@@ -157,6 +210,19 @@ export const OPERATIONS: Operation[] = [
     credential: 'any',
     versioned: true,
     success: [200, 'The new apiKey and signingSecret'],
+  },
+  {
+    method: 'post',
+    path: '/agents/{agentId}/capabilities/refresh',
+    summary:
+      "Read an MCP agent's capabilities from its server again and store them (owner or admin); 409 for an acs agent",
+    credential: 'any',
+    versioned: true,
+    success: [
+      200,
+      'The agent record with warnings [{capability, message}]; its version increases only when the capabilities changed',
+    ],
+    errors: CAPABILITY_IMPORT_ERROR,
   },
 
   {
@@ -368,7 +434,7 @@ function describe(operation: Operation): Record<string, unknown> {
     responses: {
       [String(status)]: { description },
       ...Object.fromEntries(
-        Object.entries(ERROR_STATUSES).map(([code, meaning]) => [
+        Object.entries({ ...ERROR_STATUSES, ...operation.errors }).map(([code, meaning]) => [
           code,
           { description: meaning, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
         ]),
