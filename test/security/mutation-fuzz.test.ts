@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -202,6 +203,13 @@ beforeAll(async () => {
     victimKey,
     refusedAgent({ description: MARKER, visibility: 'private' }),
   );
+  const victimHeader = `Bearer victim-mcp-token-${randomUUID()}`;
+  await created(
+    'POST',
+    '/agents',
+    victimKey,
+    refusedAgent({ protocol: 'mcp', visibility: 'private', headers: { Authorization: victimHeader } }),
+  );
   const victimRoom = await created('POST', '/rooms', victimKey, {
     name: MARKER,
     private: true,
@@ -226,6 +234,8 @@ beforeAll(async () => {
   const [deleted, rotated, patched] = await Promise.all(
     [1, 2, 3].map(() => created('POST', '/agents', key, refusedAgent())),
   );
+  // Its server is refused by the outbound guard: a refresh answers 422 after the checks the fuzzer aims at.
+  const mcpAgent = await created('POST', '/agents', key, refusedAgent({ protocol: 'mcp' }));
   const throwawayKey = await created('POST', '/keys', key, { description: 'to revoke' });
   const room = await created('POST', '/rooms', key, {
     name: 'fuzz room',
@@ -245,6 +255,7 @@ beforeAll(async () => {
     "the victim's key": victimKey,
     "the victim agent's key": victimAgent.apiKey,
     "the victim agent's signing secret": victimAgent.signingSecret,
+    "the victim MCP agent's header": victimHeader,
     'the admin key': stack.adminKey,
     'the JWT secret': stack.jwtSecret,
     'the callback signing secret': stack.callbackSigningSecret,
@@ -318,6 +329,7 @@ beforeAll(async () => {
     ),
     base('DELETE', '/agents/{agentId}', { agentId: deleted.agentId }),
     base('POST', '/agents/{agentId}/keys/rotate', { agentId: rotated.agentId }),
+    base('POST', '/agents/{agentId}/capabilities/refresh', { agentId: mcpAgent.agentId }),
     base(
       'POST',
       '/tasks',
