@@ -1,4 +1,4 @@
-import { ApplicationFailure, CancelledFailure, Context, log } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { Dispatcher } from 'undici';
 import type { RecentAgents } from '../src/registry/recent-agents';
 import { AgentProtocol, type Agent } from '../src/registry/agent';
@@ -13,7 +13,8 @@ import {
   type TaskError,
   type TaskResult,
 } from '../workflows/task-types';
-import { callOverMcp, type McpCallVerdict, type McpProgress } from './mcp-call';
+import { callOverMcp, type McpCallVerdict } from './mcp-call';
+import { ProgressWrites } from './mcp-progress';
 import { postSigned, refusalOf } from './signed-post';
 import { describeError } from '../src/ops/describe-error';
 
@@ -173,14 +174,11 @@ export function callAgentActivity(
       maxReplyBytes: settings.maxReplyBytes,
       signal: context.cancellationSignal,
     };
+    const progress = new ProgressWrites(taskStore, taskId);
     try {
       verdict =
         agent.protocol === AgentProtocol.MCP
-          ? await callOverMcp(agent, operation, params, {
-              ...call,
-              dispatcher,
-              onProgress: progressRecorder(taskStore, taskId),
-            })
+          ? await callOverMcp(agent, operation, params, { ...call, dispatcher, onProgress: progress.record })
           : await callOverAcs(dispatcher, agent, { taskId, operation, params }, `${taskId}-${attempt}`, call);
     } catch (error) {
       if (context.cancellationSignal.aborted)
@@ -194,6 +192,7 @@ export function callAgentActivity(
       );
     } finally {
       clearInterval(heartbeats);
+      await progress.close();
     }
     // The MCP client answers a request it abandoned as timed out: not a failed attempt of the agent's.
     if (context.cancellationSignal.aborted)
@@ -223,32 +222,6 @@ export function callAgentActivity(
 
 /** An answer that ends the call: the task's outcome, not a wait for more. */
 export type AgentAnswer = Exclude<CallAgentResult, { kind: 'accepted' | 'mcpTask' }>;
-
-/**
- * The task's `progress` and `message` from the agent's progress notifications: one write at a time,
- * the latest news in the next, so a chatty server costs no more writes than the store takes.
- * Best effort, and only while the task is pending.
- */
-function progressRecorder(taskStore: TaskStore, taskId: string): (progress: McpProgress) => void {
-  let latest: McpProgress | undefined;
-  let writing = false;
-  const writeAll = async () => {
-    while (latest) {
-      const change = latest;
-      latest = undefined;
-      await taskStore.updateIfPending(taskId, change).catch((error: unknown) => {
-        log.warn('Recording MCP progress failed', { taskId, error: describeError(error) });
-      });
-    }
-    writing = false;
-  };
-  return (progress) => {
-    latest = { ...latest, ...progress };
-    if (writing) return;
-    writing = true;
-    void writeAll();
-  };
-}
 
 /** The agent's answer, recorded as the task's outcome: what the workflow goes on with. */
 export async function recordedAnswer(

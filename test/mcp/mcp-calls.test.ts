@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call } from '../support/http';
 import { useMcpServer } from '../support/mcp-server';
-import { waitForTask } from '../support/tasks';
+import { startTask, waitForTask } from '../support/tasks';
 import { until } from '../support/until';
 
 /** Fast retries so the retry paths end within a test. */
@@ -74,14 +74,8 @@ describe('tasks on an MCP agent, called over MCP', () => {
     agent = await registerAgent({ protocol: 'mcp', mcpUrl: mcp().url, capabilities: undefined });
   });
 
-  async function run(operation: string, params: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
-    const reply = await call('POST', '/tasks', {
-      apiKey: 'admin',
-      body: { agentId: agent.agentId, operation, params, ...extra },
-    });
-    expect(reply.status).toBe(202);
-    return reply.body.taskId as string;
-  }
+  const run = (operation: string, params: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) =>
+    startTask(agent.agentId, operation, params, extra);
 
   it('registers with its tools read from the server, and shows protocol mcp', async () => {
     expect(agent.protocol).toBe('mcp');

@@ -1,75 +1,27 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { temporal } from '@temporalio/proto';
 import { z } from 'zod';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call } from '../support/http';
-import { useMcpServer } from '../support/mcp-server';
-import { waitForTask } from '../support/tasks';
+import { registerTaskTool, useMcpServer } from '../support/mcp-server';
+import { startTask, waitForTask } from '../support/tasks';
 import { useTemporalClient } from '../support/temporal';
 import { until } from '../support/until';
 
 const { EventType } = temporal.api.enums.v1;
 
-/** Tools that run as MCP tasks (taskSupport required): the server answers tools/call with a task handle. */
+/** Tools that run as MCP tasks: the server answers tools/call with a task handle, and ends the task later, or never. */
 function taskTools(server: McpServer): void {
-  server.experimental.tasks.registerToolTask(
-    'report',
-    {
-      description: 'Writes a report in the background',
-      inputSchema: { topic: z.string() },
-      execution: { taskSupport: 'required' },
-    },
-    {
-      createTask: async ({ topic }, extra) => {
-        const task = await extra.taskStore.createTask({ ttl: 60_000, pollInterval: 500 });
-        const store = extra.taskStore;
-        setTimeout(() => void store.updateTaskStatus(task.taskId, 'working', `halfway through ${topic}`), 300);
-        setTimeout(
-          () =>
-            void store.storeTaskResult(task.taskId, 'completed', {
-              content: [{ type: 'text', text: `report on ${topic}` }],
-            }),
-          2_500,
-        );
-        return { task };
-      },
-      getTask: (_args, extra) => extra.taskStore.getTask(extra.taskId),
-      getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
-    },
-  );
-  server.experimental.tasks.registerToolTask(
-    'doomed',
-    { description: 'Fails in the background', inputSchema: {}, execution: { taskSupport: 'required' } },
-    {
-      createTask: async (_args, extra) => {
-        const task = await extra.taskStore.createTask({ ttl: 60_000, pollInterval: 500 });
-        const store = extra.taskStore;
-        setTimeout(
-          () =>
-            void store.storeTaskResult(task.taskId, 'failed', {
-              isError: true,
-              content: [{ type: 'text', text: 'the archive is gone' }],
-            }),
-          200,
-        );
-        return { task };
-      },
-      getTask: (_args, extra) => extra.taskStore.getTask(extra.taskId),
-      getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
-    },
-  );
-  server.experimental.tasks.registerToolTask(
-    'endless',
-    { description: 'Never ends on its own', inputSchema: {}, execution: { taskSupport: 'required' } },
-    {
-      createTask: async (_args, extra) => ({
-        task: await extra.taskStore.createTask({ ttl: 60_000, pollInterval: 500 }),
-      }),
-      getTask: (_args, extra) => extra.taskStore.getTask(extra.taskId),
-      getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
-    },
-  );
+  registerTaskTool(server, 'report', { topic: z.string() }, (taskId, store, { topic }) => {
+    setTimeout(() => void store.updateTaskStatus(taskId, 'working', `halfway through ${topic}`), 300);
+    const report = { content: [{ type: 'text', text: `report on ${topic}` }] };
+    setTimeout(() => void store.storeTaskResult(taskId, 'completed', report), 2_500);
+  });
+  registerTaskTool(server, 'doomed', {}, (taskId, store) => {
+    const failure = { isError: true, content: [{ type: 'text', text: 'the archive is gone' }] };
+    setTimeout(() => void store.storeTaskResult(taskId, 'failed', failure), 200);
+  });
+  registerTaskTool(server, 'endless', {}, () => undefined);
 }
 
 describe('MCP tasks: a tool the server runs on its side, polled by the workflow', () => {
@@ -81,14 +33,8 @@ describe('MCP tasks: a tool the server runs on its side, polled by the workflow'
     agent = await registerAgent({ protocol: 'mcp', mcpUrl: mcp().url, capabilities: undefined });
   });
 
-  async function run(operation: string, params: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
-    const reply = await call('POST', '/tasks', {
-      apiKey: 'admin',
-      body: { agentId: agent.agentId, operation, params, ...extra },
-    });
-    expect(reply.status).toBe(202);
-    return reply.body.taskId as string;
-  }
+  const run = (operation: string, params: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) =>
+    startTask(agent.agentId, operation, params, extra);
 
   /** The MCP task the server created for a tools/call in the session `sessionId`. */
   const sessionOfCall = (toolName: string) =>

@@ -4,6 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { InMemoryTaskMessageQueue, InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/index.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import type { RequestTaskStore } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 /** One HTTP request the MCP server got: its JSON-RPC method (for POSTs) and headers. */
 export interface McpRequest {
@@ -136,4 +139,29 @@ export function useMcpServer(options: McpServerOptions): () => McpTestServer {
     if (!server) throw new Error('the MCP server is not started yet');
     return server;
   };
+}
+
+/**
+ * A tool that runs as an MCP task (taskSupport required): its call creates the task (polls every
+ * 500 ms suggested) and hands it to `work`, which ends it later through `store`, or never.
+ */
+export function registerTaskTool(
+  server: McpServer,
+  name: string,
+  inputSchema: ZodRawShapeCompat,
+  work: (taskId: string, store: RequestTaskStore, args: Record<string, any>) => void,
+): void {
+  server.experimental.tasks.registerToolTask(
+    name,
+    { description: `${name}, as an MCP task`, inputSchema, execution: { taskSupport: 'required' } },
+    {
+      createTask: async (args, extra) => {
+        const task = await extra.taskStore.createTask({ ttl: 60_000, pollInterval: 500 });
+        work(task.taskId, extra.taskStore, args as Record<string, any>);
+        return { task };
+      },
+      getTask: (_args, extra) => extra.taskStore.getTask(extra.taskId),
+      getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
+    },
+  );
 }

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { temporal } from '@temporalio/proto';
 import { z } from 'zod';
 import { Worker, type ReplayResult } from '@temporalio/worker';
@@ -12,7 +11,7 @@ import { call } from '../support/http';
 import { newUserId } from '../support/humans';
 import { createRoom, RoomClient } from '../support/room-client';
 import { tool, waitForTask } from '../support/tasks';
-import { useMcpServer } from '../support/mcp-server';
+import { registerTaskTool, useMcpServer } from '../support/mcp-server';
 import { useTemporalClient } from '../support/temporal';
 
 /**
@@ -70,24 +69,9 @@ function mcpTools(mcp: McpServer): void {
   mcp.registerTool('script', { description: 'Answers at once', inputSchema: { tag: z.string() } }, ({ tag }) => ({
     content: [{ type: 'text', text: tag }],
   }));
-  mcp.experimental.tasks.registerToolTask(
-    'long',
-    {
-      description: 'Runs as an MCP task',
-      inputSchema: { endless: z.boolean() },
-      execution: { taskSupport: 'required' },
-    },
-    {
-      createTask: async ({ endless }, extra) => {
-        const task = await extra.taskStore.createTask({ ttl: 60_000, pollInterval: 500 });
-        const store = extra.taskStore;
-        if (!endless) setTimeout(() => void store.storeTaskResult(task.taskId, 'completed', { content: [] }), 1_200);
-        return { task };
-      },
-      getTask: (_args, extra) => extra.taskStore.getTask(extra.taskId),
-      getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
-    },
-  );
+  registerTaskTool(mcp, 'long', { endless: z.boolean() }, (taskId, store, { endless }) => {
+    if (!endless) setTimeout(() => void store.storeTaskResult(taskId, 'completed', { content: [] }), 1_200);
+  });
 }
 
 describe('workflow replay', () => {
