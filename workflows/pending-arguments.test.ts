@@ -57,4 +57,29 @@ describe('pending arguments', () => {
     expect(JSON.stringify(substituted)).toBe('{"params":{"__proto__":{"polluted":true},"constructor":1,"b":"hi"}}');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
+
+  it('reads a JSON Pointer field into objects and arrays, after a top-level member of the same name', () => {
+    const mcpAnswer = { content: [{ type: 'text', text: 'The sum is 5.' }], 'a/b': { '~': 1 }, '/x': 'member' };
+    expect(
+      substitute(
+        {
+          text: from('0', '/content/0/text', 'string'),
+          escaped: from('0', '/a~1b/~0', 'integer'),
+          member: from('0', '/x', 'string'),
+          whole: from('0', '/content', 'array'),
+        },
+        [mcpAnswer],
+      ),
+    ).toEqual({
+      params: { text: 'The sum is 5.', escaped: 1, member: 'member', whole: mcpAnswer.content },
+    });
+    for (const field of ['/content/1/text', '/content/01/text', '/content/-', '/nope', '/content/0/text/x'])
+      expect(substitute({ a: from('0', field) }, [mcpAnswer])).toMatchObject({ error: { code: 'MISSING_FIELD' } });
+  });
+
+  it('reads top-level members only in runs that began before pointers', () => {
+    expect(substitute({ a: from('0', '/content/0') }, [{ content: ['x'] }], false)).toMatchObject({
+      error: { code: 'MISSING_FIELD' },
+    });
+  });
 });

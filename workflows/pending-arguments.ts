@@ -36,13 +36,38 @@ export function hasType(value: unknown, type: PendingArgumentType): boolean {
 
 export type Substitution = { params: Record<string, unknown> } | { error: TaskError };
 
+/** Whether some pending argument of `params` names its field with a JSON Pointer. */
+export const usesPointers = (params: Record<string, unknown>): boolean =>
+  pendingArgumentsOf(params).some(([, argument]) => argument.source.field.startsWith('/'));
+
+/**
+ * What `field` names in a parent's result: the top-level member of that name, or else, when
+ * `pointers` and the field starts with "/", the value at that JSON Pointer (RFC 6901), which reaches
+ * into objects and arrays (`/content/0/text` of an MCP tool's answer). Undefined when there is none.
+ */
+function fieldOf(result: TaskResult, field: string, pointers: boolean): { value: unknown } | undefined {
+  if (Object.prototype.hasOwnProperty.call(result, field)) return { value: result[field] };
+  if (!pointers || !field.startsWith('/')) return undefined;
+  let value: unknown = result;
+  for (const token of field.slice(1).split('/')) {
+    const key = token.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(value) && /^(?:0|[1-9][0-9]*)$/.test(key) && Number(key) < value.length)
+      value = value[Number(key)];
+    else if (isPlainObject(value) && Object.prototype.hasOwnProperty.call(value, key)) value = value[key];
+    else return undefined;
+  }
+  return { value };
+}
+
 /**
  * Params with every pending argument replaced by its parent's result field. `results[index]` is
  * undefined for a parent that did not complete: its arguments resolve to null (executeOnParentFailure).
+ * `pointers`: a field may be a JSON Pointer (runs that began before pointers read top-level members only).
  */
 export function substitute(
   params: Record<string, unknown>,
   results: ReadonlyArray<TaskResult | undefined>,
+  pointers = true,
 ): Substitution {
   // Entries, not assignments: a param named "__proto__" would set the prototype instead of a field.
   const resolved: Array<[string, unknown]> = [];
@@ -57,7 +82,8 @@ export function substitute(
       resolved.push([name, null]);
       continue;
     }
-    if (!Object.prototype.hasOwnProperty.call(parentResult, field)) {
+    const found = fieldOf(parentResult, field, pointers);
+    if (found === undefined) {
       return {
         error: {
           code: TaskErrorCode.MISSING_FIELD,
@@ -65,7 +91,7 @@ export function substitute(
         },
       };
     }
-    const substituted = parentResult[field];
+    const substituted = found.value;
     if (value.type !== undefined && !hasType(substituted, value.type)) {
       return {
         error: {

@@ -40,8 +40,8 @@ import {
   roomDeliveryOptions,
 } from './activity-stubs';
 import { activityError, failure, outcomeOfAnswer, outcomeOfReport } from './outcomes';
-import { pendingArgumentsOf, substitute } from './pending-arguments';
-import { FAIL_AT_FIRST_FAILED_PARENT } from './versions';
+import { pendingArgumentsOf, substitute, usesPointers } from './pending-arguments';
+import { FAIL_AT_FIRST_FAILED_PARENT, PENDING_ARGUMENT_POINTERS } from './versions';
 
 /** What a task needs of the run it belongs to. */
 export interface RunOfTask {
@@ -284,6 +284,7 @@ export class TaskRun {
     return substitute(
       this.task.params,
       this.run.tasks.map(({ outcome }) => (outcome?.status === TaskStatus.COMPLETED ? outcome.result : undefined)),
+      usesPointers(this.task.params) && patched(PENDING_ARGUMENT_POINTERS),
     );
   }
 

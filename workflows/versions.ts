@@ -11,3 +11,10 @@ export const FAIL_AT_FIRST_FAILED_PARENT = 'dependant-fails-at-first-failed-pare
  * at the start of the run, so a run that began without it never takes it up midway.
  */
 export const VISIBLE_AGENT_CALLS = 'agent-call-as-activity';
+
+/**
+ * A pending argument's `field` that starts with "/" and names no top-level member of the parent's
+ * result is a JSON Pointer into it (it was a missing field, MISSING_FIELD). Asked only by tasks that
+ * have such a field, when they substitute.
+ */
+export const PENDING_ARGUMENT_POINTERS = 'pending-argument-json-pointer';

@@ -192,6 +192,13 @@ describe('workflow replay', () => {
         task('diamond', 'refuse', { parents: ['0'] }),
         task('diamond', 'complete', { parents: ['1', '2'] }),
       ]),
+      composition('pointer', [
+        task('pointer', 'complete'),
+        task('pointer', 'complete', {
+          params: { tag: { source: { taskId: '0', field: '/tag' }, type: 'string' }, reply: 'complete' },
+          parents: ['0'],
+        }),
+      ]),
     ]);
     expect(outcomes.flat().map((outcome) => outcome.status)).toEqual([
       'completed',
@@ -209,6 +216,8 @@ describe('workflow replay', () => {
       'completed',
       'failed',
       'failed',
+      'completed',
+      'completed',
     ]);
     expect(outcomes.slice(9, 11).map((outcome) => outcome.result)).toEqual([
       { via: 'socket' },
