@@ -70,6 +70,9 @@ export interface CallAgentSettings {
   maxReplyBytes: number;
 }
 
+const abandoned = (agent: Agent) =>
+  new CancelledFailure(`Call to ${agent.mcpUrl} abandoned: the task was cancelled or reported on`);
+
 /** One signed `POST mcpUrl` of the service's own protocol, and what its reply means. */
 async function callOverAcs(
   dispatcher: Dispatcher,
@@ -181,8 +184,7 @@ export function callAgentActivity(
           ? await callOverMcp(agent, operation, params, { ...call, dispatcher, onProgress: progress.record })
           : await callOverAcs(dispatcher, agent, { taskId, operation, params }, `${taskId}-${attempt}`, call);
     } catch (error) {
-      if (context.cancellationSignal.aborted)
-        throw new CancelledFailure(`Call to ${agent.mcpUrl} abandoned: the task was cancelled or reported on`);
+      if (context.cancellationSignal.aborted) throw abandoned(agent);
       throw await failedAttempt(
         refusalOf(error, 'Call to', agent.mcpUrl, TaskErrorCode.AGENT_URL_REFUSED) ??
           ApplicationFailure.retryable(
@@ -195,8 +197,7 @@ export function callAgentActivity(
       await progress.close();
     }
     // The MCP client answers a request it abandoned as timed out: not a failed attempt of the agent's.
-    if (context.cancellationSignal.aborted)
-      throw new CancelledFailure(`Call to ${agent.mcpUrl} abandoned: the task was cancelled or reported on`);
+    if (context.cancellationSignal.aborted) throw abandoned(agent);
 
     switch (verdict.kind) {
       case 'retry':

@@ -1,4 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ApplicationFailure } from '@temporalio/activity';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   CallToolResultSchema,
@@ -14,8 +15,10 @@ import type { AgentReplyVerdict } from '../src/tasks/agent-reply';
 import { isRetriedStatus } from '../src/tasks/agent-reply';
 import { findOperation } from '../src/tasks/operations';
 import { serverAnswerOf } from '../src/mcp/answers';
+import { describeError } from '../src/ops/describe-error';
 import { ReplyTooLarge } from '../src/mcp/guarded-fetch';
 import { McpSession, type McpSessionOptions } from '../src/mcp/session';
+import { refusalOf } from './signed-post';
 import { normaliseResult, TaskErrorCode, type McpTaskHandle } from '../workflows/task-types';
 
 /** What one MCP call means for its task: the verdicts of a signed POST, or a task the server runs on its side. */
@@ -216,6 +219,22 @@ export function verdictOfError(error: unknown): McpCallVerdict {
     };
   }
   throw error;
+}
+
+/**
+ * What a failed MCP request of an activity means: the server's answer as a verdict; anything else
+ * thrown as the activity's failure, final for the outbound guard's refusal (AGENT_URL_REFUSED),
+ * retried for network trouble (AGENT_UNREACHABLE). `doing` and `url` name the request in messages.
+ */
+export function answerOf(error: unknown, doing: string, url: string): McpCallVerdict {
+  try {
+    return verdictOfError(error);
+  } catch (thrown) {
+    throw (
+      refusalOf(thrown, doing, url, TaskErrorCode.AGENT_URL_REFUSED) ??
+      ApplicationFailure.retryable(`${doing} ${url} failed: ${describeError(thrown)}`, TaskErrorCode.AGENT_UNREACHABLE)
+    );
+  }
 }
 
 /** `error` or one of its causes that is a `type`. */

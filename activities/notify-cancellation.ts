@@ -1,12 +1,11 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Dispatcher } from 'undici';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { McpSession } from '../src/mcp/session';
 import type { Agent } from '../src/registry/agent';
 import type { RecentAgents } from '../src/registry/recent-agents';
 import type { McpTaskHandle } from '../workflows/task-types';
 import { isRetriedStatus } from '../src/tasks/agent-reply';
+import { answerOf } from './mcp-call';
 import { postSigned, refusalOf } from './signed-post';
 import { describeError } from '../src/ops/describe-error';
 
@@ -76,13 +75,10 @@ async function cancelMcpTask(
       client.experimental.tasks.cancelTask(handle.mcpTaskId, opened.requestOptions()),
     );
   } catch (error) {
-    // The server's answer, whatever it is, settles it: a task that already ended cannot be cancelled.
-    if (error instanceof McpError) return;
-    if (error instanceof StreamableHTTPError && !(error.code !== undefined && isRetriedStatus(error.code))) return;
-    throw (
-      refusalOf(error, 'Cancellation of an MCP task at', agent.mcpUrl) ??
-      ApplicationFailure.retryable(`Cancelling the MCP task at ${agent.mcpUrl} failed: ${describeError(error)}`)
-    );
+    const answer = answerOf(error, 'Cancelling the MCP task at', agent.mcpUrl);
+    if (answer.kind === 'retry')
+      throw ApplicationFailure.retryable(`Cancelling the MCP task at ${agent.mcpUrl}: ${answer.reason}`);
+    // Any other answer settles it: a task that already ended cannot be cancelled.
   } finally {
     await session?.close();
   }

@@ -7,9 +7,7 @@ import type { RecentAgents } from '../src/registry/recent-agents';
 import type { TaskStore } from '../src/tasks/task-store';
 import { TaskErrorCode, type McpTaskHandle } from '../workflows/task-types';
 import { recordedAnswer, type AgentAnswer } from './call-agent';
-import { toolVerdict, verdictOfError, type McpCallVerdict } from './mcp-call';
-import { refusalOf } from './signed-post';
-import { describeError } from '../src/ops/describe-error';
+import { answerOf, toolVerdict, type McpCallVerdict } from './mcp-call';
 
 export interface PollMcpTaskInput {
   taskId: string;
@@ -73,17 +71,7 @@ export function pollMcpTaskActivity(
       );
       keepSession = verdict.kind === 'working';
     } catch (error) {
-      try {
-        verdict = verdictOfError(error);
-      } catch (thrown) {
-        throw (
-          refusalOf(thrown, 'Poll of', agent.mcpUrl, TaskErrorCode.AGENT_URL_REFUSED) ??
-          ApplicationFailure.retryable(
-            `Polling ${agent.mcpUrl} failed: ${describeError(thrown)}`,
-            TaskErrorCode.AGENT_UNREACHABLE,
-          )
-        );
-      }
+      verdict = answerOf(error, 'Polling', agent.mcpUrl);
     } finally {
       await session?.close(keepSession);
     }
