@@ -43,6 +43,18 @@ describe('MCP tasks: a tool the server runs on its side, polled by the workflow'
       .filter((request) => request.toolName === toolName)
       .at(-1)?.headers['mcp-session-id'] as string;
 
+  /** Waits for tasks/cancel in the session of the last call of `toolName`. */
+  const cancelledAtServer = (toolName: string, what: string) => {
+    const session = sessionOfCall(toolName);
+    return until(
+      () =>
+        mcp()
+          .callsOf('tasks/cancel')
+          .some((request) => request.headers['mcp-session-id'] === session),
+      what,
+    );
+  };
+
   it('imports the execution.taskSupport of task tools', () => {
     const report = agent.capabilities.tools.find((tool: { name: string }) => tool.name === 'report');
     expect(report.execution).toEqual({ taskSupport: 'required' });
@@ -110,13 +122,7 @@ describe('MCP tasks: a tool the server runs on its side, polled by the workflow'
     const cancelled = await call('POST', `/tasks/${taskId}/cancel`, { apiKey: 'admin' });
     expect(cancelled.status).toBe(200);
     expect((await waitForTask(taskId)).status).toBe('cancelled');
-    await until(
-      () =>
-        mcp()
-          .callsOf('tasks/cancel')
-          .some((request) => request.headers['mcp-session-id'] === session),
-      'tasks/cancel in the task session',
-    );
+    await cancelledAtServer('endless', 'tasks/cancel in the task session');
     await until(
       () =>
         mcp().requests.some(
@@ -135,14 +141,7 @@ describe('MCP tasks: a tool the server runs on its side, polled by the workflow'
     });
     expect(reported.status).toBe(200);
     expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: { via: 'report' } });
-    const session = sessionOfCall('endless');
-    await until(
-      () =>
-        mcp()
-          .callsOf('tasks/cancel')
-          .some((request) => request.headers['mcp-session-id'] === session),
-      'tasks/cancel after the report',
-    );
+    await cancelledAtServer('endless', 'tasks/cancel after the report');
   });
 
   it('fails at the task timeout and cancels the MCP task', async () => {
@@ -150,13 +149,6 @@ describe('MCP tasks: a tool the server runs on its side, polled by the workflow'
     const ended = await waitForTask(taskId);
     expect(ended).toMatchObject({ status: 'failed', error: { code: 'AGENT_TIMEOUT' } });
     expect(ended.error.message).toMatch(/MCP task .* did not end within 2500 ms/);
-    const session = sessionOfCall('endless');
-    await until(
-      () =>
-        mcp()
-          .callsOf('tasks/cancel')
-          .some((request) => request.headers['mcp-session-id'] === session),
-      'tasks/cancel after the timeout',
-    );
+    await cancelledAtServer('endless', 'tasks/cancel after the timeout');
   });
 });
