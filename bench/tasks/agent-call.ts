@@ -1,6 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { callOverMcp, toolVerdict, type McpCallVerdict } from '../../activities/mcp-call';
+import { McpSession, type McpSessionOptions } from '../../src/mcp/session';
+import { AgentProtocol, type Agent } from '../../src/registry/agent';
 import { outboundDispatcher } from '../../src/tasks/outbound-guard';
 import { signWebhook } from '../../src/tasks/webhook-signature';
 
@@ -49,3 +53,58 @@ export function directCaller(url: string, signingSecret: string) {
 }
 
 export type BareActivities = { callAgentOnce: ReturnType<typeof directCaller> };
+
+/** The echo tool as the bench registers it, for both agents. */
+export const ECHO_TOOL = {
+  name: 'echo',
+  description: 'echo',
+  inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+};
+
+/** The service's settings of an agent call: its default call timeout, MAX_BODY_BYTES. */
+function mcpOptions(): McpSessionOptions {
+  return {
+    dispatcher: outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 30_000 }),
+    timeoutMs: 30_000,
+    maxReplyBytes: 1024 * 1024,
+  };
+}
+
+function ended(verdict: McpCallVerdict): McpCallVerdict {
+  if (verdict.kind !== 'completed') throw new Error(`MCP agent answered ${JSON.stringify(verdict)}`);
+  return verdict;
+}
+
+/** The service's own MCP call (activities/mcp-call.ts) without the router around it: a session per call. */
+export function directMcpCaller(url: string) {
+  const agent = {
+    id: 'bench-mcp',
+    mcpUrl: url,
+    protocol: AgentProtocol.MCP,
+    capabilities: { tools: [ECHO_TOOL] },
+    version: 1,
+  } as unknown as Agent;
+  const options = { ...mcpOptions(), onProgress: () => undefined };
+  return async (text: string) => ended(await callOverMcp(agent, 'tools/echo', { text }, options));
+}
+
+/** The same tools/call in one session opened once and kept: what a call costs without the session around it. */
+export async function reusedMcpSession(url: string): Promise<{
+  call(text: string): Promise<McpCallVerdict>;
+  close(): Promise<void>;
+}> {
+  const session = await McpSession.open({ mcpUrl: url }, mcpOptions());
+  return {
+    call: async (text) =>
+      ended(
+        toolVerdict(
+          await session.client.request(
+            { method: 'tools/call', params: { name: 'echo', arguments: { text } } },
+            CallToolResultSchema,
+            session.requestOptions({ onprogress: () => undefined, resetTimeoutOnProgress: false }),
+          ),
+        ),
+      ),
+    close: () => session.close(),
+  };
+}

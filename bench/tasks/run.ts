@@ -1,6 +1,7 @@
-// bench/tasks: what the router adds over a bare Temporal workflow and over calling the agent directly.
-// Starts its own stack (Temporal dev server with WAL + synchronous=normal, FerretDB, the service as
-// `npm start` runs it) on free loopback ports. Run: npx tsx bench/tasks/run.ts [--write] [--sqlite-defaults]
+// bench/tasks: what the router adds over a bare Temporal workflow and over calling the agent directly,
+// and what calling the agent over MCP adds to a task. Starts its own stack (Temporal dev server with
+// WAL + synchronous=normal, FerretDB, the service as `npm start` runs it) on free loopback ports.
+// Run: npx tsx bench/tasks/run.ts [--write] [--sqlite-defaults]
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -11,7 +12,8 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import { WORKFLOW_TASK_SLOTS } from '../../src/tasks/task-worker';
 import { cpuDuring } from './process-cpu';
 import { startLocalStack } from '../../test/support/local-stack';
-import { directCaller, startTrivialAgent } from './agent-call';
+import { directCaller, ECHO_TOOL, startTrivialAgent } from './agent-call';
+import { startMcpAgent, type McpRequestRecord } from './mcp-agent';
 import type { bareLocalTaskWorkflow, bareTaskWorkflow } from './bare-workflow';
 
 const MONGO_DATABASE = 'acs_bench';
@@ -26,7 +28,7 @@ const DAG_LEVELS = 10;
 const DAG_WIDTH = 10;
 const BARE_QUEUE = 'bench-bare';
 
-/** (b), (b′) and (c) alternate in this many rounds per concurrency, so a change in the machine's speed falls on all alike. */
+/** (b), (b′), (c) and (d) alternate in this many rounds per concurrency, so a change in the machine's speed falls on all alike. */
 const ROUNDS = 2;
 /**
  * Tasks run one at a time, each after a pause in which the last one's workflow finishes: the latency
@@ -127,6 +129,7 @@ async function main(): Promise<void> {
   });
   const { stack, service, runDir, processes: servers } = local;
   const agentServer = await startTrivialAgent();
+  const mcpAgent = await startMcpAgent();
   Runtime.install({ logger: new DefaultLogger('WARN') });
   // One native connection for (b)'s client and worker, as the service shares one: both start eagerly.
   const connection = await NativeConnection.connect({ address: stack.temporalAddress });
@@ -138,15 +141,17 @@ async function main(): Promise<void> {
       defaultPrompt: 'Hi',
       mcpUrl: agentServer.url,
       chatUrl: agentServer.url,
-      capabilities: {
-        tools: [
-          {
-            name: 'echo',
-            description: 'echo',
-            inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
-          },
-        ],
-      },
+      capabilities: { tools: [ECHO_TOOL] },
+    });
+    // The same tool over MCP. Capabilities given by hand: registration does not contact the server.
+    const mcpBenchAgent = await api(baseUrl, adminKey, 'POST', '/agents', {
+      name: 'Bench MCP agent',
+      description: 'Answers at once, over MCP',
+      defaultPrompt: 'Hi',
+      protocol: 'mcp',
+      mcpUrl: mcpAgent.url,
+      chatUrl: mcpAgent.url,
+      capabilities: { tools: [ECHO_TOOL] },
     });
     const direct = directCaller(agentServer.url, agent.signingSecret);
     const client = new Client({ connection });
@@ -161,30 +166,43 @@ async function main(): Promise<void> {
 
     // Where the time of one task goes, summed over the runs at concurrency 1 (ms since POST /tasks was sent).
     const profile = { accepted: 0, agentCalled: 0, indexedCompleted: 0, observed: 0, runs: 0 };
+    // (d)'s tasks at concurrency 1: when each was sent, accepted, seen completed, by its tools/call text.
+    const mcpProfile = new Map<
+      string,
+      { sent: number; accepted: number; indexedCompleted: number; observed: number }
+    >();
     let profiling = false;
-    const viaRouter = async () => {
+    /** POST /tasks, then GET /tasks/{taskId}?waitMs= until it ended; the times of its steps. */
+    const runTask = async (agentId: string, text: string) => {
       const sent = Date.now();
       const { taskId } = await api(baseUrl, adminKey, 'POST', '/tasks', {
-        agentId: agent.agentId,
+        agentId,
         operation: 'tools/echo',
-        params: { text: 'bench' },
+        params: { text },
       });
       const accepted = Date.now();
       for (;;) {
         const task = await api(baseUrl, adminKey, 'GET', `/tasks/${taskId}?waitMs=${WAIT_MS}`);
-        if (task.status === 'completed') {
-          if (profiling) {
-            profile.accepted += accepted - sent;
-            profile.agentCalled += agentServer.receivedAt.get(taskId)! - sent;
-            profile.indexedCompleted += Date.parse(task.updatedAt) - sent;
-            profile.observed += Date.now() - sent;
-            profile.runs += 1;
-          }
-          return;
-        }
+        if (task.status === 'completed')
+          return { taskId, sent, accepted, indexedCompleted: Date.parse(task.updatedAt), observed: Date.now() };
         if (task.status !== 'pending')
           throw new Error(`task ${taskId} ended ${task.status}: ${JSON.stringify(task.error)}`);
       }
+    };
+    const viaRouter = async () => {
+      const { taskId, sent, accepted, indexedCompleted, observed } = await runTask(agent.agentId, 'bench');
+      if (profiling) {
+        profile.accepted += accepted - sent;
+        profile.agentCalled += agentServer.receivedAt.get(taskId)! - sent;
+        profile.indexedCompleted += indexedCompleted - sent;
+        profile.observed += observed - sent;
+        profile.runs += 1;
+      }
+    };
+    /** (d): the same task on the MCP agent; its text names it in the agent's records. */
+    const viaRouterOverMcp = async (text: string) => {
+      const { sent, accepted, indexedCompleted, observed } = await runTask(mcpBenchAgent.agentId, text);
+      if (profiling) mcpProfile.set(text, { sent, accepted, indexedCompleted, observed });
     };
     const bare = (taskId: string) =>
       client.workflow.execute<typeof bareTaskWorkflow>('bareTaskWorkflow', {
@@ -203,13 +221,16 @@ async function main(): Promise<void> {
 
     const rows: string[] = [];
     const localRows: string[] = [];
-    // CPU per task of each process, for (b), (b′) and (c) at each concurrency: the bench process runs
-    // the bare workflows' worker and client, the agent and (c)'s HTTP client.
+    const mcpRows: string[] = [];
+    // CPU per task of each process, for (b), (b′), (c) and (d) at each concurrency: the bench process
+    // runs the bare workflows' worker and client, (c)'s agent and the HTTP client of (c) and (d);
+    // the MCP agent runs in a process of its own.
     const pids = {
       'Temporal dev server': servers[0].pid!,
       FerretDB: servers[1].pid!,
       service: service.pid,
       'bench process': process.pid,
+      'MCP agent': mcpAgent.pid,
     };
     const cpuRows: string[] = [];
     // (c) reports a task completed before its workflow finished; the rest of that work is waited
@@ -219,19 +240,19 @@ async function main(): Promise<void> {
       while ((await client.workflow.count(`ExecutionStatus = "Running"`)).count > 0 && Date.now() < deadline)
         await sleep(50);
     };
-    const variants = ['b', 'bLocal', 'c'] as const;
-    const labels = { b: '(b)', bLocal: '(b′)', c: '(c)' };
+    const variants = ['b', 'bLocal', 'c', 'd'] as const;
+    type Variant = (typeof variants)[number];
+    const labels = { b: '(b)', bLocal: '(b′)', c: '(c)', d: '(d)' };
+    // The MCP agent's requests during (d)'s samples.
+    let mcpRecords: McpRequestRecord[] = [];
     const measureInRounds = async (
       concurrency: number,
       total: number,
-      jobs: Record<(typeof variants)[number], (n: number) => Promise<unknown>>,
+      jobs: Record<Variant, (n: number) => Promise<unknown>>,
     ) => {
-      const samples = { b: [] as Sample[], bLocal: [] as Sample[], c: [] as Sample[] };
-      const cpu = {
-        b: {} as Record<string, number>,
-        bLocal: {} as Record<string, number>,
-        c: {} as Record<string, number>,
-      };
+      const samples: Record<Variant, Sample[]> = { b: [], bLocal: [], c: [], d: [] };
+      const cpu: Record<Variant, Record<string, number>> = { b: {}, bLocal: {}, c: {}, d: {} };
+      mcpRecords = [];
       for (let round = 0; round < ROUNDS; round += 1) {
         for (const variant of variants) {
           await drained();
@@ -242,19 +263,28 @@ async function main(): Promise<void> {
           });
           samples[variant].push(result);
           for (const [name, ms] of Object.entries(cpuMs)) cpu[variant][name] = (cpu[variant][name] ?? 0) + ms;
+          const records = await mcpAgent.takeRecords();
+          if (variant === 'd') mcpRecords.push(...records);
         }
       }
       for (const variant of variants) {
         const perTask = Object.keys(pids).map((name) => cpu[variant][name] / total);
         const sum = perTask.reduce((a, b) => a + b, 0);
         cpuRows.push(
-          `| ${labels[variant]} | ${concurrency} | ${perTask.map((ms) => (variant !== 'c' && ms < 0.05 ? '' : ms.toFixed(1))).join(' | ')} | ${sum.toFixed(1)} |`,
+          `| ${labels[variant]} | ${concurrency} | ${perTask.map((ms) => (ms < 0.05 && !(variant === 'c' || variant === 'd') ? '' : ms.toFixed(1))).join(' | ')} | ${sum.toFixed(1)} |`,
         );
       }
-      return { b: summarise(samples.b), bLocal: summarise(samples.bLocal), c: summarise(samples.c) };
+      return {
+        b: summarise(samples.b),
+        bLocal: summarise(samples.bLocal),
+        c: summarise(samples.c),
+        d: summarise(samples.d),
+      };
     };
     const bareProfile = { agentCalled: 0, observed: 0, runs: 0 };
     let aloneRow = '';
+    let aloneMcpRow = '';
+    let mcpTimeline = '';
     let dagLine = '';
     await worker.runUntil(async () => {
       // Warm up connections, the workflow bundle's caches and the schema cache.
@@ -262,11 +292,13 @@ async function main(): Promise<void> {
       await measure(10, 2, (n) => bare(`warm-bare-${n}`));
       await measure(10, 2, (n) => bareLocal(`warm-bare-local-${n}`));
       await measure(10, 2, viaRouter);
+      await measure(10, 2, (n) => viaRouterOverMcp(`warm-mcp-${n}`));
+      await mcpAgent.takeRecords();
       for (const concurrency of CONCURRENCY) {
         const total = TASKS_AT(concurrency);
         const a = await measure(total, concurrency, (n) => direct(`direct-${concurrency}-${n}`));
         profiling = concurrency === 1;
-        const { b, bLocal, c } = await measureInRounds(concurrency, total, {
+        const { b, bLocal, c, d } = await measureInRounds(concurrency, total, {
           b: async (n) => {
             const sent = Date.now();
             const taskId = `bare-${concurrency}-${n}`;
@@ -279,7 +311,9 @@ async function main(): Promise<void> {
           },
           bLocal: (n) => bareLocal(`bare-local-${concurrency}-${n}`),
           c: viaRouter,
+          d: (n) => viaRouterOverMcp(`mcp-${concurrency}-${n}`),
         });
+        if (profiling) mcpTimeline = mcpTaskTimeline(mcpRecords, mcpProfile);
         profiling = false;
         const format = (m: Measurement) => `${m.throughput.toFixed(1)} | ${m.p50.toFixed(1)} | ${m.p99.toFixed(1)}`;
         rows.push(
@@ -288,14 +322,21 @@ async function main(): Promise<void> {
         localRows.push(
           `| ${concurrency} | ${format(bLocal)} | ${((100 * c.throughput) / bLocal.throughput).toFixed(0)} % | ${(c.p50 - bLocal.p50).toFixed(1)} |`,
         );
-        process.stdout.write(`${rows[rows.length - 1]}\n${localRows[localRows.length - 1]}\n`);
+        const requestsPerTask = mcpRecords.length / total;
+        mcpRows.push(
+          `| ${concurrency} | ${c.throughput.toFixed(1)} | ${c.p50.toFixed(1)} | ${format(d)} | ${((100 * d.throughput) / c.throughput).toFixed(0)} % | ${(d.p50 - c.p50).toFixed(1)} | ${requestsPerTask.toFixed(2)} |`,
+        );
+        process.stdout.write(
+          `${rows[rows.length - 1]}\n${localRows[localRows.length - 1]}\n${mcpRows[mcpRows.length - 1]}\n`,
+        );
       }
 
-      const alone = { b: [] as Sample[], bLocal: [] as Sample[], c: [] as Sample[] };
-      const aloneJobs = {
-        b: (n: number) => bare(`bare-alone-${n}`),
-        bLocal: (n: number) => bareLocal(`bare-local-alone-${n}`),
+      const alone: Record<Variant, Sample[]> = { b: [], bLocal: [], c: [], d: [] };
+      const aloneJobs: Record<Variant, (n: number) => Promise<unknown>> = {
+        b: (n) => bare(`bare-alone-${n}`),
+        bLocal: (n) => bareLocal(`bare-local-alone-${n}`),
         c: viaRouter,
+        d: (n) => viaRouterOverMcp(`mcp-alone-${n}`),
       };
       for (let round = 0; round < ROUNDS; round += 1) {
         for (const variant of variants)
@@ -303,10 +344,12 @@ async function main(): Promise<void> {
             await aloneSample(ALONE_TASKS / ROUNDS, (n) => aloneJobs[variant](round * (ALONE_TASKS / ROUNDS) + n)),
           );
       }
-      const [aloneB, aloneBLocal, aloneC] = [summarise(alone.b), summarise(alone.bLocal), summarise(alone.c)];
+      await mcpAgent.takeRecords();
+      const [aloneB, aloneBLocal, aloneC, aloneD] = variants.map((variant) => summarise(alone[variant]));
       const pair = (m: Measurement) => `${m.p50.toFixed(1)} | ${m.p99.toFixed(1)}`;
       aloneRow = `| ${pair(aloneB)} | ${pair(aloneBLocal)} | ${pair(aloneC)} | ${(aloneC.p50 - aloneB.p50).toFixed(1)} | ${(aloneC.p50 - aloneBLocal.p50).toFixed(1)} |`;
-      process.stdout.write(`${aloneRow}\n`);
+      aloneMcpRow = `| ${pair(aloneC)} | ${pair(aloneD)} | ${(aloneD.p50 - aloneC.p50).toFixed(1)} |`;
+      process.stdout.write(`${aloneRow}\n${aloneMcpRow}\n`);
 
       const composition = Array.from({ length: DAG_LEVELS * DAG_WIDTH }, (_, position) => {
         const level = Math.floor(position / DAG_WIDTH);
@@ -338,36 +381,50 @@ async function main(): Promise<void> {
       '(a) calls the agent directly with the same signed POST; (b) starts a bare workflow with one activity',
       'making that call, with the Temporal client, and waits for its result; (c) `POST /tasks`, then',
       `\`GET /tasks/{taskId}?waitMs=${WAIT_MS}\` (undici's \`request\`), which answers once the task ended. (b) and (c) both start their workflows`,
-      `eagerly: client and worker share one native connection. (b), (b′) and (c) alternate in ${ROUNDS} rounds of 1/${ROUNDS} of the tasks,`,
+      `eagerly: client and worker share one native connection. (b), (b′), (c) and (d) alternate in ${ROUNDS} rounds of 1/${ROUNDS} of the tasks,`,
       'each round starting once no workflow runs. Throughput in tasks/s, latencies in ms.',
       '',
       '| concurrency | tasks | (a) tasks/s | (a) p50 | (a) p99 | (b) tasks/s | (b) p50 | (b) p99 | (c) tasks/s | (c) p50 | (c) p99 | (c)/(b) throughput | (c)−(b) p50 |',
       '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
       ...rows,
       '',
-      "(b′) is (b) with the call as a local activity, Temporal's cheapest way to make it, which the router used before the Web UI had",
-      'to show its calls (issue 17): for reference, not the target.',
+      "(b′) is (b) with the call as a local activity, Temporal's cheapest way to make it, which the service",
+      'does not use because the Web UI could not show its calls: for reference, not the target.',
       '',
       '| concurrency | (b′) tasks/s | (b′) p50 | (b′) p99 | (c)/(b′) throughput | (c)−(b′) p50 |',
       '|---|---|---|---|---|---|',
       ...localRows,
       '',
+      '(d) is (c) on an agent registered with `protocol: "mcp"`: the same tool on an MCP server built with the',
+      'official SDK (`McpServer`, `StreamableHTTPServerTransport` on node:http, a session per client), in a process',
+      "of its own; the service calls it with the SDK's client. HTTP requests per task: what the MCP agent got, per task of (d).",
+      '',
+      '| concurrency | (c) tasks/s | (c) p50 | (d) tasks/s | (d) p50 | (d) p99 | (d)/(c) throughput | (d)−(c) p50 | HTTP requests per task |',
+      '|---|---|---|---|---|---|---|---|---|',
+      ...mcpRows,
+      '',
       `One task at a time, ${ALONE_TASKS} of each, each after a ${ALONE_PAUSE_MS} ms pause in which the last one's workflow finishes: the latency`,
-      'the router adds to a task, apart from the CPU it shares with the work around it (in the tables above, a task of (c) is seen',
+      'the service adds to a task, apart from the CPU it shares with the work around it (in the tables above, a task of (c) is seen',
       'completed before its workflow finished, and the next one starts while it does). Latencies in ms.',
       '',
       '| (b) p50 | (b) p99 | (b′) p50 | (b′) p99 | (c) p50 | (c) p99 | (c)−(b) p50 | (c)−(b′) p50 |',
       '|---|---|---|---|---|---|---|---|',
       aloneRow,
       '',
+      '| (c) p50 | (c) p99 | (d) p50 | (d) p99 | (d)−(c) p50 |',
+      '|---|---|---|---|---|',
+      aloneMcpRow,
+      '',
       `DAG: ${dagLine}.`,
       '',
       'Where the time of one task goes at concurrency 1 (mean ms after the request was sent):',
       '',
-      '| | accepted (202) | agent called | completed in the index | completion observed |',
+      '| | accepted (202) | agent called | completed in the task record | completion observed |',
       '|---|---|---|---|---|',
       `| (b) bare workflow | | ${(bareProfile.agentCalled / bareProfile.runs).toFixed(1)} | | ${(bareProfile.observed / bareProfile.runs).toFixed(1)} |`,
       `| (c) POST /tasks | ${mean(profile.accepted)} | ${mean(profile.agentCalled)} | ${mean(profile.indexedCompleted)} | ${mean(profile.observed)} |`,
+      '',
+      mcpTimeline,
       '',
       'CPU per task in ms, by process (user + system time from `/proc`, over each measurement and the wait for its workflows to finish):',
       '',
@@ -387,8 +444,63 @@ async function main(): Promise<void> {
   } finally {
     await connection.close();
     await agentServer.close();
+    await mcpAgent.close();
     await local.stop();
   }
+}
+
+/**
+ * Where the time of one task of (d) goes, tasks one after another: mean ms after POST /tasks was sent
+ * of the MCP session's requests at the agent (its arrival; for tools/call and DELETE their answer
+ * too), against the task's own steps.
+ */
+function mcpTaskTimeline(
+  records: McpRequestRecord[],
+  tasks: Map<string, { sent: number; accepted: number; indexedCompleted: number; observed: number }>,
+): string {
+  const bySession = new Map<string, McpRequestRecord[]>();
+  for (const record of records) {
+    if (record.sessionId === undefined) continue;
+    bySession.set(record.sessionId, [...(bySession.get(record.sessionId) ?? []), record]);
+  }
+  const columns = {
+    accepted: 0,
+    initialize: 0,
+    toolsCall: 0,
+    toolsCallAnswered: 0,
+    deleteAnswered: 0,
+    indexedCompleted: 0,
+    observed: 0,
+  };
+  let runs = 0;
+  let withSession = 0;
+  for (const [text, task] of tasks) {
+    const call = records.find((record) => record.text === text && record.rpcMethod === 'tools/call');
+    if (!call) continue;
+    runs += 1;
+    columns.accepted += task.accepted - task.sent;
+    columns.toolsCall += call.arrivedAt - task.sent;
+    columns.toolsCallAnswered += (call.answeredAt ?? call.arrivedAt) - task.sent;
+    columns.indexedCompleted += task.indexedCompleted - task.sent;
+    columns.observed += task.observed - task.sent;
+    // Calls in a session of their own: its initialize and DELETE are the call's.
+    const session = bySession.get(call.sessionId ?? '') ?? [];
+    const initialize = session.find((record) => record.rpcMethod === 'initialize');
+    const ending = session.find((record) => record.httpMethod === 'DELETE');
+    if (initialize && ending && session.filter((record) => record.rpcMethod === 'tools/call').length === 1) {
+      withSession += 1;
+      columns.initialize += initialize.arrivedAt - task.sent;
+      columns.deleteAnswered += (ending.answeredAt ?? ending.arrivedAt) - task.sent;
+    }
+  }
+  const mean = (sum: number, count = runs) => (count === 0 ? '' : (sum / count).toFixed(1));
+  return [
+    `(d) at concurrency 1, the MCP agent's side (${runs} tasks; the session's requests in ${withSession} of them):`,
+    '',
+    '| | accepted (202) | initialize arrived | tools/call arrived | tools/call answered | DELETE answered | completed in the task record | completion observed |',
+    '|---|---|---|---|---|---|---|---|',
+    `| (d) POST /tasks, MCP | ${mean(columns.accepted)} | ${mean(columns.initialize, withSession)} | ${mean(columns.toolsCall)} | ${mean(columns.toolsCallAnswered)} | ${mean(columns.deleteAnswered, withSession)} | ${mean(columns.indexedCompleted)} | ${mean(columns.observed)} |`,
+  ].join('\n');
 }
 
 /** Replaces the "## Tasks" section of the benchmarks document (or appends it), leaving other sections alone. */
