@@ -128,6 +128,7 @@ async function main(): Promise<void> {
     env: { LOG_LEVEL: 'warn' },
   });
   const { stack, service, runDir, processes: servers } = local;
+  let succeeded = false;
   const agentServer = await startTrivialAgent();
   const mcpAgent = await startMcpAgent();
   Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -437,7 +438,7 @@ async function main(): Promise<void> {
     ].join('\n');
     process.stdout.write(`\n${report}\n`);
     if (write) writeSection(path.resolve(__dirname, '../../docs/benchmarks.md'), report);
-    fs.rmSync(runDir, { recursive: true, force: true });
+    succeeded = true;
   } catch (error) {
     process.stderr.write(`servers' logs kept in ${runDir}\n`);
     throw error;
@@ -446,6 +447,8 @@ async function main(): Promise<void> {
     await agentServer.close();
     await mcpAgent.close();
     await local.stop();
+    // After the stop: the service checkpoints FerretDB's log in the run's folder as it stops.
+    if (succeeded) fs.rmSync(runDir, { recursive: true, force: true });
   }
 }
 
