@@ -1,4 +1,3 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ApplicationFailure } from '@temporalio/activity';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -16,7 +15,7 @@ import { isRetriedStatus } from '../src/tasks/agent-reply';
 import { findOperation } from '../src/tasks/operations';
 import { serverAnswerOf } from '../src/mcp/answers';
 import { describeError } from '../src/ops/describe-error';
-import { ReplyTooLarge } from '../src/mcp/guarded-fetch';
+import { REPLY_TOO_LARGE, ReplyTooLarge } from '../src/mcp/guarded-fetch';
 import { McpSession, type McpSessionOptions } from '../src/mcp/session';
 import { refusalOf } from './signed-post';
 import { normaliseResult, TaskErrorCode, type McpTaskHandle } from '../workflows/task-types';
@@ -65,9 +64,7 @@ export async function callOverMcp(
   let keepSession = false;
   try {
     session = await McpSession.open(agent, options);
-    const verdict = await session.run((client, opened) =>
-      request(client, opened, category, entry, params, options.onProgress),
-    );
+    const verdict = await request(session, category, entry, params, options.onProgress);
     keepSession = verdict.kind === 'mcpTask';
     return verdict;
   } catch (error) {
@@ -79,7 +76,6 @@ export async function callOverMcp(
 
 /** The one MCP request `category`/`entry` stands for, and what its answer means. */
 async function request(
-  client: Client,
   session: McpSession,
   category: string,
   entry: ToolDefinition | CapabilityEntry,
@@ -97,7 +93,7 @@ async function request(
       const call = { name: entry.name, arguments: params };
       const ref = session.ref;
       if (runsAsMcpTask(entry) && ref) {
-        const { task } = await client.request(
+        const { task } = await session.client.request(
           { method: 'tools/call', params: { ...call, task: {} } },
           CreateTaskResultSchema,
           requestOptions,
@@ -112,11 +108,11 @@ async function request(
         };
       }
       return toolVerdict(
-        await client.request({ method: 'tools/call', params: call }, CallToolResultSchema, requestOptions),
+        await session.client.request({ method: 'tools/call', params: call }, CallToolResultSchema, requestOptions),
       );
     }
     case 'resources': {
-      const read = await client.request(
+      const read = await session.client.request(
         { method: 'resources/read', params: { uri: (entry as CapabilityEntry).uri ?? entry.name } },
         ReadResourceResultSchema,
         requestOptions,
@@ -124,7 +120,7 @@ async function request(
       return { kind: 'completed', result: { contents: read.contents } };
     }
     case 'prompts': {
-      const prompt = await client.request(
+      const prompt = await session.client.request(
         { method: 'prompts/get', params: { name: entry.name, arguments: stringArguments(params) } },
         GetPromptResultSchema,
         requestOptions,
@@ -179,15 +175,17 @@ function stringArguments(params: Record<string, unknown>): Record<string, string
  * POST's is.
  */
 export function verdictOfError(error: unknown): McpCallVerdict {
-  if (error instanceof ReplyTooLarge || causeOf(error, ReplyTooLarge)) {
+  // A JSON answer cut short throws ReplyTooLarge; an SSE one ends with the error standing in for it.
+  const tooLarge =
+    causeOf(error, ReplyTooLarge)?.message ??
+    (error instanceof McpError && error.code === REPLY_TOO_LARGE
+      ? error.message.replace(/^MCP error -?\d+: /, '')
+      : undefined);
+  if (tooLarge !== undefined)
     return {
       kind: 'refused',
-      error: {
-        code: TaskErrorCode.AGENT_PROTOCOL_ERROR,
-        message: `MCP server's ${(causeOf(error, ReplyTooLarge) ?? (error as Error)).message}`,
-      },
+      error: { code: TaskErrorCode.AGENT_PROTOCOL_ERROR, message: `MCP server's ${tooLarge}` },
     };
-  }
   if (error instanceof StreamableHTTPError) {
     const status = error.code;
     const answered = `MCP server answered ${serverAnswerOf(error)}`;

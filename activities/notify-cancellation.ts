@@ -71,9 +71,7 @@ async function cancelMcpTask(
       { dispatcher, timeoutMs: settings.callTimeoutMs, maxReplyBytes: 64 * 1024 },
       handle,
     );
-    await session.run((client, opened) =>
-      client.experimental.tasks.cancelTask(handle.mcpTaskId, opened.requestOptions()),
-    );
+    await session.client.experimental.tasks.cancelTask(handle.mcpTaskId, session.requestOptions());
   } catch (error) {
     const answer = answerOf(error, 'Cancelling the MCP task at', agent.mcpUrl);
     if (answer.kind === 'retry')

@@ -1,4 +1,3 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Dispatcher } from 'undici';
@@ -64,10 +63,8 @@ export function pollMcpTaskActivity(
         },
         handle,
       );
-      verdict = await session.run((client, opened) =>
-        pollOnce(client, opened, handle.mcpTaskId, (message) =>
-          taskStore.updateIfPending(taskId, { message }).catch(() => false),
-        ),
+      verdict = await pollOnce(session, handle.mcpTaskId, (message) =>
+        taskStore.updateIfPending(taskId, { message }).catch(() => false),
       );
       keepSession = verdict.kind === 'working';
     } catch (error) {
@@ -99,12 +96,11 @@ export function pollMcpTaskActivity(
 
 /** tasks/get, and tasks/result once the MCP task ended; a status message meanwhile goes to `showMessage`. */
 async function pollOnce(
-  client: Client,
   session: McpSession,
   mcpTaskId: string,
   showMessage: (message: string) => Promise<unknown>,
 ): Promise<McpCallVerdict | { kind: 'working'; pollIntervalMs?: number }> {
-  const task = await client.experimental.tasks.getTask(mcpTaskId, session.requestOptions());
+  const task = await session.client.experimental.tasks.getTask(mcpTaskId, session.requestOptions());
   if (task.status === 'working' || task.status === 'input_required') {
     if (task.statusMessage !== undefined) await showMessage(task.statusMessage);
     return { kind: 'working', ...(task.pollInterval === undefined ? {} : { pollIntervalMs: task.pollInterval }) };
@@ -119,6 +115,6 @@ async function pollOnce(
     };
   }
   return toolVerdict(
-    await client.experimental.tasks.getTaskResult(mcpTaskId, CallToolResultSchema, session.requestOptions()),
+    await session.client.experimental.tasks.getTaskResult(mcpTaskId, CallToolResultSchema, session.requestOptions()),
   );
 }

@@ -41,36 +41,35 @@ export async function importCapabilities(
 ): Promise<ImportedCapabilities> {
   const session = await McpSession.open(target, options);
   try {
-    return await session.run(async (client) => {
-      const warnings: ImportWarning[] = [];
-      const offered = client.getServerCapabilities() ?? {};
-      const requestOptions = session.requestOptions();
-      const [tools, resources, prompts] = [
-        offered.tools
-          ? await allPages<'tools', Tool>((cursor) => client.listTools({ cursor }, requestOptions), 'tools', warnings)
-          : [],
-        offered.resources
-          ? await allPages<'resources', Resource>(
-              (cursor) => client.listResources({ cursor }, requestOptions),
-              'resources',
-              warnings,
-            )
-          : [],
-        offered.prompts
-          ? await allPages<'prompts', Prompt>(
-              (cursor) => client.listPrompts({ cursor }, requestOptions),
-              'prompts',
-              warnings,
-            )
-          : [],
-      ];
-      const capabilities: AgentCapabilities = {
-        tools: accepted('tools', tools.map(toolDefinition), warnings, (tool) => checkTool(tool), compiler),
-        ...optional('resources', accepted('resources', resources.map(resourceEntry), warnings, checkEntry, compiler)),
-        ...optional('prompts', accepted('prompts', prompts.map(promptEntry), warnings, checkEntry, compiler)),
-      };
-      return { capabilities, warnings };
-    });
+    const { client } = session;
+    const warnings: ImportWarning[] = [];
+    const offered = client.getServerCapabilities() ?? {};
+    const requestOptions = session.requestOptions();
+    const [tools, resources, prompts] = [
+      offered.tools
+        ? await allPages<'tools', Tool>((cursor) => client.listTools({ cursor }, requestOptions), 'tools', warnings)
+        : [],
+      offered.resources
+        ? await allPages<'resources', Resource>(
+            (cursor) => client.listResources({ cursor }, requestOptions),
+            'resources',
+            warnings,
+          )
+        : [],
+      offered.prompts
+        ? await allPages<'prompts', Prompt>(
+            (cursor) => client.listPrompts({ cursor }, requestOptions),
+            'prompts',
+            warnings,
+          )
+        : [],
+    ];
+    const capabilities: AgentCapabilities = {
+      tools: accepted('tools', tools.map(toolDefinition), warnings, (tool) => checkTool(tool), compiler),
+      ...optional('resources', accepted('resources', resources.map(resourceEntry), warnings, checkEntry, compiler)),
+      ...optional('prompts', accepted('prompts', prompts.map(promptEntry), warnings, checkEntry, compiler)),
+    };
+    return { capabilities, warnings };
   } finally {
     await session.close();
   }

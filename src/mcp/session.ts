@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Dispatcher } from 'undici';
 import type { Agent } from '../registry/agent';
-import { guardedFetch, ReplyTooLarge } from './guarded-fetch';
+import { guardedFetch } from './guarded-fetch';
 
 /** Who the service is to an MCP server: its `clientInfo` at initialisation. */
 const CLIENT_INFO = { name: 'agent-coordination-service', version: '1' } as const;
@@ -32,18 +32,16 @@ export interface McpSessionRef {
  * transport follows no redirect to another origin) and is bounded by `timeoutMs`.
  */
 export class McpSession {
-  /** Set when a reply grew past maxReplyBytes: every request of the session fails with it. */
-  private replyTooLarge?: ReplyTooLarge;
-  private client!: Client;
-  private transport!: StreamableHTTPClientTransport;
-
-  private constructor(private readonly options: McpSessionOptions) {}
+  private constructor(
+    readonly client: Client,
+    private readonly transport: StreamableHTTPClientTransport,
+    private readonly options: McpSessionOptions,
+  ) {}
 
   /** Initialises a new session, or goes on with `resume`. */
   static async open(target: McpTarget, options: McpSessionOptions, resume?: McpSessionRef): Promise<McpSession> {
-    const session = new McpSession(options);
     const transport = new StreamableHTTPClientTransport(new URL(target.mcpUrl), {
-      fetch: guardedFetch(options.dispatcher, options.maxReplyBytes, (error) => session.failWith(error)),
+      fetch: guardedFetch(options.dispatcher, options.maxReplyBytes),
       requestInit: { headers: target.headers ?? {} },
       // A dropped SSE stream ends the request: the activity's retries are the one retry policy.
       reconnectionOptions: {
@@ -55,34 +53,14 @@ export class McpSession {
       ...(resume ? { sessionId: resume.sessionId } : {}),
     });
     if (resume) transport.setProtocolVersion(resume.protocolVersion);
-    session.transport = transport;
-    session.client = new Client(CLIENT_INFO, { capabilities: {} });
-    await session.run(async (client) => {
-      try {
-        await client.connect(transport, session.requestOptions());
-      } catch (error) {
-        await session.close(true);
-        throw error;
-      }
-    });
-    return session;
-  }
-
-  /**
-   * Runs requests of the session: what they throw, or ReplyTooLarge when a reply grew too long
-   * meanwhile (the requests then end as the session closes, with an error that does not say why).
-   */
-  async run<T>(requests: (client: Client, session: this) => Promise<T>): Promise<T> {
+    const session = new McpSession(new Client(CLIENT_INFO, { capabilities: {} }), transport, options);
     try {
-      return await requests(this.client, this);
+      await session.client.connect(transport, session.requestOptions());
     } catch (error) {
-      throw this.replyTooLarge ?? error;
+      await session.close(true);
+      throw error;
     }
-  }
-
-  private failWith(error: ReplyTooLarge): void {
-    this.replyTooLarge ??= error;
-    void this.client.close().catch(() => undefined);
+    return session;
   }
 
   /** What `McpSession.open` needs to go on with this session later; undefined for a server without sessions. */
