@@ -13,6 +13,7 @@ import {
   type TaskError,
   type TaskResult,
 } from '../workflows/task-types';
+import { McpSessionPool } from '../src/mcp/session-pool';
 import { callOverMcp, type McpCallVerdict } from './mcp-call';
 import { ProgressWrites } from './mcp-progress';
 import { postSigned, refusalOf } from './signed-post';
@@ -106,6 +107,12 @@ export function callAgentActivity(
   dispatcher: Dispatcher,
   settings: CallAgentSettings,
 ) {
+  // The worker's MCP sessions, one per agent version, kept between calls (docs/benchmarks.md, "Tasks over MCP").
+  const sessions = new McpSessionPool({
+    dispatcher,
+    timeoutMs: settings.callTimeoutMs,
+    maxReplyBytes: settings.maxReplyBytes,
+  });
   return async function callAgent({
     taskId,
     agentId,
@@ -181,7 +188,7 @@ export function callAgentActivity(
     try {
       verdict =
         agent.protocol === AgentProtocol.MCP
-          ? await callOverMcp(agent, operation, params, { ...call, dispatcher, onProgress: progress.record })
+          ? await callOverMcp(agent, operation, params, { ...call, dispatcher, sessions, onProgress: progress.record })
           : await callOverAcs(dispatcher, agent, { taskId, operation, params }, `${taskId}-${attempt}`, call);
     } catch (error) {
       if (context.cancellationSignal.aborted) throw abandoned(agent);

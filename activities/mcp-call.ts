@@ -17,6 +17,7 @@ import { serverAnswerOf } from '../src/mcp/answers';
 import { describeError } from '../src/ops/describe-error';
 import { REPLY_TOO_LARGE, ReplyTooLarge } from '../src/mcp/guarded-fetch';
 import { McpSession, type McpSessionOptions } from '../src/mcp/session';
+import type { McpSessionPool } from '../src/mcp/session-pool';
 import { refusalOf } from './signed-post';
 import { normaliseResult, TaskErrorCode, type McpTaskHandle } from '../workflows/task-types';
 
@@ -44,27 +45,42 @@ function runsAsMcpTask(entry: ToolDefinition | CapabilityEntry): boolean {
   return taskSupport === 'required' || taskSupport === 'optional';
 }
 
+export interface McpCallOptions extends McpSessionOptions {
+  onProgress: (progress: McpProgress) => void;
+  /** The worker's kept sessions: plain calls go on in their agent's (none: a session per call). */
+  sessions?: McpSessionPool;
+}
+
 /**
- * One call of `operation` on an MCP agent, in a session of its own: `tools/<name>` is `tools/call`,
- * `resources/<name or uri>` `resources/read`, `prompts/<name>` `prompts/get`. Network trouble and
- * the outbound guard's refusal are thrown, as for a signed POST; everything the server answered is a
- * verdict. A session that created an MCP task stays open for the polls.
+ * One call of `operation` on an MCP agent: `tools/<name>` is `tools/call`, `resources/<name or uri>`
+ * `resources/read`, `prompts/<name>` `prompts/get`. Network trouble and the outbound guard's refusal
+ * are thrown, as for a signed POST; everything the server answered is a verdict. A plain call goes
+ * on in the agent's kept session when there is a pool; a tool that may run as an MCP task gets a
+ * session of its own, which stays open for the polls when it does.
  */
 export async function callOverMcp(
   agent: Agent,
   operation: string,
   params: Record<string, unknown>,
-  options: McpSessionOptions & { onProgress: (progress: McpProgress) => void },
+  options: McpCallOptions,
 ): Promise<McpCallVerdict> {
   const lookup = findOperation(agent, operation);
   if (!lookup.found) return { kind: 'refused', error: { code: lookup.code, message: lookup.message } };
   const { entry } = lookup;
   const category = operation.slice(0, operation.indexOf('/'));
+  const inOwnSession = category === 'tools' && runsAsMcpTask(entry);
+  if (options.sessions && !inOwnSession) {
+    try {
+      return await options.sessions.withSession(agent, (session) => request(session, category, entry, params, options));
+    } catch (error) {
+      return verdictOfError(error);
+    }
+  }
   let session: McpSession | undefined;
   let keepSession = false;
   try {
     session = await McpSession.open(agent, options);
-    const verdict = await request(session, category, entry, params, options.onProgress);
+    const verdict = await request(session, category, entry, params, options);
     keepSession = verdict.kind === 'mcpTask';
     return verdict;
   } catch (error) {
@@ -80,14 +96,15 @@ async function request(
   category: string,
   entry: ToolDefinition | CapabilityEntry,
   params: Record<string, unknown>,
-  onProgress: (progress: McpProgress) => void,
+  { onProgress, signal }: Pick<McpCallOptions, 'onProgress' | 'signal'>,
 ): Promise<McpCallVerdict> {
   const onprogress = ({ progress, total, message }: { progress: number; total?: number; message?: string }) =>
     onProgress({
       ...(total !== undefined && total > 0 ? { progress: Math.min(1, Math.max(0, progress / total)) } : {}),
       ...(message === undefined ? {} : { message }),
     });
-  const requestOptions = session.requestOptions({ onprogress, resetTimeoutOnProgress: false });
+  // The call's own signal: a kept session outlives the call that opened it.
+  const requestOptions = session.requestOptions({ onprogress, resetTimeoutOnProgress: false, signal });
   switch (category) {
     case 'tools': {
       const call = { name: entry.name, arguments: params };

@@ -102,6 +102,27 @@ describe('tasks on an MCP agent, called over MCP', () => {
     expect(called).toBeDefined();
   });
 
+  it("makes an agent's plain calls in one kept session, side by side, until its version changes", async () => {
+    await waitForTask(await run('tools/greet', { name: 'first' }));
+    const initialised = mcp().callsOf('initialize').length;
+    const tasks = await Promise.all(['a', 'b', 'c'].map((name) => run('tools/greet', { name })));
+    for (const taskId of tasks) expect((await waitForTask(taskId)).status).toBe('completed');
+    expect(mcp().callsOf('initialize')).toHaveLength(initialised);
+    const sessions = new Set(
+      mcp()
+        .callsOf('tools/call')
+        .slice(-3)
+        .map((request) => request.headers['mcp-session-id']),
+    );
+    expect(sessions.size).toBe(1);
+
+    const patched = await call('PATCH', `/agents/${agent.agentId}`, { apiKey: 'admin', body: { description: 'v2' } });
+    expect(patched.status).toBe(200);
+    agent = { ...agent, version: patched.body.version };
+    await waitForTask(await run('tools/greet', { name: 'after the change' }));
+    expect(mcp().callsOf('initialize')).toHaveLength(initialised + 1);
+  });
+
   it('answers a tool without structured content with {content}', async () => {
     const task = await waitForTask(await run('tools/greet', { name: 'Ada' }));
     expect(task).toMatchObject({

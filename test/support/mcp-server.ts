@@ -21,6 +21,8 @@ export interface McpServerOptions {
   setup: (server: McpServer) => void;
   /** Every request must carry these (lower-case names), or is answered 401. */
   requiredHeaders?: Record<string, string>;
+  /** The answer to a session id the server does not know: 404 as MCP asks, unless given. */
+  unknownSessionStatus?: number;
 }
 
 /**
@@ -93,7 +95,7 @@ export class McpTestServer {
     let transport = sessionId === undefined ? undefined : this.sessions.get(sessionId);
     if (!transport) {
       if (sessionId !== undefined || message?.method !== 'initialize')
-        return void response.writeHead(404).end('no such session');
+        return void response.writeHead(this.options.unknownSessionStatus ?? 404).end('no such session');
       transport = await this.newSession();
     }
     await transport.handleRequest(request, response, body);

@@ -1,0 +1,104 @@
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { Agent } from '../registry/agent';
+import { McpSession, type McpSessionOptions } from './session';
+
+/** Sessions kept at once in one process; the longest unused is ended past this. */
+const MAX_SESSIONS = 64;
+
+interface Kept {
+  session: Promise<McpSession>;
+  /** Calls in the session now: a dropped session ends when the last of them does. */
+  users: number;
+  dropped: boolean;
+}
+
+/**
+ * MCP sessions kept open between calls, one per agent version, in the process that makes the calls:
+ * a call goes on in its agent's session instead of initialising one and ending it. Requests of one
+ * session run side by side (JSON-RPC ids tell their answers apart). A session the server no longer
+ * knows (after a restart or an expiry) is opened again once; one whose requests fail below
+ * HTTP (the server went away) is dropped, and the next call opens a new one. A call's own
+ * cancellation or timeout leaves the session to the others.
+ */
+export class McpSessionPool {
+  private readonly sessions = new Map<string, Kept>();
+
+  constructor(private readonly options: Omit<McpSessionOptions, 'signal'>) {}
+
+  /** Runs `use` in the agent's session, opened first if there is none. */
+  async withSession<T>(
+    agent: Pick<Agent, 'id' | 'version' | 'mcpUrl' | 'headers'>,
+    use: (session: McpSession) => Promise<T>,
+  ): Promise<T> {
+    const key = `${agent.id}@${agent.version}`;
+    for (let attempt = 1; ; attempt += 1) {
+      const kept = this.keptFor(key, agent);
+      kept.users += 1;
+      try {
+        return await use(await kept.session);
+      } catch (error) {
+        const gone = isForgotten(error);
+        if (gone || isBroken(error)) this.drop(key, kept);
+        if (gone && attempt === 1) continue;
+        throw error;
+      } finally {
+        kept.users -= 1;
+        if (kept.dropped && kept.users === 0) end(kept);
+      }
+    }
+  }
+
+  private keptFor(key: string, agent: Pick<Agent, 'id' | 'mcpUrl' | 'headers'>): Kept {
+    const found = this.sessions.get(key);
+    if (found) {
+      // Most recently used last: the first in the map is the one to end.
+      this.sessions.delete(key);
+      this.sessions.set(key, found);
+      return found;
+    }
+    // Another version of the agent may have another URL or headers: its session ends.
+    for (const [other, kept] of this.sessions) if (other.startsWith(`${agent.id}@`)) this.drop(other, kept);
+    // Not bound to one call's signal: the session outlives the call that opened it.
+    const kept: Kept = { session: McpSession.open(agent, this.options), users: 0, dropped: false };
+    kept.session.catch(() => this.drop(key, kept));
+    this.sessions.set(key, kept);
+    if (this.sessions.size > MAX_SESSIONS) {
+      const [oldest, first] = this.sessions.entries().next().value as [string, Kept];
+      this.drop(oldest, first);
+    }
+    return kept;
+  }
+
+  /** Forgets the session; it ends at the server once no call is in it. */
+  private drop(key: string, kept: Kept): void {
+    if (kept.dropped) return;
+    kept.dropped = true;
+    if (this.sessions.get(key) === kept) this.sessions.delete(key);
+    if (kept.users === 0) end(kept);
+  }
+}
+
+function end(kept: Kept): void {
+  kept.session.then((session) => session.close()).catch(() => undefined);
+}
+
+/**
+ * The server no longer knows the session: 404, as MCP asks, or 400, as some servers answer a session
+ * id they never had (server-everything among them). Either way the request did not run, so it is
+ * made again in a new session.
+ */
+function isForgotten(error: unknown): boolean {
+  return error instanceof StreamableHTTPError && (error.code === 404 || error.code === 400);
+}
+
+/**
+ * The session cannot serve another call: no HTTP answer came (undici's fetch fails with a
+ * TypeError: refused, reset), or its connection closed (the SDK's ConnectionClosed).
+ */
+function isBroken(error: unknown): boolean {
+  return (
+    (error instanceof TypeError && error.message === 'fetch failed') ||
+    (error instanceof McpError && error.code === (ErrorCode.ConnectionClosed as number))
+  );
+}
