@@ -51,6 +51,8 @@ const pageOf = (query: AgentListQuery) => ({
   after: query.after,
 });
 
+const changedMeanwhile = (agentId: string) =>
+  new ApiError(ErrorCode.CONFLICT, `Agent ${agentId} was changed or deleted meanwhile; read it again and retry`);
 const agentNotFound = (agentId: string) => new ApiError(ErrorCode.AGENT_NOT_FOUND, `Agent ${agentId} not found`);
 
 /** /agents: registration, lookup, change and removal of agents. Served bare and under /v1. */
@@ -156,10 +158,7 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
     const { headers: _replaced, ...unregistered } = agent;
     const updated: Agent = { ...unregistered, ...registration, version: agent.version + 1, updatedAt: new Date() };
     if (!(await agents.replace(updated, agent.version))) {
-      throw new ApiError(
-        ErrorCode.CONFLICT,
-        `Agent ${agent.id} was changed or deleted meanwhile; read it again and retry`,
-      );
+      throw changedMeanwhile(agent.id);
     }
     ctx.body = agentView(updated, principal);
   });
@@ -181,10 +180,7 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
     }
     const updated: Agent = { ...agent, capabilities, version: agent.version + 1, updatedAt: new Date() };
     if (!(await agents.replace(updated, agent.version))) {
-      throw new ApiError(
-        ErrorCode.CONFLICT,
-        `Agent ${agent.id} was changed or deleted meanwhile; read it again and retry`,
-      );
+      throw changedMeanwhile(agent.id);
     }
     ctx.body = { ...agentView(updated, principal), warnings };
   });
