@@ -8,6 +8,7 @@ import os from 'node:os';
 import { directCaller, directMcpCaller, reusedMcpSession, startTrivialAgent } from './agent-call';
 import { startMcpAgent, type McpRequestRecord } from './mcp-agent';
 import { cpuMsOf } from './process-cpu';
+import { sample, type Sample } from './sample';
 
 const CONCURRENCY = [1, 10];
 const CALLS = 600;
@@ -22,9 +23,7 @@ const LABELS: Record<Variant, string> = {
   mcpReused: '(a″) MCP, one session kept',
 };
 
-interface Sample {
-  latencies: number[];
-  wallSeconds: number;
+interface CallSample extends Sample {
   callerCpuMs: number;
   agentCpuMs: number;
   records: McpRequestRecord[];
@@ -57,12 +56,12 @@ async function main(): Promise<void> {
     const requestRows: string[] = [];
     let timeline = '';
     for (const concurrency of CONCURRENCY) {
-      const samples: Record<Variant, Sample[]> = { acs: [], mcp: [], mcpReused: [] };
+      const samples: Record<Variant, CallSample[]> = { acs: [], mcp: [], mcpReused: [] };
       for (let round = 0; round < ROUNDS; round += 1) {
         for (const variant of Object.keys(calls) as Variant[]) {
           const call = calls[variant];
           const begun: Record<string, number> = {};
-          const taken = await sample(CALLS / ROUNDS, concurrency, mcpAgent.pid, (n) => {
+          const taken = await callSample(CALLS / ROUNDS, concurrency, mcpAgent.pid, (n) => {
             const text = `${variant}-${concurrency}-${round}-${n}`;
             begun[text] = now();
             return call(text);
@@ -121,27 +120,14 @@ async function main(): Promise<void> {
 }
 
 /** Runs `total` calls, `concurrency` at a time, with the CPU of this process and of the MCP agent. */
-async function sample(
+async function callSample(
   total: number,
   concurrency: number,
   agentPid: number,
   job: (n: number) => Promise<unknown>,
-): Promise<Sample> {
-  const latencies: number[] = [];
-  let next = 0;
+): Promise<CallSample> {
   const [callerBefore, agentBefore] = [cpuMsOf(process.pid), cpuMsOf(agentPid)];
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < total) {
-        const n = next++;
-        const begun = performance.now();
-        await job(n);
-        latencies.push(performance.now() - begun);
-      }
-    }),
-  );
-  const wallSeconds = (performance.now() - started) / 1000;
+  const { latencies, wallSeconds } = await sample(total, concurrency, job);
   // The session per call ends with a DELETE whose GET stream closes a moment later: its CPU is the call's.
   await new Promise((resolve) => setTimeout(resolve, 200));
   return {

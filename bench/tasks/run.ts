@@ -11,6 +11,7 @@ import { request, type Dispatcher } from 'undici';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { WORKFLOW_TASK_SLOTS } from '../../src/tasks/task-worker';
 import { cpuDuring } from './process-cpu';
+import { sample, type Sample } from './sample';
 import { startLocalStack } from '../../test/support/local-stack';
 import { directCaller, ECHO_TOOL, startTrivialAgent } from './agent-call';
 import { startMcpAgent, type McpRequestRecord } from './mcp-agent';
@@ -45,34 +46,11 @@ interface Measurement {
   p99: number;
 }
 
-/** Latencies and wall time of some runs of one job, gathered over rounds. */
-interface Sample {
-  latencies: number[];
-  wallSeconds: number;
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Runs `total` jobs, `concurrency` at a time; latencies in ms and jobs per second over the wall time. */
 async function measure(total: number, concurrency: number, job: (n: number) => Promise<unknown>): Promise<Measurement> {
   return summarise([await sample(total, concurrency, job)]);
-}
-
-async function sample(total: number, concurrency: number, job: (n: number) => Promise<unknown>): Promise<Sample> {
-  const latencies: number[] = [];
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < total) {
-        const n = next++;
-        const begun = performance.now();
-        await job(n);
-        latencies.push(performance.now() - begun);
-      }
-    }),
-  );
-  return { latencies, wallSeconds: (performance.now() - started) / 1000 };
 }
 
 /** Latencies of `total` jobs run one at a time, each after a pause of ALONE_PAUSE_MS. */
