@@ -161,4 +161,33 @@ describe('AgentStore.sealStoredSecrets', () => {
     );
     expect(writes).toEqual([]);
   });
+
+  it('re-seals MCP headers sealed with a previous key, even when the signing secret needs nothing', async () => {
+    const current = new SecretBox(currentKey);
+    const headers = JSON.stringify({ Authorization: 'Bearer mcp-token' });
+    const stored = {
+      _id: 'mcp',
+      version: 1,
+      signingSecret: current.seal(secretOf('mcp'), contextOf('mcp')),
+      headers: new SecretBox(previousKey).seal(headers, 'agents/mcp/headers'),
+    };
+    const sets: Array<Record<string, string>> = [];
+    const collection = {
+      find: () => ({ toArray: async () => [stored] }),
+      updateOne: async (_filter: unknown, update: { $set: Record<string, string> }) => {
+        sets.push(update.$set);
+        return { matchedCount: 1 };
+      },
+      insertOne: async () => ({ acknowledged: true }),
+      deleteOne: async () => ({ deletedCount: 1 }),
+    };
+    const agents = new AgentStore(
+      { collection: () => collection } as unknown as Store,
+      new SecretBox(currentKey, [previousKey]),
+    );
+    expect(await agents.sealStoredSecrets()).toEqual({ sealed: 1, leftBusy: 0 });
+    expect(current.sealedWithCurrentKey(sets[0].headers)).toBe(true);
+    expect(current.open(sets[0].headers, 'agents/mcp/headers')).toBe(headers);
+    expect(current.open(sets[0].signingSecret, contextOf('mcp'))).toBe(secretOf('mcp'));
+  });
 });
