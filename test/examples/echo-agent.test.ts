@@ -4,7 +4,7 @@ import { signWebhook } from '../../src/tasks/webhook-signature';
 import { startEchoAgent } from '../../examples/echo-agent';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call } from '../support/http';
-import { waitForTask } from '../support/tasks';
+import { waitForTask, startTask } from '../support/tasks';
 import { testStack } from '../support/test-stack';
 
 /** examples/echo-agent.ts against the running service: both ways of answering, and a cancellation. */
@@ -42,12 +42,7 @@ describe('the example echo agent', () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   const launch = async (params: Record<string, unknown>) => {
-    const reply = await call('POST', '/tasks', {
-      apiKey: 'admin',
-      body: { agentId: agent.agentId, operation: 'tools/echo', params },
-    });
-    expect(reply.status).toBe(202);
-    return reply.body.taskId as string;
+    return startTask({ agentId: agent.agentId, operation: 'tools/echo', params });
   };
 
   it('answers at once', async () => {

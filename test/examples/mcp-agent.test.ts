@@ -4,7 +4,7 @@ import { freePort } from '../../src/embedded/managed-process';
 import { startMcpAgent } from '../../examples/mcp-agent';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call } from '../support/http';
-import { waitForTask } from '../support/tasks';
+import { waitForTask, startTask } from '../support/tasks';
 
 /** examples/mcp-agent.ts against the running service: registered without capabilities, called over MCP. */
 describe('the example MCP agent', () => {
@@ -30,12 +30,7 @@ describe('the example MCP agent', () => {
   });
 
   const launch = async (operation: string, params: Record<string, unknown>) => {
-    const reply = await call('POST', '/tasks', {
-      apiKey: 'admin',
-      body: { agentId: agent.agentId, operation, params },
-    });
-    expect(reply.status).toBe(202);
-    return reply.body.taskId as string;
+    return startTask({ agentId: agent.agentId, operation, params });
   };
 
   it('registers with the tools read from the agent, and the header by name only', () => {

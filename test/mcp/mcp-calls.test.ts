@@ -75,7 +75,7 @@ describe('tasks on an MCP agent, called over MCP', () => {
   });
 
   const run = (operation: string, params: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) =>
-    startTask(agent.agentId, operation, params, extra);
+    startTask({ agentId: agent.agentId, operation, params, ...extra });
 
   it('registers with its tools read from the server, and shows protocol mcp', async () => {
     expect(agent.protocol).toBe('mcp');
@@ -207,11 +207,13 @@ describe('tasks on an MCP agent, called over MCP', () => {
       mcpUrl: mcp().url,
       capabilities: { tools: [{ name: 'ghost', description: 'not on the server', inputSchema: { type: 'object' } }] },
     });
-    const reply = await call('POST', '/tasks', {
-      apiKey: 'admin',
-      body: { agentId: ghost.agentId, operation: 'tools/ghost', params: {}, retry: QUICK_RETRY },
+    const taskId = await startTask({
+      agentId: ghost.agentId,
+      operation: 'tools/ghost',
+      params: {},
+      retry: QUICK_RETRY,
     });
-    expect(await waitForTask(reply.body.taskId)).toMatchObject({
+    expect(await waitForTask(taskId)).toMatchObject({
       status: 'failed',
       attempts: 1,
       error: { code: 'AGENT_TOOL_ERROR', message: 'MCP error -32602: Tool ghost not found' },

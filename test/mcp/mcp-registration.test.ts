@@ -4,7 +4,7 @@ import { agentRegistration, registerAgent } from '../support/agents';
 import { useTestDatabase } from '../support/database';
 import { call, expectError } from '../support/http';
 import { useMcpServer } from '../support/mcp-server';
-import { waitForTask } from '../support/tasks';
+import { waitForTask, startTask } from '../support/tasks';
 
 const BEARER = 'Bearer mcp-owner-secret-7d1f';
 
@@ -104,13 +104,9 @@ describe('registering an MCP agent', () => {
     expect(stored?.headers).toMatch(/^v1\./);
     expect(JSON.stringify(stored)).not.toContain('mcp-owner-secret');
 
-    const task = await call('POST', '/tasks', {
-      apiKey: 'admin',
-      body: { agentId: agent.agentId, operation: 'tools/lookup', params: {} },
-    });
-    expect(task.status).toBe(202);
+    const taskId = await startTask({ agentId: agent.agentId, operation: 'tools/lookup', params: {} });
     // The raw server has no tools/call: a JSON-RPC "method not found", final at the first attempt.
-    const ended = await waitForTask(task.body.taskId);
+    const ended = await waitForTask(taskId);
     expect(ended).toMatchObject({
       status: 'failed',
       attempts: 1,
@@ -188,11 +184,7 @@ describe('refreshing an MCP agent capabilities', () => {
     expect(read.body.capabilities.tools).toHaveLength(2);
 
     // The router checks params against the imported schemas of the new version.
-    const task = await call('POST', '/tasks', {
-      apiKey: 'admin',
-      body: { agentId: agent.agentId, operation: 'tools/second', params: {} },
-    });
-    expect(task.status).toBe(202);
+    await startTask({ agentId: agent.agentId, operation: 'tools/second', params: {} });
   });
 
   it('is for the owner or an admin, and for MCP agents only', async () => {

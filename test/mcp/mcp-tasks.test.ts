@@ -34,7 +34,7 @@ describe('MCP tasks: a tool the server runs on its side, polled by the workflow'
   });
 
   const run = (operation: string, params: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) =>
-    startTask(agent.agentId, operation, params, extra);
+    startTask({ agentId: agent.agentId, operation, params, ...extra });
 
   /** The MCP task the server created for a tools/call in the session `sessionId`. */
   const sessionOfCall = (toolName: string) =>

@@ -12,7 +12,7 @@ import { AgentServer, completes } from '../support/agent-server';
 import { agentRegistration, registerAgent } from '../support/agents';
 import { call, expectError } from '../support/http';
 import { startOwnService, type OwnService } from '../support/own-service';
-import { waitForTask } from '../support/tasks';
+import { startTask, waitForTask } from '../support/tasks';
 import { testStack } from '../support/test-stack';
 import { closedStatus } from '../support/until';
 import { withTemporal } from '../support/temporal';
@@ -447,37 +447,32 @@ describe('redirects', () => {
     const receiver = await AgentServer.start();
     try {
       const agent = await registerAgent({ mcpUrl: url('mcp'), callbackUrl: url('agent-hook') });
-      const created = await call('POST', '/tasks', {
-        apiKey: 'admin',
-        body: {
-          agentId: agent.agentId,
-          operation: 'tools/echo',
-          params: { text: 'x' },
-          callbackUrl: url('task-hook'),
-          retry: { maxAttempts: 1 },
-        },
+      const taskId = await startTask({
+        agentId: agent.agentId,
+        operation: 'tools/echo',
+        params: { text: 'x' },
+        callbackUrl: url('task-hook'),
+        retry: { maxAttempts: 1 },
       });
-      expect(created.status).toBe(202);
-      const task = await waitForTask(created.body.taskId);
+      const task = await waitForTask(taskId);
       expect(task).toMatchObject({ status: 'failed', error: { code: 'AGENT_PROTOCOL_ERROR' } });
-      await withTemporal((client) => closedStatus(client.workflow.getHandle(`task-${created.body.taskId}`)));
+      await withTemporal((client) => closedStatus(client.workflow.getHandle(`task-${taskId}`)));
       expect(redirects).toBe(3);
       expect(canary.connections).toBe(0);
       // The same service does reach a loopback receiver that answers: the canary's silence is the redirect's.
       const reached = await registerAgent({ mcpUrl: receiver.route('mcp', completes({ text: 'x' })) });
-      const direct = await call('POST', '/tasks', {
-        apiKey: 'admin',
-        body: { agentId: reached.agentId, operation: 'tools/echo', params: { text: 'x' } },
-      });
-      expect((await waitForTask(direct.body.taskId)).status).toBe('completed');
+      const direct = await startTask({ agentId: reached.agentId, operation: 'tools/echo', params: { text: 'x' } });
+      expect((await waitForTask(direct)).status).toBe('completed');
 
       // An MCP agent's transport follows no redirect to another origin either.
       const mcpAgent = await registerAgent({ protocol: 'mcp', mcpUrl: url('mcp') });
-      const mcpTask = await call('POST', '/tasks', {
-        apiKey: 'admin',
-        body: { agentId: mcpAgent.agentId, operation: 'tools/echo', params: { text: 'x' }, retry: { maxAttempts: 1 } },
+      const mcpTask = await startTask({
+        agentId: mcpAgent.agentId,
+        operation: 'tools/echo',
+        params: { text: 'x' },
+        retry: { maxAttempts: 1 },
       });
-      expect((await waitForTask(mcpTask.body.taskId)).status).toBe('failed');
+      expect((await waitForTask(mcpTask)).status).toBe('failed');
       expect(canary.connections).toBe(0);
     } finally {
       await receiver.close();

@@ -26,14 +26,9 @@ export function tool(name: string, properties: Record<string, unknown> = {}, req
   return { name, description: `test tool ${name}`, inputSchema: { type: 'object', properties, required } };
 }
 
-/** POST /tasks as admin: `operation` on `agentId` with `params` and any other members; the new task's id (202 expected). */
-export async function startTask(
-  agentId: string,
-  operation: string,
-  params: Record<string, unknown> = {},
-  extra: Record<string, unknown> = {},
-): Promise<string> {
-  const reply = await call('POST', '/tasks', { apiKey: 'admin', body: { agentId, operation, params, ...extra } });
+/** POST /tasks as admin with `body`; the new task's id (202 expected). */
+export async function startTask(body: Record<string, unknown>): Promise<string> {
+  const reply = await call('POST', '/tasks', { apiKey: 'admin', body });
   expect(reply.status).toBe(202);
   return reply.body.taskId as string;
 }

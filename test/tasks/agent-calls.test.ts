@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { useAgentServer, completes, type AgentBehaviour, accepts } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call, expectError } from '../support/http';
-import { waitForTask } from '../support/tasks';
+import { waitForTask, startTask } from '../support/tasks';
 
 /** Fast retries so the retry paths end within a test. */
 const QUICK_RETRY = { maxAttempts: 3, initialIntervalMs: 100, backoffCoefficient: 1, maxIntervalMs: 100 };
@@ -16,12 +16,13 @@ describe('calls to an agent and what its replies make of the task', () => {
     extra: Record<string, unknown> = {},
   ): Promise<{ agent: RegisteredAgent; taskId: string }> {
     const agent = await registerAgent({ mcpUrl: server().route(route, behaviour) });
-    const reply = await call('POST', '/tasks', {
-      apiKey: 'admin',
-      body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: route }, ...extra },
+    const taskId = await startTask({
+      agentId: agent.agentId,
+      operation: 'tools/echo',
+      params: { text: route },
+      ...extra,
     });
-    expect(reply.status).toBe(202);
-    return { agent, taskId: reply.body.taskId };
+    return { agent, taskId };
   }
 
   it('sends {taskId, operation, params} signed with the agent secret, and stores an object result as it is', async () => {
@@ -52,11 +53,12 @@ describe('calls to an agent and what its replies make of the task', () => {
       body: { mcpUrl: server().route('after-change', completes({ text: 'second' })) },
     });
     expect([rotated.status, moved.status]).toEqual([200, 200]);
-    const second = await call('POST', '/tasks', {
-      apiKey: 'admin',
-      body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'again' } },
+    const secondTaskId = await startTask({
+      agentId: agent.agentId,
+      operation: 'tools/echo',
+      params: { text: 'again' },
     });
-    expect(await waitForTask(second.body.taskId)).toMatchObject({ status: 'completed', result: { text: 'second' } });
+    expect(await waitForTask(secondTaskId)).toMatchObject({ status: 'completed', result: { text: 'second' } });
 
     const [received] = server().callsTo('after-change');
     const id = received.headers['webhook-id'] as string;
@@ -181,16 +183,13 @@ describe('calls to an agent and what its replies make of the task', () => {
 
   it('fails with AGENT_UNREACHABLE when nothing listens', async () => {
     const agent = await registerAgent({ mcpUrl: 'http://127.0.0.1:9/mcp' });
-    const reply = await call('POST', '/tasks', {
-      apiKey: 'admin',
-      body: {
-        agentId: agent.agentId,
-        operation: 'tools/echo',
-        params: { text: 'x' },
-        retry: { ...QUICK_RETRY, maxAttempts: 2 },
-      },
+    const taskId = await startTask({
+      agentId: agent.agentId,
+      operation: 'tools/echo',
+      params: { text: 'x' },
+      retry: { ...QUICK_RETRY, maxAttempts: 2 },
     });
-    expect(await waitForTask(reply.body.taskId)).toMatchObject({
+    expect(await waitForTask(taskId)).toMatchObject({
       status: 'failed',
       error: { code: 'AGENT_UNREACHABLE', message: expect.stringContaining('127.0.0.1:9') },
     });

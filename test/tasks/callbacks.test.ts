@@ -1,7 +1,7 @@
 import { useAgentServer, completes, signatureWith, type ReceivedCall, accepts } from '../support/agent-server';
 import { registerAgent } from '../support/agents';
 import { call } from '../support/http';
-import { waitForTask } from '../support/tasks';
+import { waitForTask, startTask } from '../support/tasks';
 import { testStack } from '../support/test-stack';
 import { until } from '../support/until';
 
@@ -17,16 +17,12 @@ describe('completion callbacks', () => {
       mcpUrl: server().route('done', completes({ text: 'ok' })),
       callbackUrl: server().route('agent-hook', () => ({ status: 204 })),
     });
-    const reply = await call('POST', '/tasks', {
-      apiKey: 'admin',
-      body: {
-        agentId: agent.agentId,
-        operation: 'tools/echo',
-        params: { text: 'x' },
-        callbackUrl: server().route('task-hook', () => ({ status: 200, body: {} })),
-      },
+    const taskId = await startTask({
+      agentId: agent.agentId,
+      operation: 'tools/echo',
+      params: { text: 'x' },
+      callbackUrl: server().route('task-hook', () => ({ status: 200, body: {} })),
     });
-    const taskId = reply.body.taskId;
     expect(await waitForTask(taskId)).toMatchObject({ status: 'completed' });
 
     const expected = {
@@ -57,15 +53,17 @@ describe('completion callbacks', () => {
         body: { status: 'failed', error: { code: 'NOPE', message: 'no' } },
       })),
     });
-    const reply = await call('POST', '/tasks', {
-      apiKey: 'admin',
-      body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' }, callbackUrl: hook },
+    const taskId = await startTask({
+      agentId: agent.agentId,
+      operation: 'tools/echo',
+      params: { text: 'x' },
+      callbackUrl: hook,
     });
-    expect(await waitForTask(reply.body.taskId)).toMatchObject({ status: 'failed', error: { code: 'NOPE' } });
-    const deliveries = await callsTo('flaky-hook', reply.body.taskId, 3);
+    expect(await waitForTask(taskId)).toMatchObject({ status: 'failed', error: { code: 'NOPE' } });
+    const deliveries = await callsTo('flaky-hook', taskId, 3);
     expect(new Set(deliveries.map((received) => received.headers['webhook-id'])).size).toBe(1);
     expect(deliveries[2].body).toMatchObject({ status: 'failed', error: { code: 'NOPE', message: 'no' } });
-    expect((await call('GET', `/tasks/${reply.body.taskId}`, { apiKey: 'admin' })).body).toMatchObject({
+    expect((await call('GET', `/tasks/${taskId}`, { apiKey: 'admin' })).body).toMatchObject({
       status: 'failed',
       error: { code: 'NOPE' },
     });
@@ -73,22 +71,19 @@ describe('completion callbacks', () => {
 
   it('gives up on a callback refused with 410 after one try; the task stays completed', async () => {
     const agent = await registerAgent({ mcpUrl: server().route('done-refused', completes({ text: 'ok' })) });
-    const reply = await call('POST', '/tasks', {
-      apiKey: 'admin',
-      body: {
-        agentId: agent.agentId,
-        operation: 'tools/echo',
-        params: { text: 'x' },
-        callbackUrl: server().route('gone-hook', () => ({ status: 410, body: 'gone' })),
-      },
+    const taskId = await startTask({
+      agentId: agent.agentId,
+      operation: 'tools/echo',
+      params: { text: 'x' },
+      callbackUrl: server().route('gone-hook', () => ({ status: 410, body: 'gone' })),
     });
-    expect(await waitForTask(reply.body.taskId)).toMatchObject({ status: 'completed' });
-    await callsTo('gone-hook', reply.body.taskId, 1);
+    expect(await waitForTask(taskId)).toMatchObject({ status: 'completed' });
+    await callsTo('gone-hook', taskId, 1);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(
       server()
         .callsTo('gone-hook')
-        .filter((received) => received.body?.taskId === reply.body.taskId),
+        .filter((received) => received.body?.taskId === taskId),
     ).toHaveLength(1);
   });
 
@@ -96,20 +91,17 @@ describe('completion callbacks', () => {
     const agent = await registerAgent({
       mcpUrl: server().route('accepts', accepts),
     });
-    const reply = await call('POST', '/tasks', {
-      apiKey: 'admin',
-      body: {
-        agentId: agent.agentId,
-        operation: 'tools/echo',
-        params: { text: 'x' },
-        callbackUrl: server().route('cancel-hook', () => ({ status: 200, body: {} })),
-      },
+    const taskId = await startTask({
+      agentId: agent.agentId,
+      operation: 'tools/echo',
+      params: { text: 'x' },
+      callbackUrl: server().route('cancel-hook', () => ({ status: 200, body: {} })),
     });
-    await waitForTask(reply.body.taskId, { until: (task) => task.phase === 'awaiting_agent_report' });
-    expect((await call('POST', `/tasks/${reply.body.taskId}/cancel`, { apiKey: 'admin' })).status).toBe(200);
-    const [callback] = await callsTo('cancel-hook', reply.body.taskId, 1);
+    await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' });
+    expect((await call('POST', `/tasks/${taskId}/cancel`, { apiKey: 'admin' })).status).toBe(200);
+    const [callback] = await callsTo('cancel-hook', taskId, 1);
     expect(callback.body).toEqual({
-      taskId: reply.body.taskId,
+      taskId,
       status: 'cancelled',
       agentId: agent.agentId,
       operation: 'tools/echo',

@@ -3,7 +3,7 @@ import { MongoClient } from 'mongodb';
 import { useAgentServer, completes, signatureWith, acceptsAndHearsCancel } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call, expectError } from '../support/http';
-import { waitForTask } from '../support/tasks';
+import { waitForTask, startTask } from '../support/tasks';
 import { withTemporal } from '../support/temporal';
 import { testStack } from '../support/test-stack';
 import { DEFAULT_RETRY, type PlannedTask } from '../../workflows/task-types';
@@ -71,13 +71,10 @@ describe('task cancellation', () => {
         received.body?.cancel ? { status: 503, body: 'busy' } : { status: 202, body: { status: 'received' } },
       ),
     });
-    const reply = await call('POST', '/tasks', {
-      apiKey: 'admin',
-      body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' } },
-    });
-    await waitForTask(reply.body.taskId, { until: awaiting });
+    const taskId = await startTask({ agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' } });
+    await waitForTask(taskId, { until: awaiting });
     const startedAt = Date.now();
-    expect((await cancel(reply.body.taskId)).status).toBe(200);
+    expect((await cancel(taskId)).status).toBe(200);
     expect(Date.now() - startedAt).toBeLessThan(1_000);
     await until(
       () =>
@@ -91,18 +88,15 @@ describe('task cancellation', () => {
 
   it('cancels a task whose agent call is being retried', async () => {
     const agent = await registerAgent({ mcpUrl: server().route('busy', () => ({ status: 503, body: 'busy' })) });
-    const reply = await call('POST', '/tasks', {
-      apiKey: 'admin',
-      body: {
-        agentId: agent.agentId,
-        operation: 'tools/echo',
-        params: { text: 'x' },
-        retry: { maxAttempts: 10, initialIntervalMs: 10_000, maxIntervalMs: 10_000 },
-      },
+    const taskId = await startTask({
+      agentId: agent.agentId,
+      operation: 'tools/echo',
+      params: { text: 'x' },
+      retry: { maxAttempts: 10, initialIntervalMs: 10_000, maxIntervalMs: 10_000 },
     });
-    await waitForTask(reply.body.taskId, { until: (task) => task.phase === 'retrying' });
-    expect(await cancel(reply.body.taskId)).toMatchObject({ status: 200, body: { status: 'cancelled' } });
-    expect(await waitForTask(reply.body.taskId, { timeoutMs: 5_000 })).toMatchObject({ status: 'cancelled' });
+    await waitForTask(taskId, { until: (task) => task.phase === 'retrying' });
+    expect(await cancel(taskId)).toMatchObject({ status: 200, body: { status: 'cancelled' } });
+    expect(await waitForTask(taskId, { timeoutMs: 5_000 })).toMatchObject({ status: 'cancelled' });
   });
 
   it('cancels a task whose agent call is in flight within seconds, abandoning the call: the late answer changes nothing', async () => {
@@ -113,11 +107,7 @@ describe('task cancellation', () => {
         delayMs: 8_000,
       })),
     });
-    const reply = await call('POST', '/tasks', {
-      apiKey: 'admin',
-      body: { agentId: slow.agentId, operation: 'tools/echo', params: { text: 'x' } },
-    });
-    const taskId = reply.body.taskId;
+    const taskId = await startTask({ agentId: slow.agentId, operation: 'tools/echo', params: { text: 'x' } });
     await until(
       () =>
         server()

@@ -3,7 +3,7 @@ import { temporal } from '@temporalio/proto';
 import { useAgentServer, completes, type ReceivedCall, acceptsAndHearsCancel } from '../support/agent-server';
 import { registerAgent } from '../support/agents';
 import { call } from '../support/http';
-import { waitForTask } from '../support/tasks';
+import { waitForTask, startTask } from '../support/tasks';
 import { useTemporalClient } from '../support/temporal';
 import { testStack } from '../support/test-stack';
 import { closedStatus } from '../support/until';
@@ -56,16 +56,12 @@ describe('Reset of a task workflow in the Temporal Web UI', () => {
       mcpUrl: server().route('counted', completes({ text: 'once' })),
       callbackUrl: server().route('agent-hook', () => ({ status: 200, body: {} })),
     });
-    const reply = await call('POST', '/tasks', {
-      apiKey: 'admin',
-      body: {
-        agentId: agent.agentId,
-        operation: 'tools/echo',
-        params: { text: 'x' },
-        callbackUrl: server().route('task-hook', () => ({ status: 204 })),
-      },
+    const taskId = await startTask({
+      agentId: agent.agentId,
+      operation: 'tools/echo',
+      params: { text: 'x' },
+      callbackUrl: server().route('task-hook', () => ({ status: 204 })),
     });
-    const taskId = reply.body.taskId;
     expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: { text: 'once' } });
     // The run closes once its callbacks were delivered.
     expect(await closedStatus(client().workflow.getHandle(`task-${taskId}`))).toBe('COMPLETED');
@@ -99,11 +95,7 @@ describe('Reset of a task workflow in the Temporal Web UI', () => {
       mcpUrl: server().route('patient', acceptsAndHearsCancel),
       callbackUrl: server().route('patient-hook', () => ({ status: 200, body: {} })),
     });
-    const reply = await call('POST', '/tasks', {
-      apiKey: 'admin',
-      body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' } },
-    });
-    const taskId = reply.body.taskId;
+    const taskId = await startTask({ agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' } });
     await waitForTask(taskId, { until: (view) => view.phase === 'awaiting_agent_report' });
     expect((await call('POST', `/tasks/${taskId}/cancel`, { apiKey: 'admin' })).status).toBe(200);
     expect(await closedStatus(client().workflow.getHandle(`task-${taskId}`))).toBe('COMPLETED');
@@ -134,11 +126,7 @@ describe('Reset of a task workflow in the Temporal Web UI', () => {
     const agent = await registerAgent({
       mcpUrl: server().route('reports-later', acceptsAndHearsCancel),
     });
-    const reply = await call('POST', '/tasks', {
-      apiKey: 'admin',
-      body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' } },
-    });
-    const taskId = reply.body.taskId;
+    const taskId = await startTask({ agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' } });
     await waitForTask(taskId, { until: (view) => view.phase === 'awaiting_agent_report' });
 
     const newRun = await resetToFirstWorkflowTask(`task-${taskId}`, { running: true });
@@ -174,11 +162,7 @@ describe('Reset of a task workflow in the Temporal Web UI', () => {
     const agent = await registerAgent({
       mcpUrl: server().route('cancelled-by-operator', acceptsAndHearsCancel),
     });
-    const reply = await call('POST', '/tasks', {
-      apiKey: 'admin',
-      body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' } },
-    });
-    const taskId = reply.body.taskId;
+    const taskId = await startTask({ agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' } });
     await waitForTask(taskId, { until: (view) => view.phase === 'awaiting_agent_report' });
     await client().workflow.getHandle(`task-${taskId}`).cancel();
     expect(await closedStatus(client().workflow.getHandle(`task-${taskId}`))).toBe('CANCELLED');

@@ -2,7 +2,7 @@ import { temporal } from '@temporalio/proto';
 import { AgentServer, useAgentServer, acceptsAndHearsCancel } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call } from '../support/http';
-import { waitForTask } from '../support/tasks';
+import { waitForTask, startTask } from '../support/tasks';
 import { useTemporalClient } from '../support/temporal';
 import { until } from '../support/until';
 import { tasksQuery, type TaskProgress } from '../../workflows/task-types';
@@ -23,12 +23,12 @@ describe('runs as the Temporal Web UI shows them', () => {
   const client = useTemporalClient();
 
   async function launch(agent: RegisteredAgent, extra: Record<string, unknown> = {}): Promise<string> {
-    const reply = await call('POST', '/tasks', {
-      apiKey: 'admin',
-      body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'seen' }, ...extra },
+    return startTask({
+      agentId: agent.agentId,
+      operation: 'tools/echo',
+      params: { text: 'seen' },
+      ...extra,
     });
-    expect(reply.status).toBe(202);
-    return reply.body.taskId;
   }
   const handleOf = (taskId: string) => client().workflow.getHandle(`task-${taskId}`);
   const eventsOf = async (taskId: string) => (await handleOf(taskId).fetchHistory()).events ?? [];
