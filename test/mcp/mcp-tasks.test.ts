@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call } from '../support/http';
 import { registerTaskTool, useMcpServer } from '../support/mcp-server';
-import { startTask, waitForTask } from '../support/tasks';
+import { startTask, waitForTask, reportOn } from '../support/tasks';
 import { useTemporalClient } from '../support/temporal';
 import { until } from '../support/until';
 
@@ -135,10 +135,7 @@ describe('MCP tasks: a tool the server runs on its side, polled by the workflow'
   it('ends with a report the agent sends meanwhile, and cancels the MCP task', async () => {
     const taskId = await run('tools/endless');
     await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' });
-    const reported = await call('POST', `/tasks/${taskId}/result`, {
-      apiKey: agent.apiKey,
-      body: { status: 'completed', result: { via: 'report' } },
-    });
+    const reported = await reportOn(taskId, agent.apiKey, { status: 'completed', result: { via: 'report' } });
     expect(reported.status).toBe(200);
     expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: { via: 'report' } });
     await cancelledAtServer('endless', 'tasks/cancel after the report');

@@ -5,7 +5,7 @@ import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call } from '../support/http';
 import { newUserId } from '../support/humans';
 import { createRoom, isError, RoomClient } from '../support/room-client';
-import { tool, waitForTask } from '../support/tasks';
+import { tool, waitForTask, reportOn } from '../support/tasks';
 import { withTemporal } from '../support/temporal';
 
 const FRAME_WAIT_MS = 10_000;
@@ -339,10 +339,7 @@ describe('an agent that does not answer its TASK frame', () => {
     await agentSocket.close();
     await waitForTask(taskId, { until: () => agentServer.callsTo(agent.route).length > 0, timeoutMs: FRAME_WAIT_MS });
 
-    const report = await call('POST', `/tasks/${taskId}/result`, {
-      apiKey: agent.apiKey,
-      body: { status: 'completed', result: { late: true } },
-    });
+    const report = await reportOn(taskId, agent.apiKey, { status: 'completed', result: { late: true } });
     expect(report.status).toBe(200);
     expect((await asker.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS)).data).toMatchObject({
       status: 'completed',

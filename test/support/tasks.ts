@@ -1,4 +1,4 @@
-import { call } from './http';
+import { call, type Reply } from './http';
 
 const TERMINAL = ['completed', 'failed', 'cancelled'];
 
@@ -31,4 +31,9 @@ export async function startTask(body: Record<string, unknown>): Promise<string> 
   const reply = await call('POST', '/tasks', { apiKey: 'admin', body });
   expect(reply.status).toBe(202);
   return reply.body.taskId as string;
+}
+
+/** POST /tasks/{taskId}/result with `apiKey` (the agent's, usually): the agent's report, as the service answered it. */
+export function reportOn(taskId: string, apiKey: string, body: Record<string, unknown>): Promise<Reply> {
+  return call('POST', `/tasks/${taskId}/result`, { apiKey, body });
 }

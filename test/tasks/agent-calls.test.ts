@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { useAgentServer, completes, type AgentBehaviour, accepts } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call, expectError } from '../support/http';
-import { waitForTask, startTask } from '../support/tasks';
+import { waitForTask, startTask, reportOn } from '../support/tasks';
 
 /** Fast retries so the retry paths end within a test. */
 const QUICK_RETRY = { maxAttempts: 3, initialIntervalMs: 100, backoffCoefficient: 1, maxIntervalMs: 100 };
@@ -153,14 +153,7 @@ describe('calls to an agent and what its replies make of the task', () => {
       retry: { maxAttempts: 5, initialIntervalMs: 20_000, maxIntervalMs: 20_000 },
     });
     await waitForTask(taskId, { until: (task) => task.phase === 'retrying' });
-    expect(
-      (
-        await call('POST', `/tasks/${taskId}/result`, {
-          apiKey: agent.apiKey,
-          body: { status: 'completed', result: { late: true } },
-        })
-      ).status,
-    ).toBe(200);
+    expect((await reportOn(taskId, agent.apiKey, { status: 'completed', result: { late: true } })).status).toBe(200);
     expect(await waitForTask(taskId, { timeoutMs: 10_000 })).toMatchObject({
       status: 'completed',
       result: { late: true },
@@ -382,10 +375,6 @@ describe('calls to an agent and what its replies make of the task', () => {
 
   it('refuses a failed report whose error is null', async () => {
     const { agent, taskId } = await runTask('reports-null', () => ({ status: 202, body: { status: 'executing' } }));
-    expectError(
-      await call('POST', `/tasks/${taskId}/result`, { apiKey: agent.apiKey, body: { status: 'failed', error: null } }),
-      400,
-      'VALIDATION_ERROR',
-    );
+    expectError(await reportOn(taskId, agent.apiKey, { status: 'failed', error: null }), 400, 'VALIDATION_ERROR');
   });
 });

@@ -3,7 +3,7 @@ import { MongoClient } from 'mongodb';
 import { useAgentServer, completes, signatureWith, acceptsAndHearsCancel } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call, expectError } from '../support/http';
-import { waitForTask, startTask } from '../support/tasks';
+import { waitForTask, startTask, reportOn } from '../support/tasks';
 import { withTemporal } from '../support/temporal';
 import { testStack } from '../support/test-stack';
 import { DEFAULT_RETRY, type PlannedTask } from '../../workflows/task-types';
@@ -55,14 +55,7 @@ describe('task cancellation', () => {
     expect(notice.headers['webhook-signature']).toBe(signatureWith(patient.signingSecret, notice));
 
     expectError(await cancel(taskId), 409, 'CONFLICT');
-    expectError(
-      await call('POST', `/tasks/${taskId}/result`, {
-        apiKey: patient.apiKey,
-        body: { status: 'completed', result: {} },
-      }),
-      409,
-      'CONFLICT',
-    );
+    expectError(await reportOn(taskId, patient.apiKey, { status: 'completed', result: {} }), 409, 'CONFLICT');
   });
 
   it('answers a cancellation at once even when the agent refuses the notice; the notice is retried', async () => {
@@ -161,14 +154,7 @@ describe('task cancellation', () => {
     });
     expect((await cancel(child)).status).toBe(200);
     expect((await call('GET', `/tasks/${parent}`, { apiKey: 'admin' })).body).toMatchObject({ status: 'pending' });
-    expect(
-      (
-        await call('POST', `/tasks/${parent}/result`, {
-          apiKey: patient.apiKey,
-          body: { status: 'completed', result: { done: 1 } },
-        })
-      ).status,
-    ).toBe(200);
+    expect((await reportOn(parent, patient.apiKey, { status: 'completed', result: { done: 1 } })).status).toBe(200);
     expect(await waitForTask(parent)).toMatchObject({ status: 'completed' });
     expect(
       server()
@@ -324,14 +310,7 @@ describe('task cancellation', () => {
     // Its agent may read the task, so a 403 tells it nothing new.
     expectError(await cancel(taskId, patient.apiKey), 403, 'FORBIDDEN');
     expect(expectError(await cancel('no-such-task'), 404, 'NOT_FOUND').message).toBe('Task no-such-task not found');
-    expect(
-      (
-        await call('POST', `/tasks/${taskId}/result`, {
-          apiKey: patient.apiKey,
-          body: { status: 'completed', result: { done: true } },
-        })
-      ).status,
-    ).toBe(200);
+    expect((await reportOn(taskId, patient.apiKey, { status: 'completed', result: { done: true } })).status).toBe(200);
     await waitForTask(taskId);
     expectError(await cancel(taskId, creator.apiKey), 409, 'CONFLICT');
   });

@@ -3,7 +3,7 @@ import { temporal } from '@temporalio/proto';
 import { useAgentServer, completes, type ReceivedCall, acceptsAndHearsCancel } from '../support/agent-server';
 import { registerAgent } from '../support/agents';
 import { call } from '../support/http';
-import { waitForTask, startTask } from '../support/tasks';
+import { waitForTask, startTask, reportOn } from '../support/tasks';
 import { useTemporalClient } from '../support/temporal';
 import { testStack } from '../support/test-stack';
 import { closedStatus } from '../support/until';
@@ -146,14 +146,7 @@ describe('Reset of a task workflow in the Temporal Web UI', () => {
         .map((received) => received.headers['webhook-id']),
     ).toEqual([`${taskId}-1`, `${taskId}-2`]);
 
-    expect(
-      (
-        await call('POST', `/tasks/${taskId}/result`, {
-          apiKey: agent.apiKey,
-          body: { status: 'completed', result: { late: true } },
-        })
-      ).status,
-    ).toBe(200);
+    expect((await reportOn(taskId, agent.apiKey, { status: 'completed', result: { late: true } })).status).toBe(200);
     expect(await closedStatus(newRun, 20_000)).toBe('COMPLETED');
     expect(await task(taskId)).toMatchObject({ status: 'completed', result: { late: true } });
   });

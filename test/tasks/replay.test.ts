@@ -10,7 +10,7 @@ import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call } from '../support/http';
 import { newUserId } from '../support/humans';
 import { createRoom, RoomClient } from '../support/room-client';
-import { tool, waitForTask } from '../support/tasks';
+import { tool, waitForTask, reportOn } from '../support/tasks';
 import { registerTaskTool, useMcpServer } from '../support/mcp-server';
 import { useTemporalClient } from '../support/temporal';
 
@@ -151,14 +151,7 @@ describe('workflow replay', () => {
       single('retried', task('retried', 'unavailable-once', fast)),
       single('reported', task('reported', 'accept'), async (taskId) => {
         await untilAwaitingReport(taskId);
-        expect(
-          (
-            await call('POST', `/tasks/${taskId}/result`, {
-              apiKey: 'admin',
-              body: { status: 'completed', result: { reported: true } },
-            })
-          ).status,
-        ).toBe(200);
+        expect((await reportOn(taskId, 'admin', { status: 'completed', result: { reported: true } })).status).toBe(200);
       }),
       single('cancelled', task('cancelled', 'accept'), async (taskId) => {
         await untilAwaitingReport(taskId);

@@ -2,7 +2,7 @@ import { temporal } from '@temporalio/proto';
 import { AgentServer, useAgentServer, acceptsAndHearsCancel } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call } from '../support/http';
-import { waitForTask, startTask } from '../support/tasks';
+import { waitForTask, startTask, reportOn } from '../support/tasks';
 import { useTemporalClient } from '../support/temporal';
 import { until } from '../support/until';
 import { tasksQuery, type TaskProgress } from '../../workflows/task-types';
@@ -129,14 +129,7 @@ describe('runs as the Temporal Web UI shows them', () => {
       `| 0 | ${agent.name} | tools/echo | pending | 1 | agent's report | ${taskId} |`,
     );
 
-    expect(
-      (
-        await call('POST', `/tasks/${taskId}/result`, {
-          apiKey: agent.apiKey,
-          body: { status: 'completed', result: { done: true } },
-        })
-      ).status,
-    ).toBe(200);
+    expect((await reportOn(taskId, agent.apiKey, { status: 'completed', result: { done: true } })).status).toBe(200);
     await handleOf(taskId).result();
     const ended = await handleOf(taskId).query(tasksQuery);
     expect(ended).toEqual([{ ...expected, status: 'completed' }].map(({ waitingFor: _, ...rest }) => rest));
