@@ -5,24 +5,26 @@ import { AgentProtocol, CAPABILITY_CATEGORIES, type Agent, type AgentCapabilitie
 import type { AgentRegistrationFields, AgentUpdateFields } from './registration-schema';
 import { SchemaRejected, type UserSchemaCompiler } from './user-schemas';
 
+/** The fields of an agent that a registration sets (and PATCH may change). */
+const REGISTRATION_FIELDS = [
+  'name',
+  'description',
+  'defaultPrompt',
+  'imageUrl',
+  'backgroundImageUrl',
+  'websiteUrl',
+  'mcpUrl',
+  'chatUrl',
+  'callbackUrl',
+  'protocol',
+  'headers',
+  'capabilities',
+  'visibility',
+  'sharedWith',
+] as const satisfies ReadonlyArray<keyof Agent>;
+
 /** The fields of an agent that a registration sets, with the aliases resolved. */
-export type AgentRegistration = Pick<
-  Agent,
-  | 'name'
-  | 'description'
-  | 'defaultPrompt'
-  | 'imageUrl'
-  | 'backgroundImageUrl'
-  | 'websiteUrl'
-  | 'mcpUrl'
-  | 'chatUrl'
-  | 'callbackUrl'
-  | 'protocol'
-  | 'headers'
-  | 'capabilities'
-  | 'visibility'
-  | 'sharedWith'
->;
+export type AgentRegistration = Pick<Agent, (typeof REGISTRATION_FIELDS)[number]>;
 
 export interface RegistrationRules {
   allowInsecureAgentUrls: boolean;
@@ -51,23 +53,6 @@ export function resolveAliases<T extends AgentUpdateFields<ParticipantRef>>(
   }
   return resolved as Omit<T, 'mcpEndpoint' | 'chatEndpoint'>;
 }
-
-const REGISTRATION_FIELDS = [
-  'name',
-  'description',
-  'defaultPrompt',
-  'imageUrl',
-  'backgroundImageUrl',
-  'websiteUrl',
-  'mcpUrl',
-  'chatUrl',
-  'callbackUrl',
-  'protocol',
-  'headers',
-  'capabilities',
-  'visibility',
-  'sharedWith',
-] as const satisfies ReadonlyArray<keyof AgentRegistration>;
 
 /** The part of a stored agent that its owner registered (and may change with PATCH). */
 export const registrationOf = (agent: Agent): AgentRegistration => pickRegistration(agent);
