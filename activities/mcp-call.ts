@@ -14,7 +14,7 @@ import type { AgentReplyVerdict } from '../src/tasks/agent-reply';
 import { isRetriedStatus } from '../src/tasks/agent-reply';
 import { findOperation } from '../src/tasks/operations';
 import { serverAnswerOf } from '../src/mcp/answers';
-import { describeError } from '../src/ops/describe-error';
+import { causeOf, describeError } from '../src/ops/describe-error';
 import { REPLY_TOO_LARGE, ReplyTooLarge } from '../src/mcp/guarded-fetch';
 import { McpSession, type McpSessionOptions } from '../src/mcp/session';
 import type { McpSessionPool } from '../src/mcp/session-pool';
@@ -250,11 +250,4 @@ export function answerOf(error: unknown, doing: string, url: string): McpCallVer
       ApplicationFailure.retryable(`${doing} ${url} failed: ${describeError(thrown)}`, TaskErrorCode.AGENT_UNREACHABLE)
     );
   }
-}
-
-/** `error` or one of its causes that is a `type`. */
-function causeOf<T extends Error>(error: unknown, type: new (...args: never[]) => T): T | undefined {
-  for (let current = error; current instanceof Error; current = current.cause)
-    if (current instanceof type) return current;
-  return undefined;
 }

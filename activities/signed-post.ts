@@ -2,6 +2,7 @@ import { ApplicationFailure, log } from '@temporalio/activity';
 import { request, type Dispatcher } from 'undici';
 import { DestinationRefused } from '../src/tasks/outbound-guard';
 import { signWebhook } from '../src/tasks/webhook-signature';
+import { causeOf } from '../src/ops/describe-error';
 
 export interface SignedPost {
   url: string;
@@ -61,10 +62,8 @@ async function readLimited(body: Dispatcher.ResponseData['body'], maxBytes: numb
  * led to; the operator's log has that.
  */
 export function refusalOf(error: unknown, call: string, url: string, type?: string): ApplicationFailure | undefined {
-  // fetch (the MCP transport's) wraps the refusal as the cause of its own error.
-  let refused = error;
-  while (refused instanceof Error && !(refused instanceof DestinationRefused)) refused = refused.cause;
-  if (!(refused instanceof DestinationRefused)) return undefined;
+  const refused = causeOf(error, DestinationRefused);
+  if (!refused) return undefined;
   log.warn('Outbound call refused by the address guard', { url, address: refused.address });
   return ApplicationFailure.nonRetryable(`${call} ${url} refused: ${refused.message}`, type);
 }

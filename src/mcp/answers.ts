@@ -1,5 +1,6 @@
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { causeOf } from '../ops/describe-error';
 
 /**
  * What an MCP server answered, from the error the SDK threw for it, in one line: `HTTP 401 (...)`
@@ -7,10 +8,8 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
  * error is not an answer (network trouble, a timeout, the outbound guard).
  */
 export function serverAnswerOf(error: unknown): string | undefined {
-  for (let cause = error; cause instanceof Error; cause = cause.cause) {
-    if (cause instanceof StreamableHTTPError)
-      return `${cause.code === undefined ? '' : `HTTP ${cause.code} `}(${cause.message})`;
-    if (cause instanceof McpError) return `error ${cause.code}: ${cause.message}`;
-  }
-  return undefined;
+  const refused = causeOf(error, StreamableHTTPError);
+  if (refused) return `${refused.code === undefined ? '' : `HTTP ${refused.code} `}(${refused.message})`;
+  const failed = causeOf(error, McpError);
+  return failed && `error ${failed.code}: ${failed.message}`;
 }

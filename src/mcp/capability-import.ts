@@ -1,6 +1,6 @@
 import type { Prompt, Resource, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ApiError, ErrorCode } from '../http/errors';
-import { describeError } from '../ops/describe-error';
+import { causeOf, describeError } from '../ops/describe-error';
 import { DestinationRefused } from '../tasks/outbound-guard';
 import { validator } from '../http/validate';
 import type { AgentCapabilities, CapabilityEntry, ToolDefinition } from '../registry/agent';
@@ -197,7 +197,5 @@ export function capabilityImporter(options: McpSessionOptions, compiler: UserSch
 function whyImportFailed(error: unknown): string {
   const answer = serverAnswerOf(error);
   if (answer !== undefined) return `it answered ${answer}`;
-  for (let cause = error; cause instanceof Error; cause = cause.cause)
-    if (cause instanceof DestinationRefused) return cause.message;
-  return describeError(error);
+  return causeOf(error, DestinationRefused)?.message ?? describeError(error);
 }

@@ -3,3 +3,10 @@ export function describeError(error: unknown): string {
   const cause = (error as { cause?: Error }).cause;
   return [(error as Error).message, cause?.message].filter(Boolean).join(': ');
 }
+
+/** `error` or the first of its causes that is a `type`: fetch, for one, wraps what failed as its error's cause. */
+export function causeOf<T extends Error>(error: unknown, type: new (...args: never[]) => T): T | undefined {
+  for (let current = error; current instanceof Error; current = current.cause)
+    if (current instanceof type) return current;
+  return undefined;
+}
