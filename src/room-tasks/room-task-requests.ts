@@ -3,7 +3,7 @@ import { notFound } from '../http/errors';
 import { validator } from '../http/validate';
 import type { AgentStore } from '../registry/agent-store';
 import type { UserSchemaCompiler } from '../registry/user-schemas';
-import { canReadTask } from '../tasks/task-access';
+import { readableTask } from '../tasks/task-access';
 import type { TaskStore } from '../tasks/task-store';
 import type { TaskLauncher } from '../tasks/task-launcher';
 import { deliverReport, type AgentReportBody } from '../tasks/task-reports';
@@ -70,9 +70,8 @@ export class RoomTaskRequests {
     const request = readRequest(data);
     const principal = principalOf(asker);
     if (request.parentTaskId !== undefined) {
-      const parent = await this.deps.taskStore.find(request.parentTaskId);
       // A parent the asker may not read is answered as an unknown one, so the frame tells no one which ids exist.
-      if (!parent || !canReadTask(principal, parent)) throw notFound(`Task ${request.parentTaskId}`);
+      readableTask(principal, await this.deps.taskStore.find(request.parentTaskId), request.parentTaskId);
     }
     const { requestId, parentTaskId, agentId: asked, ...task } = request;
     let agentId = asked;

@@ -4,7 +4,7 @@ import { requirePrincipal } from '../auth/principal';
 import type { RouteModule } from '../http/app';
 import { ApiError, ErrorCode, notFound } from '../http/errors';
 import { validator } from '../http/validate';
-import { canReadTask, canReadComposition } from './task-access';
+import { canReadComposition, readableTask } from './task-access';
 import { toCompositionView, toTaskView } from './task-views';
 import type { TaskDocument, TaskStore } from './task-store';
 import { IDEMPOTENCY_KEY_HEADER, type IdempotencyKeys } from './idempotency-keys';
@@ -87,10 +87,7 @@ export function createTaskRoutes({
   router.get('/tasks/:taskId', async (ctx) => {
     const principal = requirePrincipal(ctx);
     const waitMs = Number(checkLookup(ctx.query).waitMs ?? 0);
-    const readable = (task: TaskDocument | null): TaskDocument => {
-      if (!task || !canReadTask(principal, task)) throw notFound(`Task ${ctx.params.taskId}`);
-      return task;
-    };
+    const readable = (task: TaskDocument | null): TaskDocument => readableTask(principal, task, ctx.params.taskId);
     const task =
       waitMs > 0
         ? await taskStore.findEnded(ctx.params.taskId, waitMs, abandonedSignal(ctx), readable)

@@ -1,4 +1,5 @@
 import { PrincipalKind, samePrincipal, type Principal } from '../auth/principal';
+import { notFound } from '../http/errors';
 import type { StoredComposition, TaskDocument } from './task-store';
 
 /** The creator, the executing agent and admins may read a task. */
@@ -8,6 +9,15 @@ export function canReadTask(principal: Principal, task: Pick<TaskDocument, 'crea
     samePrincipal(principal, task.createdBy) ||
     (principal.kind === PrincipalKind.AGENT && principal.id === task.agentId)
   );
+}
+
+/**
+ * `task` when `principal` may read it; else 404, as for an unknown id: a 403 would tell that the id
+ * exists, and one who may read it (its agent, its creator) learns nothing from a refusal here.
+ */
+export function readableTask(principal: Principal, task: TaskDocument | null, taskId: string): TaskDocument {
+  if (!task || !canReadTask(principal, task)) throw notFound(`Task ${taskId}`);
+  return task;
 }
 
 /** The creator, admins, and the agent of any of its tasks may read a composition. */

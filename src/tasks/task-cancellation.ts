@@ -1,9 +1,9 @@
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { PrincipalKind, samePrincipal, type Principal } from '../auth/principal';
-import { ApiError, ErrorCode, forbidden, notFound } from '../http/errors';
+import { ApiError, ErrorCode, forbidden } from '../http/errors';
 import { CANCELLATION_CLAIM, type TaskDocument, type TaskStore } from './task-store';
-import { canReadTask } from './task-access';
+import { readableTask } from './task-access';
 import type { TemporalHandle } from './temporal-client';
 import { cancelTaskUpdate, TaskStatus, workflowIdOf } from '../../workflows/task-types';
 
@@ -32,9 +32,7 @@ export async function cancelTask(
   principal: Principal,
   taskId: string,
 ): Promise<{ taskId: string; status: string }> {
-  const task = await taskStore.find(taskId);
-  // A caller who may not read the task gets what an unknown id gets; one who may (its agent) learns nothing from a 403.
-  if (!task || !canReadTask(principal, task)) throw notFound(`Task ${taskId}`);
+  const task = readableTask(principal, await taskStore.find(taskId), taskId);
   if (!samePrincipal(principal, task.createdBy) && principal.kind !== PrincipalKind.ADMIN)
     throw forbidden('Only the task creator or an admin may cancel this task');
 

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { PrincipalKind, type Principal } from '../auth/principal';
-import { ApiError, ErrorCode, forbidden, notFound } from '../http/errors';
+import { ApiError, ErrorCode, forbidden } from '../http/errors';
 import { canonicalJson } from './canonical-json';
 import { CANCELLATION_CLAIM, type TaskDocument, type TaskStore } from './task-store';
-import { canReadTask } from './task-access';
+import { readableTask } from './task-access';
 import type { TemporalHandle } from './temporal-client';
 import {
   agentReportSignal,
@@ -40,9 +40,7 @@ export async function deliverReport(
   taskId: string,
   body: AgentReportBody,
 ): Promise<{ taskId: string; status: string }> {
-  const task = await taskStore.find(taskId);
-  // A caller who may not read the task gets what an unknown id gets; one who may (its creator) learns nothing from a 403.
-  if (!task || !canReadTask(principal, task)) throw notFound(`Task ${taskId}`);
+  const task = readableTask(principal, await taskStore.find(taskId), taskId);
   const isItsAgent = principal.kind === PrincipalKind.AGENT && principal.id === task.agentId;
   if (!isItsAgent && principal.kind !== PrincipalKind.ADMIN)
     throw forbidden('Only the agent executing this task, or an admin, may report on it');
