@@ -4,8 +4,10 @@ import type { RecentAgents } from '../src/registry/recent-agents';
 import { AgentProtocol, type Agent } from '../src/registry/agent';
 import { interpretAgentReply, type AgentReplyVerdict } from '../src/tasks/agent-reply';
 import { toTaskView } from '../src/tasks/task-views';
-import type { TaskDocument, TaskStore } from '../src/tasks/task-store';
+import { refOf, type TaskChange, type TaskDocument, type TaskStore } from '../src/tasks/task-store';
+import { TaskEventType, type TaskRef } from '../src/task-events/task-event';
 import {
+  isLive,
   TaskErrorCode,
   TaskPhase,
   TaskStatus,
@@ -127,19 +129,19 @@ export function callAgentActivity(
     const agent = await agents.findById(agentId);
     if (!agent)
       throw ApplicationFailure.nonRetryable(`Agent ${agentId} no longer exists`, TaskErrorCode.AGENT_NOT_FOUND);
-    let attempt = 1;
-    // Any other call counts itself in the task store and looks there first: an earlier call's answer (of
-    // a worker that died before Temporal heard it, or of the run before a Reset) ended the task.
-    // The first call of a first run has nothing to find: one store operation fewer per task.
-    if (isLocal || temporalAttempt > 1 || !firstRun) {
-      const before = await taskStore.startCall(taskId);
-      if (before?.status !== TaskStatus.PENDING)
-        return withoutStoredOutcome(answerRecordedEarlier(before), keepsResult);
-      // A local activity of a crashed worker starts again at Temporal's attempt 1, and so does the
-      // call of a run a Reset started: the task store's counts keep numbering the calls, and hold the
-      // task to its maxAttempts.
-      attempt = Math.max(isLocal ? 1 : temporalAttempt, (before.callsStarted ?? 0) + 1, (before.attempts ?? 0) + 1);
-    }
+    // Every call counts itself in the task store, which also hands out the seq of its started event,
+    // and looks there first: an earlier call's answer (of a worker that died before Temporal heard
+    // it, or of the run before a Reset) ended the task.
+    const before = await taskStore.startCall(taskId);
+    if (!before || !isLive(before.status)) return withoutStoredOutcome(answerRecordedEarlier(before), keepsResult);
+    const task = refOf(before);
+    // A local activity of a crashed worker starts again at Temporal's attempt 1, and so does the
+    // call of a run a Reset started: the task store's counts keep numbering the calls, and hold the
+    // task to its maxAttempts. The first call of a first run has no earlier one to count.
+    const attempt =
+      isLocal || temporalAttempt > 1 || !firstRun
+        ? Math.max(isLocal ? 1 : temporalAttempt, (before.callsStarted ?? 0) + 1, (before.attempts ?? 0) + 1)
+        : 1;
     if (attempt > maxAttempts) {
       throw ApplicationFailure.nonRetryable(
         `Agent unreachable after its retries: all ${maxAttempts} attempts were made (counted across worker restarts)`,
@@ -147,8 +149,8 @@ export function callAgentActivity(
       );
     }
     // The first call's phase is written by the API or the workflow; later ones show the retries.
-    if (attempt > 1)
-      await taskStore.updateUnconditionally(taskId, { phase: TaskPhase.CALLING_AGENT, attempts: attempt });
+    if (attempt > 1) await taskStore.updateUnconditionally(task, { phase: TaskPhase.CALLING_AGENT, attempts: attempt });
+    await taskStore.callStarted(before, attempt);
 
     /**
      * Shows the failed attempt on the task (attempts, attemptErrors, phase) and returns the failure to
@@ -162,10 +164,15 @@ export function callAgentActivity(
         at: new Date().toISOString(),
       };
       try {
-        await taskStore.updateUnconditionally(taskId, {
+        await taskStore.updateUnconditionally(task, {
           attempts: attempt,
           attemptError,
           ...(failure.nonRetryable ? {} : { phase: TaskPhase.RETRYING }),
+          event: {
+            type: TaskEventType.ATTEMPT_FAILED,
+            attempt,
+            error: { code: attemptError.code, message: attemptError.message },
+          },
         });
       } catch (error) {
         context.log.warn('Recording a failed attempt failed; the attempt is missing from attemptErrors', {
@@ -184,7 +191,7 @@ export function callAgentActivity(
       maxReplyBytes: settings.maxReplyBytes,
       signal: context.cancellationSignal,
     };
-    const progress = new ProgressWrites(taskStore, taskId);
+    const progress = new ProgressWrites(taskStore, task);
     try {
       verdict =
         agent.protocol === AgentProtocol.MCP
@@ -216,14 +223,18 @@ export function callAgentActivity(
           ApplicationFailure.nonRetryable(verdict.error.message, verdict.error.code, verdict.error.details),
         );
       case 'accepted':
-        await taskStore.updateUnconditionally(taskId, { phase: TaskPhase.AWAITING_AGENT_REPORT, attempts: attempt });
-        return { kind: 'accepted', attempt };
       case 'mcpTask':
-        await taskStore.updateUnconditionally(taskId, { phase: TaskPhase.AWAITING_AGENT_REPORT, attempts: attempt });
-        return { kind: 'mcpTask', attempt, handle: verdict.handle };
+        await taskStore.updateUnconditionally(task, {
+          phase: TaskPhase.AWAITING_AGENT_REPORT,
+          attempts: attempt,
+          event: { type: TaskEventType.ACCEPTED, attempt },
+        });
+        return verdict.kind === 'accepted'
+          ? { kind: 'accepted', attempt }
+          : { kind: 'mcpTask', attempt, handle: verdict.handle };
       case 'completed':
       case 'failed':
-        return recordedAnswer(taskStore, taskId, verdict, attempt, keepsResult);
+        return recordedAnswer(taskStore, task, verdict, attempt, keepsResult);
     }
   };
 }
@@ -234,7 +245,7 @@ export type AgentAnswer = Exclude<CallAgentResult, { kind: 'accepted' | 'mcpTask
 /** The agent's answer, recorded as the task's outcome: what the workflow goes on with. */
 export async function recordedAnswer(
   taskStore: TaskStore,
-  taskId: string,
+  task: TaskRef,
   verdict: { kind: 'completed'; result: TaskResult } | { kind: 'failed'; error: TaskError },
   attempt: number,
   keepsResult: boolean,
@@ -243,7 +254,7 @@ export async function recordedAnswer(
     verdict.kind === 'completed'
       ? { status: TaskStatus.COMPLETED, result: verdict.result }
       : { status: TaskStatus.FAILED, error: verdict.error };
-  const recorded = await storeAnswer(taskStore, taskId, { ...outcome, attempts: attempt });
+  const recorded = await storeAnswer(taskStore, task, { ...outcome, attempts: attempt });
   return withoutStoredOutcome({ ...verdict, attempt, recorded }, keepsResult);
 }
 
@@ -254,17 +265,13 @@ function withoutStoredOutcome(answer: AgentAnswer, keepsResult: boolean): AgentA
 }
 
 /** Stores the agent's answer as the task's outcome here, rather than a workflow task later: false when the write failed. */
-async function storeAnswer(
-  taskStore: TaskStore,
-  taskId: string,
-  outcome: Parameters<TaskStore['updateUnconditionally']>[1],
-): Promise<boolean> {
+async function storeAnswer(taskStore: TaskStore, task: TaskRef, outcome: TaskChange): Promise<boolean> {
   try {
-    await taskStore.updateUnconditionally(taskId, outcome);
+    await taskStore.updateUnconditionally(task, outcome);
     return true;
   } catch (error) {
     Context.current().log.warn('Recording the agent answer failed; the workflow records it', {
-      taskId,
+      taskId: task.taskId,
       error: describeError(error),
     });
     return false;

@@ -2,11 +2,12 @@ import { log } from '@temporalio/activity';
 import { describeError } from '../src/ops/describe-error';
 import type { TaskStore } from '../src/tasks/task-store';
 import type { McpProgress } from './mcp-call';
+import { TaskEventType, type TaskRef } from '../src/task-events/task-event';
 
 /**
  * The task's `progress` and `message` from an MCP call's progress notifications: one write at a
  * time, the latest news in the next, so a chatty server costs no more writes than the store takes.
- * Best effort, and only while the task is pending.
+ * Each write is a progress event. Best effort, and only until the task ended.
  */
 export class ProgressWrites {
   private latest?: McpProgress;
@@ -15,7 +16,7 @@ export class ProgressWrites {
 
   constructor(
     private readonly taskStore: TaskStore,
-    private readonly taskId: string,
+    private readonly task: TaskRef,
   ) {}
 
   readonly record = (progress: McpProgress): void => {
@@ -38,8 +39,9 @@ export class ProgressWrites {
     while (this.latest) {
       const change = this.latest;
       this.latest = undefined;
-      await this.taskStore.updateIfPending(this.taskId, change).catch((error: unknown) => {
-        log.warn('Recording MCP progress failed', { taskId: this.taskId, error: describeError(error) });
+      const event = { type: TaskEventType.PROGRESS, ...change };
+      await this.taskStore.updateIfNotEnded(this.task, { ...change, event }).catch((error: unknown) => {
+        log.warn('Recording MCP progress failed', { taskId: this.task.taskId, error: describeError(error) });
       });
     }
     this.writing = undefined;

@@ -3,7 +3,8 @@ import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Dispatcher } from 'undici';
 import { McpSession } from '../src/mcp/session';
 import type { RecentAgents } from '../src/registry/recent-agents';
-import type { TaskStore } from '../src/tasks/task-store';
+import { refOf, type TaskStore } from '../src/tasks/task-store';
+import { TaskEventType } from '../src/task-events/task-event';
 import { TaskErrorCode, type McpTaskHandle } from '../workflows/task-types';
 import { recordedAnswer, type AgentAnswer } from './call-agent';
 import { answerOf, toolVerdict, type McpCallVerdict } from './mcp-call';
@@ -45,6 +46,13 @@ export function pollMcpTaskActivity(
     keepsResult,
   }: PollMcpTaskInput): Promise<McpTaskPoll> {
     const context = Context.current();
+    const stored = await taskStore.find(taskId);
+    if (!stored)
+      throw ApplicationFailure.nonRetryable(
+        `Task ${taskId} is not in the task index`,
+        TaskErrorCode.AGENT_PROTOCOL_ERROR,
+      );
+    const task = refOf(stored);
     const agent = await agents.findById(agentId);
     if (!agent)
       throw ApplicationFailure.nonRetryable(`Agent ${agentId} no longer exists`, TaskErrorCode.AGENT_NOT_FOUND);
@@ -64,7 +72,9 @@ export function pollMcpTaskActivity(
         handle,
       );
       verdict = await pollOnce(session, handle.mcpTaskId, (message) =>
-        taskStore.updateIfPending(taskId, { message }).catch(() => false),
+        taskStore
+          .updateIfNotEnded(task, { message, event: { type: TaskEventType.PROGRESS, message } })
+          .catch(() => false),
       );
       keepSession = verdict.kind === 'working';
     } catch (error) {
@@ -89,7 +99,7 @@ export function pollMcpTaskActivity(
         );
       case 'completed':
       case 'failed':
-        return recordedAnswer(taskStore, taskId, verdict, attempt, keepsResult);
+        return recordedAnswer(taskStore, task, verdict, attempt, keepsResult);
     }
   };
 }

@@ -35,7 +35,7 @@ const update = {
  */
 function apiProcess() {
   const hub = new RoomHub({} as MessageStore, pino({ level: 'silent' }));
-  const taskStore = { updateIfPending: async () => true } as unknown as TaskStore;
+  const taskStore = { updateIfNotEnded: async () => true } as unknown as TaskStore;
   const activities = roomDeliveryActivities(
     hub,
     taskStore,

@@ -59,7 +59,7 @@ export function roomDeliveryActivities(hub: RoomHub, taskStore: TaskStore, deliv
       const agent: ParticipantRef = { type: ParticipantType.AGENT, id: agentId };
       if (!hub.isConnected(roomId, agent)) return false;
       // Before the frame: a fast TASK_RESULT must find the task awaiting it, not be overwritten.
-      await taskStore.updateIfPending(taskId, { phase: TaskPhase.AWAITING_AGENT_REPORT });
+      await taskStore.updateIfNotEnded({ taskId }, { phase: TaskPhase.AWAITING_AGENT_REPORT });
       // An earlier attempt, still running when this one started, may have sent it meanwhile.
       if (sentTasks.has(taskId)) return true;
       deliveredTasks.delivered(roomId, agentId, taskId, workflowId);

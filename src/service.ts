@@ -25,6 +25,9 @@ import { UserSchemaCompiler } from './registry/user-schemas';
 import type { Logger } from './ops/logger';
 import { createMetrics } from './ops/metrics';
 import { createTaskRoutes } from './tasks/routes';
+import { createTaskEventRoutes } from './task-events/routes';
+import { TaskEventFeeds } from './task-events/event-feeds';
+import { TASK_EVENTS_COLLECTION, TaskEventStore } from './task-events/event-store';
 import { TaskChanges } from './tasks/task-changes';
 import { watchEndedRuns } from './tasks/ended-runs';
 import { COMPOSITIONS_COLLECTION, REPORTED_OUTCOMES_COLLECTION, TASKS_COLLECTION, TaskStore } from './tasks/task-store';
@@ -73,6 +76,7 @@ export const SERVICE_COLLECTIONS: ReadonlyArray<{ name: string; indexes: IndexDe
   { name: TASKS_COLLECTION, indexes: TaskStore.indexes() },
   { name: COMPOSITIONS_COLLECTION, indexes: [] },
   { name: REPORTED_OUTCOMES_COLLECTION, indexes: [] },
+  { name: TASK_EVENTS_COLLECTION, indexes: TaskEventStore.indexes() },
   { name: IDEMPOTENCY_KEYS_COLLECTION, indexes: [] },
   { name: ROOMS_COLLECTION, indexes: RoomStore.indexes() },
   { name: MESSAGES_COLLECTION, indexes: MessageStore.indexes() },
@@ -113,6 +117,7 @@ export async function startService(
       logger.info(secrets, 'sealed the signing secrets stored in plaintext or under a previous SECRETS_KEY');
     const shared: SharedInProcess = {
       taskStore: new TaskStore(store, taskChanges),
+      taskChanges,
       agents,
       recentAgents: new RecentAgents(agents),
     };
@@ -153,6 +158,8 @@ export async function startService(
 interface SharedInProcess {
   /** Tasks and compositions; its writes wake the lookups waiting in this process (TaskChanges). */
   taskStore: TaskStore;
+  /** What the task store of this process wrote: waiting lookups and event streams hear of it. */
+  taskChanges: TaskChanges;
   agents: AgentStore;
   recentAgents: RecentAgents;
 }
@@ -164,7 +171,7 @@ async function serveApi(
   temporal: TemporalHandle,
   logger: Logger,
   stops: Array<() => Promise<void>>,
-  { taskStore, agents, recentAgents }: SharedInProcess,
+  { taskStore, taskChanges, agents, recentAgents }: SharedInProcess,
 ): Promise<http.Server> {
   const metrics = createMetrics();
   const limits = createLimits(config.limits, logger.child({ component: 'limits' }), metrics);
@@ -224,6 +231,16 @@ async function serveApi(
       idempotencyKeys: new IdempotencyKeys(store),
       temporal,
       maxCompositionSize: config.maxCompositionSize,
+    }),
+    createTaskEventRoutes({
+      taskStore,
+      eventStore: new TaskEventStore(store),
+      feeds: new TaskEventFeeds(
+        taskStore,
+        new TaskEventStore(store),
+        taskChanges,
+        logger.child({ component: 'task-events' }),
+      ),
     }),
     rooms.routes,
   ];

@@ -61,7 +61,7 @@ const activities = {
     checked.push(input);
     return input.params;
   },
-  async recordTask(taskId: string, change: Record<string, unknown>): Promise<void> {
+  async recordTask({ taskId }: { taskId: string }, change: Record<string, unknown>): Promise<void> {
     recorded.push({ taskId, change });
   },
   async notifyCancellation(): Promise<void> {},

@@ -301,7 +301,7 @@ export class TaskRun {
   private recordCallingPhase(): Promise<void> {
     return bookkeeping.recordTask.executeWithOptions(
       { ...bookkeepingOptions, summary: `calling: ${this.describe()}` },
-      [this.task.taskId, { phase: TaskPhase.CALLING_AGENT }],
+      [this.ref(), { phase: TaskPhase.CALLING_AGENT }],
     );
   }
 
@@ -445,7 +445,7 @@ export class TaskRun {
     if (!this.answerStoredByCall) {
       await bookkeeping.recordTask.executeWithOptions(
         { ...bookkeepingOptions, summary: `record ${outcome.status}: ${this.describe()}` },
-        [task.taskId, outcome],
+        [this.ref(), outcome],
       );
     }
     this.outcomeStored = true;
@@ -516,6 +516,12 @@ export class TaskRun {
           .catch(() => undefined),
       ),
     );
+  }
+
+  /** The task and the event log its records go to. */
+  private ref(): { taskId: string; compositionId?: string } {
+    const { compositionId } = this.run.input;
+    return { taskId: this.task.taskId, ...(compositionId === undefined ? {} : { compositionId }) };
   }
 
   private describe(): string {

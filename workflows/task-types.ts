@@ -6,6 +6,8 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 
 export const TaskStatus = {
   PENDING: 'pending',
+  /** The agent asked for a person's input, and waits for it (POST /tasks/{taskId}/input). */
+  INPUT_REQUIRED: 'input-required',
   COMPLETED: 'completed',
   FAILED: 'failed',
   CANCELLED: 'cancelled',
@@ -13,6 +15,10 @@ export const TaskStatus = {
 export type TaskStatus = (typeof TaskStatus)[keyof typeof TaskStatus];
 
 export const TERMINAL_STATUSES: readonly TaskStatus[] = [TaskStatus.COMPLETED, TaskStatus.FAILED, TaskStatus.CANCELLED];
+/** The statuses of a task that has not ended. */
+export const LIVE_STATUSES = [TaskStatus.PENDING, TaskStatus.INPUT_REQUIRED] as const;
+export const isLive = (status: TaskStatus): boolean =>
+  status === TaskStatus.PENDING || status === TaskStatus.INPUT_REQUIRED;
 
 /** Detail of a `pending` task (docs/api.md, "Tasks"). */
 export const TaskPhase = {

@@ -55,7 +55,7 @@ describe('watchEndedRuns', () => {
       findComposition: async (compositionId: string) => ({
         tasks: [task(`${compositionId}-done`, TaskStatus.COMPLETED), task(`${compositionId}-open`, TaskStatus.PENDING)],
       }),
-      updateIfPending: async (taskId: string, change: TaskChange) => {
+      updateIfNotEnded: async ({ taskId }: { taskId: string }, change: TaskChange) => {
         updates.push([taskId, change]);
         return true;
       },

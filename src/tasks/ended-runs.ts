@@ -1,8 +1,14 @@
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import type { Logger } from '../ops/logger';
-import type { TaskChange, TaskDocument, TaskStore } from './task-store';
+import { refOf, type TaskChange, type TaskDocument, type TaskStore } from './task-store';
 import type { TemporalHandle } from './temporal-client';
-import { TaskErrorCode, TaskStatus, workflowIdOfComposition, workflowIdOfTask } from '../../workflows/task-types';
+import {
+  TaskErrorCode,
+  TaskStatus,
+  isLive,
+  workflowIdOfComposition,
+  workflowIdOfTask,
+} from '../../workflows/task-types';
 
 /** Runs that closed without their workflow code ending their tasks: no code runs after a terminate. */
 const ENDED_RUNS_QUERY =
@@ -54,11 +60,11 @@ export function watchEndedRuns({
   }
 
   async function endPendingTasks(run: WorkflowExecutionInfo): Promise<void> {
-    const pending = (await tasksOfRun(taskStore, run.workflowId)).filter((task) => task.status === TaskStatus.PENDING);
+    const pending = (await tasksOfRun(taskStore, run.workflowId)).filter((task) => isLive(task.status));
     if (pending.length === 0 || (await replaced(run))) return;
     const change = await changeForEndOf(run);
     for (const task of pending) {
-      if (await taskStore.updateIfPending(task._id, change)) {
+      if (await taskStore.updateIfNotEnded(refOf(task), change)) {
         logger.warn(
           { taskId: task._id, workflowId: run.workflowId, runStatus: run.status.name, status: change.status },
           'task ended with its closed workflow',

@@ -101,7 +101,7 @@ describe('cancelTask down a delegation tree', () => {
       find: async () => task,
       claimOutcome: async () => null,
       findDelegated: async () => [],
-      updateIfPending: async (_taskId: string, change: { status: TaskStatus }) => {
+      updateIfNotEnded: async (_task: unknown, change: { status: TaskStatus }) => {
         if (task.status !== TaskStatus.PENDING) return false;
         task.status = change.status;
         return true;

@@ -2,10 +2,10 @@ import { WorkflowNotFoundError } from '@temporalio/common';
 import { WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { PrincipalKind, samePrincipal, type Principal } from '../auth/principal';
 import { ApiError, ErrorCode, forbidden } from '../http/errors';
-import { CANCELLATION_CLAIM, type TaskDocument, type TaskStore } from './task-store';
+import { CANCELLATION_CLAIM, refOf, type TaskDocument, type TaskStore } from './task-store';
 import { readableTask } from './task-access';
 import type { TemporalHandle } from './temporal-client';
-import { cancelTaskUpdate, TaskStatus, workflowIdOf } from '../../workflows/task-types';
+import { cancelTaskUpdate, isLive, TaskStatus, workflowIdOf } from '../../workflows/task-types';
 
 /**
  * How long the API waits for the workflow to record a cancellation. Without a worker nothing records
@@ -40,7 +40,7 @@ export async function cancelTask(
     if ((await cancelDelegatedTree(taskStore, temporal, taskId)) === 0) throw alreadyEnded(taskId, task.status);
     return { taskId, status: task.status };
   }
-  if (task.status !== TaskStatus.PENDING) throw alreadyEnded(taskId, task.status);
+  if (!isLive(task.status)) throw alreadyEnded(taskId, task.status);
   const status = await cancelInWorkflow(taskStore, temporal, task);
   if (status !== TaskStatus.CANCELLED) throw alreadyEnded(taskId, status);
   await cancelDelegatedTree(taskStore, temporal, taskId);
@@ -69,7 +69,7 @@ async function cancelInWorkflow(taskStore: TaskStore, temporal: TemporalHandle, 
     // or it was terminated or failed without recording, which the ended-runs watch would find later.
     if (
       error instanceof WorkflowNotFoundError &&
-      (await taskStore.updateIfPending(task._id, { status: TaskStatus.CANCELLED }))
+      (await taskStore.updateIfNotEnded(refOf(task), { status: TaskStatus.CANCELLED }))
     )
       return TaskStatus.CANCELLED;
     return (await taskStore.find(task._id))?.status ?? TaskStatus.CANCELLED;
@@ -93,9 +93,7 @@ async function cancelDelegatedTree(
     const delegated = await taskStore.findDelegated(parents);
     // Ended tasks are passed through: their own delegates may still run.
     const outcomes = await Promise.allSettled(
-      delegated
-        .filter((task) => task.status === TaskStatus.PENDING)
-        .map((task) => cancelInWorkflow(taskStore, temporal, task)),
+      delegated.filter((task) => isLive(task.status)).map((task) => cancelInWorkflow(taskStore, temporal, task)),
     );
     for (const outcome of outcomes) {
       if (outcome.status === 'rejected') failures.push(outcome.reason);

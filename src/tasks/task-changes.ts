@@ -19,8 +19,8 @@ const REREADS_WITHOUT_WORKER: RereadSchedule = { firstMs: 250, lastMs: 2_000 };
 
 /**
  * Tells lookups waiting in this process (`GET /tasks/{taskId}?waitMs=`) that a task's index entry
- * changed, when the worker that wrote it runs in the same process. A worker elsewhere is not heard:
- * waiters re-read the task store on `rereads` too.
+ * changed, and event streams that a log grew, when the worker or API that wrote it runs in the same
+ * process. A writer elsewhere is not heard: waiters re-read the store too.
  */
 export class TaskChanges {
   private readonly emitter = new EventEmitter().setMaxListeners(0);
@@ -33,6 +33,17 @@ export class TaskChanges {
   /** `task` as the write left it. */
   changed(task: TaskDocument): void {
     this.emitter.emit(task._id, task);
+  }
+
+  /** An event was stored in the log `logId` (a task's or a composition's) by this process. */
+  logged(logId: string): void {
+    this.emitter.emit(`log:${logId}`);
+  }
+
+  /** Calls `listener` on every event logged in `logId` here, until the returned function is called. */
+  onLogged(logId: string, listener: () => void): () => void {
+    this.emitter.on(`log:${logId}`, listener);
+    return () => this.emitter.off(`log:${logId}`, listener);
   }
 
   /**

@@ -3,7 +3,8 @@ import { WorkflowNotFoundError } from '@temporalio/common';
 import { PrincipalKind, type Principal } from '../auth/principal';
 import { ApiError, ErrorCode, forbidden } from '../http/errors';
 import { canonicalJson } from './canonical-json';
-import { CANCELLATION_CLAIM, type TaskDocument, type TaskStore } from './task-store';
+import { CANCELLATION_CLAIM, refOf, type TaskDocument, type TaskStore } from './task-store';
+import { TaskEventType } from '../task-events/task-event';
 import { readableTask } from './task-access';
 import type { TemporalHandle } from './temporal-client';
 import {
@@ -48,7 +49,11 @@ export async function deliverReport(
 
   if (body.status === TaskStatus.PENDING) {
     if (task.status !== TaskStatus.PENDING) throw conflict(taskId);
-    await taskStore.updateIfPending(taskId, { progress: body.progress, message: body.message });
+    const news = {
+      ...(body.progress === undefined ? {} : { progress: body.progress }),
+      ...(body.message === undefined ? {} : { message: body.message }),
+    };
+    await taskStore.updateIfNotEnded(refOf(task), { ...news, event: { type: TaskEventType.PROGRESS, ...news } });
     return { taskId, status: TaskStatus.PENDING };
   }
   const report = reportOf(taskId, body);

@@ -3,7 +3,11 @@ import type { Principal } from '../auth/principal';
 import { isDuplicateKey, type Store } from '../store/mongo';
 import { onlyDuplicateKeys, retryWhileBusy } from '../store/retry-while-busy';
 import type { TaskChanges } from './task-changes';
+import { TaskEventStore } from '../task-events/event-store';
+import { ENDING_EVENTS, logIdOf, TaskEventType, type LoggedEvent, type TaskRef } from '../task-events/task-event';
 import {
+  isLive,
+  LIVE_STATUSES,
   TaskStatus,
   type Requester,
   type TaskError,
@@ -47,6 +51,12 @@ export interface TaskDocument {
   /** The agent's last progress report. */
   progress?: number;
   message?: string;
+  /** While `input-required`: what the agent asks for, as JSON text of an InputRequest. */
+  inputRequest?: string;
+  /** The last seq handed out in the task's own event log (a task outside any composition). */
+  eventSeq?: number;
+  /** The seq of the event that ended the task, in its composition's log. */
+  endSeq?: number;
   createdBy: Principal;
   createdAt: Date;
   updatedAt: Date;
@@ -81,6 +91,8 @@ export type HeldOutcome = Pick<ReportedOutcomeDocument, 'digest' | 'status'>;
 interface CompositionDocument {
   _id: string;
   taskIds: string[];
+  /** The last seq handed out in the composition's event log; its tasks' created events hold the first ones. */
+  eventSeq?: number;
   createdBy: Principal;
   createdAt: Date;
 }
@@ -105,7 +117,17 @@ export type NewTask = Pick<
   | 'requestedBy'
 > & { params: Record<string, unknown>; phase: TaskPhase };
 
-/** A status change recorded by the workflow's activities. */
+/** What an agent asks a person for (docs/api.md, "Input required"). */
+export interface InputRequest {
+  requestId: string;
+  message: string;
+  inputSchema?: Record<string, unknown>;
+}
+
+/**
+ * A status change recorded by the workflow's activities or the API. A change to an ending status is
+ * the task's ending event; any other event it is goes in `event`.
+ */
 export interface TaskChange {
   status?: TaskStatus;
   phase?: TaskPhase;
@@ -116,15 +138,33 @@ export interface TaskChange {
   attemptError?: AttemptError;
   progress?: number;
   message?: string;
+  /** Set with the input-required status; removed by any other status. */
+  inputRequest?: InputRequest;
+  event?: LoggedEvent;
 }
+
+/** How often a writer tries again when the seq it was given is taken (a lost increment, src/store/mongo.ts). */
+const SEQ_TRIES = 8;
+
+/** The log a stored task's events go to. */
+export const refOf = (task: Pick<TaskDocument, '_id' | 'compositionId'>): TaskRef => ({
+  taskId: task._id,
+  ...(task.compositionId === undefined ? {} : { compositionId: task.compositionId }),
+});
+
+const isEnding = (status: TaskStatus | undefined): boolean => status !== undefined && !isLive(status);
 
 /** Tasks and compositions in MongoDB: written when they are created, updated on every status change. */
 export class TaskStore {
   /** `changes` hears of every update this instance writes; share it with the process's other TaskStores. */
+  private readonly events: TaskEventStore;
+
   constructor(
     private readonly store: Store,
     private readonly changes: TaskChanges,
-  ) {}
+  ) {
+    this.events = new TaskEventStore(store);
+  }
 
   static indexes(): IndexDescription[] {
     return [
@@ -156,10 +196,13 @@ export class TaskStore {
     { again = false }: { again?: boolean } = {},
   ): Promise<void> {
     const now = new Date();
+    // The created events are drawn from these documents: seq 1 of a task's own log, or the task's
+    // position + 1 in its composition's.
     const documents = tasks.map(({ params, ...task }) => ({
       ...task,
       params: JSON.stringify(params),
       status: TaskStatus.PENDING,
+      ...(compositionId === undefined ? { eventSeq: 1 } : {}),
       createdBy,
       createdAt: now,
       updatedAt: now,
@@ -179,7 +222,13 @@ export class TaskStore {
         : this.tasks.insertMany(documents, { ordered: false });
     await retryWhileBusy(existingAreOurs(insert), { duplicatesOnRetryAreOurs: true });
     if (compositionId !== undefined) {
-      const composition = { _id: compositionId, taskIds: tasks.map((task) => task._id), createdBy, createdAt: now };
+      const composition = {
+        _id: compositionId,
+        taskIds: tasks.map((task) => task._id),
+        eventSeq: tasks.length,
+        createdBy,
+        createdAt: now,
+      };
       await retryWhileBusy(
         existingAreOurs(() => this.compositions.insertOne(composition)),
         { duplicatesOnRetryAreOurs: true },
@@ -194,32 +243,50 @@ export class TaskStore {
   }
 
   /**
-   * Applies `change` to a task still pending, and says whether it was; an ended task keeps its
-   * outcome. For writers that may run after the task ended: an agent's progress report, a TASK
-   * frame's delivery to a room (a regular activity, which may outlive its workflow's wait).
+   * Applies `change` to a task that has not ended, and says whether it had not; an ended task keeps
+   * its outcome. For writers that may run after the task ended: an agent's progress report, a TASK
+   * frame's delivery to a room (a regular activity, which may outlive its workflow's wait), the API.
    */
-  updateIfPending(taskId: string, change: TaskChange): Promise<boolean> {
-    return this.write({ _id: taskId, status: TaskStatus.PENDING }, change);
+  updateIfNotEnded(task: TaskRef, change: TaskChange): Promise<boolean> {
+    return this.write(task, { _id: task.taskId, status: { $in: [...LIVE_STATUSES] } }, change);
   }
 
   /**
    * Applies a change the task's workflow decided, or what a call attempt records on the workflow's
    * behalf (its retries, the agent's answer). The workflow decides nothing while a call attempt
    * runs, so these records follow one another and need no condition on the status; and a write by
-   * `_id` only is the one every store serves from an index (src/store/mongo.ts).
+   * `_id` only is the one every store serves from an index (src/store/mongo.ts). A change that ends
+   * the task is the exception: it applies to a task not yet ended, so that a repeated record (a
+   * retried activity) neither ends it twice nor logs its end twice.
    */
-  async updateUnconditionally(taskId: string, change: TaskChange): Promise<void> {
-    await this.write({ _id: taskId }, change);
+  async updateUnconditionally(task: TaskRef, change: TaskChange): Promise<void> {
+    if (isEnding(change.status)) await this.updateIfNotEnded(task, change);
+    else await this.write(task, { _id: task.taskId }, change);
   }
 
   /**
    * Counts a call to the task's agent about to start, and returns the task as it stood before. The
    * count numbers the calls across worker crashes, which Temporal's attempt of a local activity does
    * not: a crashed worker's call starts again elsewhere at attempt 1. The status tells whether an
-   * earlier call's answer already ended the task. Waiting lookups are not woken: nothing they show changed.
+   * earlier call's answer already ended the task; an ended task is returned unchanged. Waiting
+   * lookups are not woken: nothing they show changed. The call's started event is logged by
+   * `callStarted`, under the seq reserved here in a task's own log.
    */
   async startCall(taskId: string): Promise<TaskDocument | null> {
-    return this.tasks.findOneAndUpdate({ _id: taskId }, { $inc: { callsStarted: 1 } }, { returnDocument: 'before' });
+    // The task's own counter moves for a task of a composition too, where nothing reads it: one write either way.
+    const before = await this.tasks.findOneAndUpdate(
+      { _id: taskId, status: { $in: [...LIVE_STATUSES] } },
+      { $inc: { callsStarted: 1, eventSeq: 1 } },
+      { returnDocument: 'before' },
+    );
+    return before ?? this.find(taskId);
+  }
+
+  /** Logs the started event of the call `startCall` counted (`before` is what it returned). */
+  async callStarted(before: TaskDocument, attempt: number): Promise<void> {
+    const task = refOf(before);
+    const reserved = task.compositionId === undefined ? (before.eventSeq ?? 1) + 1 : undefined;
+    await this.append(task, { type: TaskEventType.STARTED, attempt }, reserved);
   }
 
   /**
@@ -245,7 +312,13 @@ export class TaskStore {
       : { digest: held.digest, ...(held.status === undefined ? {} : { status: held.status }) };
   }
 
-  private async write(filter: Filter<TaskDocument>, change: TaskChange): Promise<boolean> {
+  /**
+   * Writes the change, with its event under the next seq of the task's log. In a task's own log the
+   * counter is the task document's, taken in the same write; in a composition's it is the
+   * composition's, taken before an ending write (whose `endSeq` then records it with the end itself,
+   * so a reader finds the end even if its event's insert was lost) and after any other.
+   */
+  private async write(task: TaskRef, filter: Filter<TaskDocument>, change: TaskChange): Promise<boolean> {
     const set: Partial<TaskDocument> = { updatedAt: new Date() };
     if (change.status !== undefined) set.status = change.status;
     if (change.phase !== undefined) set.phase = change.phase;
@@ -254,19 +327,78 @@ export class TaskStore {
     if (change.attempts !== undefined) set.attempts = change.attempts;
     if (change.progress !== undefined) set.progress = change.progress;
     if (change.message !== undefined) set.message = change.message;
-    const ends = change.status !== undefined && change.status !== TaskStatus.PENDING;
+    if (change.inputRequest !== undefined) set.inputRequest = JSON.stringify(change.inputRequest);
+    const ends = isEnding(change.status);
+    const ownLog = task.compositionId === undefined;
+    const logs = ends || change.event !== undefined;
+    if (ends && !ownLog) set.endSeq = await this.nextSeq(task);
+    const unset = {
+      ...(ends || change.status === TaskStatus.INPUT_REQUIRED ? { phase: '' as const } : {}),
+      ...(change.status !== undefined && change.status !== TaskStatus.INPUT_REQUIRED
+        ? { inputRequest: '' as const }
+        : {}),
+    };
     const written = await this.tasks.findOneAndUpdate(
       filter,
       {
         $set: set,
-        ...(ends ? { $unset: { phase: '' } } : {}),
+        ...(Object.keys(unset).length > 0 ? { $unset: unset } : {}),
+        ...(logs && ownLog ? { $inc: { eventSeq: 1 } } : {}),
         ...(change.attemptError === undefined ? {} : { $push: { attemptErrors: change.attemptError } }),
       },
       { returnDocument: 'after' },
     );
+    if (!written) return false;
     // Waiting lookups take the document from here rather than reading it again.
-    if (written) this.changes.changed(written);
-    return written !== null;
+    this.changes.changed(written);
+    if (ends) {
+      // A task's own log draws its end from the task document; a composition's stores it, without the outcome.
+      if (!ownLog) await this.append(task, { type: change.status as TaskEventType }, set.endSeq, true);
+      this.changes.logged(logIdOf(task));
+    } else if (change.event) {
+      await this.append(task, change.event, ownLog ? written.eventSeq : undefined);
+    }
+    return true;
+  }
+
+  /** The next seq of the task's log. */
+  private async nextSeq(task: TaskRef): Promise<number> {
+    if (task.compositionId === undefined) {
+      const counted = await this.tasks.findOneAndUpdate(
+        { _id: task.taskId },
+        { $inc: { eventSeq: 1 } },
+        { returnDocument: 'after', projection: { eventSeq: 1 } },
+      );
+      return counted?.eventSeq ?? 1;
+    }
+    const counted = await this.compositions.findOneAndUpdate(
+      { _id: task.compositionId },
+      { $inc: { eventSeq: 1 } },
+      { returnDocument: 'after', projection: { eventSeq: 1 } },
+    );
+    return counted?.eventSeq ?? 1;
+  }
+
+  /**
+   * Stores the event under `seq` (already handed out to this writer) or the next one. A seq found
+   * taken was handed out twice (an `$inc` lost on a store without atomic updates): the writer takes
+   * another. An ending event that moves records its new seq on the task.
+   */
+  async append(
+    task: TaskRef,
+    event: LoggedEvent | { type: TaskEventType },
+    seq?: number,
+    ending = false,
+  ): Promise<void> {
+    const logId = logIdOf(task);
+    let next = seq ?? (await this.nextSeq(task));
+    for (let tries = 1; ; tries += 1) {
+      if (await this.events.insert(logId, next, task.taskId, event)) break;
+      if (tries === SEQ_TRIES) throw new Error(`No free seq for an event of task ${task.taskId} after ${tries} tries`);
+      next = await this.nextSeq(task);
+      if (ending) await this.tasks.updateOne({ _id: task.taskId }, { $set: { endSeq: next } });
+    }
+    if (!ENDING_EVENTS.has(event.type)) this.changes.logged(logId);
   }
 
   async find(taskId: string): Promise<TaskDocument | null> {
@@ -274,7 +406,7 @@ export class TaskStore {
   }
 
   /**
-   * The task as soon as it is no longer pending, or as it stands after `waitMs` or once `signal`
+   * The task as soon as it is no longer pending (it ended, or it waits for input), or as it stands after `waitMs` or once `signal`
    * aborts. Every read goes through `admit`, which may refuse it by throwing (missing, not the
    * caller's). An update written through this process wakes the wait at once with the document it
    * wrote; one written by a worker elsewhere is found by re-reading, less often as the wait goes on.
@@ -310,6 +442,17 @@ export class TaskStore {
   /** The tasks delegated from any of `parentTaskIds`. */
   async findDelegated(parentTaskIds: string[]): Promise<TaskDocument[]> {
     return this.tasks.find({ parentTaskId: { $in: parentTaskIds } }).toArray();
+  }
+
+  /** The composition's tasks, in order, and the last seq of its event log: one read by `_id`. */
+  async findCompositionLog(compositionId: string): Promise<{ taskIds: string[]; eventSeq: number } | null> {
+    const composition = await this.compositions.findOne(
+      { _id: compositionId },
+      { projection: { taskIds: 1, eventSeq: 1 } },
+    );
+    return (
+      composition && { taskIds: composition.taskIds, eventSeq: composition.eventSeq ?? composition.taskIds.length }
+    );
   }
 
   async findComposition(compositionId: string): Promise<StoredComposition | null> {

@@ -83,11 +83,14 @@ describe('one attempt of the call activity', () => {
 
   it('returns the answer an earlier attempt recorded before it was lost, and does not call the agent again', async () => {
     const taskId = await pendingTask();
-    await taskStore.updateUnconditionally(taskId, {
-      status: TaskStatus.COMPLETED,
-      result: { text: 'first attempt' },
-      attempts: 1,
-    });
+    await taskStore.updateUnconditionally(
+      { taskId },
+      {
+        status: TaskStatus.COMPLETED,
+        result: { text: 'first attempt' },
+        attempts: 1,
+      },
+    );
     expect(
       await new MockActivityEnvironment({ attempt: 2 }).run(callAgent, { ...input(taskId), keepsResult: true }),
     ).toEqual({ kind: 'completed', result: { text: 'first attempt' }, attempt: 1, recorded: true });
@@ -105,7 +108,7 @@ describe('one attempt of the call activity', () => {
 
   it('does not call the agent once the task was cancelled, and answers that it was (a run a Reset started)', async () => {
     const taskId = await pendingTask();
-    await taskStore.updateUnconditionally(taskId, { status: TaskStatus.CANCELLED });
+    await taskStore.updateUnconditionally({ taskId }, { status: TaskStatus.CANCELLED });
     expect(await new MockActivityEnvironment({ attempt: 1 }).run(callAgent, input(taskId))).toEqual({
       kind: 'cancelled',
       attempt: 0,
@@ -151,20 +154,23 @@ describe('one attempt of the call activity', () => {
     ).toHaveLength(1);
   });
 
-  it('makes the first call of a first run without counting it first, and numbers a later attempt by Temporal', async () => {
+  it('numbers the first call of a first run 1 whatever the count says, and a later attempt by Temporal', async () => {
     const taskId = await pendingTask();
     const first = await new MockActivityEnvironment({ attempt: 1 }).run(callAgent, {
       ...input(taskId),
       firstRun: true,
     });
     expect(first).toEqual({ kind: 'completed', attempt: 1, recorded: true });
-    expect((await taskStore.find(taskId))?.callsStarted).toBeUndefined();
+    expect((await taskStore.find(taskId))?.callsStarted).toBe(1);
 
     const retried = await pendingTask();
-    await taskStore.updateUnconditionally(retried, {
-      attempts: 1,
-      attemptError: { attempt: 1, code: 'AGENT_UNREACHABLE', message: 'HTTP 503', at: new Date().toISOString() },
-    });
+    await taskStore.updateUnconditionally(
+      { taskId: retried },
+      {
+        attempts: 1,
+        attemptError: { attempt: 1, code: 'AGENT_UNREACHABLE', message: 'HTTP 503', at: new Date().toISOString() },
+      },
+    );
     expect(
       await new MockActivityEnvironment({ attempt: 2 }).run(callAgent, { ...input(retried), firstRun: true }),
     ).toMatchObject({ kind: 'completed', attempt: 2 });
@@ -179,7 +185,7 @@ describe('one attempt of the call activity', () => {
   it('numbers the call of a run a Reset started after the calls of the run before, which Temporal counts from 1 again', async () => {
     const taskId = await pendingTask();
     // The first run's call was answered 202 without counting itself (its first attempt).
-    await taskStore.updateUnconditionally(taskId, { phase: TaskPhase.AWAITING_AGENT_REPORT, attempts: 1 });
+    await taskStore.updateUnconditionally({ taskId }, { phase: TaskPhase.AWAITING_AGENT_REPORT, attempts: 1 });
     expect(
       await new MockActivityEnvironment({ attempt: 1 }).run(callAgent, { ...input(taskId), firstRun: false }),
     ).toMatchObject({ kind: 'completed', attempt: 2 });
@@ -197,11 +203,11 @@ describe('one attempt of the call activity', () => {
     });
     const unwritable = new (class extends TaskStore {
       override async updateUnconditionally(
-        taskId: string,
+        task: Parameters<TaskStore['updateUnconditionally']>[0],
         change: Parameters<TaskStore['updateUnconditionally']>[1],
       ): Promise<void> {
         if ('attemptError' in change) throw new Error('MongoDB went away');
-        return super.updateUnconditionally(taskId, change);
+        return super.updateUnconditionally(task, change);
       }
     })(store, new TaskChanges({ workerInProcess: true }));
     const refusingCall = callAgentActivity(

@@ -1,0 +1,153 @@
+import type { Logger } from '../ops/logger';
+import type { TaskChanges } from '../tasks/task-changes';
+import type { TaskStore } from '../tasks/task-store';
+import type { TaskEventStore } from './event-store';
+import { GAP_WAIT_MS, LogReader, logIdOfSource, type LogSource } from './log-reader';
+import type { TaskEvent } from './task-event';
+
+/**
+ * How often a feed reads its log's counter for events written by other processes. An event written
+ * in this process wakes its feed at once (TaskChanges.logged).
+ */
+export const FEED_POLL_MS = 200;
+
+export interface Subscriber {
+  /** Only this task's events (a task's stream in its composition's log). */
+  taskId?: string;
+  /** Events with a greater seq only. */
+  after: number;
+  /** The log does not exist: nothing will come. */
+  missing(): void;
+  deliver(events: TaskEvent[]): void;
+  /** Every ending event the subscriber waits for was delivered. */
+  ended(): void;
+}
+
+/**
+ * The live logs of this process: one feed per log with subscribers, however many streams read it,
+ * so a hundred streams of one composition cost the store what one does.
+ */
+export class TaskEventFeeds {
+  private readonly feeds = new Map<string, Feed>();
+
+  constructor(
+    private readonly taskStore: TaskStore,
+    private readonly eventStore: TaskEventStore,
+    private readonly changes: TaskChanges,
+    private readonly logger: Logger,
+    private readonly pollMs = FEED_POLL_MS,
+  ) {}
+
+  /** Streams the log to `subscriber` from its `after`; returns the unsubscribe. */
+  subscribe(source: LogSource, subscriber: Subscriber): () => void {
+    const logId = logIdOfSource(source);
+    let feed = this.feeds.get(logId);
+    if (!feed) {
+      feed = new Feed(
+        new LogReader(source, this.taskStore, this.eventStore),
+        this.changes,
+        this.logger,
+        this.pollMs,
+        () => this.feeds.delete(logId),
+      );
+      this.feeds.set(logId, feed);
+    }
+    return feed.add(subscriber);
+  }
+
+  /** Feeds running now (for tests and metrics). */
+  get size(): number {
+    return this.feeds.size;
+  }
+}
+
+class Feed {
+  private readonly subscribers = new Set<Subscriber>();
+  private wake?: () => void;
+  private woken = false;
+  private running = false;
+
+  constructor(
+    private readonly reader: LogReader,
+    private readonly changes: TaskChanges,
+    private readonly logger: Logger,
+    private readonly pollMs: number,
+    private readonly closed: () => void,
+  ) {}
+
+  add(subscriber: Subscriber): () => void {
+    this.subscribers.add(subscriber);
+    // What the feed already read goes out at once; the rest as the loop reads it.
+    if (this.reader.exists) this.deliver(subscriber, this.reader.events);
+    if (!this.running) void this.run();
+    else this.poke();
+    return () => {
+      this.subscribers.delete(subscriber);
+      this.poke();
+    };
+  }
+
+  private async run(): Promise<void> {
+    this.running = true;
+    const stopListening = this.changes.onLogged(this.reader.logId, () => this.poke());
+    try {
+      while (this.subscribers.size > 0) {
+        this.woken = false;
+        try {
+          const events = await this.reader.next();
+          if (!this.reader.exists) {
+            for (const subscriber of this.subscribers) subscriber.missing();
+            this.subscribers.clear();
+            break;
+          }
+          for (const subscriber of [...this.subscribers]) this.deliver(subscriber, events);
+          if (this.reader.done) break;
+        } catch (error) {
+          this.logger.warn({ err: error, logId: this.reader.logId }, 'reading a task event log failed; trying again');
+        }
+        if (!this.woken)
+          await this.sleep(this.reader.waitingSince === undefined ? this.pollMs : Math.min(this.pollMs, GAP_WAIT_MS));
+      }
+    } finally {
+      stopListening();
+      this.running = false;
+      this.closed();
+    }
+  }
+
+  private deliver(subscriber: Subscriber, events: readonly TaskEvent[]): void {
+    if (!this.subscribers.has(subscriber)) return;
+    const wanted = events.filter(
+      (event) =>
+        event.seq > subscriber.after && (subscriber.taskId === undefined || event.taskId === subscriber.taskId),
+    );
+    if (wanted.length > 0) {
+      subscriber.after = wanted.at(-1)!.seq;
+      subscriber.deliver(wanted);
+    }
+    const ended = subscriber.taskId === undefined ? this.reader.done : this.reader.hasEnded(subscriber.taskId);
+    if (ended) {
+      this.subscribers.delete(subscriber);
+      subscriber.ended();
+    }
+  }
+
+  private poke(): void {
+    this.woken = true;
+    this.wake?.();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = () => {
+        this.wake = undefined;
+        done();
+      };
+    });
+  }
+}

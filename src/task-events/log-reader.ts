@@ -1,0 +1,214 @@
+import type { TaskDocument, TaskStore } from '../tasks/task-store';
+import { isLive, TaskStatus, type TaskError, type TaskResult } from '../../workflows/task-types';
+import type { TaskEventStore, TaskEventDocument } from './event-store';
+import { ENDING_EVENTS, TaskEventType, type TaskEvent } from './task-event';
+
+/** A log to read: a task's own (a task outside any composition), or a composition's. */
+export type LogSource = { kind: 'task'; taskId: string } | { kind: 'composition'; compositionId: string };
+
+export const logIdOfSource = (source: LogSource): string =>
+  source.kind === 'task' ? source.taskId : source.compositionId;
+
+/**
+ * How long a reader waits for a seq handed out and not yet stored before it moves past it: the
+ * writer may be between taking the seq and storing the event, or may have died between the two.
+ */
+export const GAP_WAIT_MS = 2_000;
+/** Most seqs read in one round. */
+const PAGE = 200;
+
+const isEnded = (task: TaskDocument): boolean => !isLive(task.status);
+
+/**
+ * Reads one log into events, in seq order, round after round (`next`). The created events and a
+ * task's own ending event are drawn from the task documents, which record them with the write that
+ * made them; every other event is read by `_id` (its log and seq). A seq with nothing behind it is
+ * waited for GAP_WAIT_MS, then skipped, unless a composition task's `endSeq` names it (an ending
+ * event whose insert was lost).
+ */
+export class LogReader {
+  /** Every event read so far, in seq order. */
+  readonly events: TaskEvent[] = [];
+  /** Tasks of the log, by id, as last read; in position order. */
+  private tasks = new Map<string, TaskDocument>();
+  private taskIds: string[] = [];
+  private readonly endedTasks = new Set<string>();
+  private cursor = 0;
+  private gapSince?: number;
+  private loaded = false;
+
+  constructor(
+    private readonly source: LogSource,
+    private readonly taskStore: TaskStore,
+    private readonly eventStore: TaskEventStore,
+  ) {}
+
+  get logId(): string {
+    return logIdOfSource(this.source);
+  }
+
+  /** False until the log's tasks were read; then whether the log exists. */
+  get exists(): boolean {
+    return this.taskIds.length > 0;
+  }
+
+  /** Every task of the log ended, and its ending event was read. */
+  get done(): boolean {
+    return this.loaded && this.taskIds.length > 0 && this.endedTasks.size === this.taskIds.length;
+  }
+
+  hasEnded(taskId: string): boolean {
+    return this.endedTasks.has(taskId);
+  }
+
+  /** The log's tasks, as last read. */
+  taskDocuments(): TaskDocument[] {
+    return this.taskIds.flatMap((id) => this.tasks.get(id) ?? []);
+  }
+
+  /** Whether a hole holds the reader back, and since when. */
+  get waitingSince(): number | undefined {
+    return this.gapSince;
+  }
+
+  /** Reads what the log gained since the last round; returns the new events. */
+  async next(): Promise<TaskEvent[]> {
+    const lastSeq = await this.readHead();
+    const found: TaskEvent[] = [];
+    while (this.cursor < lastSeq) {
+      const from = this.cursor + 1;
+      const seqs = Array.from({ length: Math.min(PAGE, lastSeq - this.cursor) }, (_, index) => from + index);
+      const stored = await this.eventStore.read(
+        this.logId,
+        seqs.filter((seq) => seq > this.createdCount()),
+      );
+      for (const seq of seqs) {
+        const event = await this.eventAt(seq, stored.get(seq));
+        if (event === 'wait') return this.keep(found);
+        this.cursor = seq;
+        this.gapSince = undefined;
+        if (event) found.push(event);
+      }
+    }
+    return this.keep(found);
+  }
+
+  private keep(found: TaskEvent[]): TaskEvent[] {
+    for (const event of found) {
+      this.events.push(event);
+      if (ENDING_EVENTS.has(event.type)) this.endedTasks.add(event.taskId);
+    }
+    return found;
+  }
+
+  /** Seqs of the created events: one per task, first in the log. */
+  private createdCount(): number {
+    return this.taskIds.length;
+  }
+
+  /** The last seq handed out; reads the tasks too (a task's own log: its counter is on it). */
+  private async readHead(): Promise<number> {
+    if (this.source.kind === 'task') {
+      const task = await this.taskStore.find(this.source.taskId);
+      this.loaded = true;
+      if (!task) return 0;
+      this.tasks.set(task._id, task);
+      this.taskIds = [task._id];
+      return Math.max(task.eventSeq ?? 1, ...(isEnded(task) ? [ownEndSeq(task)] : []));
+    }
+    const log = await this.taskStore.findCompositionLog(this.source.compositionId);
+    if (!log) {
+      this.loaded = true;
+      return 0;
+    }
+    if (!this.loaded) {
+      this.taskIds = log.taskIds;
+      await this.readTasks();
+      this.loaded = true;
+    }
+    return log.eventSeq;
+  }
+
+  private async readTasks(): Promise<void> {
+    const documents = await Promise.all(this.taskIds.map((id) => this.taskStore.find(id)));
+    for (const document of documents) if (document) this.tasks.set(document._id, document);
+  }
+
+  /** The event at `seq`; undefined for a seq skipped; 'wait' while a hole may still be filled. */
+  private async eventAt(seq: number, stored: TaskEventDocument | undefined): Promise<TaskEvent | undefined | 'wait'> {
+    if (seq <= this.createdCount()) {
+      const task = this.tasks.get(this.taskIds[seq - 1]);
+      return task && createdEvent(task, seq);
+    }
+    if (stored) {
+      if (!ENDING_EVENTS.has(stored.type)) return storedEvent(stored);
+      const task = await this.taskStore.find(stored.taskId);
+      return task ? endingEvent(task, seq) : undefined;
+    }
+    const ending = this.taskEndingAt(seq);
+    if (ending) return endingEvent(ending, seq);
+    this.gapSince ??= Date.now();
+    if (Date.now() - this.gapSince < GAP_WAIT_MS) return 'wait';
+    // A composition task's end whose event was never stored: its endSeq says where it goes.
+    if (this.source.kind === 'composition') {
+      await this.readTasks();
+      const found = this.taskEndingAt(seq);
+      if (found) return endingEvent(found, seq);
+    }
+    return undefined;
+  }
+
+  private taskEndingAt(seq: number): TaskDocument | undefined {
+    for (const task of this.tasks.values()) {
+      if (!isEnded(task)) continue;
+      if (this.source.kind === 'task' ? ownEndSeq(task) === seq : task.endSeq === seq) return task;
+    }
+    return undefined;
+  }
+}
+
+/** In a task's own log the end takes the counter's last seq; never the created event's (tasks stored before events). */
+const ownEndSeq = (task: TaskDocument): number => Math.max(task.eventSeq ?? 1, 2);
+
+function createdEvent(task: TaskDocument, seq: number): TaskEvent {
+  return {
+    seq,
+    taskId: task._id,
+    type: TaskEventType.CREATED,
+    at: task.createdAt.toISOString(),
+    agentId: task.agentId,
+    operation: task.operation,
+    ...(task.compositionId === undefined ? {} : { compositionId: task.compositionId }),
+  };
+}
+
+function storedEvent(document: TaskEventDocument): TaskEvent {
+  const data = document.data === undefined ? {} : (JSON.parse(document.data) as Record<string, unknown>);
+  return {
+    ...data,
+    seq: document.seq,
+    taskId: document.taskId,
+    type: document.type,
+    at: document.at.toISOString(),
+  } as TaskEvent;
+}
+
+function endingEvent(task: TaskDocument, seq: number): TaskEvent | undefined {
+  const base = { seq, taskId: task._id, at: task.updatedAt.toISOString() };
+  const attempts = task.attempts === undefined ? {} : { attempts: task.attempts };
+  switch (task.status) {
+    case TaskStatus.COMPLETED:
+      return {
+        ...base,
+        type: TaskEventType.COMPLETED,
+        result: JSON.parse(task.result ?? '{}') as TaskResult,
+        ...attempts,
+      };
+    case TaskStatus.FAILED:
+      return { ...base, type: TaskEventType.FAILED, error: JSON.parse(task.error ?? 'null') as TaskError, ...attempts };
+    case TaskStatus.CANCELLED:
+      return { ...base, type: TaskEventType.CANCELLED };
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,124 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { requirePrincipal, type Principal } from '../auth/principal';
+import type { RouteModule } from '../http/app';
+import { ApiError, ErrorCode, notFound } from '../http/errors';
+import { validator } from '../http/validate';
+import { canReadComposition, canReadTask, readableTask } from '../tasks/task-access';
+import type { TaskDocument, TaskStore } from '../tasks/task-store';
+import type { TaskEventStore } from './event-store';
+import type { TaskEventFeeds } from './event-feeds';
+import { LogReader, type LogSource } from './log-reader';
+import { SseStream } from './sse';
+import type { TaskEvent } from './task-event';
+
+export interface TaskEventRoutesDeps {
+  taskStore: TaskStore;
+  eventStore: TaskEventStore;
+  feeds: TaskEventFeeds;
+  heartbeatMs?: number;
+}
+
+/** `?after=` and `?format=` of the event routes, as a query string carries them. */
+export const EVENTS_QUERY_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    after: { type: 'string', pattern: '^(?:[^:]{1,256}:)?(?:0|[1-9][0-9]{0,14})$', description: 'an event id' },
+    format: { enum: ['json'] },
+  },
+} as const;
+const checkQuery = validator<{ after?: string; format?: 'json' }>(EVENTS_QUERY_SCHEMA, 'query string');
+
+/** An event id: `<seq>` on a task's stream, `<taskId>:<seq>` on a composition's; the seq orders the log either way. */
+const EVENT_ID = /^(?:[^:]{1,256}:)?(0|[1-9][0-9]{0,14})$/;
+
+/** Where the stream starts: after `?after=`, else after `Last-Event-ID` (a reconnecting EventSource), else at the first event. */
+function cursorOf(ctx: Context, after: string | undefined): number {
+  const id = after ?? (ctx.get('Last-Event-ID') || undefined);
+  if (id === undefined) return 0;
+  const match = EVENT_ID.exec(id);
+  if (!match)
+    throw new ApiError(
+      ErrorCode.VALIDATION_ERROR,
+      `Last-Event-ID "${id.slice(0, 300)}" is not an event id of this stream`,
+    );
+  return Number(match[1]);
+}
+
+/** What a reader who may not read the task sees of its events (the agent of a sibling task): what happened, not its data. */
+function outlineOf({ seq, taskId, type, at }: TaskEvent): Pick<TaskEvent, 'seq' | 'taskId' | 'type' | 'at'> {
+  return { seq, taskId, type, at };
+}
+
+/** `GET /tasks/{taskId}/events` and `GET /compositions/{compositionId}/events`: a task's event log, stored then live. */
+export function createTaskEventRoutes({ taskStore, eventStore, feeds, heartbeatMs }: TaskEventRoutesDeps): RouteModule {
+  const router = new Router();
+
+  async function answer(
+    ctx: Context,
+    source: LogSource,
+    idOf: (event: TaskEvent) => string,
+    view: (event: TaskEvent) => unknown,
+    taskId?: string,
+  ): Promise<void> {
+    const query = checkQuery(ctx.query);
+    const after = cursorOf(ctx, query.after);
+    if (query.format === 'json') {
+      const reader = new LogReader(source, taskStore, eventStore);
+      await reader.next();
+      ctx.body = reader.events
+        .filter((event) => event.seq > after && (taskId === undefined || event.taskId === taskId))
+        .map(view);
+      return;
+    }
+    let unsubscribe: () => void = () => undefined;
+    const stream = new SseStream(ctx, () => unsubscribe(), heartbeatMs);
+    unsubscribe = feeds.subscribe(source, {
+      taskId,
+      after,
+      missing: () => stream.end(),
+      deliver: (events) => {
+        for (const event of events) stream.send(idOf(event), view(event));
+      },
+      ended: () => stream.end(),
+    });
+  }
+
+  router.get('/tasks/:taskId/events', async (ctx) => {
+    const principal = requirePrincipal(ctx);
+    const task = readableTask(principal, await taskStore.find(ctx.params.taskId), ctx.params.taskId);
+    const source: LogSource =
+      task.compositionId === undefined
+        ? { kind: 'task', taskId: task._id }
+        : { kind: 'composition', compositionId: task.compositionId };
+    await answer(
+      ctx,
+      source,
+      (event) => String(event.seq),
+      (event) => event,
+      task._id,
+    );
+  });
+
+  router.get('/compositions/:compositionId/events', async (ctx) => {
+    const principal = requirePrincipal(ctx);
+    const composition = await taskStore.findComposition(ctx.params.compositionId);
+    // Unknown to a caller who may not read it, as GET /compositions/{compositionId} does.
+    if (!composition || !canReadComposition(principal, composition))
+      throw notFound(`Composition ${ctx.params.compositionId}`);
+    const readable = readableIds(principal, composition.tasks);
+    await answer(
+      ctx,
+      { kind: 'composition', compositionId: composition.compositionId },
+      (event) => `${event.taskId}:${event.seq}`,
+      (event) => (readable.has(event.taskId) ? event : outlineOf(event)),
+    );
+  });
+
+  return { router, versioned: true };
+}
+
+function readableIds(principal: Principal, tasks: TaskDocument[]): Set<string> {
+  return new Set(tasks.filter((task) => canReadTask(principal, task)).map((task) => task._id));
+}

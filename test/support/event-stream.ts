@@ -1,0 +1,103 @@
+import { testStack } from './test-stack';
+
+/** One message of a Server-Sent Events stream: its id and its data, parsed as JSON. */
+export interface StreamedEvent {
+  id?: string;
+  data: any;
+}
+
+/** An open `text/event-stream` response, read as it comes. */
+export class EventStreamReader {
+  readonly events: StreamedEvent[] = [];
+  /** Comment lines (heartbeats) seen. */
+  comments = 0;
+  /** Settles when the server ends the stream (or the reader aborts it). */
+  readonly closed: Promise<void>;
+  private readonly abort = new AbortController();
+  private listeners: Array<() => void> = [];
+
+  private constructor(
+    readonly status: number,
+    readonly contentType: string,
+    body: ReadableStream<Uint8Array> | null,
+  ) {
+    this.closed = this.read(body);
+  }
+
+  /** Opens `path` on the service under test (or `baseUrl`). */
+  static async open(
+    path: string,
+    { apiKey = 'admin', lastEventId, baseUrl }: { apiKey?: string; lastEventId?: string; baseUrl?: string } = {},
+  ): Promise<EventStreamReader> {
+    const stack = testStack();
+    const abort = new AbortController();
+    const headers: Record<string, string> = {
+      accept: 'text/event-stream',
+      'x-api-key': apiKey === 'admin' ? stack.adminKey : apiKey,
+      ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }),
+    };
+    const response = await fetch(`${baseUrl ?? stack.baseUrl}${path}`, { headers, signal: abort.signal });
+    const reader = new EventStreamReader(response.status, response.headers.get('content-type') ?? '', response.body);
+    reader.abort.signal.addEventListener('abort', () => abort.abort());
+    return reader;
+  }
+
+  /** Cuts the connection, as a network failure would. */
+  disconnect(): void {
+    this.abort.abort();
+  }
+
+  /** The data of every event so far. */
+  get data(): any[] {
+    return this.events.map((event) => event.data);
+  }
+
+  /** Resolves once `predicate` holds for the events so far, or rejects after `timeoutMs`. */
+  async waitFor(predicate: (events: StreamedEvent[]) => boolean, timeoutMs = 20_000): Promise<void> {
+    if (predicate(this.events)) return;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.listeners = this.listeners.filter((listener) => listener !== check);
+        reject(new Error(`waited ${timeoutMs} ms; events so far: ${JSON.stringify(this.data)}`));
+      }, timeoutMs);
+      const check = () => {
+        if (!predicate(this.events)) return;
+        clearTimeout(timer);
+        this.listeners = this.listeners.filter((listener) => listener !== check);
+        resolve();
+      };
+      this.listeners.push(check);
+    });
+  }
+
+  private async read(body: ReadableStream<Uint8Array> | null): Promise<void> {
+    if (!body) return;
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for await (const chunk of body) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          this.parse(buffer.slice(0, end));
+          buffer = buffer.slice(end + 2);
+        }
+      }
+    } catch (error) {
+      if (!this.abort.signal.aborted) throw error;
+    }
+  }
+
+  private parse(block: string): void {
+    let id: string | undefined;
+    const data: string[] = [];
+    for (const line of block.split('\n')) {
+      if (line.startsWith(':')) this.comments += 1;
+      else if (line.startsWith('id: ')) id = line.slice(4);
+      else if (line.startsWith('data: ')) data.push(line.slice(6));
+    }
+    if (data.length === 0) return;
+    this.events.push({ ...(id === undefined ? {} : { id }), data: JSON.parse(data.join('\n')) });
+    for (const listener of [...this.listeners]) listener();
+  }
+}
