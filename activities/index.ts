@@ -10,6 +10,7 @@ import { PresenceLookup } from '../src/room-tasks/socket-presence';
 import { callAgentActivity } from './call-agent';
 import { findRoomSocketsActivities } from './find-room-sockets';
 import { deliverCallbackActivity } from './deliver-callback';
+import { deliverTaskInputActivity } from './deliver-task-input';
 import { notifyCancellationActivity } from './notify-cancellation';
 import { pollMcpTaskActivity } from './poll-mcp-task';
 import { recordTaskActivity } from './record-task';
@@ -48,6 +49,9 @@ export function createActivities(deps: ActivityDeps) {
     }),
     deliverCallback: deliverCallbackActivity(agents, taskStore, dispatcher, {
       callbackSigningSecret: deps.config.callbackSigningSecret,
+      callTimeoutMs: deps.config.agentCallTimeoutMs,
+    }),
+    deliverTaskInput: deliverTaskInputActivity(agents, taskStore, dispatcher, {
       callTimeoutMs: deps.config.agentCallTimeoutMs,
     }),
     validateParams: validateParamsActivity(agents, new UserSchemaCompiler()),

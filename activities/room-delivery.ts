@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { TaskStore } from '../src/tasks/task-store';
-import { TaskPhase, type Requester, type TaskOutcome } from '../workflows/task-types';
+import { isLive, TaskPhase, TaskStatus, type Requester, type TaskUpdate } from '../workflows/task-types';
 import { FrameType, SystemEvent } from '../src/rooms/frames';
 import { ParticipantType, type ParticipantRef } from '../src/auth/participant';
 import { remember } from '../src/rooms/remember';
@@ -22,7 +22,15 @@ export interface TaskUpdateInput {
   roomId: string;
   taskId: string;
   agentId: string;
-  outcome: TaskOutcome;
+  /** The task's new state: its outcome, an input request, or (`pending` with a requestId) the answer to one. */
+  outcome: TaskUpdate;
+}
+
+export interface TaskInputFrameInput {
+  roomId: string;
+  taskId: string;
+  agentId: string;
+  requestId: string;
 }
 
 /**
@@ -71,16 +79,35 @@ export function roomDeliveryActivities(hub: RoomHub, taskStore: TaskStore, deliv
       return sent;
     },
 
+    /** The answer to the agent's input request over its socket (TASK_INPUT); false when its socket is gone. */
+    async deliverTaskInput({ roomId, taskId, agentId, requestId }: TaskInputFrameInput): Promise<boolean> {
+      const agent: ParticipantRef = { type: ParticipantType.AGENT, id: agentId };
+      if (!hub.isConnected(roomId, agent)) return false;
+      const answer = await taskStore.findInput(taskId, requestId);
+      if (!answer)
+        throw new Error(`The answer to input request ${requestId} of task ${taskId} is not in the store yet`);
+      return hub.sendTo(roomId, agent, {
+        type: FrameType.TASK_INPUT,
+        data: { taskId, requestId, input: answer.input },
+      });
+    },
+
     /**
      * Not stored: a room's history holds messages only (seq-ordered), like participant events; the
      * task itself stays readable at GET /tasks/{taskId}.
      */
-    // eslint-disable-next-line @typescript-eslint/require-await -- Temporal types an activity as returning a promise
+     
     async publishTaskUpdate({ roomId, taskId, agentId, outcome }: TaskUpdateInput): Promise<void> {
-      deliveredTasks.ended(roomId, agentId, taskId);
-      const id = taskUpdateId(taskId, outcome.status);
+      const { requestId } = outcome;
+      if (!isLive(outcome.status)) deliveredTasks.ended(roomId, agentId, taskId);
+      const id = taskUpdateId(taskId, outcome.status, requestId);
       if (publishedUpdates.has(id)) return;
       remember(publishedUpdates, id, REMEMBERED_FRAMES);
+      // The answer to an input request is announced with the input, which only the task store holds.
+      const answer =
+        outcome.status === TaskStatus.PENDING && requestId !== undefined
+          ? await taskStore.findInput(taskId, requestId)
+          : undefined;
       hub.publish(roomId, {
         type: FrameType.SYSTEM,
         data: {
@@ -92,6 +119,10 @@ export function roomDeliveryActivities(hub: RoomHub, taskStore: TaskStore, deliv
           status: outcome.status,
           ...(outcome.result === undefined ? {} : { result: outcome.result }),
           ...(outcome.error === undefined ? {} : { error: outcome.error }),
+          ...(requestId === undefined ? {} : { requestId }),
+          ...(outcome.message === undefined ? {} : { message: outcome.message }),
+          ...(outcome.inputSchema === undefined ? {} : { inputSchema: outcome.inputSchema }),
+          ...(answer === undefined ? {} : { input: answer.input }),
           timestamp: new Date().toISOString(),
         },
       });
@@ -106,8 +137,9 @@ export type RoomDeliveryActivities = ReturnType<typeof roomDeliveryActivities>;
  * so that every attempt and every process names the same update alike, and a client that gets it
  * twice can tell.
  */
-function taskUpdateId(taskId: string, status: string): string {
-  const hex = createHash('sha256').update(`task_update\n${taskId}\n${status}`).digest('hex');
+function taskUpdateId(taskId: string, status: string, requestId?: string): string {
+  const named = `task_update\n${taskId}\n${status}${requestId === undefined ? '' : `\n${requestId}`}`;
+  const hex = createHash('sha256').update(named).digest('hex');
   const variant = (0x8 | (parseInt(hex[16], 16) & 0x3)).toString(16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

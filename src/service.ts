@@ -30,7 +30,13 @@ import { TaskEventFeeds } from './task-events/event-feeds';
 import { TASK_EVENTS_COLLECTION, TaskEventStore } from './task-events/event-store';
 import { TaskChanges } from './tasks/task-changes';
 import { watchEndedRuns } from './tasks/ended-runs';
-import { COMPOSITIONS_COLLECTION, REPORTED_OUTCOMES_COLLECTION, TASKS_COLLECTION, TaskStore } from './tasks/task-store';
+import {
+  COMPOSITIONS_COLLECTION,
+  REPORTED_OUTCOMES_COLLECTION,
+  TASK_INPUTS_COLLECTION,
+  TASKS_COLLECTION,
+  TaskStore,
+} from './tasks/task-store';
 import { TaskLauncher } from './tasks/task-launcher';
 import { IDEMPOTENCY_KEYS_COLLECTION, IdempotencyKeys } from './tasks/idempotency-keys';
 import { startTaskWorker, type RunningWorker } from './tasks/task-worker';
@@ -76,6 +82,7 @@ export const SERVICE_COLLECTIONS: ReadonlyArray<{ name: string; indexes: IndexDe
   { name: TASKS_COLLECTION, indexes: TaskStore.indexes() },
   { name: COMPOSITIONS_COLLECTION, indexes: [] },
   { name: REPORTED_OUTCOMES_COLLECTION, indexes: [] },
+  { name: TASK_INPUTS_COLLECTION, indexes: [] },
   { name: TASK_EVENTS_COLLECTION, indexes: TaskEventStore.indexes() },
   { name: IDEMPOTENCY_KEYS_COLLECTION, indexes: [] },
   { name: ROOMS_COLLECTION, indexes: RoomStore.indexes() },
@@ -181,14 +188,8 @@ async function serveApi(
   const directory = new AgentDirectory(agents);
   directory.warm();
   const launcher = new TaskLauncher({ agents: recentAgents, taskStore, temporal, schemas, config });
-  const roomTasks = new RoomTaskRequests({
-    launcher,
-    taskStore,
-    temporal,
-    agents,
-    schemas,
-    rooms: new RoomStore(store),
-  });
+  const roomStore = new RoomStore(store);
+  const roomTasks = new RoomTaskRequests({ launcher, taskStore, temporal, agents, schemas, rooms: roomStore });
   const rooms = await createRooms(
     config,
     store,
@@ -231,6 +232,7 @@ async function serveApi(
       idempotencyKeys: new IdempotencyKeys(store),
       temporal,
       maxCompositionSize: config.maxCompositionSize,
+      inputs: { taskStore, temporal, schemas, agents: recentAgents, rooms: roomStore },
     }),
     createTaskEventRoutes({
       taskStore,

@@ -46,6 +46,16 @@ export const callbackOptions = {
 export const callbacks = proxyActivities<Activities>(callbackOptions);
 
 /**
+ * The answer to an agent's input request: retried for about half a minute, then the task fails
+ * with the last error (the agent cannot go on without it).
+ */
+export const inputDeliveryOptions = {
+  startToCloseTimeout: '1 minute',
+  retry: { maximumAttempts: 5, initialInterval: '1 second', backoffCoefficient: 2 },
+} as const;
+export const inputDeliveries = proxyActivities<Activities>(inputDeliveryOptions);
+
+/**
  * Work on the room sockets of one API process, on that process's own queue. A process that died
  * leaves its queue unpolled: the schedule-to-close bound ends the wait and HTTP takes over.
  */

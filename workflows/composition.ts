@@ -13,6 +13,8 @@ import {
   agentReportSignal,
   agentSocketLostSignal,
   cancelTaskUpdate,
+  inputAnsweredSignal,
+  inputRequestedSignal,
   tasksQuery,
   type CompositionInput,
   type PlannedTask,
@@ -52,6 +54,8 @@ class CompositionRun implements RunOfTask {
   listen(): void {
     setHandler(agentReportSignal, (report) => this.byId.get(report.taskId)?.reported(report));
     setHandler(agentSocketLostSignal, (taskId) => this.byId.get(taskId)?.socketClosed());
+    setHandler(inputRequestedSignal, (request) => this.byId.get(request.taskId)?.inputRequested(request));
+    setHandler(inputAnsweredSignal, (answer) => this.byId.get(answer.taskId)?.inputAnswered(answer));
     setHandler(cancelTaskUpdate, (taskId) => this.byId.get(taskId)!.cancel(), {
       validator: (taskId: string) => {
         if (!this.byId.has(taskId)) throw new Error(`Task ${taskId} is not part of this workflow`);

@@ -22,9 +22,12 @@ import {
   type McpTaskHandle,
   type PlannedTask,
   type RoomOfTask,
+  type InputAnswerNotice,
+  type InputRequestNotice,
   type TaskCallback,
   type TaskOutcome,
   type TaskProgress,
+  type TaskUpdate,
 } from './task-types';
 import {
   agentCalls,
@@ -34,6 +37,8 @@ import {
   CALL_HEARTBEAT_TIMEOUT,
   callbackOptions,
   callbacks,
+  inputDeliveries,
+  inputDeliveryOptions,
   notificationOptions,
   notifications,
   roomDeliveryAt,
@@ -41,7 +46,7 @@ import {
 } from './activity-stubs';
 import { activityError, failure, outcomeOfAnswer, outcomeOfReport } from './outcomes';
 import { pendingArgumentsOf, substitute, usesPointers } from './pending-arguments';
-import { FAIL_AT_FIRST_FAILED_PARENT, PENDING_ARGUMENT_POINTERS } from './versions';
+import { FAIL_AT_FIRST_FAILED_PARENT, INPUT_REQUESTS, PENDING_ARGUMENT_POINTERS } from './versions';
 
 /** What a task needs of the run it belongs to. */
 export interface RunOfTask {
@@ -104,6 +109,12 @@ export class TaskRun {
   private waitingFor?: TaskWait;
   /** Cancelling one task leaves its siblings running. */
   private readonly scope = new CancellationScope();
+  /** The agent's latest input request (inputRequested signal). */
+  private inputRequest?: InputRequestNotice;
+  /** The request the task last took up: a later one is open again. */
+  private takenUpRequest?: string;
+  /** Requests answered (inputAnswered signal), kept even when the answer's signal overtook the request's. */
+  private readonly answeredRequests = new Set<string>();
   /** Set while the agent call runs: a report ends the call by cancelling it. */
   private callScope?: CancellationScope;
 
@@ -124,6 +135,16 @@ export class TaskRun {
     // An agent may report while its call is still being retried, say after a reply lost on the way
     // back: the report ends the task, and the call with it.
     this.callScope?.cancel();
+  }
+
+  /** The agent asks for a person's input; ignored once the task ended. */
+  inputRequested(request: InputRequestNotice): void {
+    if (this.outcome === undefined) this.inputRequest = request;
+  }
+
+  /** A person answered an input request; the API stored the input. */
+  inputAnswered({ requestId }: InputAnswerNotice): void {
+    this.answeredRequests.add(requestId);
   }
 
   /** The agent's socket that got the TASK frame closed before it answered. */
@@ -208,7 +229,14 @@ export class TaskRun {
 
     if (this.task.room && (await this.deliverInRoom(this.task.room, params))) {
       this.awaitingReport = true;
-      const ended = await this.reportOrSocketLost(startedAt);
+      let ended = await this.reportOrSocketLost(startedAt);
+      // Awaited only when the agent asked for input: a run without requests keeps its order of awaits.
+      for (let request = this.openRequest(); ended && request && !this.report && !this.socketLost;) {
+        const failed = await this.inputTaken(request, startedAt, 1);
+        if (failed) return failed;
+        ended = await this.reportOrSocketLost(startedAt);
+        request = this.openRequest();
+      }
       if (this.report) return outcomeOfReport(this.report, 1);
       if (!ended)
         return failure({
@@ -242,7 +270,15 @@ export class TaskRun {
     if (replied.kind !== 'accepted') return outcomeOfAnswer(replied);
 
     this.awaitingReport = true;
-    if (!(await this.reportArrived(startedAt))) {
+    let arrived = await this.reportArrived(startedAt);
+    // Awaited only when the agent asked for input: a run without requests keeps its order of awaits.
+    for (let request = this.openRequest(); arrived && request && !this.report;) {
+      const failed = await this.inputTaken(request, startedAt, replied.attempt);
+      if (failed) return failed;
+      arrived = await this.reportArrived(startedAt);
+      request = this.openRequest();
+    }
+    if (!arrived) {
       return failure(
         {
           code: TaskErrorCode.AGENT_TIMEOUT,
@@ -335,9 +371,12 @@ export class TaskRun {
     }
   }
 
-  /** Step: the agent's answer over its room socket; false at the task's timeout. */
+  /** Step: the agent's answer over its room socket, or its input request; false at the task's timeout. */
   private reportOrSocketLost(startedAt: number): Promise<boolean> {
-    return this.waitForAgent(() => this.report !== undefined || this.socketLost, startedAt);
+    return this.waitForAgent(
+      () => this.report !== undefined || this.socketLost || this.openRequest() !== undefined,
+      startedAt,
+    );
   }
 
   /**
@@ -425,9 +464,92 @@ export class TaskRun {
     }
   }
 
-  /** Step, after a 202: the agent's report; false once the task's timeoutMs has passed. */
+  /** Step, after a 202: the agent's report, or its input request; false once the task's timeoutMs has passed. */
   private reportArrived(startedAt: number): Promise<boolean> {
-    return this.waitForAgent(() => this.report !== undefined, startedAt);
+    return this.waitForAgent(() => this.report !== undefined || this.openRequest() !== undefined, startedAt);
+  }
+
+  /** The agent's input request not taken up yet. */
+  private openRequest(): InputRequestNotice | undefined {
+    return this.inputRequest?.requestId === this.takenUpRequest ? undefined : this.inputRequest;
+  }
+
+  /**
+   * Step, when the agent asked for input: announced in the task's room, waited for with a timer
+   * named after it (within the task's timeoutMs), then delivered to the agent, after which the task
+   * waits for the agent again. An outcome when the task ends here: no input came, or it could not
+   * be delivered. A report that comes meanwhile ends the wait, and the task.
+   */
+  private async inputTaken(
+    request: InputRequestNotice,
+    startedAt: number,
+    attempt: number,
+  ): Promise<TaskOutcome | undefined> {
+    this.takenUpRequest = request.requestId;
+    if (!patched(INPUT_REQUESTS)) return undefined;
+    const { task } = this;
+    const { requestId, message, inputSchema } = request;
+    if (task.room) {
+      await this.announceInRoom(task.room, {
+        status: TaskStatus.INPUT_REQUIRED,
+        requestId,
+        message,
+        ...(inputSchema === undefined ? {} : { inputSchema }),
+      });
+    }
+    this.waitFor(TaskWait.INPUT);
+    const remainingMs = task.timeoutMs - (Date.now() - startedAt);
+    const answered =
+      remainingMs > 0 &&
+      (await condition(() => this.report !== undefined || this.answeredRequests.has(requestId), remainingMs, {
+        summary: `input for task ${task.taskId}: ${message.slice(0, 200)}`,
+      }));
+    if (this.report) return undefined;
+    if (!answered) {
+      return failure(
+        {
+          code: TaskErrorCode.INPUT_TIMEOUT,
+          message: `No input came within the task's ${task.timeoutMs} ms for the agent's request: ${message.slice(0, 1_000)}`,
+        },
+        attempt,
+      );
+    }
+    this.waitFor(TaskWait.INPUT_DELIVERY);
+    try {
+      await this.deliverInput(requestId);
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      return failure(activityError(error), attempt);
+    }
+    if (task.room) await this.announceInRoom(task.room, { status: TaskStatus.PENDING, requestId });
+    return undefined;
+  }
+
+  /** The answer over the agent's room socket when some API process holds it, else a signed POST. */
+  private async deliverInput(requestId: string): Promise<void> {
+    const { taskId, agentId, operation, room } = this.task;
+    if (room) {
+      const queue = await bookkeeping.findAgentSocket.executeWithOptions(
+        { ...bookkeepingOptions, summary: `find agent socket: ${this.describe()}` },
+        [{ roomId: room.roomId, agentId }],
+      );
+      if (queue !== null) {
+        const sent = await roomDeliveryAt(queue)
+          .deliverTaskInput.executeWithOptions(
+            { ...roomDeliveryOptions, taskQueue: queue, summary: `TASK_INPUT frame: ${this.describe()}` },
+            [{ roomId: room.roomId, taskId, agentId, requestId }],
+          )
+          .catch((error: unknown) => {
+            if (isCancellation(error)) throw error;
+            return false;
+          });
+        if (sent) return;
+      }
+    }
+    await inputDeliveries.deliverTaskInput.executeWithOptions(
+      { ...inputDeliveryOptions, summary: `input to ${this.describe()} (task ${taskId})` },
+      [{ taskId, agentId, operation, requestId }],
+    );
   }
 
   /** Until `done`, or the task's timeoutMs since it started; a timer named after what it waits for. */
@@ -500,7 +622,7 @@ export class TaskRun {
   }
 
   /** The task_update SYSTEM frame, to every API process with sockets to the room; a process gone misses it. */
-  private async announceInRoom(room: RoomOfTask, outcome: TaskOutcome): Promise<void> {
+  private async announceInRoom(room: RoomOfTask, outcome: TaskUpdate): Promise<void> {
     const { task } = this;
     const queues = await bookkeeping.findRoomSockets.executeWithOptions(
       { ...bookkeepingOptions, summary: `find room sockets: ${this.describe()}` },

@@ -45,6 +45,8 @@ export const TaskErrorCode = {
   AGENT_PROTOCOL_ERROR: 'AGENT_PROTOCOL_ERROR',
   /** An MCP agent's tool answered `isError: true`, or its MCP task ended failed or cancelled. */
   AGENT_TOOL_ERROR: 'AGENT_TOOL_ERROR',
+  /** The agent asked for input, and none came within the task's timeoutMs. */
+  INPUT_TIMEOUT: 'INPUT_TIMEOUT',
   /** The task's workflow failed (or timed out) before it ended the task: src/tasks/ended-runs.ts. */
   WORKFLOW_ENDED: 'WORKFLOW_ENDED',
 } as const;
@@ -174,6 +176,16 @@ export interface TaskOutcome {
   attempts?: number;
 }
 
+/**
+ * A task's new state as a room's task_update announces it: its outcome, an input request
+ * (`input-required`), or the answer to one (`pending` with the requestId).
+ */
+export interface TaskUpdate extends TaskOutcome {
+  requestId?: string;
+  message?: string;
+  inputSchema?: Record<string, unknown>;
+}
+
 /** The body of a completion callback (docs/api.md, "Tasks"). */
 export interface TaskCallback {
   taskId: string;
@@ -196,6 +208,24 @@ export interface AgentReport {
 
 export const agentReportSignal = defineSignal<[AgentReport]>('agentReport');
 
+/** An agent's request for a person's input (a report with status `input-required`), stored by the API before the signal. */
+export interface InputRequestNotice {
+  taskId: string;
+  requestId: string;
+  message: string;
+  inputSchema?: Record<string, unknown>;
+}
+
+export const inputRequestedSignal = defineSignal<[InputRequestNotice]>('inputRequested');
+
+/** The answer to an input request, claimed and stored by the API (POST /tasks/{taskId}/input); the input itself stays in the store. */
+export interface InputAnswerNotice {
+  taskId: string;
+  requestId: string;
+}
+
+export const inputAnsweredSignal = defineSignal<[InputAnswerNotice]>('inputAnswered');
+
 /** The agent's socket that got the task's TASK frame closed before it answered (taskId): call it over HTTP instead. */
 export const agentSocketLostSignal = defineSignal<[string]>('agentSocketLost');
 
@@ -213,6 +243,10 @@ export const TaskWait = {
   AGENT_CALL: 'agent call',
   REPORT: "agent's report",
   MCP_TASK: "agent's MCP task",
+  /** The agent asked for a person's input. */
+  INPUT: 'input from a person',
+  /** The input goes to the agent. */
+  INPUT_DELIVERY: 'input delivered to the agent',
   RECORD: 'outcome recorded',
 } as const;
 export type TaskWait = (typeof TaskWait)[keyof typeof TaskWait];

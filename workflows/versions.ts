@@ -18,3 +18,10 @@ export const VISIBLE_AGENT_CALLS = 'agent-call-as-activity';
  * have such a field, when they substitute.
  */
 export const PENDING_ARGUMENT_POINTERS = 'pending-argument-json-pointer';
+
+/**
+ * A task whose agent asks for input (the inputRequested signal) waits for the answer with a named
+ * timer, has it delivered to the agent, then waits for the report again. Asked when the first
+ * request is taken up: runs recorded before never had the signal.
+ */
+export const INPUT_REQUESTS = 'input-requests';

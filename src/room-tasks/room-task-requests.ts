@@ -7,7 +7,8 @@ import { readableTask } from '../tasks/task-access';
 import type { TaskStore } from '../tasks/task-store';
 import type { TaskLauncher } from '../tasks/task-launcher';
 import { deliverReport, type AgentReportBody } from '../tasks/task-reports';
-import { AGENT_REPORT_SCHEMA, TASK_FIELDS } from '../tasks/task-request-schema';
+import { AGENT_REPORT_SCHEMA, TASK_FIELDS, TASK_INPUT_SCHEMA } from '../tasks/task-request-schema';
+import { answerInput, type TaskInputBody, type TaskInputDeps } from '../tasks/task-inputs';
 import type { TemporalHandle } from '../tasks/temporal-client';
 import { FrameType, type Frame } from '../rooms/frames';
 import { ParticipantType, type ParticipantRef } from '../auth/participant';
@@ -46,6 +47,14 @@ const TASK_RESULT_SCHEMA = { ...AGENT_REPORT_SCHEMA, required: ['taskId', 'statu
 
 const readRequest = validator<RoomTaskRequest>(ROOM_TASK_REQUEST_SCHEMA, 'TASK_REQUEST data');
 const readResult = validator<AgentReportBody & { taskId: string }>(TASK_RESULT_SCHEMA, 'TASK_RESULT data');
+
+/** `TASK_INPUT` data: an answer as POST /tasks/{taskId}/input takes it, with the taskId. */
+const TASK_INPUT_FRAME_SCHEMA = {
+  ...TASK_INPUT_SCHEMA,
+  required: ['taskId', 'input'],
+  properties: { ...TASK_INPUT_SCHEMA.properties, taskId: { type: 'string', minLength: 1, maxLength: 256 } },
+} as const;
+const readInput = validator<TaskInputBody & { taskId: string }>(TASK_INPUT_FRAME_SCHEMA, 'TASK_INPUT data');
 
 export interface RoomTaskDeps {
   launcher: TaskLauncher;
@@ -90,9 +99,20 @@ export class RoomTaskRequests {
     return { type: FrameType.TASK_CREATED, data: { requestId, taskId, agentId } };
   }
 
-  /** Ends the task as POST /tasks/{taskId}/result does; only the task's agent may. */
+  /** Reports on the task as POST /tasks/{taskId}/result does; only the task's agent may. */
   async result(reporter: ParticipantRef, data: unknown): Promise<void> {
     const report = readResult(data);
-    await deliverReport(this.deps.taskStore, this.deps.temporal, principalOf(reporter), report.taskId, report);
+    await deliverReport(this.inputDeps(), principalOf(reporter), report.taskId, report);
+  }
+
+  /** Answers the input request of a task of this room, as POST /tasks/{taskId}/input does; any person in the room may. */
+  async input(roomId: string, sender: ParticipantRef, data: unknown): Promise<void> {
+    const { taskId, ...body } = readInput(data);
+    await answerInput(this.inputDeps(), principalOf(sender), taskId, body, roomId);
+  }
+
+  private inputDeps(): TaskInputDeps {
+    const { taskStore, temporal, schemas, agents, rooms } = this.deps;
+    return { taskStore, temporal, schemas, agents, rooms };
   }
 }

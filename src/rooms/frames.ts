@@ -16,11 +16,18 @@ export const FrameType = {
   TASK_REQUEST: 'TASK_REQUEST',
   /** To the asker: the task its TASK_REQUEST started. */
   TASK_CREATED: 'TASK_CREATED',
+  /** From a person: the answer to a task's input request. To an agent: that answer, for its task. */
+  TASK_INPUT: 'TASK_INPUT',
 } as const;
 export type FrameType = (typeof FrameType)[keyof typeof FrameType];
 
 /** Frame types a client may send. */
-export const CLIENT_FRAME_TYPES: readonly string[] = [FrameType.MESSAGE, FrameType.TASK_REQUEST, FrameType.TASK_RESULT];
+export const CLIENT_FRAME_TYPES: readonly string[] = [
+  FrameType.MESSAGE,
+  FrameType.TASK_REQUEST,
+  FrameType.TASK_RESULT,
+  FrameType.TASK_INPUT,
+];
 
 /** WebSocket close codes the service sends: standard ones, and 4403 from the application range (4000-4999). */
 export const CloseCode = {

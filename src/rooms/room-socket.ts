@@ -15,6 +15,8 @@ export interface RoomTaskFrames {
   /** Answers the asker's TASK_CREATED. */
   request(hub: RoomHub, roomId: string, asker: ParticipantRef, data: unknown): Promise<Frame>;
   result(reporter: ParticipantRef, data: unknown): Promise<void>;
+  /** A person's answer to the input request of a task of the room. */
+  input(roomId: string, sender: ParticipantRef, data: unknown): Promise<void>;
 }
 
 export interface RoomSocketDeps {
@@ -179,6 +181,10 @@ export class RoomSocket implements RoomConnection {
         case FrameType.TASK_RESULT:
           if (!this.deps.tasks) break;
           await this.deps.tasks.result(this.participant, frame.data);
+          return;
+        case FrameType.TASK_INPUT:
+          if (!this.deps.tasks) break;
+          await this.deps.tasks.input(this.roomId, this.participant, frame.data);
           return;
       }
       throw invalid(`Unknown frame type "${frame.type}"; clients send ${CLIENT_FRAME_TYPES.join(', ')}`);

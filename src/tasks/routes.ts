@@ -12,6 +12,7 @@ import type { TaskLauncher } from './task-launcher';
 import {
   AGENT_REPORT_SCHEMA,
   COMPOSITION_REQUEST_SCHEMA,
+  TASK_INPUT_SCHEMA,
   TASK_LOOKUP_QUERY_SCHEMA,
   TASK_REQUEST_SCHEMA,
   type TaskLookupQuery,
@@ -19,6 +20,7 @@ import {
 import type { TemporalHandle } from './temporal-client';
 import { cancelTask } from './task-cancellation';
 import { deliverReport, type AgentReportBody } from './task-reports';
+import { answerInput, type TaskInputBody, type TaskInputDeps } from './task-inputs';
 import { TaskStatus, type TaskRequest } from '../../workflows/task-types';
 
 export interface TaskRoutesDeps {
@@ -27,12 +29,15 @@ export interface TaskRoutesDeps {
   idempotencyKeys: IdempotencyKeys;
   temporal: TemporalHandle;
   maxCompositionSize: number;
+  /** Reports that ask for input, and the answers. */
+  inputs: TaskInputDeps;
 }
 
 const checkTask = validator<TaskRequest>(TASK_REQUEST_SCHEMA, 'task request');
 const checkComposition = validator<TaskRequest[]>(COMPOSITION_REQUEST_SCHEMA, 'composition');
 const checkReport = validator<AgentReportBody>(AGENT_REPORT_SCHEMA, 'task report');
 const checkLookup = validator<TaskLookupQuery>(TASK_LOOKUP_QUERY_SCHEMA, 'query string');
+const checkInput = validator<TaskInputBody>(TASK_INPUT_SCHEMA, 'task input');
 
 /** Aborts when the client goes away, so a waiting lookup stops waiting for nobody. */
 function abandonedSignal(ctx: Context): AbortSignal {
@@ -48,6 +53,7 @@ export function createTaskRoutes({
   idempotencyKeys,
   temporal,
   maxCompositionSize,
+  inputs,
 }: TaskRoutesDeps): RouteModule {
   const router = new Router();
   const idempotencyOf = (ctx: Context, route: string, body: unknown) =>
@@ -97,7 +103,12 @@ export function createTaskRoutes({
 
   router.post('/tasks/:taskId/result', async (ctx) => {
     const principal = requirePrincipal(ctx);
-    ctx.body = await deliverReport(taskStore, temporal, principal, ctx.params.taskId, checkReport(ctx.request.body));
+    ctx.body = await deliverReport(inputs, principal, ctx.params.taskId, checkReport(ctx.request.body));
+  });
+
+  router.post('/tasks/:taskId/input', async (ctx) => {
+    const principal = requirePrincipal(ctx);
+    ctx.body = await answerInput(inputs, principal, ctx.params.taskId, checkInput(ctx.request.body));
   });
 
   router.post('/tasks/:taskId/cancel', async (ctx) => {

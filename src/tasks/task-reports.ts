@@ -1,14 +1,15 @@
 import { createHash } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { PrincipalKind, type Principal } from '../auth/principal';
-import { ApiError, ErrorCode, forbidden } from '../http/errors';
+import { ApiError, ErrorCode, forbidden, invalid } from '../http/errors';
+import { requestInput, type TaskInputDeps } from './task-inputs';
 import { canonicalJson } from './canonical-json';
-import { CANCELLATION_CLAIM, refOf, type TaskDocument, type TaskStore } from './task-store';
+import { CANCELLATION_CLAIM, refOf, type TaskDocument } from './task-store';
 import { TaskEventType } from '../task-events/task-event';
 import { readableTask } from './task-access';
-import type { TemporalHandle } from './temporal-client';
 import {
   agentReportSignal,
+  isLive,
   normaliseResult,
   TaskStatus,
   type AgentReport,
@@ -19,11 +20,12 @@ import {
 /** The body of `POST /tasks/{taskId}/result`, as AGENT_REPORT_SCHEMA admits it. */
 export interface AgentReportBody {
   taskId?: string;
-  status: 'completed' | 'failed' | 'pending';
+  status: 'completed' | 'failed' | 'pending' | 'input-required';
   result?: unknown;
   error?: TaskError;
   message?: string;
   progress?: number;
+  inputSchema?: Record<string, unknown>;
 }
 
 const conflict = (taskId: string) =>
@@ -35,20 +37,28 @@ const conflict = (taskId: string) =>
  * 200; a different one 409, before the end as after it.
  */
 export async function deliverReport(
-  taskStore: TaskStore,
-  temporal: TemporalHandle,
+  deps: TaskInputDeps,
   principal: Principal,
   taskId: string,
   body: AgentReportBody,
-): Promise<{ taskId: string; status: string }> {
+): Promise<{ taskId: string; status: string; requestId?: string }> {
+  const { taskStore, temporal } = deps;
   const task = readableTask(principal, await taskStore.find(taskId), taskId);
   const isItsAgent = principal.kind === PrincipalKind.AGENT && principal.id === task.agentId;
   if (!isItsAgent && principal.kind !== PrincipalKind.ADMIN)
     throw forbidden('Only the agent executing this task, or an admin, may report on it');
   checkReportBody(taskId, body);
 
+  if (body.status === TaskStatus.INPUT_REQUIRED) {
+    if (body.message === undefined) throw invalid('An input-required report needs a message saying what it asks');
+    return requestInput(deps, task, {
+      message: body.message,
+      ...(body.inputSchema ? { inputSchema: body.inputSchema } : {}),
+    });
+  }
+
   if (body.status === TaskStatus.PENDING) {
-    if (task.status !== TaskStatus.PENDING) throw conflict(taskId);
+    if (!isLive(task.status)) throw conflict(taskId);
     const news = {
       ...(body.progress === undefined ? {} : { progress: body.progress }),
       ...(body.message === undefined ? {} : { message: body.message }),
@@ -57,7 +67,7 @@ export async function deliverReport(
     return { taskId, status: TaskStatus.PENDING };
   }
   const report = reportOf(taskId, body);
-  if (task.status !== TaskStatus.PENDING) {
+  if (!isLive(task.status)) {
     if (!endedWith(task, report)) throw conflict(taskId);
     return { taskId, status: report.status };
   }
@@ -90,10 +100,12 @@ function checkReportBody(taskId: string, body: AgentReportBody): void {
   }
   const dropped =
     body.status === TaskStatus.COMPLETED
-      ? ['error']
+      ? ['error', 'inputSchema']
       : body.status === TaskStatus.FAILED
-        ? ['result']
-        : ['result', 'error'];
+        ? ['result', 'inputSchema']
+        : body.status === TaskStatus.PENDING
+          ? ['result', 'error', 'inputSchema']
+          : ['result', 'error', 'progress'];
   const extra = dropped.find((member) => member in body);
   if (extra) throw new ApiError(ErrorCode.VALIDATION_ERROR, `A ${body.status} report carries no ${extra}`);
 }

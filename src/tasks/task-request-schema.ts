@@ -60,12 +60,25 @@ export const AGENT_REPORT_SCHEMA = {
   additionalProperties: false,
   properties: {
     taskId: { type: 'string' },
-    status: { enum: ['completed', 'failed', 'pending'] },
+    status: { enum: ['completed', 'failed', 'pending', 'input-required'] },
     result: {},
     // Any JSON value but null, kept as the agent sent it.
     error: { not: { type: 'null' } },
     message: { type: 'string', maxLength: 10_000 },
     progress: { type: 'number', minimum: 0, maximum: 1 },
+    // An input-required report: what the input must be. Compiled as an agent's tool schema is.
+    inputSchema: { type: 'object' },
+  },
+} as const;
+
+/** `POST /tasks/{taskId}/input`: a person's answer to the task's open input request. */
+export const TASK_INPUT_SCHEMA = {
+  type: 'object',
+  required: ['input'],
+  additionalProperties: false,
+  properties: {
+    input: {},
+    requestId: { type: 'string', minLength: 1, maxLength: 256 },
   },
 } as const;
 

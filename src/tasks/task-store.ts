@@ -18,6 +18,16 @@ import {
 export const TASKS_COLLECTION = 'tasks';
 export const COMPOSITIONS_COLLECTION = 'compositions';
 export const REPORTED_OUTCOMES_COLLECTION = 'reported_outcomes';
+export const TASK_INPUTS_COLLECTION = 'task_inputs';
+
+/** The answer to one input request: `_id` is `<taskId>:<requestId>`, so a request has one answer everywhere. */
+interface TaskInputDocument {
+  _id: string;
+  /** JSON text: a person's input may hold keys a store refuses. */
+  input: string;
+  answeredBy: Principal;
+  answeredAt: Date;
+}
 
 /**
  * A task as MongoDB keeps it for lookups. params, result and error are JSON text: they are the
@@ -181,6 +191,10 @@ export class TaskStore {
     return this.store.collection<CompositionDocument>(COMPOSITIONS_COLLECTION);
   }
 
+  private get inputs() {
+    return this.store.collection<TaskInputDocument>(TASK_INPUTS_COLLECTION);
+  }
+
   private get reportedOutcomes() {
     return this.store.collection<ReportedOutcomeDocument>(REPORTED_OUTCOMES_COLLECTION);
   }
@@ -318,6 +332,32 @@ export class TaskStore {
    * composition's, taken before an ending write (whose `endSeq` then records it with the end itself,
    * so a reader finds the end even if its event's insert was lost) and after any other.
    */
+  /** Claims the answer to an input request: false when the request already has one. */
+  async claimInput(taskId: string, requestId: string, input: unknown, answeredBy: Principal): Promise<boolean> {
+    try {
+      await retryWhileBusy(
+        () =>
+          this.inputs.insertOne({
+            _id: `${taskId}:${requestId}`,
+            input: JSON.stringify(input),
+            answeredBy,
+            answeredAt: new Date(),
+          }),
+        { duplicatesOnRetryAreOurs: false },
+      );
+      return true;
+    } catch (error) {
+      if (isDuplicateKey(error)) return false;
+      throw error;
+    }
+  }
+
+  /** The answer claimed for an input request; undefined when it has none. */
+  async findInput(taskId: string, requestId: string): Promise<{ input: unknown } | undefined> {
+    const answer = await this.inputs.findOne({ _id: `${taskId}:${requestId}` });
+    return answer ? { input: JSON.parse(answer.input) as unknown } : undefined;
+  }
+
   private async write(task: TaskRef, filter: Filter<TaskDocument>, change: TaskChange): Promise<boolean> {
     const set: Partial<TaskDocument> = { updatedAt: new Date() };
     if (change.status !== undefined) set.status = change.status;

@@ -7,7 +7,7 @@ import {
   type TaskResult,
 } from '../../workflows/task-types';
 import { canReadTask } from './task-access';
-import type { AttemptError, StoredComposition, TaskDocument } from './task-store';
+import type { AttemptError, InputRequest, StoredComposition, TaskDocument } from './task-store';
 
 /** `GET /tasks/{taskId}` (docs/api.md, "Tasks"). */
 export interface TaskView {
@@ -26,6 +26,8 @@ export interface TaskView {
   attemptErrors?: AttemptError[];
   progress?: number;
   message?: string;
+  /** While `input-required`: what the agent asks for. */
+  inputRequest?: InputRequest;
   createdAt: string;
   updatedAt: string;
 }
@@ -54,6 +56,7 @@ export function toTaskView(task: TaskDocument): TaskView {
     ...(task.attemptErrors === undefined ? {} : { attemptErrors: task.attemptErrors }),
     ...(task.progress === undefined ? {} : { progress: task.progress }),
     ...(task.message === undefined ? {} : { message: task.message }),
+    ...(task.inputRequest === undefined ? {} : { inputRequest: JSON.parse(task.inputRequest) as InputRequest }),
     createdAt: task.createdAt.toISOString(),
     updatedAt: task.updatedAt.toISOString(),
   };
@@ -85,13 +88,14 @@ export function toCompositionView(
   reader: Principal,
 ): CompositionView {
   const statuses = new Set(tasks.map((task) => task.status));
-  const status = statuses.has(TaskStatus.PENDING)
-    ? TaskStatus.PENDING
-    : statuses.has(TaskStatus.FAILED)
-      ? TaskStatus.FAILED
-      : statuses.has(TaskStatus.CANCELLED)
-        ? TaskStatus.CANCELLED
-        : TaskStatus.COMPLETED;
+  const status =
+    statuses.has(TaskStatus.PENDING) || statuses.has(TaskStatus.INPUT_REQUIRED)
+      ? TaskStatus.PENDING
+      : statuses.has(TaskStatus.FAILED)
+        ? TaskStatus.FAILED
+        : statuses.has(TaskStatus.CANCELLED)
+          ? TaskStatus.CANCELLED
+          : TaskStatus.COMPLETED;
   const updatedAt = new Date(Math.max(createdAt.getTime(), ...tasks.map((task) => task.updatedAt.getTime())));
   const viewOf = (task: TaskDocument) => (canReadTask(reader, task) ? toTaskView(task) : toTaskOutline(task));
   return {

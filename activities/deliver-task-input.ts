@@ -1,0 +1,69 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { Dispatcher } from 'undici';
+import type { RecentAgents } from '../src/registry/recent-agents';
+import { isRetriedStatus } from '../src/tasks/agent-reply';
+import type { TaskStore } from '../src/tasks/task-store';
+import { describeError } from '../src/ops/describe-error';
+import { TaskErrorCode } from '../workflows/task-types';
+import { postSigned, refusalOf } from './signed-post';
+
+export interface TaskInputDelivery {
+  taskId: string;
+  agentId: string;
+  operation: string;
+  requestId: string;
+}
+
+export interface DeliverTaskInputSettings {
+  callTimeoutMs: number;
+}
+
+/**
+ * The answer to an agent's input request, as a signed `POST mcpUrl` with `{taskId, operation,
+ * requestId, input}` (its `webhook-id` the same for every attempt). The input is read from the task
+ * store, where the API claimed it, so that the workflow's history never holds it. A 2xx reply takes
+ * it; 408, 429, 5xx and network trouble are retried; any other reply is the agent's refusal, final.
+ */
+export function deliverTaskInputActivity(
+  agents: RecentAgents,
+  taskStore: TaskStore,
+  dispatcher: Dispatcher,
+  settings: DeliverTaskInputSettings,
+) {
+  return async function deliverTaskInput({ taskId, agentId, operation, requestId }: TaskInputDelivery): Promise<void> {
+    const agent = await agents.findById(agentId);
+    if (!agent)
+      throw ApplicationFailure.nonRetryable(`Agent ${agentId} no longer exists`, TaskErrorCode.AGENT_NOT_FOUND);
+    const answer = await taskStore.findInput(taskId, requestId);
+    if (!answer) throw new Error(`The answer to input request ${requestId} of task ${taskId} is not in the store yet`);
+    let status: number;
+    try {
+      ({ status } = await postSigned(dispatcher, {
+        url: agent.mcpUrl,
+        secret: agent.signingSecret,
+        messageId: `${taskId}-input-${requestId}`,
+        payload: { taskId, operation, requestId, input: answer.input },
+        timeoutMs: settings.callTimeoutMs,
+        maxReplyBytes: 64 * 1024,
+      }));
+    } catch (error) {
+      throw (
+        refusalOf(error, 'Input delivery to', agent.mcpUrl, TaskErrorCode.AGENT_URL_REFUSED) ??
+        ApplicationFailure.retryable(
+          `Delivering the input to ${agent.mcpUrl} failed: ${describeError(error)}`,
+          TaskErrorCode.AGENT_UNREACHABLE,
+        )
+      );
+    }
+    if (status >= 200 && status < 300) return;
+    if (isRetriedStatus(status))
+      throw ApplicationFailure.retryable(
+        `${agent.mcpUrl} answered ${status} to the input`,
+        TaskErrorCode.AGENT_UNREACHABLE,
+      );
+    throw ApplicationFailure.nonRetryable(
+      `${agent.mcpUrl} refused the input with ${status}`,
+      TaskErrorCode.AGENT_REJECTED,
+    );
+  };
+}
