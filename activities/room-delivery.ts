@@ -96,7 +96,6 @@ export function roomDeliveryActivities(hub: RoomHub, taskStore: TaskStore, deliv
      * Not stored: a room's history holds messages only (seq-ordered), like participant events; the
      * task itself stays readable at GET /tasks/{taskId}.
      */
-     
     async publishTaskUpdate({ roomId, taskId, agentId, outcome }: TaskUpdateInput): Promise<void> {
       const { requestId } = outcome;
       if (!isLive(outcome.status)) deliveredTasks.ended(roomId, agentId, taskId);
