@@ -170,7 +170,12 @@ export class TaskRun {
       agentId,
       agentName,
       operation,
-      status: this.outcomeStored ? this.outcome!.status : TaskStatus.PENDING,
+      // As the task store and its event log have it: input-required while a person's input is awaited.
+      status: this.outcomeStored
+        ? this.outcome!.status
+        : this.waitingFor === TaskWait.INPUT
+          ? TaskStatus.INPUT_REQUIRED
+          : TaskStatus.PENDING,
       ...(this.attempts === undefined ? {} : { attempts: this.attempts }),
       ...(this.waitingFor === undefined ? {} : { waitingFor: this.waitingFor }),
     };

@@ -20,11 +20,10 @@ const PAGE = 200;
 const isEnded = (task: TaskDocument): boolean => !isLive(task.status);
 
 /**
- * Reads one log into events, in seq order, round after round (`next`). The created events and a
- * task's own ending event are drawn from the task documents, which record them with the write that
- * made them; every other event is read by `_id` (its log and seq). A seq with nothing behind it is
- * waited for GAP_WAIT_MS, then skipped, unless a composition task's `endSeq` names it (an ending
- * event whose insert was lost).
+ * Reads one log into events, in seq order, round after round (`next`). The created events are drawn
+ * from the task documents; every other event is read by `_id` (its log and seq), an ending one with
+ * the outcome its task holds. A seq with nothing behind it is waited for GAP_WAIT_MS, then
+ * skipped, unless a task ended there (its end recorded, the event's insert lost to a crash).
  */
 export class LogReader {
   /** Every event read so far, in seq order. */
@@ -114,7 +113,7 @@ export class LogReader {
       if (!task) return 0;
       this.tasks.set(task._id, task);
       this.taskIds = [task._id];
-      return Math.max(task.eventSeq ?? 1, ...(isEnded(task) ? [ownEndSeq(task)] : []));
+      return Math.max(task.eventSeq ?? 1, isEnded(task) ? (endSeqOf(task, true) ?? 0) : 0);
     }
     const log = await this.taskStore.findCompositionLog(this.source.compositionId);
     if (!log) {
@@ -161,14 +160,19 @@ export class LogReader {
   private taskEndingAt(seq: number): TaskDocument | undefined {
     for (const task of this.tasks.values()) {
       if (!isEnded(task)) continue;
-      if (this.source.kind === 'task' ? ownEndSeq(task) === seq : task.endSeq === seq) return task;
+      if (endSeqOf(task, this.source.kind === 'task') === seq) return task;
     }
     return undefined;
   }
 }
 
-/** In a task's own log the end takes the counter's last seq; never the created event's (tasks stored before events). */
-const ownEndSeq = (task: TaskDocument): number => Math.max(task.eventSeq ?? 1, 2);
+/**
+ * Where the task's end is in its log: `endSeq` when its writer had to move it; else, in a task's
+ * own log, the counter's last seq, which the ending write took (never the created event's: tasks
+ * stored before events have no counter).
+ */
+const endSeqOf = (task: TaskDocument, ownLog: boolean): number | undefined =>
+  task.endSeq ?? (ownLog ? Math.max(task.eventSeq ?? 1, 2) : undefined);
 
 function createdEvent(task: TaskDocument, seq: number): TaskEvent {
   return {

@@ -4,6 +4,7 @@ import { isDuplicateKey, type Store } from '../store/mongo';
 import { onlyDuplicateKeys, retryWhileBusy } from '../store/retry-while-busy';
 import type { TaskChanges } from './task-changes';
 import { TaskEventStore } from '../task-events/event-store';
+import { KeyedQueue } from '../store/keyed-queue';
 import { ENDING_EVENTS, logIdOf, TaskEventType, type LoggedEvent, type TaskRef } from '../task-events/task-event';
 import {
   isLive,
@@ -153,8 +154,15 @@ export interface TaskChange {
   event?: LoggedEvent;
 }
 
-/** How often a writer tries again when the seq it was given is taken (a lost increment, src/store/mongo.ts). */
-const SEQ_TRIES = 8;
+/**
+ * The writes of this process (API and worker alike) that take a seq of one log, in turn: without
+ * atomic updates, those that raced for a counter would take the same seq (src/store/mongo.ts).
+ * Writers in other processes still may; they then take the seqs above.
+ */
+const logOrder = new KeyedQueue();
+
+/** How many seqs above the one it was given a writer tries. */
+const SEQ_TRIES = 20;
 
 /** The log a stored task's events go to. */
 export const refOf = (task: Pick<TaskDocument, '_id' | 'compositionId'>): TaskRef => ({
@@ -288,10 +296,12 @@ export class TaskStore {
    */
   async startCall(taskId: string): Promise<TaskDocument | null> {
     // The task's own counter moves for a task of a composition too, where nothing reads it: one write either way.
-    const before = await this.tasks.findOneAndUpdate(
-      { _id: taskId, status: { $in: [...LIVE_STATUSES] } },
-      { $inc: { callsStarted: 1, eventSeq: 1 } },
-      { returnDocument: 'before' },
+    const before = await logOrder.run(taskId, () =>
+      this.tasks.findOneAndUpdate(
+        { _id: taskId, status: { $in: [...LIVE_STATUSES] } },
+        { $inc: { callsStarted: 1, eventSeq: 1 } },
+        { returnDocument: 'before' },
+      ),
     );
     return before ?? this.find(taskId);
   }
@@ -300,7 +310,7 @@ export class TaskStore {
   async callStarted(before: TaskDocument, attempt: number): Promise<void> {
     const task = refOf(before);
     const reserved = task.compositionId === undefined ? (before.eventSeq ?? 1) + 1 : undefined;
-    await this.append(task, { type: TaskEventType.STARTED, attempt }, reserved);
+    await logOrder.run(logIdOf(task), () => this.append(task, { type: TaskEventType.STARTED, attempt }, reserved));
   }
 
   /**
@@ -326,12 +336,6 @@ export class TaskStore {
       : { digest: held.digest, ...(held.status === undefined ? {} : { status: held.status }) };
   }
 
-  /**
-   * Writes the change, with its event under the next seq of the task's log. In a task's own log the
-   * counter is the task document's, taken in the same write; in a composition's it is the
-   * composition's, taken before an ending write (whose `endSeq` then records it with the end itself,
-   * so a reader finds the end even if its event's insert was lost) and after any other.
-   */
   /** Claims the answer to an input request: false when the request already has one. */
   async claimInput(taskId: string, requestId: string, input: unknown, answeredBy: Principal): Promise<boolean> {
     try {
@@ -358,7 +362,20 @@ export class TaskStore {
     return answer ? { input: JSON.parse(answer.input) as unknown } : undefined;
   }
 
-  private async write(task: TaskRef, filter: Filter<TaskDocument>, change: TaskChange): Promise<boolean> {
+  /**
+   * Writes the change, with its event under the next seq of the task's log. In a task's own log the
+   * counter is the task document's, taken in the same write; in a composition's it is the
+   * composition's, taken before an ending write (whose `endSeq` then records it with the end itself,
+   * so a reader finds the end even if its event's insert was lost) and after any other.
+   */
+  private write(task: TaskRef, filter: Filter<TaskDocument>, change: TaskChange): Promise<boolean> {
+    const logs = isEnding(change.status) || change.event !== undefined;
+    return logs
+      ? logOrder.run(logIdOf(task), () => this.writeNow(task, filter, change))
+      : this.writeNow(task, filter, change);
+  }
+
+  private async writeNow(task: TaskRef, filter: Filter<TaskDocument>, change: TaskChange): Promise<boolean> {
     const set: Partial<TaskDocument> = { updatedAt: new Date() };
     if (change.status !== undefined) set.status = change.status;
     if (change.phase !== undefined) set.phase = change.phase;
@@ -391,54 +408,52 @@ export class TaskStore {
     if (!written) return false;
     // Waiting lookups take the document from here rather than reading it again.
     this.changes.changed(written);
-    if (ends) {
-      // A task's own log draws its end from the task document; a composition's stores it, without the outcome.
-      if (!ownLog) await this.append(task, { type: change.status as TaskEventType }, set.endSeq, true);
-      this.changes.logged(logIdOf(task));
-    } else if (change.event) {
-      await this.append(task, change.event, ownLog ? written.eventSeq : undefined);
-    }
+    // An ending event is stored without the outcome, which readers take from the task.
+    const event = ends ? { type: change.status as TaskEventType } : change.event;
+    if (event) await this.append(task, event, ownLog ? written.eventSeq : set.endSeq);
     return true;
   }
 
-  /** The next seq of the task's log. */
+  /** The next seq of the task's log. The whole document comes back: FerretDB's findAndModify takes no projection. */
   private async nextSeq(task: TaskRef): Promise<number> {
     if (task.compositionId === undefined) {
       const counted = await this.tasks.findOneAndUpdate(
         { _id: task.taskId },
         { $inc: { eventSeq: 1 } },
-        { returnDocument: 'after', projection: { eventSeq: 1 } },
+        { returnDocument: 'after' },
       );
       return counted?.eventSeq ?? 1;
     }
     const counted = await this.compositions.findOneAndUpdate(
       { _id: task.compositionId },
       { $inc: { eventSeq: 1 } },
-      { returnDocument: 'after', projection: { eventSeq: 1 } },
+      { returnDocument: 'after' },
     );
     return counted?.eventSeq ?? 1;
   }
 
   /**
-   * Stores the event under `seq` (already handed out to this writer) or the next one. A seq found
-   * taken was handed out twice (an `$inc` lost on a store without atomic updates): the writer takes
-   * another. An ending event that moves records its new seq on the task.
+   * Stores the event under `seq` (already handed out to this writer) or the next one. The insert is
+   * the claim of the seq: one found taken was handed out twice, as an `$inc` lost on a store without
+   * atomic updates does, and leaves the counter behind the stored seqs. The writer then takes the
+   * seqs above in turn, and moves the counter past the one it stored; an ending event that moved
+   * records its seq on the task, where readers look for an end whose event is missing.
    */
-  async append(
-    task: TaskRef,
-    event: LoggedEvent | { type: TaskEventType },
-    seq?: number,
-    ending = false,
-  ): Promise<void> {
+  private async append(task: TaskRef, event: LoggedEvent | { type: TaskEventType }, seq?: number): Promise<void> {
     const logId = logIdOf(task);
-    let next = seq ?? (await this.nextSeq(task));
-    for (let tries = 1; ; tries += 1) {
-      if (await this.events.insert(logId, next, task.taskId, event)) break;
+    const first = seq ?? (await this.nextSeq(task));
+    let next = first;
+    for (let tries = 1; !(await this.events.insert(logId, next, task.taskId, event)); tries += 1) {
       if (tries === SEQ_TRIES) throw new Error(`No free seq for an event of task ${task.taskId} after ${tries} tries`);
-      next = await this.nextSeq(task);
-      if (ending) await this.tasks.updateOne({ _id: task.taskId }, { $set: { endSeq: next } });
+      next += 1;
     }
-    if (!ENDING_EVENTS.has(event.type)) this.changes.logged(logId);
+    if (next !== first) {
+      const counter = { $max: { eventSeq: next } };
+      if (task.compositionId === undefined) await this.tasks.updateOne({ _id: task.taskId }, counter);
+      else await this.compositions.updateOne({ _id: task.compositionId }, counter);
+      if (ENDING_EVENTS.has(event.type)) await this.tasks.updateOne({ _id: task.taskId }, { $set: { endSeq: next } });
+    }
+    this.changes.logged(logId);
   }
 
   async find(taskId: string): Promise<TaskDocument | null> {

@@ -13,6 +13,7 @@ import { createRoom, RoomClient } from '../support/room-client';
 import { tool, waitForTask, reportOn } from '../support/tasks';
 import { registerTaskTool, useMcpServer } from '../support/mcp-server';
 import { useTemporalClient } from '../support/temporal';
+import { until } from '../support/until';
 
 /**
  * Histories of runs that earlier versions of the service started. A workflow change that one of
@@ -26,7 +27,7 @@ const RECORDED = path.resolve(__dirname, '../fixtures/histories');
 function scripted(): AgentBehaviour {
   const tagsCalled = new Set<string>();
   return (received) => {
-    if (received.body.cancel) return { status: 200, body: {} };
+    if (received.body.cancel || received.body.input !== undefined) return { status: 200, body: {} };
     const { reply, tag } = received.body.params;
     const firstCall = !tagsCalled.has(tag);
     tagsCalled.add(tag);
@@ -158,6 +159,24 @@ describe('workflow replay', () => {
         expect((await call('POST', `/tasks/${taskId}/cancel`, { apiKey: 'admin' })).status).toBe(200);
       }),
       single('refused', task('refused', 'refuse')),
+      single('input', task('input', 'accept'), async (taskId) => {
+        await untilAwaitingReport(taskId);
+        const asked = await reportOn(taskId, 'admin', { status: 'input-required', message: 'Go on?' });
+        expect(asked.status).toBe(200);
+        const answered = await call('POST', `/tasks/${taskId}/input`, {
+          apiKey: 'admin',
+          body: { input: { go: true } },
+        });
+        expect(answered.status).toBe(200);
+        await until(
+          () =>
+            server()
+              .callsTo('scripted')
+              .some((received) => received.body.input !== undefined),
+          'input delivered',
+        );
+        expect((await reportOn(taskId, 'admin', { status: 'completed', result: { asked: true } })).status).toBe(200);
+      }),
       single(
         'callback',
         task('callback', 'complete', {
@@ -202,6 +221,7 @@ describe('workflow replay', () => {
       'completed',
       'completed',
       'completed',
+      'completed',
       'cancelled',
       'completed',
       'completed',
@@ -212,7 +232,7 @@ describe('workflow replay', () => {
       'completed',
       'completed',
     ]);
-    expect(outcomes.slice(9, 11).map((outcome) => outcome.result)).toEqual([
+    expect(outcomes.slice(10, 12).map((outcome) => outcome.result)).toEqual([
       { via: 'socket' },
       { tag: 'room-http', reply: 'complete' },
     ]);
