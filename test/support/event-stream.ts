@@ -11,6 +11,8 @@ export class EventStreamReader {
   readonly events: StreamedEvent[] = [];
   /** Comment lines (heartbeats) seen. */
   comments = 0;
+  /** The server ended the stream (rather than the reader cutting it). */
+  endedByServer = false;
   /** Settles when the server ends the stream (or the reader aborts it). */
   readonly closed: Promise<void>;
   private readonly abort = new AbortController();
@@ -52,6 +54,28 @@ export class EventStreamReader {
     return this.events.map((event) => event.data);
   }
 
+  /** The id of every event so far. */
+  get ids(): Array<string | undefined> {
+    return this.events.map((event) => event.id);
+  }
+
+  /** Resolves once the server ended the stream; otherwise cuts it after `timeoutMs` and rejects, naming the events so far. */
+  async closedWithin(timeoutMs = 20_000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        this.disconnect();
+        reject(new Error(`the stream stayed open ${timeoutMs} ms; events so far: ${JSON.stringify(this.ids)}`));
+      }, timeoutMs);
+    });
+    try {
+      await Promise.race([this.closed, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (!this.endedByServer) throw new Error('the stream was cut by the reader, not ended by the server');
+  }
+
   /** Resolves once `predicate` holds for the events so far, or rejects after `timeoutMs`. */
   async waitFor(predicate: (events: StreamedEvent[]) => boolean, timeoutMs = 20_000): Promise<void> {
     if (predicate(this.events)) return;
@@ -83,6 +107,7 @@ export class EventStreamReader {
           buffer = buffer.slice(end + 2);
         }
       }
+      this.endedByServer = !this.abort.signal.aborted;
     } catch (error) {
       if (!this.abort.signal.aborted) throw error;
     }
@@ -100,4 +125,20 @@ export class EventStreamReader {
     this.events.push({ ...(id === undefined ? {} : { id }), data: JSON.parse(data.join('\n')) });
     for (const listener of [...this.listeners]) listener();
   }
+}
+
+/**
+ * Opens streams as EventStreamReader.open does, and cuts every one still open after each test, so
+ * that a failed test leaves no connection behind.
+ */
+export function useEventStreams(): typeof EventStreamReader.open {
+  const opened: EventStreamReader[] = [];
+  afterEach(() => {
+    for (const reader of opened.splice(0)) reader.disconnect();
+  });
+  return async (path, options) => {
+    const reader = await EventStreamReader.open(path, options);
+    opened.push(reader);
+    return reader;
+  };
 }
