@@ -17,9 +17,11 @@ import {
 import {
   AGENT_REPORT_SCHEMA,
   COMPOSITION_REQUEST_SCHEMA,
+  TASK_INPUT_SCHEMA,
   TASK_LOOKUP_QUERY_SCHEMA,
   TASK_REQUEST_SCHEMA,
 } from '../tasks/task-request-schema';
+import { EVENTS_QUERY_SCHEMA } from '../task-events/routes';
 
 type Credential = 'none' | 'any' | 'adminOrService';
 
@@ -264,6 +266,26 @@ export const OPERATIONS: Operation[] = [
   },
   {
     method: 'post',
+    path: '/tasks/{taskId}/input',
+    summary:
+      "A person's answer to the task's input request (creator, a person in the task's room, admin); checked against its inputSchema; 409 once answered",
+    credential: 'any',
+    versioned: true,
+    body: TASK_INPUT_SCHEMA,
+    success: [200, '{taskId, status: "pending", requestId}'],
+  },
+  {
+    method: 'get',
+    path: '/tasks/{taskId}/events',
+    summary:
+      "The task's event log as Server-Sent Events (stored, then live; resume with Last-Event-ID or after), or with format=json as an array",
+    credential: 'any',
+    versioned: true,
+    query: EVENTS_QUERY_SCHEMA,
+    success: [200, 'text/event-stream of {seq, taskId, type, at, ...}, or an array of them'],
+  },
+  {
+    method: 'post',
     path: '/tasks/{taskId}/cancel',
     summary: 'Cancel a pending task (creator or admin); dependants fail, delegated tasks are cancelled; 409 once ended',
     credential: 'any',
@@ -277,6 +299,16 @@ export const OPERATIONS: Operation[] = [
     credential: 'any',
     versioned: true,
     success: [200, 'The composition'],
+  },
+  {
+    method: 'get',
+    path: '/compositions/{compositionId}/events',
+    summary:
+      "The composition's event log, every task's, as Server-Sent Events with ids <taskId>:<seq>, or with format=json as an array",
+    credential: 'any',
+    versioned: true,
+    query: EVENTS_QUERY_SCHEMA,
+    success: [200, 'text/event-stream of {seq, taskId, type, at, ...}, or an array of them'],
   },
 
   {
