@@ -18,6 +18,13 @@ import {
   workflowIdOf,
 } from '../../workflows/task-types';
 
+/**
+ * Input requests one task may make. Each adds some twenty events to its workflow's history (two
+ * signals, a timer, the delivery): five keep the largest composition (MAX_COMPOSITION_SIZE_LIMIT)
+ * within Temporal's limit of 51 200 events.
+ */
+export const MAX_INPUT_REQUESTS = 5;
+
 /** What asking for input and answering it need of the service. */
 export interface TaskInputDeps {
   taskStore: TaskStore;
@@ -45,6 +52,12 @@ export async function requestInput(
 ): Promise<{ taskId: string; status: string; requestId: string }> {
   if (task.status !== TaskStatus.PENDING) {
     throw new ApiError(ErrorCode.CONFLICT, `Task ${task._id} is ${task.status}: only a pending task may ask for input`);
+  }
+  if ((task.inputRequests ?? 0) >= MAX_INPUT_REQUESTS) {
+    throw new ApiError(
+      ErrorCode.CONFLICT,
+      `Task ${task._id} asked for input ${MAX_INPUT_REQUESTS} times already; it may ask no more`,
+    );
   }
   const agent = await deps.agents.findById(task.agentId);
   if (agent?.protocol === AgentProtocol.MCP)

@@ -64,6 +64,8 @@ export interface TaskDocument {
   message?: string;
   /** While `input-required`: what the agent asks for, as JSON text of an InputRequest. */
   inputRequest?: string;
+  /** How many times the agent asked for input. */
+  inputRequests?: number;
   /** The last seq handed out in the task's own event log (a task outside any composition). */
   eventSeq?: number;
   /** The seq of the event that ended the task, in its composition's log. */
@@ -395,12 +397,16 @@ export class TaskStore {
         ? { inputRequest: '' as const }
         : {}),
     };
+    const inc = {
+      ...(logs && ownLog ? { eventSeq: 1 } : {}),
+      ...(change.status === TaskStatus.INPUT_REQUIRED ? { inputRequests: 1 } : {}),
+    };
     const written = await this.tasks.findOneAndUpdate(
       filter,
       {
         $set: set,
         ...(Object.keys(unset).length > 0 ? { $unset: unset } : {}),
-        ...(logs && ownLog ? { $inc: { eventSeq: 1 } } : {}),
+        ...(Object.keys(inc).length > 0 ? { $inc: inc } : {}),
         ...(change.attemptError === undefined ? {} : { $push: { attemptErrors: change.attemptError } }),
       },
       { returnDocument: 'after' },

@@ -81,4 +81,30 @@ describe('a task that asks a person for input', () => {
     expect(stream.data[3]).toMatchObject({ requestId, message: 'Delete everything?', inputSchema: CONFIRMATION });
     expect(stream.data[4]).toMatchObject({ requestId, input: { confirm: true } });
   });
+
+  it('lets an agent ask five times, each answered and delivered, and refuses a sixth request with 409', async () => {
+    const agent = await registerAgent({ mcpUrl: server().route('asks-often', accepts) });
+    const taskId = await startTask({ agentId: agent.agentId, operation: 'tools/echo', params: { text: 'again' } });
+    await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' });
+    for (let round = 1; round <= 5; round += 1) {
+      const asked = await reportOn(taskId, agent.apiKey, { status: 'input-required', message: `Question ${round}?` });
+      expect(asked.status).toBe(200);
+      const answered = await call('POST', `/tasks/${taskId}/input`, { apiKey: 'admin', body: { input: round } });
+      expect(answered.status).toBe(200);
+      await until(
+        () =>
+          server()
+            .callsTo('asks-often')
+            .some((received) => received.body?.input === round),
+        `answer ${round} delivered`,
+      );
+    }
+    expectError(
+      await reportOn(taskId, agent.apiKey, { status: 'input-required', message: 'Question 6?' }),
+      409,
+      'CONFLICT',
+    );
+    expect((await reportOn(taskId, agent.apiKey, { status: 'completed', result: { rounds: 5 } })).status).toBe(200);
+    expect(await waitForTask(taskId)).toMatchObject({ status: 'completed' });
+  });
 });
