@@ -18,6 +18,8 @@ import {
 import { McpSessionPool } from '../src/mcp/session-pool';
 import { callOverMcp, type McpCallVerdict } from './mcp-call';
 import { ProgressWrites } from './mcp-progress';
+import { TaskElicitation } from './mcp-elicitation';
+import { withElicitation } from '../src/mcp/elicitation';
 import { postSigned, refusalOf } from './signed-post';
 import { describeError } from '../src/ops/describe-error';
 
@@ -193,9 +195,16 @@ export function callAgentActivity(
     };
     const progress = new ProgressWrites(taskStore, task);
     try {
+      // An MCP server's elicitation requests during the call become the task's input requests.
+      const elicitation = new TaskElicitation(taskStore, task, {
+        deadline: Date.now() + settings.callTimeoutMs,
+        signal: context.cancellationSignal,
+      });
       verdict =
         agent.protocol === AgentProtocol.MCP
-          ? await callOverMcp(agent, operation, params, { ...call, dispatcher, sessions, onProgress: progress.record })
+          ? await withElicitation(elicitation, () =>
+              callOverMcp(agent, operation, params, { ...call, dispatcher, sessions, onProgress: progress.record }),
+            )
           : await callOverAcs(dispatcher, agent, { taskId, operation, params }, `${taskId}-${attempt}`, call);
     } catch (error) {
       if (context.cancellationSignal.aborted) throw abandoned(agent);

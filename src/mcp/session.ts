@@ -3,6 +3,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Dispatcher } from 'undici';
 import type { Agent } from '../registry/agent';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { answerElicitation } from './elicitation';
 import { guardedFetch } from './guarded-fetch';
 
 /** Who the service is to an MCP server: its `clientInfo` at initialisation. */
@@ -53,7 +55,10 @@ export class McpSession {
       ...(resume ? { sessionId: resume.sessionId } : {}),
     });
     if (resume) transport.setProtocolVersion(resume.protocolVersion);
-    const session = new McpSession(new Client(CLIENT_INFO, { capabilities: {} }), transport, options);
+    // Form elicitation: a person answers through POST /tasks/{taskId}/input (src/mcp/elicitation.ts).
+    const client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: {} } } });
+    client.setRequestHandler(ElicitRequestSchema, answerElicitation);
+    const session = new McpSession(client, transport, options);
     try {
       await session.client.connect(transport, session.requestOptions());
     } catch (error) {

@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ElicitResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { TaskElicitation } from '../../activities/mcp-elicitation';
+import { PrincipalKind } from '../../src/auth/principal';
+import { Store } from '../../src/store/mongo';
+import { TaskChanges } from '../../src/tasks/task-changes';
+import { TaskStore } from '../../src/tasks/task-store';
+import { registerAgent, type RegisteredAgent } from '../support/agents';
+import { EventStreamReader } from '../support/event-stream';
+import { call, expectError } from '../support/http';
+import { useMcpServer } from '../support/mcp-server';
+import { startTask, waitForTask } from '../support/tasks';
+import { testStack } from '../support/test-stack';
+
+const CONFIRMATION = {
+  type: 'object' as const,
+  properties: { confirm: { type: 'boolean' as const } },
+  required: ['confirm'],
+};
+
+/** A tool that asks its client to confirm through elicitation before it acts, in the call's own response stream. */
+function tools(server: McpServer): void {
+  server.registerTool(
+    'delete',
+    { description: 'Deletes after confirmation', inputSchema: { what: z.string() } },
+    async ({ what }, extra) => {
+      const answer = await extra.sendRequest(
+        { method: 'elicitation/create', params: { message: `Delete ${what}?`, requestedSchema: CONFIRMATION } },
+        ElicitResultSchema,
+      );
+      const confirmed = answer.action === 'accept' && answer.content?.confirm === true;
+      return { content: [{ type: 'text', text: confirmed ? `deleted ${what}` : `kept ${what} (${answer.action})` }] };
+    },
+  );
+}
+
+describe('an MCP agent that asks for input through elicitation', () => {
+  const mcp = useMcpServer({ setup: tools });
+  let agent: RegisteredAgent;
+
+  beforeAll(async () => {
+    agent = await registerAgent({ protocol: 'mcp', mcpUrl: mcp().url, capabilities: undefined });
+  });
+
+  it('makes the task input-required while the call waits, and answers the server with the checked input', async () => {
+    const taskId = await startTask({ agentId: agent.agentId, operation: 'tools/delete', params: { what: 'the logs' } });
+    const stream = await EventStreamReader.open(`/tasks/${taskId}/events`);
+    const waiting = await waitForTask(taskId, { until: (task) => task.status === 'input-required', timeoutMs: 10_000 });
+    expect(waiting).toMatchObject({
+      status: 'input-required',
+      inputRequest: { message: 'Delete the logs?', inputSchema: CONFIRMATION },
+    });
+    expectError(
+      await call('POST', `/tasks/${taskId}/input`, { apiKey: 'admin', body: { input: { confirm: 'yes' } } }),
+      400,
+      'VALIDATION_ERROR',
+    );
+    const answered = await call('POST', `/tasks/${taskId}/input`, {
+      apiKey: 'admin',
+      body: { input: { confirm: true } },
+    });
+    expect(answered.status).toBe(200);
+    expect(await waitForTask(taskId)).toMatchObject({
+      status: 'completed',
+      result: { content: [{ type: 'text', text: 'deleted the logs' }] },
+    });
+    await stream.closed;
+    expect(stream.data.map((event) => event.type)).toEqual([
+      'created',
+      'started',
+      'input_required',
+      'input_received',
+      'completed',
+    ]);
+  });
+
+  it('tells the server cancel when no one answered before the call would time out, and the task is pending again', async () => {
+    const store = await Store.connect(testStack().mongoUri, testStack().mongoDatabase);
+    try {
+      const taskStore = new TaskStore(store, new TaskChanges({ workerInProcess: true }));
+      const taskId = randomUUID();
+      await taskStore.create({ kind: PrincipalKind.ADMIN, id: 'admin' }, [
+        { _id: taskId, agentId: agent.agentId, operation: 'tools/delete', params: {}, phase: 'calling_agent' },
+      ]);
+      const elicitation = new TaskElicitation(
+        taskStore,
+        { taskId },
+        { deadline: Date.now() + 1_600, signal: new AbortController().signal },
+      );
+      expect(await elicitation.answer('Delete?', { ...CONFIRMATION })).toEqual({ action: 'cancel' });
+      const task = await taskStore.find(taskId);
+      expect(task).toMatchObject({ status: 'pending', phase: 'calling_agent', inputRequests: 1 });
+      expect(task).not.toHaveProperty('inputRequest');
+      expect(await elicitation.answer('Again?', { type: 'object', properties: { x: { type: 'nonsense' } } })).toEqual({
+        action: 'decline',
+      });
+    } finally {
+      await store.close();
+    }
+  });
+});
