@@ -76,6 +76,32 @@ describe('an MCP agent that asks for input through elicitation', () => {
     ]);
   });
 
+  it('gives each of two calls sharing the kept session the answer to its own request', async () => {
+    const [first, second] = await Promise.all(
+      ['the cache', 'the backups'].map((what) =>
+        startTask({ agentId: agent.agentId, operation: 'tools/delete', params: { what } }),
+      ),
+    );
+    for (const taskId of [first, second])
+      await waitForTask(taskId, { until: (task) => task.status === 'input-required', timeoutMs: 10_000 });
+    const answer = (taskId: string, confirm: boolean) =>
+      call('POST', `/tasks/${taskId}/input`, { apiKey: 'admin', body: { input: { confirm } } });
+    expect((await answer(second, false)).status).toBe(200);
+    expect((await answer(first, true)).status).toBe(200);
+    expect((await waitForTask(first)).result).toEqual({ content: [{ type: 'text', text: 'deleted the cache' }] });
+    expect((await waitForTask(second)).result).toEqual({
+      content: [{ type: 'text', text: 'kept the backups (accept)' }],
+    });
+    // One session served both: the calls were not given sessions of their own.
+    expect(
+      new Set(
+        mcp()
+          .requests.filter((request) => request.toolName === 'delete')
+          .map((request) => request.headers['mcp-session-id']),
+      ).size,
+    ).toBe(1);
+  });
+
   it('tells the server cancel when no one answered before the call would time out, and the task is pending again', async () => {
     const store = await Store.connect(testStack().mongoUri, testStack().mongoDatabase);
     try {
