@@ -2,14 +2,19 @@ import type { Logger } from '../ops/logger';
 import type { TaskChanges } from '../tasks/task-changes';
 import type { TaskStore } from '../tasks/task-store';
 import type { TaskEventStore } from './event-store';
-import { GAP_WAIT_MS, LogReader, logIdOfSource, type LogSource } from './log-reader';
+import { LogReader, logIdOfSource, type LogSource } from './log-reader';
 import type { TaskEvent } from './task-event';
 
 /**
- * How often a feed reads its log's counter for events written by other processes. An event written
- * in this process wakes its feed at once (TaskChanges.logged).
+ * How often a feed reads its log's counter for events written by other processes, while the log
+ * grows. An event written in this process wakes its feed at once (TaskChanges.logged).
  */
 export const FEED_POLL_MS = 200;
+/**
+ * The slowest a feed reads an idle log (each idle read doubles the wait): a task that waits hours
+ * for its agent costs its streams a read every 1.6 s, not five a second.
+ */
+export const IDLE_FEED_POLL_MS = 1_600;
 
 export interface Subscriber {
   /** Only this task's events (a task's stream in its composition's log). */
@@ -90,11 +95,13 @@ class Feed {
   private async run(): Promise<void> {
     this.running = true;
     const stopListening = this.changes.onLogged(this.reader.logId, () => this.poke());
+    let waitMs = this.pollMs;
     try {
       while (this.subscribers.size > 0) {
         this.woken = false;
         try {
           const events = await this.reader.next();
+          waitMs = events.length > 0 ? this.pollMs : Math.min(2 * waitMs, Math.max(this.pollMs, IDLE_FEED_POLL_MS));
           if (!this.reader.exists) {
             for (const subscriber of this.subscribers) subscriber.missing();
             this.subscribers.clear();
@@ -105,8 +112,8 @@ class Feed {
         } catch (error) {
           this.logger.warn({ err: error, logId: this.reader.logId }, 'reading a task event log failed; trying again');
         }
-        if (!this.woken)
-          await this.sleep(this.reader.waitingSince === undefined ? this.pollMs : Math.min(this.pollMs, GAP_WAIT_MS));
+        // A hole in the log is looked at again soon: its event may land any moment.
+        if (!this.woken) await this.sleep(this.reader.waitingSince === undefined ? waitMs : this.pollMs);
       }
     } finally {
       stopListening();
