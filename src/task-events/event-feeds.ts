@@ -48,12 +48,9 @@ export class TaskEventFeeds {
     const logId = logIdOfSource(source);
     let feed = this.feeds.get(logId);
     if (!feed) {
-      feed = new Feed(
-        new LogReader(source, this.taskStore, this.eventStore),
-        this.changes,
-        this.logger,
-        this.pollMs,
-        () => this.feeds.delete(logId),
+      const readerFrom = (after: number) => new LogReader(source, this.taskStore, this.eventStore, after);
+      feed = new Feed(readerFrom, subscriber.after, this.changes, this.logger, this.pollMs, () =>
+        this.feeds.delete(logId),
       );
       this.feeds.set(logId, feed);
     }
@@ -72,18 +69,27 @@ class Feed {
   private woken = false;
   private running = false;
 
+  /** Holds what was read of the log since the earliest point a subscriber asked for. */
+  private reader: LogReader;
+
   constructor(
-    private readonly reader: LogReader,
+    private readonly readerFrom: (after: number) => LogReader,
+    firstAfter: number,
     private readonly changes: TaskChanges,
     private readonly logger: Logger,
     private readonly pollMs: number,
     private readonly closed: () => void,
-  ) {}
+  ) {
+    // A stream resumed from Last-Event-ID reads from there, not from the log's start.
+    this.reader = readerFrom(firstAfter);
+  }
 
   add(subscriber: Subscriber): () => void {
     this.subscribers.add(subscriber);
-    // What the feed already read goes out at once; the rest as the loop reads it.
-    if (this.reader.exists) this.deliver(subscriber, this.reader.events);
+    // One who asks for events the feed did not read starts it again from there; the others' cursors
+    // keep them from getting any twice. What the feed already read goes out at once; the rest as the loop reads it.
+    if (subscriber.after < this.reader.startAfter) this.reader = this.readerFrom(subscriber.after);
+    else if (this.reader.exists) this.deliver(subscriber, this.reader.events);
     if (!this.running) void this.run();
     else this.poke();
     return () => {
@@ -100,7 +106,10 @@ class Feed {
       while (this.subscribers.size > 0) {
         this.woken = false;
         try {
-          const events = await this.reader.next();
+          const reader = this.reader;
+          const events = await reader.next();
+          // Started again from an earlier point meanwhile: the new reader's first round delivers.
+          if (reader !== this.reader) continue;
           waitMs = events.length > 0 ? this.pollMs : Math.min(2 * waitMs, Math.max(this.pollMs, IDLE_FEED_POLL_MS));
           if (!this.reader.exists) {
             for (const subscriber of this.subscribers) subscriber.missing();

@@ -32,15 +32,19 @@ export class LogReader {
   private tasks = new Map<string, TaskDocument>();
   private taskIds: string[] = [];
   private readonly endedTasks = new Set<string>();
-  private cursor = 0;
   private gapSince?: number;
   private loaded = false;
+  private cursor: number;
 
+  /** Reads the events after `startAfter` only; those before are not even looked up. */
   constructor(
     private readonly source: LogSource,
     private readonly taskStore: TaskStore,
     private readonly eventStore: TaskEventStore,
-  ) {}
+    readonly startAfter = 0,
+  ) {
+    this.cursor = startAfter;
+  }
 
   get logId(): string {
     return logIdOfSource(this.source);
@@ -70,29 +74,34 @@ export class LogReader {
     return this.gapSince;
   }
 
-  /** Reads what the log gained since the last round; returns the new events. */
+  /**
+   * Reads what the log gained since the last round; returns the new events. A round counts only
+   * once it read all it found: one whose read fails leaves the reader where it was, to read again.
+   */
   async next(): Promise<TaskEvent[]> {
     const lastSeq = await this.readHead();
     const found: TaskEvent[] = [];
-    while (this.cursor < lastSeq) {
-      const from = this.cursor + 1;
-      const seqs = Array.from({ length: Math.min(PAGE, lastSeq - this.cursor) }, (_, index) => from + index);
+    let cursor = this.cursor;
+    while (cursor < lastSeq) {
+      const from = cursor + 1;
+      const seqs = Array.from({ length: Math.min(PAGE, lastSeq - cursor) }, (_, index) => from + index);
       const stored = await this.eventStore.read(
         this.logId,
         seqs.filter((seq) => seq > this.createdCount()),
       );
       for (const seq of seqs) {
         const event = await this.eventAt(seq, stored.get(seq));
-        if (event === 'wait') return this.keep(found);
-        this.cursor = seq;
+        if (event === 'wait') return this.keep(found, cursor);
+        cursor = seq;
         this.gapSince = undefined;
         if (event) found.push(event);
       }
     }
-    return this.keep(found);
+    return this.keep(found, cursor);
   }
 
-  private keep(found: TaskEvent[]): TaskEvent[] {
+  private keep(found: TaskEvent[], cursor: number): TaskEvent[] {
+    this.cursor = cursor;
     for (const event of found) {
       this.events.push(event);
       if (ENDING_EVENTS.has(event.type)) this.endedTasks.add(event.taskId);
@@ -113,6 +122,7 @@ export class LogReader {
       if (!task) return 0;
       this.tasks.set(task._id, task);
       this.taskIds = [task._id];
+      this.endedBeforeStart();
       return Math.max(task.eventSeq ?? 1, isEnded(task) ? (endSeqOf(task, true) ?? 0) : 0);
     }
     const log = await this.taskStore.findCompositionLog(this.source.compositionId);
@@ -123,9 +133,18 @@ export class LogReader {
     if (!this.loaded) {
       this.taskIds = log.taskIds;
       await this.readTasks();
+      this.endedBeforeStart();
       this.loaded = true;
     }
     return log.eventSeq;
+  }
+
+  /** Tasks whose ending event comes at or before `startAfter`: ended for this reader, which never reads it. */
+  private endedBeforeStart(): void {
+    for (const task of this.tasks.values()) {
+      const endSeq = endSeqOf(task, this.source.kind === 'task');
+      if (isEnded(task) && endSeq !== undefined && endSeq <= this.startAfter) this.endedTasks.add(task._id);
+    }
   }
 
   private async readTasks(): Promise<void> {

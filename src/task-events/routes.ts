@@ -65,11 +65,9 @@ export function createTaskEventRoutes({ taskStore, eventStore, feeds, heartbeatM
     const query = checkQuery(ctx.query);
     const after = cursorOf(ctx, query.after);
     if (query.format === 'json') {
-      const reader = new LogReader(source, taskStore, eventStore);
+      const reader = new LogReader(source, taskStore, eventStore, after);
       await reader.next();
-      ctx.body = reader.events
-        .filter((event) => event.seq > after && (taskId === undefined || event.taskId === taskId))
-        .map(view);
+      ctx.body = reader.events.filter((event) => taskId === undefined || event.taskId === taskId).map(view);
       return;
     }
     let unsubscribe: () => void = () => undefined;

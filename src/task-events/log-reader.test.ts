@@ -1,0 +1,72 @@
+import type { TaskDocument, TaskStore } from '../tasks/task-store';
+import type { TaskEventDocument, TaskEventStore } from './event-store';
+import { LogReader } from './log-reader';
+
+const at = new Date('2026-11-23T12:00:00Z');
+
+function task(overrides: Partial<TaskDocument>): TaskDocument {
+  return {
+    _id: 't1',
+    agentId: 'a1',
+    operation: 'tools/echo',
+    params: '{}',
+    status: 'pending',
+    eventSeq: 1,
+    createdBy: { kind: 'admin', id: 'admin' },
+    createdAt: at,
+    updatedAt: at,
+    ...overrides,
+  } as TaskDocument;
+}
+
+const progress = (seq: number): TaskEventDocument => ({
+  _id: `t1:${seq}`,
+  logId: 't1',
+  seq,
+  taskId: 't1',
+  type: 'progress',
+  at,
+  data: JSON.stringify({ message: `m${seq}` }),
+});
+
+describe('LogReader', () => {
+  it('reads a round again after a failed read, losing none of its events', async () => {
+    const ended = task({ eventSeq: 3, status: 'completed', result: '{"ok":true}' });
+    const reads: string[] = [];
+    // The third read of the task (the ending event's outcome, in the first round) fails.
+    const taskStore = {
+      find: async () => {
+        reads.push('task');
+        if (reads.length === 2) throw new Error('store went away');
+        return ended;
+      },
+    } as unknown as TaskStore;
+    const ending: TaskEventDocument = { _id: 't1:3', logId: 't1', seq: 3, taskId: 't1', type: 'completed', at };
+    const eventStore = {
+      read: async () =>
+        new Map<number, TaskEventDocument>([
+          [2, progress(2)],
+          [3, ending],
+        ]),
+    } as unknown as TaskEventStore;
+    const reader = new LogReader({ kind: 'task', taskId: 't1' }, taskStore, eventStore);
+    await expect(reader.next()).rejects.toThrow('store went away');
+    expect(reader.events).toEqual([]);
+    expect(await reader.next()).toEqual([
+      { seq: 1, taskId: 't1', type: 'created', at: at.toISOString(), agentId: 'a1', operation: 'tools/echo' },
+      { seq: 2, taskId: 't1', type: 'progress', at: at.toISOString(), message: 'm2' },
+      { seq: 3, taskId: 't1', type: 'completed', at: at.toISOString(), result: { ok: true } },
+    ]);
+    expect(reader.done).toBe(true);
+  });
+
+  it('starting after the end of an ended task, reads nothing and is done at once', async () => {
+    const taskStore = {
+      find: async () => task({ eventSeq: 3, status: 'failed', error: '"x"' }),
+    } as unknown as TaskStore;
+    const eventStore = { read: async () => new Map() } as unknown as TaskEventStore;
+    const reader = new LogReader({ kind: 'task', taskId: 't1' }, taskStore, eventStore, 3);
+    expect(await reader.next()).toEqual([]);
+    expect(reader.done).toBe(true);
+  });
+});
