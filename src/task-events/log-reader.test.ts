@@ -16,7 +16,7 @@ function task(overrides: Partial<TaskDocument>): TaskDocument {
     createdAt: at,
     updatedAt: at,
     ...overrides,
-  } as TaskDocument;
+  };
 }
 
 const progress = (seq: number): TaskEventDocument => ({
