@@ -15,8 +15,7 @@ export const TaskStatus = {
 export type TaskStatus = (typeof TaskStatus)[keyof typeof TaskStatus];
 
 export const TERMINAL_STATUSES: readonly TaskStatus[] = [TaskStatus.COMPLETED, TaskStatus.FAILED, TaskStatus.CANCELLED];
-/** The statuses of a task that has not ended. */
-export const LIVE_STATUSES = [TaskStatus.PENDING, TaskStatus.INPUT_REQUIRED] as const;
+/** Whether a task with this status has not ended: pending, or waiting for input. */
 export const isLive = (status: TaskStatus): boolean =>
   status === TaskStatus.PENDING || status === TaskStatus.INPUT_REQUIRED;
 

@@ -1,4 +1,4 @@
-import type { Filter, IndexDescription } from 'mongodb';
+import type { IndexDescription } from 'mongodb';
 import type { Principal } from '../auth/principal';
 import { isDuplicateKey, type Store } from '../store/mongo';
 import { onlyDuplicateKeys, retryWhileBusy } from '../store/retry-while-busy';
@@ -8,7 +8,6 @@ import { KeyedQueue } from '../store/keyed-queue';
 import { ENDING_EVENTS, logIdOf, TaskEventType, type LoggedEvent, type TaskRef } from '../task-events/task-event';
 import {
   isLive,
-  LIVE_STATUSES,
   TaskStatus,
   type Requester,
   type TaskError,
@@ -270,9 +269,11 @@ export class TaskStore {
    * Applies `change` to a task that has not ended, and says whether it had not; an ended task keeps
    * its outcome. For writers that may run after the task ended: an agent's progress report, a TASK
    * frame's delivery to a room (a regular activity, which may outlive its workflow's wait), the API.
+   * The task is read, then written, both by `_id`: a filter on the status too would read the whole
+   * collection on FerretDB (src/store/mongo.ts), where a conditional update is no more atomic than this.
    */
   updateIfNotEnded(task: TaskRef, change: TaskChange): Promise<boolean> {
-    return this.write(task, { _id: task.taskId, status: { $in: [...LIVE_STATUSES] } }, change);
+    return this.write(task, change, { ifNotEnded: true });
   }
 
   /**
@@ -284,28 +285,27 @@ export class TaskStore {
    * retried activity) neither ends it twice nor logs its end twice.
    */
   async updateUnconditionally(task: TaskRef, change: TaskChange): Promise<void> {
-    if (isEnding(change.status)) await this.updateIfNotEnded(task, change);
-    else await this.write(task, { _id: task.taskId }, change);
+    await this.write(task, change, { ifNotEnded: isEnding(change.status) });
   }
 
   /**
    * Counts a call to the task's agent about to start, and returns the task as it stood before. The
    * count numbers the calls across worker crashes, which Temporal's attempt of a local activity does
    * not: a crashed worker's call starts again elsewhere at attempt 1. The status tells whether an
-   * earlier call's answer already ended the task; an ended task is returned unchanged. Waiting
-   * lookups are not woken: nothing they show changed. The call's started event is logged by
-   * `callStarted`, under the seq reserved here in a task's own log.
+   * earlier call's answer already ended the task. Waiting lookups are not woken: nothing they show
+   * changed. The call's started event is logged by `callStarted`, under the seq reserved here in a
+   * task's own log.
    */
   async startCall(taskId: string): Promise<TaskDocument | null> {
-    // The task's own counter moves for a task of a composition too, where nothing reads it: one write either way.
-    const before = await logOrder.run(taskId, () =>
+    // The task's own counter moves for a task of a composition too, where nothing reads it: one
+    // write either way. The seq it reserves on an ended task (a call found answered) stays unused.
+    return logOrder.run(taskId, () =>
       this.tasks.findOneAndUpdate(
-        { _id: taskId, status: { $in: [...LIVE_STATUSES] } },
+        { _id: taskId },
         { $inc: { callsStarted: 1, eventSeq: 1 } },
         { returnDocument: 'before' },
       ),
     );
-    return before ?? this.find(taskId);
   }
 
   /** Logs the started event of the call `startCall` counted (`before` is what it returned). */
@@ -370,14 +370,19 @@ export class TaskStore {
    * composition's, taken before an ending write (whose `endSeq` then records it with the end itself,
    * so a reader finds the end even if its event's insert was lost) and after any other.
    */
-  private write(task: TaskRef, filter: Filter<TaskDocument>, change: TaskChange): Promise<boolean> {
+  private write(task: TaskRef, change: TaskChange, { ifNotEnded }: { ifNotEnded: boolean }): Promise<boolean> {
     const logs = isEnding(change.status) || change.event !== undefined;
-    return logs
-      ? logOrder.run(logIdOf(task), () => this.writeNow(task, filter, change))
-      : this.writeNow(task, filter, change);
+    const write = async (): Promise<boolean> => {
+      if (ifNotEnded) {
+        const current = await this.find(task.taskId);
+        if (!current || !isLive(current.status)) return false;
+      }
+      return this.writeNow(task, change);
+    };
+    return logs ? logOrder.run(logIdOf(task), write) : write();
   }
 
-  private async writeNow(task: TaskRef, filter: Filter<TaskDocument>, change: TaskChange): Promise<boolean> {
+  private async writeNow(task: TaskRef, change: TaskChange): Promise<boolean> {
     const set: Partial<TaskDocument> = { updatedAt: new Date() };
     if (change.status !== undefined) set.status = change.status;
     if (change.phase !== undefined) set.phase = change.phase;
@@ -402,7 +407,7 @@ export class TaskStore {
       ...(change.status === TaskStatus.INPUT_REQUIRED ? { inputRequests: 1 } : {}),
     };
     const written = await this.tasks.findOneAndUpdate(
-      filter,
+      { _id: task.taskId },
       {
         $set: set,
         ...(Object.keys(unset).length > 0 ? { $unset: unset } : {}),
