@@ -276,7 +276,7 @@ function withoutStoredOutcome(answer: AgentAnswer, keepsResult: boolean): AgentA
 /** Stores the agent's answer as the task's outcome here, rather than a workflow task later: false when the write failed. */
 async function storeAnswer(taskStore: TaskStore, task: TaskRef, outcome: TaskChange): Promise<boolean> {
   try {
-    await taskStore.updateUnconditionally(task, outcome);
+    await taskStore.recordCallAnswer(task, outcome);
     return true;
   } catch (error) {
     Context.current().log.warn('Recording the agent answer failed; the workflow records it', {

@@ -5,7 +5,7 @@ import { McpSession } from '../src/mcp/session';
 import type { RecentAgents } from '../src/registry/recent-agents';
 import { refOf, type TaskStore } from '../src/tasks/task-store';
 import { TaskEventType } from '../src/task-events/task-event';
-import { TaskErrorCode, type McpTaskHandle } from '../workflows/task-types';
+import { isLive, TaskErrorCode, type McpTaskHandle } from '../workflows/task-types';
 import { recordedAnswer, type AgentAnswer } from './call-agent';
 import { answerOf, toolVerdict, type McpCallVerdict } from './mcp-call';
 
@@ -52,6 +52,13 @@ export function pollMcpTaskActivity(
         `Task ${taskId} is not in the task index`,
         TaskErrorCode.AGENT_PROTOCOL_ERROR,
       );
+    // Its outcome stands: the answer recorded below is written without looking again.
+    if (!isLive(stored.status)) {
+      throw ApplicationFailure.nonRetryable(
+        `Task ${taskId} already ended ${stored.status}`,
+        TaskErrorCode.AGENT_PROTOCOL_ERROR,
+      );
+    }
     const task = refOf(stored);
     const agent = await agents.findById(agentId);
     if (!agent)

@@ -93,6 +93,8 @@ export class UserSchemaCompiler {
       code: { regExp: linearTimeRegExp },
     });
     addFormats(this.ajv);
+    // Titles of `enum` values in MCP elicitation schemas (its legacy form): an annotation, checked for nothing.
+    this.ajv.addKeyword({ keyword: 'enumNames', schemaType: 'array' });
     this.ajv.removeKeyword('uniqueItems');
     this.ajv.addKeyword({
       keyword: 'uniqueItems',

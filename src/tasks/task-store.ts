@@ -156,11 +156,14 @@ export interface TaskChange {
 }
 
 /**
- * The writes of this process (API and worker alike) that take a seq of one log, in turn: without
- * atomic updates, those that raced for a counter would take the same seq (src/store/mongo.ts).
- * Writers in other processes still may; they then take the seqs above.
+ * The writes of this process (API and worker alike) to one counter, in turn: without atomic
+ * updates, those that raced would take the same seq, and a read-then-write would miss the other's
+ * write (src/store/mongo.ts). A task's document (its own log's counter) under `task:<id>`, a
+ * composition's counter under `composition:<id>`, which holds its tasks back only while it counts.
+ * Writers in other processes still may race; they then take the seqs above.
  */
-const logOrder = new KeyedQueue();
+const inTurn = new KeyedQueue();
+const taskKey = (taskId: string): string => `task:${taskId}`;
 
 /** How many seqs above the one it was given a writer tries. */
 const SEQ_TRIES = 20;
@@ -289,6 +292,16 @@ export class TaskStore {
   }
 
   /**
+   * The agent's answer to a call, as the task's outcome, without reading the task first: the call
+   * found it not ended when it counted itself (startCall), or the poll of its MCP task when it began,
+   * and nothing but the call ends a task while it runs (a report or a cancellation abandons the
+   * call before it records).
+   */
+  async recordCallAnswer(task: TaskRef, change: TaskChange): Promise<void> {
+    await this.write(task, change, { ifNotEnded: false });
+  }
+
+  /**
    * Counts a call to the task's agent about to start, and returns the task as it stood before. The
    * count numbers the calls across worker crashes, which Temporal's attempt of a local activity does
    * not: a crashed worker's call starts again elsewhere at attempt 1. The status tells whether an
@@ -299,7 +312,7 @@ export class TaskStore {
   async startCall(taskId: string): Promise<TaskDocument | null> {
     // The task's own counter moves for a task of a composition too, where nothing reads it: one
     // write either way. The seq it reserves on an ended task (a call found answered) stays unused.
-    return logOrder.run(taskId, () =>
+    return inTurn.run(taskKey(taskId), () =>
       this.tasks.findOneAndUpdate(
         { _id: taskId },
         { $inc: { callsStarted: 1, eventSeq: 1 } },
@@ -312,7 +325,7 @@ export class TaskStore {
   async callStarted(before: TaskDocument, attempt: number): Promise<void> {
     const task = refOf(before);
     const reserved = task.compositionId === undefined ? (before.eventSeq ?? 1) + 1 : undefined;
-    await logOrder.run(logIdOf(task), () => this.append(task, { type: TaskEventType.STARTED, attempt }, reserved));
+    await inTurn.run(taskKey(task.taskId), () => this.append(task, { type: TaskEventType.STARTED, attempt }, reserved));
   }
 
   /**
@@ -379,7 +392,7 @@ export class TaskStore {
       }
       return this.writeNow(task, change);
     };
-    return logs ? logOrder.run(logIdOf(task), write) : write();
+    return logs || ifNotEnded ? inTurn.run(taskKey(task.taskId), write) : write();
   }
 
   private async writeNow(task: TaskRef, change: TaskChange): Promise<boolean> {
@@ -435,10 +448,13 @@ export class TaskStore {
       );
       return counted?.eventSeq ?? 1;
     }
-    const counted = await this.compositions.findOneAndUpdate(
-      { _id: task.compositionId },
-      { $inc: { eventSeq: 1 } },
-      { returnDocument: 'after' },
+    const { compositionId } = task;
+    const counted = await inTurn.run(`composition:${compositionId}`, () =>
+      this.compositions.findOneAndUpdate(
+        { _id: compositionId },
+        { $inc: { eventSeq: 1 } },
+        { returnDocument: 'after' },
+      ),
     );
     return counted?.eventSeq ?? 1;
   }

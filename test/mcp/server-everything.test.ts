@@ -12,7 +12,7 @@ import { closedStatus, until } from '../support/until';
 
 const DOCS = path.resolve(__dirname, '../../node_modules/@modelcontextprotocol/server-everything/dist/docs');
 
-/** The tools the server offers a client that declares no capabilities, as the service's does (no roots, sampling, elicitation). */
+/** The tools the server offers a client that declares form elicitation and nothing else, as the service's does (no roots, sampling, tasks). */
 const TOOLS = [
   'echo',
   'get-annotated-message',
@@ -26,6 +26,7 @@ const TOOLS = [
   'toggle-simulated-logging',
   'toggle-subscriber-updates',
   'trigger-long-running-operation',
+  'trigger-elicitation-request',
   'simulate-research-query',
 ];
 const PROMPTS = ['simple-prompt', 'args-prompt', 'completable-prompt', 'resource-prompt'];
@@ -72,7 +73,11 @@ describe('server-everything as an MCP agent', () => {
 
   /** The first page of each of the server's lists, read with the SDK's client as any MCP client reads them. */
   async function listed() {
-    const client = new Client({ name: 'server-everything-test', version: '1' });
+    // The service's capabilities, so the server lists what it lists the service.
+    const client = new Client(
+      { name: 'server-everything-test', version: '1' },
+      { capabilities: { elicitation: { form: {} } } },
+    );
     await client.connect(new StreamableHTTPClientTransport(new URL(everything().url)));
     try {
       const tools = await client.listTools();
@@ -382,6 +387,34 @@ describe('server-everything as an MCP agent', () => {
         ),
       ).toBe(true);
       expect(await pingIn(sessionId)).toBe(400);
+    });
+
+    it('asks for the input of trigger-elicitation-request as the task input-required, and gives the server the answer checked against its schema', async () => {
+      const taskId = await run('tools/trigger-elicitation-request');
+      const waiting = await waitForTask(taskId, {
+        until: (task) => task.status === 'input-required',
+        timeoutMs: 10_000,
+      });
+      expect(waiting.inputRequest).toMatchObject({
+        message: 'Please provide inputs for the following fields:',
+        inputSchema: { type: 'object', required: ['name'] },
+      });
+      const refused = await call('POST', `/tasks/${taskId}/input`, {
+        apiKey: 'admin',
+        body: { input: { check: true } },
+      });
+      expect(refused.status).toBe(400);
+      const answered = await call('POST', `/tasks/${taskId}/input`, {
+        apiKey: 'admin',
+        body: { input: { name: 'Ada Lovelace', check: true, integer: 7 } },
+      });
+      expect(answered.status).toBe(200);
+      const ended = await waitForTask(taskId);
+      expect(ended.status).toBe('completed');
+      const texts = (ended.result.content as Array<{ text: string }>).map((part) => part.text).join('\n');
+      expect(texts).toContain('User provided the requested information');
+      expect(texts).toContain('- Name: Ada Lovelace');
+      expect(texts).toContain('- Favorite Integer: 7');
     });
 
     it('shows trigger-long-running-operation progress notifications as the task progress while it runs, then its result', async () => {
