@@ -358,7 +358,12 @@ beforeAll(async () => {
       { body: { status: 'completed', result: { text: 'done' } }, headers: { 'x-api-key': fuzzAgent.apiKey } },
     ),
     base('POST', '/tasks/{taskId}/cancel', { taskId }),
+    // Answered 409 (the task waits for no input) once checked: the fuzz is of the checks before.
+    base('POST', '/tasks/{taskId}/input', { taskId }, { body: { input: { confirm: true } } }),
+    // As JSON: a stream would stay open until the task ends.
+    base('GET', '/tasks/{taskId}/events', { taskId }, { query: { format: 'json', after: '1' } }),
     base('GET', '/compositions/{compositionId}', { compositionId }),
+    base('GET', '/compositions/{compositionId}/events', { compositionId }, { query: { format: 'json' } }),
     base(
       'POST',
       '/rooms',
