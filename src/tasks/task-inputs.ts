@@ -132,7 +132,11 @@ export async function answerInput(
   return { taskId, status: TaskStatus.PENDING, requestId: request.requestId };
 }
 
-/** The creator and admins; for a task of a room, any person in that room (over its socket, the room it came from). */
+/**
+ * The creator and admins; for a task of a room, a person in that room: over a socket of that room,
+ * anyone connected to it (the socket's handshake admitted them to the room), over HTTP one listed
+ * among its participants.
+ */
 async function mayAnswer(
   deps: TaskInputDeps,
   principal: Principal,
@@ -141,7 +145,7 @@ async function mayAnswer(
 ): Promise<boolean> {
   if (principal.kind === PrincipalKind.ADMIN || samePrincipal(principal, task.createdBy)) return true;
   if (principal.kind !== PrincipalKind.HUMAN || task.roomId === undefined) return false;
-  if (inRoom !== undefined && inRoom !== task.roomId) return false;
+  if (inRoom !== undefined) return inRoom === task.roomId;
   const room = await deps.rooms.findById(task.roomId);
   return room !== null && isParticipant(room, { type: ParticipantType.HUMAN, id: principal.id });
 }
