@@ -248,6 +248,9 @@ export class TaskRun {
           code: TaskErrorCode.AGENT_TIMEOUT,
           message: `Agent got the task over its room socket but answered nothing within ${this.task.timeoutMs} ms`,
         });
+      // An agent that asked for input has the task: with its socket gone it reports over HTTP, and
+      // is not called with the task again (the answer went to its mcpUrl).
+      if (this.takenUpRequest !== undefined) return this.reportOverHttp(startedAt);
       this.awaitingReport = false;
     }
 
@@ -472,6 +475,22 @@ export class TaskRun {
   /** Step, after a 202: the agent's report, or its input request; false once the task's timeoutMs has passed. */
   private reportArrived(startedAt: number): Promise<boolean> {
     return this.waitForAgent(() => this.report !== undefined || this.openRequest() !== undefined, startedAt);
+  }
+
+  /** Step, in a room, after the agent asked for input and its socket closed: its report, within the task's timeoutMs. */
+  private async reportOverHttp(startedAt: number): Promise<TaskOutcome> {
+    let arrived = await this.reportArrived(startedAt);
+    for (let request = this.openRequest(); arrived && request && !this.report;) {
+      const failed = await this.inputTaken(request, startedAt, 1);
+      if (failed) return failed;
+      arrived = await this.reportArrived(startedAt);
+      request = this.openRequest();
+    }
+    if (this.report) return outcomeOfReport(this.report, 1);
+    return failure({
+      code: TaskErrorCode.AGENT_TIMEOUT,
+      message: `Agent asked for input over its room socket but reported nothing within ${this.task.timeoutMs} ms`,
+    });
   }
 
   /** The agent's input request not taken up yet. */

@@ -1,0 +1,182 @@
+import { randomUUID } from 'node:crypto';
+import { AgentServer, type AgentBehaviour } from '../support/agent-server';
+import { registerAgent, type RegisteredAgent } from '../support/agents';
+import { call } from '../support/http';
+import { humanHeaders, newUserId } from '../support/humans';
+import { createRoom, isError, RoomClient } from '../support/room-client';
+import { reportOn, tool, waitForTask } from '../support/tasks';
+import { until } from '../support/until';
+
+const FRAME_WAIT_MS = 10_000;
+const CONFIRMATION = {
+  type: 'object',
+  required: ['confirm'],
+  additionalProperties: false,
+  properties: { confirm: { type: 'boolean' } },
+};
+
+let agentServer: AgentServer;
+const clients: RoomClient[] = [];
+
+beforeAll(async () => {
+  agentServer = await AgentServer.start();
+});
+
+afterAll(async () => {
+  await Promise.all(clients.map((client) => client.close()));
+  await agentServer.close();
+});
+
+async function connect(roomId: string, credential: Parameters<typeof RoomClient.connect>[1]): Promise<RoomClient> {
+  const client = await RoomClient.connect(roomId, credential);
+  clients.push(client);
+  return client;
+}
+
+/** Over HTTP: 202 to a task, 200 to a delivered input. */
+const acceptsOverHttp: AgentBehaviour = (received) =>
+  received.body?.input !== undefined
+    ? { status: 200, body: { taken: true } }
+    : { status: 202, body: { status: 'received' } };
+
+async function registerLiveAgent(): Promise<RegisteredAgent & { route: string }> {
+  const route = `agent-${randomUUID()}`;
+  const agent = await registerAgent({
+    mcpUrl: agentServer.route(route, acceptsOverHttp),
+    capabilities: { tools: [tool('delete', { what: { type: 'string' } })] },
+  });
+  return { ...agent, route };
+}
+
+const isFrame = (type: string, taskId: string) => (frame: any) => frame.type === type && frame.data.taskId === taskId;
+const isTaskUpdate = (taskId: string, status: string) => (frame: any) =>
+  frame.type === 'SYSTEM' &&
+  frame.data.event === 'task_update' &&
+  frame.data.taskId === taskId &&
+  frame.data.status === status;
+
+/**
+ * A room with the agent and a person who did not ask (`participant`) as participants; the asker
+ * (not a participant) requests a task there with a TASK_REQUEST.
+ */
+async function roomTask({ agentConnected }: { agentConnected: boolean }) {
+  const agent = await registerLiveAgent();
+  const participant = newUserId();
+  const room = await createRoom({
+    participants: [
+      { type: 'AGENT', participantId: agent.agentId },
+      { type: 'HUMAN', participantId: participant },
+    ],
+  });
+  const asker = await connect(room.roomId, { human: newUserId() });
+  const person = await connect(room.roomId, { human: participant });
+  const agentSocket = agentConnected ? await connect(room.roomId, { apiKey: agent.apiKey }) : undefined;
+  const requestId = randomUUID();
+  asker.send({
+    type: 'TASK_REQUEST',
+    data: { requestId, agentId: agent.agentId, operation: 'tools/delete', params: { what: 'the drafts' } },
+  });
+  const created = await asker.waitFor(
+    (frame) => (frame.type === 'TASK_CREATED' || isError(frame)) && frame.data.requestId === requestId,
+    FRAME_WAIT_MS,
+  );
+  expect(created.type).toBe('TASK_CREATED');
+  const { taskId } = created.data as { taskId: string };
+  return { agent, room, participant, asker, person, agentSocket, taskId };
+}
+
+describe('an input request in a room', () => {
+  it('of an agent reached over HTTP is answered by a participant over HTTP and delivered as a signed POST', async () => {
+    const { agent, participant, person, taskId } = await roomTask({ agentConnected: false });
+    await until(() => agentServer.callsTo(agent.route)[0], 'the task called over HTTP');
+    await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' });
+
+    const asked = await reportOn(taskId, agent.apiKey, {
+      status: 'input-required',
+      message: 'Delete the drafts?',
+      inputSchema: CONFIRMATION,
+    });
+    expect(asked.status).toBe(200);
+    const { requestId } = asked.body as { requestId: string };
+    expect((await person.waitFor(isTaskUpdate(taskId, 'input-required'), FRAME_WAIT_MS)).data).toMatchObject({
+      requestId,
+      message: 'Delete the drafts?',
+    });
+
+    const answered = await call('POST', `/tasks/${taskId}/input`, {
+      headers: await humanHeaders(participant),
+      body: { input: { confirm: false }, requestId },
+    });
+    expect(answered).toMatchObject({ status: 200, body: { taskId, status: 'pending', requestId } });
+    const delivered = await until(
+      () => agentServer.callsTo(agent.route).find((received) => received.body?.input !== undefined),
+      'the input delivered over HTTP',
+    );
+    expect(delivered.body).toEqual({ taskId, operation: 'tools/delete', requestId, input: { confirm: false } });
+    expect((await person.waitFor(isTaskUpdate(taskId, 'pending'), FRAME_WAIT_MS)).data).toMatchObject({
+      requestId,
+      input: { confirm: false },
+    });
+
+    expect(
+      (
+        await reportOn(taskId, agent.apiKey, {
+          status: 'failed',
+          error: { code: 'NOT_CONFIRMED', message: 'kept the drafts' },
+        })
+      ).status,
+    ).toBe(200);
+    expect(await waitForTask(taskId)).toMatchObject({ status: 'failed', error: { code: 'NOT_CONFIRMED' } });
+    expect((await person.waitFor(isTaskUpdate(taskId, 'failed'), FRAME_WAIT_MS)).data).toMatchObject({
+      error: { code: 'NOT_CONFIRMED' },
+    });
+  });
+
+  it('goes over the socket the agent opened after it took the task over HTTP', async () => {
+    const { agent, room, participant, taskId } = await roomTask({ agentConnected: false });
+    await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' });
+    const asked = await reportOn(taskId, agent.apiKey, { status: 'input-required', message: 'Which drafts?' });
+    expect(asked.status).toBe(200);
+    const agentSocket = await connect(room.roomId, { apiKey: agent.apiKey });
+
+    const answered = await call('POST', `/tasks/${taskId}/input`, {
+      headers: await humanHeaders(participant),
+      body: { input: ['old', 'older'] },
+    });
+    expect(answered.status).toBe(200);
+    expect((await agentSocket.waitFor(isFrame('TASK_INPUT', taskId), FRAME_WAIT_MS)).data).toEqual({
+      taskId,
+      requestId: asked.body.requestId,
+      input: ['old', 'older'],
+    });
+    expect(agentServer.callsTo(agent.route).filter((received) => received.body?.input !== undefined)).toEqual([]);
+    agentSocket.send({ type: 'TASK_RESULT', data: { taskId, status: 'completed', result: { deleted: 2 } } });
+    expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: { deleted: 2 } });
+  });
+
+  // The agent has the task (its TASK frame) and the answer (the POST to mcpUrl): calling it with the
+  // task again would start over work it is doing, with no trace of the answer it was given.
+  it('of an agent whose socket closed while it waited goes to its mcpUrl, and the task is not sent again', async () => {
+    const { agent, person, agentSocket: connected, taskId } = await roomTask({ agentConnected: true });
+    const agentSocket = connected!;
+    await agentSocket.waitFor(isFrame('TASK', taskId), FRAME_WAIT_MS);
+    agentSocket.send({ type: 'TASK_RESULT', data: { taskId, status: 'input-required', message: 'Delete?' } });
+    const { requestId } = (await person.waitFor(isTaskUpdate(taskId, 'input-required'), FRAME_WAIT_MS)).data;
+    await agentSocket.close();
+
+    person.send({ type: 'TASK_INPUT', data: { taskId, input: 'yes' } });
+    const delivered = await until(
+      () => agentServer.callsTo(agent.route).find((received) => received.body?.input !== undefined),
+      'the input delivered over HTTP once the socket is gone',
+    );
+    expect(delivered.body).toEqual({ taskId, operation: 'tools/delete', requestId, input: 'yes' });
+    await person.waitFor(isTaskUpdate(taskId, 'pending'), FRAME_WAIT_MS);
+
+    // Time for a call with the task, were there one, before the report ends the workflow.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const taskCalls = agentServer.callsTo(agent.route).filter((received) => received.body?.input === undefined);
+    expect(taskCalls.map((received) => received.body)).toEqual([]);
+    expect((await reportOn(taskId, agent.apiKey, { status: 'completed', result: { deleted: 1 } })).status).toBe(200);
+    expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: { deleted: 1 } });
+  });
+});
