@@ -86,6 +86,44 @@ async function roomTask({ agentConnected }: { agentConnected: boolean }) {
 }
 
 describe('an input request in a room', () => {
+  it('is announced to the room, answered by anyone connected to it over its socket, and delivered as a TASK_INPUT frame', async () => {
+    const { agent, room, asker, agentSocket, taskId } = await roomTask({ agentConnected: true });
+    // Connected to the public room, not listed among its participants.
+    const passerby = await connect(room.roomId, { human: newUserId() });
+    await agentSocket!.waitFor(isFrame('TASK', taskId), FRAME_WAIT_MS);
+    agentSocket!.send({
+      type: 'TASK_RESULT',
+      data: { taskId, status: 'input-required', message: 'Delete the drafts?', inputSchema: CONFIRMATION },
+    });
+    const asked = await passerby.waitFor(isTaskUpdate(taskId, 'input-required'), FRAME_WAIT_MS);
+    expect(asked.data).toMatchObject({
+      agentId: agent.agentId,
+      message: 'Delete the drafts?',
+      inputSchema: CONFIRMATION,
+    });
+    const inputRequestId = asked.data.requestId as string;
+
+    // Over HTTP, someone not listed may not answer; over the socket, a bad answer is an ERROR frame.
+    const stranger = await humanHeaders(newUserId());
+    expect(
+      (await call('POST', `/tasks/${taskId}/input`, { headers: stranger, body: { input: { confirm: true } } })).status,
+    ).toBe(404);
+    passerby.send({ type: 'TASK_INPUT', data: { taskId, input: { confirm: 'yes' } } });
+    expect((await passerby.waitFor(isError, FRAME_WAIT_MS)).data.code).toBe('VALIDATION_ERROR');
+
+    passerby.send({ type: 'TASK_INPUT', data: { taskId, requestId: inputRequestId, input: { confirm: true } } });
+    const delivered = await agentSocket!.waitFor(isFrame('TASK_INPUT', taskId), FRAME_WAIT_MS);
+    expect(delivered.data).toEqual({ taskId, requestId: inputRequestId, input: { confirm: true } });
+    const answered = await asker.waitFor(isTaskUpdate(taskId, 'pending'), FRAME_WAIT_MS);
+    expect(answered.data).toMatchObject({ requestId: inputRequestId, input: { confirm: true } });
+
+    agentSocket!.send({ type: 'TASK_RESULT', data: { taskId, status: 'completed', result: { deleted: true } } });
+    await asker.waitFor(isTaskUpdate(taskId, 'completed'), FRAME_WAIT_MS);
+    expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: { deleted: true } });
+    // The room socket carried the task and the answer: nothing went to the agent's mcpUrl.
+    expect(agentServer.callsTo(agent.route)).toEqual([]);
+  });
+
   it('of an agent reached over HTTP is answered by a participant over HTTP and delivered as a signed POST', async () => {
     const { agent, participant, person, taskId } = await roomTask({ agentConnected: false });
     await until(() => agentServer.callsTo(agent.route)[0], 'the task called over HTTP');
