@@ -56,11 +56,6 @@ export class TaskEventFeeds {
     }
     return feed.add(subscriber);
   }
-
-  /** Feeds running now (for tests and metrics). */
-  get size(): number {
-    return this.feeds.size;
-  }
 }
 
 class Feed {

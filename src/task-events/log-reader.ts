@@ -64,11 +64,6 @@ export class LogReader {
     return this.endedTasks.has(taskId);
   }
 
-  /** The log's tasks, as last read. */
-  taskDocuments(): TaskDocument[] {
-    return this.taskIds.flatMap((id) => this.tasks.get(id) ?? []);
-  }
-
   /** Whether a hole holds the reader back, and since when. */
   get waitingSince(): number | undefined {
     return this.gapSince;
