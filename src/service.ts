@@ -189,6 +189,7 @@ async function serveApi(
   directory.warm();
   const launcher = new TaskLauncher({ agents: recentAgents, taskStore, temporal, schemas, config });
   const roomStore = new RoomStore(store);
+  const eventStore = new TaskEventStore(store);
   const roomTasks = new RoomTaskRequests({ launcher, taskStore, temporal, agents, schemas, rooms: roomStore });
   const rooms = await createRooms(
     config,
@@ -236,13 +237,8 @@ async function serveApi(
     }),
     createTaskEventRoutes({
       taskStore,
-      eventStore: new TaskEventStore(store),
-      feeds: new TaskEventFeeds(
-        taskStore,
-        new TaskEventStore(store),
-        taskChanges,
-        logger.child({ component: 'task-events' }),
-      ),
+      eventStore,
+      feeds: new TaskEventFeeds(taskStore, eventStore, taskChanges, logger.child({ component: 'task-events' })),
     }),
     rooms.routes,
   ];
