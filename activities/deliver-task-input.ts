@@ -34,15 +34,14 @@ export function deliverTaskInputActivity(
     const agent = await agents.findById(agentId);
     if (!agent)
       throw ApplicationFailure.nonRetryable(`Agent ${agentId} no longer exists`, TaskErrorCode.AGENT_NOT_FOUND);
-    const answer = await taskStore.findInput(taskId, requestId);
-    if (!answer) throw new Error(`The answer to input request ${requestId} of task ${taskId} is not in the store yet`);
+    const input = await taskStore.answeredInput(taskId, requestId);
     let status: number;
     try {
       ({ status } = await postSigned(dispatcher, {
         url: agent.mcpUrl,
         secret: agent.signingSecret,
         messageId: `${taskId}-input-${requestId}`,
-        payload: { taskId, operation, requestId, input: answer.input },
+        payload: { taskId, operation, requestId, input },
         timeoutMs: settings.callTimeoutMs,
         maxReplyBytes: 64 * 1024,
       }));

@@ -83,13 +83,8 @@ export function roomDeliveryActivities(hub: RoomHub, taskStore: TaskStore, deliv
     async deliverTaskInput({ roomId, taskId, agentId, requestId }: TaskInputFrameInput): Promise<boolean> {
       const agent: ParticipantRef = { type: ParticipantType.AGENT, id: agentId };
       if (!hub.isConnected(roomId, agent)) return false;
-      const answer = await taskStore.findInput(taskId, requestId);
-      if (!answer)
-        throw new Error(`The answer to input request ${requestId} of task ${taskId} is not in the store yet`);
-      return hub.sendTo(roomId, agent, {
-        type: FrameType.TASK_INPUT,
-        data: { taskId, requestId, input: answer.input },
-      });
+      const input = await taskStore.answeredInput(taskId, requestId);
+      return hub.sendTo(roomId, agent, { type: FrameType.TASK_INPUT, data: { taskId, requestId, input } });
     },
 
     /**

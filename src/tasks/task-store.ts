@@ -378,6 +378,16 @@ export class TaskStore {
   }
 
   /**
+   * The input claimed for a request the workflow heard was answered, for its delivery. The answer's
+   * signal follows its claim, so a missing one is a read that came too soon: thrown, to be retried.
+   */
+  async answeredInput(taskId: string, requestId: string): Promise<unknown> {
+    const answer = await this.findInput(taskId, requestId);
+    if (!answer) throw new Error(`The answer to input request ${requestId} of task ${taskId} is not in the store yet`);
+    return answer.input;
+  }
+
+  /**
    * Writes the change, with its event under the next seq of the task's log. In a task's own log the
    * counter is the task document's, taken in the same write; in a composition's it is the
    * composition's, taken before an ending write (whose `endSeq` then records it with the end itself,
