@@ -8,7 +8,7 @@
 // Run it:   ACS_URL=http://127.0.0.1:3000 AGENT_API_KEY=… AGENT_SIGNING_SECRET=whsec_… PORT=4001 npx tsx examples/confirming-agent.ts
 // after registering an agent whose mcpUrl is http://127.0.0.1:4001/mcp with a tool `delete` ({path: string}).
 import http from 'node:http';
-import { verifySignature } from './echo-agent';
+import { report, verifySignature } from './echo-agent';
 
 export interface ConfirmingAgentOptions {
   port: number;
@@ -39,19 +39,6 @@ export function startConfirmingAgent(options: ConfirmingAgentOptions): Promise<h
   // What each task waiting for its answer is about to delete.
   const asked = new Map<string, string>();
 
-  async function report(taskId: string, body: unknown): Promise<void> {
-    // A report may be sent again safely: the same report answers 200 every time.
-    for (let attempt = 1; attempt <= 5; attempt += 1) {
-      const reply = await fetch(`${options.serviceUrl}/tasks/${taskId}/result`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': options.apiKey },
-        body: JSON.stringify(body),
-      }).catch(() => undefined);
-      if (reply && reply.status < 500) return;
-      await new Promise((resolve) => setTimeout(resolve, 1_000 * attempt));
-    }
-  }
-
   function handle(call: Call): void {
     if ('cancel' in call) {
       asked.delete(call.taskId);
@@ -62,17 +49,20 @@ export function startConfirmingAgent(options: ConfirmingAgentOptions): Promise<h
       if (path === undefined) return;
       asked.delete(call.taskId);
       if (!call.input.confirm) {
-        void report(call.taskId, { status: 'failed', error: { code: 'NOT_CONFIRMED', message: `${path} kept` } });
+        void report(options, call.taskId, {
+          status: 'failed',
+          error: { code: 'NOT_CONFIRMED', message: `${path} kept` },
+        });
         return;
       }
       options.remove?.(path);
-      void report(call.taskId, { status: 'completed', result: { deleted: path } });
+      void report(options, call.taskId, { status: 'completed', result: { deleted: path } });
       return;
     }
     asked.set(call.taskId, call.params.path);
     // Asked once the 202 went out, so that the question never comes before the answer it follows.
     setImmediate(() => {
-      void report(call.taskId, {
+      void report(options, call.taskId, {
         status: 'input-required',
         message: `Delete ${call.params.path}?`,
         inputSchema: CONFIRMATION_SCHEMA,

@@ -42,22 +42,29 @@ export function verifySignature(
   });
 }
 
+/**
+ * A report on a task (POST /tasks/{taskId}/result) with the agent's key, tried again on network
+ * trouble and 5xx. A report may be sent again safely: the same report answers 200 every time.
+ */
+export async function report(
+  service: Pick<EchoAgentOptions, 'serviceUrl' | 'apiKey'>,
+  taskId: string,
+  body: unknown,
+): Promise<void> {
+  for (let attempt = 1; attempt <= 5; attempt += 1) {
+    const reply = await fetch(`${service.serviceUrl}/tasks/${taskId}/result`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': service.apiKey },
+      body: JSON.stringify(body),
+    }).catch(() => undefined);
+    if (reply && reply.status < 500) return;
+    await new Promise((resolve) => setTimeout(resolve, 1_000 * attempt));
+  }
+}
+
 export function startEchoAgent(options: EchoAgentOptions): Promise<http.Server> {
   // Tasks answered 202 whose report is still to come, so a cancellation can stop them.
   const pending = new Map<string, NodeJS.Timeout>();
-
-  async function report(taskId: string, outcome: unknown): Promise<void> {
-    // A report may be sent again safely: the same report answers 200 every time.
-    for (let attempt = 1; attempt <= 5; attempt += 1) {
-      const reply = await fetch(`${options.serviceUrl}/tasks/${taskId}/result`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': options.apiKey },
-        body: JSON.stringify(outcome),
-      }).catch(() => undefined);
-      if (reply && reply.status < 500) return;
-      await new Promise((resolve) => setTimeout(resolve, 1_000 * attempt));
-    }
-  }
 
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -97,7 +104,7 @@ export function startEchoAgent(options: EchoAgentOptions): Promise<http.Server> 
           call.taskId,
           setTimeout(() => {
             pending.delete(call.taskId);
-            void report(call.taskId, { status: 'completed', result: { text, after: laterMs } });
+            void report(options, call.taskId, { status: 'completed', result: { text, after: laterMs } });
           }, laterMs),
         );
       }
