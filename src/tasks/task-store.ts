@@ -324,8 +324,13 @@ export class TaskStore {
   /** Logs the started event of the call `startCall` counted (`before` is what it returned). */
   async callStarted(before: TaskDocument, attempt: number): Promise<void> {
     const task = refOf(before);
-    const reserved = task.compositionId === undefined ? (before.eventSeq ?? 1) + 1 : undefined;
-    await inTurn.run(taskKey(task.taskId), () => this.append(task, { type: TaskEventType.STARTED, attempt }, reserved));
+    await inTurn.run(taskKey(task.taskId), async () => {
+      const seq =
+        task.compositionId === undefined
+          ? (before.eventSeq ?? 1) + 1
+          : await this.nextCompositionSeq(task.compositionId);
+      await this.append(task, { type: TaskEventType.STARTED, attempt }, seq);
+    });
   }
 
   /**
@@ -418,7 +423,7 @@ export class TaskStore {
     const ends = isEnding(change.status);
     const ownLog = task.compositionId === undefined;
     const logs = ends || change.event !== undefined;
-    if (ends && !ownLog) set.endSeq = await this.nextSeq(task);
+    if (ends && task.compositionId !== undefined) set.endSeq = await this.nextCompositionSeq(task.compositionId);
     const unset = {
       ...(ends || change.status === TaskStatus.INPUT_REQUIRED ? { phase: '' as const } : {}),
       ...(change.status !== undefined && change.status !== TaskStatus.INPUT_REQUIRED
@@ -444,21 +449,20 @@ export class TaskStore {
     this.changes.changed(written);
     // An ending event is stored without the outcome, which readers take from the task.
     const event = ends ? { type: change.status as TaskEventType } : change.event;
-    if (event) await this.append(task, event, ownLog ? written.eventSeq : set.endSeq);
+    if (!event) return true;
+    const seq =
+      task.compositionId === undefined
+        ? written.eventSeq!
+        : (set.endSeq ?? (await this.nextCompositionSeq(task.compositionId)));
+    await this.append(task, event, seq);
     return true;
   }
 
-  /** The next seq of the task's log. The whole document comes back: FerretDB's findAndModify takes no projection. */
-  private async nextSeq(task: TaskRef): Promise<number> {
-    if (task.compositionId === undefined) {
-      const counted = await this.tasks.findOneAndUpdate(
-        { _id: task.taskId },
-        { $inc: { eventSeq: 1 } },
-        { returnDocument: 'after' },
-      );
-      return counted?.eventSeq ?? 1;
-    }
-    const { compositionId } = task;
+  /**
+   * The next seq of a composition's log, from its counter (a task's own log takes its seq in the
+   * task's write). The whole document comes back: FerretDB's findAndModify takes no projection.
+   */
+  private async nextCompositionSeq(compositionId: string): Promise<number> {
     const counted = await inTurn.run(`composition:${compositionId}`, () =>
       this.compositions.findOneAndUpdate(
         { _id: compositionId },
@@ -470,15 +474,14 @@ export class TaskStore {
   }
 
   /**
-   * Stores the event under `seq` (already handed out to this writer) or the next one. The insert is
+   * Stores the event under `first`, the seq handed out to this writer, or the one above. The insert is
    * the claim of the seq: one found taken was handed out twice, as an `$inc` lost on a store without
    * atomic updates does, and leaves the counter behind the stored seqs. The writer then takes the
    * seqs above in turn, and moves the counter past the one it stored; an ending event that moved
    * records its seq on the task, where readers look for an end whose event is missing.
    */
-  private async append(task: TaskRef, event: LoggedEvent | { type: TaskEventType }, seq?: number): Promise<void> {
+  private async append(task: TaskRef, event: LoggedEvent | { type: TaskEventType }, first: number): Promise<void> {
     const logId = logIdOf(task);
-    const first = seq ?? (await this.nextSeq(task));
     let next = first;
     for (let tries = 1; !(await this.events.insert(logId, next, task.taskId, event)); tries += 1) {
       if (tries === SEQ_TRIES) throw new Error(`No free seq for an event of task ${task.taskId} after ${tries} tries`);
