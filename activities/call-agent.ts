@@ -22,6 +22,7 @@ import { TaskElicitation } from './mcp-elicitation';
 import { withElicitation } from '../src/mcp/elicitation';
 import { postSigned, refusalOf } from './signed-post';
 import { describeError } from '../src/ops/describe-error';
+import { errorCodeLabel, statusClassLabel, type Metrics } from '../src/ops/metrics';
 
 export interface CallAgentInput {
   taskId: string;
@@ -75,6 +76,9 @@ export interface CallAgentSettings {
   maxReplyBytes: number;
 }
 
+/** The outcome label of a call given up because its task was cancelled or reported on. */
+const CALL_ABANDONED = 'ABANDONED';
+
 const abandoned = (agent: Agent) =>
   new CancelledFailure(`Call to ${agent.mcpUrl} abandoned: the task was cancelled or reported on`);
 
@@ -85,7 +89,7 @@ async function callOverAcs(
   payload: { taskId: string; operation: string; params: Record<string, unknown> },
   messageId: string,
   call: { timeoutMs: number; maxReplyBytes: number; signal: AbortSignal },
-): Promise<AgentReplyVerdict> {
+): Promise<AgentReplyVerdict & { status: number }> {
   const { status, text } = await postSigned(dispatcher, {
     url: agent.mcpUrl,
     secret: agent.signingSecret,
@@ -93,7 +97,20 @@ async function callOverAcs(
     payload,
     ...call,
   });
-  return interpretAgentReply(status, text);
+  return { ...interpretAgentReply(status, text), status };
+}
+
+/**
+ * A call's outcome as a metric label: the HTTP status class of the agent's reply, or the error code
+ * of a call that got none. An MCP server's JSON-RPC answer counts as 2xx; its HTTP refusals carry
+ * their status.
+ */
+function callOutcome(verdict: (McpCallVerdict | AgentReplyVerdict) & { status?: number }): string {
+  if (verdict.status !== undefined) return statusClassLabel(verdict.status);
+  if (verdict.kind === 'retry') return TaskErrorCode.AGENT_UNREACHABLE;
+  if (verdict.kind !== 'refused') return statusClassLabel(200);
+  const status = (verdict.error.details as { status?: unknown } | undefined)?.status;
+  return typeof status === 'number' ? statusClassLabel(status) : errorCodeLabel(verdict.error);
 }
 
 /**
@@ -110,6 +127,7 @@ export function callAgentActivity(
   taskStore: TaskStore,
   dispatcher: Dispatcher,
   settings: CallAgentSettings,
+  metrics: Metrics,
 ) {
   // The worker's MCP sessions, one per agent version, kept between calls (docs/benchmarks.md, "Tasks over MCP").
   const sessions = new McpSessionPool({
@@ -153,6 +171,14 @@ export function callAgentActivity(
     // The first call's phase is written by the API or the workflow; later ones show the retries.
     if (attempt > 1) await taskStore.updateUnconditionally(task, { phase: TaskPhase.CALLING_AGENT, attempts: attempt });
     await taskStore.callStarted(before, attempt);
+    const agentLabel = metrics.agent(agentId);
+    metrics.calls.attempts.inc({ operation, attempt: attempt === 1 ? 'first' : 'retry', ...agentLabel });
+    const callStarted = performance.now();
+    const callEnded = (outcome: string) =>
+      metrics.calls.duration.observe(
+        { operation, protocol: agent.protocol, outcome, ...agentLabel },
+        (performance.now() - callStarted) / 1000,
+      );
 
     /**
      * Shows the failed attempt on the task (attempts, attemptErrors, phase) and returns the failure to
@@ -186,7 +212,7 @@ export function callAgentActivity(
       return failure;
     }
 
-    let verdict: McpCallVerdict | AgentReplyVerdict;
+    let verdict: McpCallVerdict | (AgentReplyVerdict & { status: number });
     const heartbeats = isLocal ? undefined : setInterval(() => context.heartbeat(), CALL_HEARTBEAT_MS);
     const call = {
       timeoutMs: settings.callTimeoutMs,
@@ -207,20 +233,25 @@ export function callAgentActivity(
             )
           : await callOverAcs(dispatcher, agent, { taskId, operation, params }, `${taskId}-${attempt}`, call);
     } catch (error) {
-      if (context.cancellationSignal.aborted) throw abandoned(agent);
-      throw await failedAttempt(
+      if (context.cancellationSignal.aborted) {
+        callEnded(CALL_ABANDONED);
+        throw abandoned(agent);
+      }
+      const failure =
         refusalOf(error, 'Call to', agent.mcpUrl, TaskErrorCode.AGENT_URL_REFUSED) ??
-          ApplicationFailure.retryable(
-            `Calling ${agent.mcpUrl} failed: ${describeError(error)}`,
-            TaskErrorCode.AGENT_UNREACHABLE,
-          ),
-      );
+        ApplicationFailure.retryable(`Calling ${agent.mcpUrl} failed: ${describeError(error)}`, TaskErrorCode.AGENT_UNREACHABLE);
+      callEnded(failure.type!);
+      throw await failedAttempt(failure);
     } finally {
       clearInterval(heartbeats);
       await progress.close();
     }
     // The MCP client answers a request it abandoned as timed out: not a failed attempt of the agent's.
-    if (context.cancellationSignal.aborted) throw abandoned(agent);
+    if (context.cancellationSignal.aborted) {
+      callEnded(CALL_ABANDONED);
+      throw abandoned(agent);
+    }
+    callEnded(callOutcome(verdict));
 
     switch (verdict.kind) {
       case 'retry':

@@ -1,4 +1,4 @@
-import { ApplicationFailure, log } from '@temporalio/activity';
+import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import type { Dispatcher } from 'undici';
 import type { RecentAgents } from '../src/registry/recent-agents';
 import { isRetriedStatus } from '../src/tasks/agent-reply';
@@ -7,6 +7,7 @@ import type { TaskStore } from '../src/tasks/task-store';
 import type { TaskCallback } from '../workflows/task-types';
 import { postSigned, refusalOf } from './signed-post';
 import { describeError } from '../src/ops/describe-error';
+import type { Metrics } from '../src/ops/metrics';
 
 /** Who receives a completion callback, which decides the URL and the secret that signs it. */
 export type CallbackTarget = { kind: 'task'; url: string } | { kind: 'agent'; agentId: string };
@@ -28,6 +29,7 @@ export function deliverCallbackActivity(
   taskStore: TaskStore,
   dispatcher: Dispatcher,
   settings: DeliverCallbackSettings,
+  metrics: Metrics,
 ) {
   /** `outcomeInStore`: the workflow did not hold the task's result or error (CallAgentResult); the callback reads them from the task store. */
   return async function deliverCallback(
@@ -38,11 +40,28 @@ export function deliverCallbackActivity(
     const destination = await destinationOf(target);
     if (!destination) return;
     const callback = outcomeInStore ? await withStoredOutcome(sent) : sent;
+    try {
+      await deliver(destination, callback, target.kind);
+      metrics.callbacks.inc({ outcome: 'delivered' });
+    } catch (error) {
+      const failure = error as ApplicationFailure;
+      const { attempt, retryPolicy } = Context.current().info;
+      const last = failure.nonRetryable || attempt >= (retryPolicy?.maximumAttempts ?? Infinity);
+      metrics.callbacks.inc({ outcome: last ? 'given_up' : 'retried' });
+      throw error;
+    }
+  };
+
+  async function deliver(
+    destination: { url: string; secret: string },
+    callback: TaskCallback,
+    kind: CallbackTarget['kind'],
+  ): Promise<void> {
     let status: number;
     try {
       ({ status } = await postSigned(dispatcher, {
         ...destination,
-        messageId: `${callback.taskId}-callback-${target.kind}`,
+        messageId: `${callback.taskId}-callback-${kind}`,
         payload: callback,
         timeoutMs: settings.callTimeoutMs,
         maxReplyBytes: 64 * 1024,
@@ -57,7 +76,7 @@ export function deliverCallbackActivity(
     const message = `Callback to ${destination.url} answered ${status}`;
     if (isRetriedStatus(status)) throw ApplicationFailure.retryable(message);
     throw ApplicationFailure.nonRetryable(message);
-  };
+  }
 
   async function withStoredOutcome(callback: TaskCallback): Promise<TaskCallback> {
     const task = await taskStore.find(callback.taskId);

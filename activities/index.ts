@@ -1,5 +1,6 @@
 import type { Config } from '../src/config/config';
 import type { Logger } from '../src/ops/logger';
+import type { Metrics } from '../src/ops/metrics';
 import type { RecentAgents } from '../src/registry/recent-agents';
 import { UserSchemaCompiler } from '../src/registry/user-schemas';
 import { outboundDispatcher } from '../src/tasks/outbound-guard';
@@ -21,6 +22,8 @@ export interface ActivityDeps {
   config: Config;
   store: Store;
   logger: Logger;
+  /** The process's metrics (src/ops/metrics.ts), which its /metrics serves. */
+  metrics: Metrics;
   /** Lookups waiting in this process hear of the task store writes made here. */
   taskChanges: TaskChanges;
   /** The process's agent reads, shared with the API so its changes apply here at once. */
@@ -30,16 +33,19 @@ export interface ActivityDeps {
 /** Every activity the task worker registers; each lives in its own file beside this one (room-delivery.ts holds those of an API process's own delivery queue, registered by src/room-tasks/delivery-worker.ts). */
 export function createActivities(deps: ActivityDeps) {
   const { agents } = deps;
-  const taskStore = new TaskStore(deps.store, deps.taskChanges);
+  const taskStore = new TaskStore(deps.store, deps.taskChanges, deps.metrics);
   const dispatcher = outboundDispatcher({
     allowPrivate: deps.config.allowPrivateAgentUrls,
     connectTimeoutMs: deps.config.agentCallTimeoutMs,
   });
   return {
-    callAgent: callAgentActivity(agents, taskStore, dispatcher, {
-      callTimeoutMs: deps.config.agentCallTimeoutMs,
-      maxReplyBytes: deps.config.maxBodyBytes,
-    }),
+    callAgent: callAgentActivity(
+      agents,
+      taskStore,
+      dispatcher,
+      { callTimeoutMs: deps.config.agentCallTimeoutMs, maxReplyBytes: deps.config.maxBodyBytes },
+      deps.metrics,
+    ),
     pollMcpTask: pollMcpTaskActivity(agents, taskStore, dispatcher, {
       callTimeoutMs: deps.config.agentCallTimeoutMs,
       maxReplyBytes: deps.config.maxBodyBytes,
@@ -47,10 +53,13 @@ export function createActivities(deps: ActivityDeps) {
     notifyCancellation: notifyCancellationActivity(agents, dispatcher, {
       callTimeoutMs: deps.config.agentCallTimeoutMs,
     }),
-    deliverCallback: deliverCallbackActivity(agents, taskStore, dispatcher, {
-      callbackSigningSecret: deps.config.callbackSigningSecret,
-      callTimeoutMs: deps.config.agentCallTimeoutMs,
-    }),
+    deliverCallback: deliverCallbackActivity(
+      agents,
+      taskStore,
+      dispatcher,
+      { callbackSigningSecret: deps.config.callbackSigningSecret, callTimeoutMs: deps.config.agentCallTimeoutMs },
+      deps.metrics,
+    ),
     deliverTaskInput: deliverTaskInputActivity(agents, taskStore, dispatcher, {
       callTimeoutMs: deps.config.agentCallTimeoutMs,
     }),

@@ -8,6 +8,7 @@ import { ParticipantType, type ParticipantRef } from '../src/auth/participant';
 import { RoomHub } from '../src/rooms/room-hub';
 import { DeliveredTasks } from '../src/room-tasks/delivered-tasks';
 import { roomDeliveryActivities, type TaskFrameInput } from './room-delivery';
+import { createMetrics } from '../src/ops/metrics';
 
 const ROOM = 'room-1';
 const agent: ParticipantRef = { type: ParticipantType.AGENT, id: 'agent-1' };
@@ -34,7 +35,7 @@ const update = {
  * room and returns the frames it receives.
  */
 function apiProcess() {
-  const hub = new RoomHub({} as MessageStore, pino({ level: 'silent' }));
+  const hub = new RoomHub({} as MessageStore, pino({ level: 'silent' }), createMetrics().rooms);
   const taskStore = { updateIfNotEnded: async () => true } as unknown as TaskStore;
   const activities = roomDeliveryActivities(
     hub,

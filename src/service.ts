@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { IndexDescription } from 'mongodb';
+import type Router from '@koa/router';
 import { ApiKeyStore, API_KEYS_COLLECTION } from './auth/api-keys';
 import { Authenticator } from './auth/authenticate';
 import { createKeyRoutes } from './auth/key-routes';
@@ -15,6 +16,7 @@ import { createLimits } from './limits/limits';
 import { MIGRATIONS } from './migrations';
 import { MIGRATIONS_COLLECTION, runMigrations } from './migrations/migration';
 import { createOpsRoutes } from './ops/health';
+import { serveOps } from './ops/ops-server';
 import { AGENT_CHANGE_CLAIMS_COLLECTION, AGENTS_COLLECTION, AgentStore } from './registry/agent-store';
 import { RecentAgents } from './registry/recent-agents';
 import { createRegistryRoutes } from './registry/routes';
@@ -23,7 +25,7 @@ import { outboundDispatcher } from './tasks/outbound-guard';
 import { AgentDirectory } from './registry/agent-directory';
 import { UserSchemaCompiler } from './registry/user-schemas';
 import type { Logger } from './ops/logger';
-import { createMetrics } from './ops/metrics';
+import { createMetrics, type Metrics } from './ops/metrics';
 import { createTaskRoutes } from './tasks/routes';
 import { createTaskEventRoutes } from './task-events/routes';
 import { TaskEventFeeds } from './task-events/event-feeds';
@@ -115,6 +117,7 @@ export async function startService(
     const temporal = await connectTemporal({ ...config, temporalAddress: endpoints.temporalAddress }, logger);
     stops.push(() => temporal.close());
 
+    const metrics = createMetrics({ perAgent: config.metricsPerAgent });
     // With the worker in this process, a waiting GET /tasks/{taskId} answers as soon as the task ends.
     const taskChanges = new TaskChanges({ workerInProcess: options.worker });
     // One store for the registry's writes, so the agent reads of tasks hear of them.
@@ -123,7 +126,8 @@ export async function startService(
     if (secrets.sealed > 0 || secrets.leftBusy > 0)
       logger.info(secrets, 'sealed the signing secrets stored in plaintext or under a previous SECRETS_KEY');
     const shared: SharedInProcess = {
-      taskStore: new TaskStore(store, taskChanges),
+      metrics,
+      taskStore: new TaskStore(store, taskChanges, metrics),
       taskChanges,
       agents,
       recentAgents: new RecentAgents(agents),
@@ -136,6 +140,7 @@ export async function startService(
         taskChanges,
         agents: shared.recentAgents,
         logger: logger.child({ component: 'worker' }),
+        metrics,
       });
       stops.push(() => worker!.stop());
       const endedRuns = watchEndedRuns({
@@ -147,12 +152,24 @@ export async function startService(
       stops.push(() => endedRuns.stop());
     }
 
+    const opsRouter = createOpsRoutes(
+      [
+        { name: 'mongodb', check: () => store.ping() },
+        { name: 'temporal', check: () => temporal.ping() },
+      ],
+      metrics,
+      { metricsToken: config.metricsToken, temporalMetrics: temporal.metrics },
+    );
     let url: string | undefined;
     if (options.api) {
-      const server = await serveApi(config, store, temporal, logger, stops, shared);
+      const server = await serveApi(config, store, temporal, logger, stops, shared, opsRouter);
       const { port } = server.address() as AddressInfo;
       url = `http://${config.host}:${port}`;
       logger.info({ url }, 'API listening');
+    } else {
+      const ops = await serveOps(opsRouter, { host: config.host, port: config.metricsPort }, { logger, metrics });
+      stops.push(() => ops.close());
+      logger.info({ url: `${ops.url}/metrics` }, 'metrics served');
     }
     return { url, stop: stopAll };
   } catch (error) {
@@ -163,6 +180,8 @@ export async function startService(
 
 /** What the API and the worker of one process share. */
 interface SharedInProcess {
+  /** One registry per process: GET /metrics serves what the API and the worker record. */
+  metrics: Metrics;
   /** Tasks and compositions; its writes wake the lookups waiting in this process (TaskChanges). */
   taskStore: TaskStore;
   /** What the task store of this process wrote: waiting lookups and event streams hear of it. */
@@ -178,9 +197,9 @@ async function serveApi(
   temporal: TemporalHandle,
   logger: Logger,
   stops: Array<() => Promise<void>>,
-  { taskStore, taskChanges, agents, recentAgents }: SharedInProcess,
+  { metrics, taskStore, taskChanges, agents, recentAgents }: SharedInProcess,
+  opsRouter: Router,
 ): Promise<http.Server> {
-  const metrics = createMetrics();
   const limits = createLimits(config.limits, logger.child({ component: 'limits' }), metrics);
   const apiKeys = new ApiKeyStore(store, config.adminApiKey);
   const authenticator = new Authenticator(apiKeys, new HumanTokenVerifier(config), limits.authFailuresPerAddress);
@@ -198,6 +217,7 @@ async function serveApi(
     authenticator,
     limits,
     logger.child({ component: 'rooms' }),
+    metrics.rooms,
     roomTasks,
   );
   const delivery = await startRoomDelivery(config, {
@@ -230,7 +250,7 @@ async function serveApi(
     createTaskRoutes({
       launcher,
       taskStore,
-      idempotencyKeys: new IdempotencyKeys(store),
+      idempotencyKeys: new IdempotencyKeys(store, metrics.tasks.idempotencyHits),
       temporal,
       maxCompositionSize: config.maxCompositionSize,
       inputs: { taskStore, temporal, schemas, agents: recentAgents, rooms: roomStore },
@@ -239,6 +259,7 @@ async function serveApi(
       taskStore,
       eventStore,
       feeds: new TaskEventFeeds(taskStore, eventStore, taskChanges, logger.child({ component: 'task-events' })),
+      streamsOpen: metrics.eventStreamsOpen,
     }),
     rooms.routes,
   ];
@@ -248,14 +269,7 @@ async function serveApi(
     maxBodyBytes: config.maxBodyBytes,
     authenticator,
     limits,
-    opsRouter: createOpsRoutes(
-      [
-        { name: 'mongodb', check: () => store.ping() },
-        { name: 'temporal', check: () => temporal.ping() },
-      ],
-      metrics,
-      { metricsToken: config.metricsToken },
-    ),
+    opsRouter,
     modules,
   });
   // Koa answers a failed request itself (ctx.onerror): the promise of its handler never rejects.

@@ -42,6 +42,15 @@ export interface Config {
   secretsKeysPrevious: Buffer[];
   /** Unset means: GET /metrics is open to anyone. */
   metricsToken?: string;
+  /** METRICS_PER_AGENT: label the agent metrics with agent ids too (one series per agent). */
+  metricsPerAgent: boolean;
+  /** METRICS_PORT: where a process without the API (`npm run worker`) serves GET /metrics; 0 picks a free port. */
+  metricsPort: number;
+  /**
+   * TEMPORAL_METRICS_PORT: the loopback port of the Temporal SDK's own Prometheus exporter, whose
+   * metrics GET /metrics includes; 0 picks a free port.
+   */
+  temporalMetricsPort: number;
 
   allowInsecureAgentUrls: boolean;
   allowPrivateAgentUrls: boolean;
@@ -218,6 +227,9 @@ export function loadConfig(env: Env = process.env): Config {
     authIdentityAudience: read.string('AUTH_IDENTITY_AUDIENCE'),
     callbackSigningSecret: read.string('CALLBACK_SIGNING_SECRET'),
     metricsToken: read.string('METRICS_TOKEN'),
+    metricsPerAgent: read.boolean('METRICS_PER_AGENT'),
+    metricsPort: read.integer('METRICS_PORT', 9464, 0, 65535),
+    temporalMetricsPort: read.integer('TEMPORAL_METRICS_PORT', 0, 0, 65535),
     secretsKey: secretsKeys[0],
     secretsKeysPrevious: read.secretKeys('SECRETS_KEY_PREVIOUS'),
 

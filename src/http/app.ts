@@ -33,7 +33,7 @@ export function createApp(deps: AppDeps): Koa {
   app.silent = true;
   app.use(setAnswerHeaders);
   app.use(requestLog(deps.logger, deps.metrics));
-  app.use(errorHandler(deps.logger));
+  app.use(errorHandler(deps.logger, deps.metrics.unavailable));
   app.use(deps.opsRouter.routes());
   app.use(jsonBody(deps.maxBodyBytes));
   app.use(deps.authenticator.middleware());

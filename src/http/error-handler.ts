@@ -1,14 +1,15 @@
+import type { Counter } from 'prom-client';
 import type { Context, Next } from 'koa';
 import type { Logger } from '../ops/logger';
 import { isStoreBusy, isStoreUnavailable } from '../store/mongo';
-import { ApiError, ErrorCode } from './errors';
+import { ApiError, ErrorCode, UnavailableError, UnavailableReason } from './errors';
 import { temporalOutage } from '../tasks/temporal-client';
 
 /**
  * Turns anything thrown below into the contract's error body. Known outages become 503; anything
  * unexpected is logged with its stack and answered 500 without internals.
  */
-export function errorHandler(logger: Logger) {
+export function errorHandler(logger: Logger, unavailable: Counter) {
   return async function handleErrors(ctx: Context, next: Next): Promise<void> {
     try {
       await next();
@@ -18,6 +19,7 @@ export function errorHandler(logger: Logger) {
       if (error.status >= 500) {
         logger.error({ err: thrown, method: ctx.method, path: ctx.path }, 'request failed');
       }
+      if (error instanceof UnavailableError) unavailable.inc({ reason: error.reason });
       ctx.status = error.status;
       ctx.set(error.headers);
       ctx.body = error.toBody();
@@ -45,12 +47,18 @@ function throwForUnanswered(ctx: Context): void {
 
 export function toApiError(thrown: unknown): ApiError {
   if (thrown instanceof ApiError) return thrown;
-  if (isStoreUnavailable(thrown)) return new ApiError(ErrorCode.UNAVAILABLE, 'MongoDB is unreachable');
-  if (isStoreBusy(thrown))
-    return new ApiError(ErrorCode.UNAVAILABLE, 'The database is busy; try again', undefined, { 'Retry-After': '1' });
+  if (isStoreUnavailable(thrown)) return new UnavailableError(UnavailableReason.MONGODB, 'MongoDB is unreachable');
+  if (isStoreBusy(thrown)) {
+    return new UnavailableError(UnavailableReason.DATABASE_BUSY, 'The database is busy; try again', undefined, {
+      'Retry-After': '1',
+    });
+  }
   const outage = temporalOutage(thrown);
-  if (outage)
-    return new ApiError(ErrorCode.UNAVAILABLE, `Temporal ${outage}; try again`, undefined, { 'Retry-After': '1' });
+  if (outage) {
+    return new UnavailableError(UnavailableReason.TEMPORAL, `Temporal ${outage}; try again`, undefined, {
+      'Retry-After': '1',
+    });
+  }
   const status = (thrown as { status?: number }).status;
   // Errors of Koa or a library made with http-errors carry an HTTP status.
   if (status !== undefined && status >= 400 && status < 500) {

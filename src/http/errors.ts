@@ -73,6 +73,35 @@ export class ApiError extends Error {
   }
 }
 
+/** Why the service answered 503 (docs/operations.md): each is a different thing for an operator to look at. */
+export const UnavailableReason = {
+  /** MongoDB did not answer. */
+  MONGODB: 'mongodb',
+  /** FerretDB or MongoDB answered "busy" (a write conflict it asks to retry). */
+  DATABASE_BUSY: 'database_busy',
+  /** Temporal did not answer, or said "not now". */
+  TEMPORAL: 'temporal',
+  /** GET /readyz: a dependency is down. */
+  NOT_READY: 'not_ready',
+  /** A launch with an Idempotency-Key is being finished or undone by another request. */
+  LAUNCH_IN_DOUBT: 'launch_in_doubt',
+  /** No worker recorded a cancellation in time. */
+  CANCELLATION_PENDING: 'cancellation_pending',
+} as const;
+export type UnavailableReason = (typeof UnavailableReason)[keyof typeof UnavailableReason];
+
+/** A 503: the service cannot answer now, for a `reason` the metrics count (acs_unavailable_responses_total). */
+export class UnavailableError extends ApiError {
+  constructor(
+    readonly reason: UnavailableReason,
+    message: string,
+    details?: unknown,
+    headers: Record<string, string> = {},
+  ) {
+    super(ErrorCode.UNAVAILABLE, message, details, headers);
+  }
+}
+
 export const notFound = (what: string): ApiError => new ApiError(ErrorCode.NOT_FOUND, `${what} not found`);
 export const forbidden = (why: string): ApiError => new ApiError(ErrorCode.FORBIDDEN, why);
 export const invalid = (message: string, details?: unknown): ApiError =>

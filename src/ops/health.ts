@@ -3,7 +3,8 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { openApiDocument } from '../http/openapi';
 import type { Metrics } from './metrics';
-import { ApiError, ErrorCode } from '../http/errors';
+import type { TemporalMetrics } from './temporal-metrics';
+import { ApiError, ErrorCode, UnavailableError, UnavailableReason } from '../http/errors';
 
 /** A dependency the service needs to do useful work; `/readyz` asks each one. */
 export interface ReadinessCheck {
@@ -40,7 +41,7 @@ function requireMetricsToken(token: string | undefined): (ctx: Context) => void 
 export function createOpsRoutes(
   checks: ReadinessCheck[],
   metrics: Metrics,
-  options: { metricsToken?: string } = {},
+  options: { metricsToken?: string; temporalMetrics?: TemporalMetrics } = {},
 ): Router {
   const checkMetricsToken = requireMetricsToken(options.metricsToken);
   const router = new Router();
@@ -53,8 +54,8 @@ export function createOpsRoutes(
     );
     const down = results.filter((result) => result.problem !== undefined);
     if (down.length > 0) {
-      throw new ApiError(
-        ErrorCode.UNAVAILABLE,
+      throw new UnavailableError(
+        UnavailableReason.NOT_READY,
         `Not ready: ${down.map((result) => result.name).join(', ')} unreachable`,
         Object.fromEntries(down.map((result) => [result.name, result.problem])),
       );
@@ -68,7 +69,8 @@ export function createOpsRoutes(
   router.get('/metrics', async (ctx) => {
     checkMetricsToken(ctx);
     ctx.type = metrics.registry.contentType;
-    ctx.body = await metrics.registry.metrics();
+    const [own, temporal] = await Promise.all([metrics.registry.metrics(), options.temporalMetrics?.text()]);
+    ctx.body = temporal === undefined ? own : `${own}\n${temporal}`;
   });
   return router;
 }

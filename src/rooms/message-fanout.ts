@@ -49,7 +49,7 @@ export async function startMessageFanout(
       );
     }
     const close = messages.watchInserts(
-      (message) => hub.publishStored(message),
+      (message) => hub.publishStored(message, true),
       (error) => logger.error({ err: error }, 'message change stream failed'),
     );
     logger.info({ mode: FanoutMode.CHANGE_STREAMS }, 'message fan-out');
@@ -120,7 +120,7 @@ export class MessagePoll {
     const page = await this.messages.page(roomId, { kind: 'after', seq: cursor.seq }, POLL_PAGE);
     let contiguous = cursor.seq;
     for (const message of page) {
-      this.hub.publishStored(message);
+      this.hub.publishStored(message, true);
       if (message.seq === contiguous + 1) contiguous = message.seq;
     }
     const newest = page.at(-1)?.seq ?? cursor.seq;

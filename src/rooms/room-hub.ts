@@ -1,5 +1,6 @@
 import { ApiError, ErrorCode } from '../http/errors';
 import type { Logger } from '../ops/logger';
+import type { RoomMetrics } from '../ops/metrics';
 import { isDuplicateKey, isStoreBusy } from '../store/mongo';
 import { messageFrame, participantEventFrame, SystemEvent, type Frame } from './frames';
 import type { Message, MessageStore } from './message-store';
@@ -76,6 +77,7 @@ export class RoomHub {
   constructor(
     private readonly messages: MessageStore,
     private readonly logger: Logger,
+    private readonly metrics: RoomMetrics,
   ) {}
 
   /** Distinct participants connected to the room in this process. */
@@ -94,6 +96,7 @@ export class RoomHub {
     const count = room.members.get(key) ?? 0;
     room.members.set(key, count + 1);
     if (count === 0) {
+      this.metrics.joins.inc();
       this.presence?.arrived(connection.roomId, connection.participant);
       this.publish(
         connection.roomId,
@@ -111,6 +114,7 @@ export class RoomHub {
       room.members.set(key, count - 1);
     } else {
       room.members.delete(key);
+      this.metrics.leaves.inc();
       this.presence?.departed(connection.roomId, connection.participant);
       this.publish(
         connection.roomId,
@@ -168,11 +172,16 @@ export class RoomHub {
       .map(([roomId, room]) => ({ roomId, generation: room.generation }));
   }
 
-  /** Publishes a stored message, from this process or another (message-fanout.ts), once. */
-  publishStored(message: Message): void {
+  /**
+   * Publishes a stored message, from this process or another (message-fanout.ts, which says
+   * `fannedOut`: its delay since the message was stored is the fan-out's lag), once.
+   */
+  publishStored(message: Message, fannedOut = false): void {
     const room = this.rooms.get(message.roomId);
     if (!room || room.publishedSeqs.has(message.seq)) return;
     remember(room.publishedSeqs, message.seq, REMEMBERED_SEQS);
+    if (fannedOut) this.metrics.fanoutLag.observe(Math.max(0, Date.now() - message.timestamp.getTime()) / 1000);
+    this.metrics.deliveries.inc(room.connections.size);
     this.publish(message.roomId, messageFrame(message), message.seq);
   }
 
@@ -224,6 +233,7 @@ export class RoomHub {
       } catch (error) {
         outcome = { stored: [], error };
       }
+      this.metrics.messagesStored.inc(outcome.stored.length);
       outcome.stored.forEach((message, index) => {
         this.publishStored(message);
         remaining[index].resolve(message);

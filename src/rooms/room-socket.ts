@@ -4,6 +4,7 @@ import { toApiError } from '../http/error-handler';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-depth';
 import { validator } from '../http/validate';
 import type { Logger } from '../ops/logger';
+import type { RoomMetrics } from '../ops/metrics';
 import { CLIENT_FRAME_TYPES, CloseCode, errorFrame, FrameType, messageFrame, type Frame } from './frames';
 import type { MessageStore } from './message-store';
 import type { ParticipantRef } from '../auth/participant';
@@ -29,6 +30,7 @@ export interface RoomSocketDeps {
   /** Counts a frame that writes against the sender's credential, like an HTTP write; 429 RATE_LIMITED over the limit. */
   countWrite(): Promise<void>;
   logger: Logger;
+  metrics: RoomMetrics;
 }
 
 /** The requestId of a TASK_REQUEST, for its ERROR frame, when the data has one. */
@@ -118,6 +120,7 @@ export class RoomSocket implements RoomConnection {
   }
 
   private dropSlowReader(): void {
+    this.deps.metrics.slowReadersCut.inc();
     this.deps.logger.warn({ roomId: this.roomId, participant: this.participant }, 'slow reader disconnected');
     this.ws.terminate();
   }

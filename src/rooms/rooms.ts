@@ -4,6 +4,7 @@ import type { Config } from '../config/config';
 import type { RouteModule } from '../http/app';
 import type { Limits } from '../limits/limits';
 import type { Logger } from '../ops/logger';
+import type { RoomMetrics } from '../ops/metrics';
 import type { AgentStore } from '../registry/agent-store';
 import type { Store } from '../store/mongo';
 import { MessageStore } from './message-store';
@@ -35,11 +36,12 @@ export async function createRooms(
   authenticator: Authenticator,
   limits: Limits,
   logger: Logger,
+  metrics: RoomMetrics,
   tasks?: RoomTaskFrames,
 ): Promise<Rooms> {
   const rooms = new RoomStore(store);
   const messages = new MessageStore(store);
-  const hub = new RoomHub(messages, logger);
+  const hub = new RoomHub(messages, logger, metrics);
   const directory = new RoomDirectory(rooms);
   directory.warm();
   const routes = createRoomRoutes({
@@ -58,6 +60,7 @@ export async function createRooms(
     messages,
     hub,
     logger,
+    metrics,
     maxMessageChars: config.maxMessageChars,
     heartbeatMs: config.wsHeartbeatMs,
     maxBufferedBytes: config.wsMaxBufferedBytes,

@@ -9,6 +9,7 @@ import type { Limits } from '../limits/limits';
 import { addressOf, principalKey } from '../limits/limit-keys';
 import { toApiError } from '../http/error-handler';
 import type { Logger } from '../ops/logger';
+import type { RoomMetrics } from '../ops/metrics';
 import { CloseCode } from './frames';
 import type { MessageStore } from './message-store';
 import { messageInput } from './message-input';
@@ -33,6 +34,7 @@ export interface RoomWebSocketDeps {
   messages: MessageStore;
   hub: RoomHub;
   logger: Logger;
+  metrics: RoomMetrics;
   maxMessageChars: number;
   heartbeatMs: number;
   maxBufferedBytes: number;
@@ -114,7 +116,11 @@ export class RoomWebSocketServer {
           this.deps.limits.socketsPerPrincipal.hold(holder),
           this.deps.limits.socketsPerAddress.hold(address),
         ];
-        ws.once('close', () => releases.forEach((release) => release()));
+        this.deps.metrics.socketsOpen.inc();
+        ws.once('close', () => {
+          releases.forEach((release) => release());
+          this.deps.metrics.socketsOpen.dec();
+        });
         const roomSocket = new RoomSocket(ws, room.id, participant, {
           hub: this.deps.hub,
           tasks: this.deps.tasks,
@@ -123,6 +129,7 @@ export class RoomWebSocketServer {
           maxBufferedBytes: this.deps.maxBufferedBytes,
           countWrite: () => this.deps.limits.writesPerPrincipal.consume(holder),
           logger: this.deps.logger,
+          metrics: this.deps.metrics,
         });
         this.sockets.add(roomSocket);
         ws.once('close', () => this.sockets.delete(roomSocket));

@@ -1,3 +1,4 @@
+import type { Gauge } from 'prom-client';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { requirePrincipal, type Principal } from '../auth/principal';
@@ -16,6 +17,8 @@ export interface TaskEventRoutesDeps {
   taskStore: TaskStore;
   eventStore: TaskEventStore;
   feeds: TaskEventFeeds;
+  /** Counts the streams open on this process. */
+  streamsOpen: Gauge;
   heartbeatMs?: number;
 }
 
@@ -52,7 +55,13 @@ function outlineOf({ seq, taskId, type, at }: TaskEvent): Pick<TaskEvent, 'seq' 
 }
 
 /** `GET /tasks/{taskId}/events` and `GET /compositions/{compositionId}/events`: a task's event log, stored then live. */
-export function createTaskEventRoutes({ taskStore, eventStore, feeds, heartbeatMs }: TaskEventRoutesDeps): RouteModule {
+export function createTaskEventRoutes({
+  taskStore,
+  eventStore,
+  feeds,
+  streamsOpen,
+  heartbeatMs,
+}: TaskEventRoutesDeps): RouteModule {
   const router = new Router();
 
   async function answer(
@@ -71,7 +80,15 @@ export function createTaskEventRoutes({ taskStore, eventStore, feeds, heartbeatM
       return;
     }
     let unsubscribe: () => void = () => undefined;
-    const stream = new SseStream(ctx, () => unsubscribe(), heartbeatMs);
+    streamsOpen.inc();
+    const stream = new SseStream(
+      ctx,
+      () => {
+        streamsOpen.dec();
+        unsubscribe();
+      },
+      heartbeatMs,
+    );
     unsubscribe = feeds.subscribe(source, {
       taskId,
       after,

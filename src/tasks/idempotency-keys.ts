@@ -1,3 +1,4 @@
+import type { Counter } from 'prom-client';
 import { createHash } from 'node:crypto';
 import type { Principal } from '../auth/principal';
 import { ApiError, ErrorCode } from '../http/errors';
@@ -82,7 +83,11 @@ export interface IdempotencyClaim {
 
 /** `Idempotency-Key` of POST /tasks and POST /tasks/compose, scoped to the caller. */
 export class IdempotencyKeys {
-  constructor(private readonly store: Store) {}
+  /** `hits` counts the requests whose key was seen before, by outcome: `replayed` or `conflict`. */
+  constructor(
+    private readonly store: Store,
+    private readonly hits: Counter,
+  ) {}
 
   private get keys() {
     return this.store.collection<IdempotencyDocument>(IDEMPOTENCY_KEYS_COLLECTION);
@@ -132,12 +137,15 @@ export class IdempotencyKeys {
           if (!first) continue;
           // A write the store reported busy may have landed after all: then the claim is ours.
           if (first.taskIds[0] === ids.taskIds[0]) return null;
-          if (first.requestHash !== requestHash)
+          if (first.requestHash !== requestHash) {
+            this.hits.inc({ outcome: 'conflict' });
             throw new ApiError(ErrorCode.CONFLICT, 'This Idempotency-Key was already used with a different request');
+          }
           // A concurrent first request is still starting: answer once its tasks exist, or (bounded,
           // from the claim's age, so a repeat after a crash need not wait) with its launch to finish.
           const deadline = Math.min(arrival, first.createdAt.getTime()) + REPEAT_WAIT_MS;
           if (first.startedAt !== undefined || Date.now() > deadline) {
+            this.hits.inc({ outcome: 'replayed' });
             return {
               ids: {
                 taskIds: first.taskIds,

@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { PrincipalKind, samePrincipal, type Principal } from '../auth/principal';
-import { ApiError, ErrorCode, forbidden } from '../http/errors';
+import { ApiError, ErrorCode, forbidden, UnavailableError, UnavailableReason } from '../http/errors';
 import { CANCELLATION_CLAIM, refOf, type TaskDocument, type TaskStore } from './task-store';
 import { readableTask } from './task-access';
 import type { TemporalHandle } from './temporal-client';
@@ -59,8 +59,8 @@ async function cancelInWorkflow(taskStore: TaskStore, temporal: TemporalHandle, 
     );
   } catch (error) {
     if (error instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
-      throw new ApiError(
-        ErrorCode.UNAVAILABLE,
+      throw new UnavailableError(
+        UnavailableReason.CANCELLATION_PENDING,
         `No worker recorded the cancellation within ${CANCEL_WAIT_MS} ms; send it again`,
       );
     }
@@ -102,8 +102,8 @@ async function cancelDelegatedTree(
     parents = delegated.map((task) => task._id);
   }
   if (failures.length > 0) {
-    throw new ApiError(
-      ErrorCode.UNAVAILABLE,
+    throw new UnavailableError(
+      UnavailableReason.CANCELLATION_PENDING,
       `Task ${rootTaskId} is cancelled, but ${failures.length} of the tasks delegated from it could not be cancelled yet; send the cancellation again`,
       {
         causes: failures.map((failure) => (failure instanceof Error ? failure.message : String(failure))),

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
 import type { Principal } from '../auth/principal';
 import type { Config } from '../config/config';
-import { ApiError, ErrorCode } from '../http/errors';
+import { ApiError, ErrorCode, UnavailableError, UnavailableReason } from '../http/errors';
 import { summariseProblems } from '../http/validate';
 import type { Agent } from '../registry/agent';
 import type { RecentAgents } from '../registry/recent-agents';
@@ -206,8 +206,8 @@ export class TaskLauncher {
       // A repeat finishing this launch has started, or will start, the workflow: its tasks stay.
       if (idempotency && !(await idempotency.takeOver(ids, 'undo').catch(() => false))) {
         throw Object.assign(
-          new ApiError(
-            ErrorCode.UNAVAILABLE,
+          new UnavailableError(
+            UnavailableReason.LAUNCH_IN_DOUBT,
             'This launch failed, and a repeat with the same Idempotency-Key is starting its tasks: send the request again with the same key',
             ids,
             { 'Retry-After': '1' },
@@ -249,8 +249,8 @@ export class TaskLauncher {
     idempotency: IdempotencyClaim,
   ): Promise<LaunchedIds> {
     if (!(await idempotency.takeOver(ids, 'finish'))) {
-      throw new ApiError(
-        ErrorCode.UNAVAILABLE,
+      throw new UnavailableError(
+        UnavailableReason.LAUNCH_IN_DOUBT,
         'The first request with this Idempotency-Key failed and frees the key: send the request again',
         undefined,
         { 'Retry-After': '1' },
@@ -335,8 +335,8 @@ async function startedAnyway(
     const advice = idempotent
       ? 'send the request again with the same Idempotency-Key'
       : 'look them up before sending the request again';
-    const unknown = new ApiError(
-      ErrorCode.UNAVAILABLE,
+    const unknown = new UnavailableError(
+      UnavailableReason.TEMPORAL,
       `Temporal failed to start workflow ${workflowId} and could not tell whether it started after all; its tasks are kept: ${advice}`,
       ids,
       { 'Retry-After': '1' },

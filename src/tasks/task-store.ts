@@ -5,6 +5,7 @@ import { onlyDuplicateKeys, retryWhileBusy } from '../store/retry-while-busy';
 import type { TaskChanges } from './task-changes';
 import { TaskEventStore } from '../task-events/event-store';
 import { KeyedQueue } from '../store/keyed-queue';
+import { errorCodeLabel, type Metrics } from '../ops/metrics';
 import { ENDING_EVENTS, logIdOf, TaskEventType, type LoggedEvent, type TaskRef } from '../task-events/task-event';
 import {
   isLive,
@@ -69,6 +70,10 @@ export interface TaskDocument {
   eventSeq?: number;
   /** The seq of the event that ended the task, in its composition's log. */
   endSeq?: number;
+  /** When the agent took the task to report on later (its 202, or the start of its MCP task): the report's wait is measured from it. */
+  acceptedAt?: Date;
+  /** When the agent last asked for input: the answer's wait is measured from it. */
+  inputRequestedAt?: Date;
   createdBy: Principal;
   createdAt: Date;
   updatedAt: Date;
@@ -184,6 +189,7 @@ export class TaskStore {
   constructor(
     private readonly store: Store,
     private readonly changes: TaskChanges,
+    private readonly metrics: Metrics,
   ) {
     this.events = new TaskEventStore(store);
   }
@@ -247,6 +253,8 @@ export class TaskStore {
         ? this.tasks.insertOne(documents[0])
         : this.tasks.insertMany(documents, { ordered: false });
     await retryWhileBusy(existingAreOurs(insert), { duplicatesOnRetryAreOurs: true });
+    // A create finished `again` was counted by the launch that began it.
+    if (!again) this.countCreated(tasks, compositionId !== undefined);
     if (compositionId !== undefined) {
       const composition = {
         _id: compositionId,
@@ -260,6 +268,12 @@ export class TaskStore {
         { duplicatesOnRetryAreOurs: true },
       );
     }
+  }
+
+  private countCreated(tasks: NewTask[], inComposition: boolean): void {
+    const kind = inComposition ? 'composition' : 'task';
+    for (const task of tasks) this.metrics.tasks.created.inc({ operation: task.operation, kind });
+    if (inComposition) this.metrics.tasks.compositionSize.observe(tasks.length);
   }
 
   /** Undoes `create` when the workflow could not be started. */
@@ -420,6 +434,8 @@ export class TaskStore {
     if (change.progress !== undefined) set.progress = change.progress;
     if (change.message !== undefined) set.message = change.message;
     if (change.inputRequest !== undefined) set.inputRequest = JSON.stringify(change.inputRequest);
+    if (change.status === TaskStatus.INPUT_REQUIRED) set.inputRequestedAt = set.updatedAt;
+    if (change.event?.type === TaskEventType.ACCEPTED) set.acceptedAt = set.updatedAt;
     const ends = isEnding(change.status);
     const ownLog = task.compositionId === undefined;
     const logs = ends || change.event !== undefined;
@@ -447,6 +463,7 @@ export class TaskStore {
     if (!written) return false;
     // Waiting lookups take the document from here rather than reading it again.
     this.changes.changed(written);
+    this.countWrite(change, written);
     // An ending event is stored without the outcome, which readers take from the task.
     const event = ends ? { type: change.status as TaskEventType } : change.event;
     if (!event) return true;
@@ -456,6 +473,25 @@ export class TaskStore {
         : (set.endSeq ?? (await this.nextCompositionSeq(task.compositionId)));
     await this.append(task, event, seq);
     return true;
+  }
+
+  /** What a write that ended a task, asked for input or answered it tells the metrics. */
+  private countWrite(change: TaskChange, written: TaskDocument): void {
+    const { tasks, agent } = this.metrics;
+    const now = written.updatedAt.getTime();
+    const operation = written.operation;
+    if (isEnding(change.status)) {
+      const code = errorCodeLabel(change.error);
+      tasks.ended.inc({ operation, status: written.status, code, ...agent(written.agentId) });
+      if (written.acceptedAt) {
+        const outcome = code || written.status;
+        tasks.reportWait.observe({ operation, outcome, ...agent(written.agentId) }, (now - written.acceptedAt.getTime()) / 1000);
+      }
+    } else if (change.status === TaskStatus.INPUT_REQUIRED) {
+      tasks.inputRequests.inc({ operation });
+    } else if (change.event?.type === TaskEventType.INPUT_RECEIVED && written.inputRequestedAt) {
+      tasks.inputWait.observe({ operation }, (now - written.inputRequestedAt.getTime()) / 1000);
+    }
   }
 
   /**

@@ -2,6 +2,7 @@ import { Client, ServiceError, isGrpcServiceError } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { Config } from '../config/config';
 import type { Logger } from '../ops/logger';
+import { TemporalMetrics } from '../ops/temporal-metrics';
 
 /**
  * gRPC status codes with which Temporal says "not now": the request may succeed if sent again, so
@@ -19,23 +20,38 @@ export interface TemporalHandle {
   client: Client;
   /** Shared by the client and every worker of this process. */
   connection: NativeConnection;
+  /** The SDK's own metrics, which GET /metrics includes. */
+  metrics: TemporalMetrics;
   /** Resolves when the frontend answers a health check within `timeoutMs`. */
   ping(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
-let runtimeInstalled = false;
+let runtimeMetrics: Promise<TemporalMetrics> | undefined;
 
 /**
  * Temporal's runtime is process-wide and must exist before the first connection. Its logs join
- * ours; it must not take SIGINT/SIGTERM, because the entry point shuts the whole process down in order.
+ * ours, and its metrics are served on loopback for GET /metrics to include; it must not take
+ * SIGINT/SIGTERM, because the entry point shuts the whole process down in order.
  */
-function installRuntime(logger: Logger): void {
-  if (runtimeInstalled) return;
-  runtimeInstalled = true;
+function installRuntime(logger: Logger, metricsPort: number): Promise<TemporalMetrics> {
+  runtimeMetrics ??= TemporalMetrics.onPort(metricsPort).then((metrics) => {
+    install(logger, metrics);
+    return metrics;
+  });
+  return runtimeMetrics;
+}
+
+function install(logger: Logger, metrics: TemporalMetrics): void {
   const temporalLogger = logger.child({ sdk: 'temporal' });
   Runtime.install({
     shutdownSignals: [],
+    telemetryOptions: {
+      // Seconds and `_total`, as the service's own metrics and Prometheus's conventions have them.
+      metrics: {
+        prometheus: { bindAddress: metrics.bindAddress, useSecondsForDurations: true, countersTotalSuffix: true },
+      },
+    },
     logger: new DefaultLogger('WARN', ({ level, message, meta }) => {
       const method = level === 'ERROR' ? 'error' : level === 'WARN' ? 'warn' : 'debug';
       temporalLogger[method](meta ?? {}, message);
@@ -49,15 +65,16 @@ function installRuntime(logger: Logger): void {
  * comes back with the start's reply instead of through the server's task matching.
  */
 export async function connectTemporal(
-  config: Pick<Config, 'temporalNamespace'> & { temporalAddress: string },
+  config: Pick<Config, 'temporalNamespace' | 'temporalMetricsPort'> & { temporalAddress: string },
   logger: Logger,
 ): Promise<TemporalHandle> {
-  installRuntime(logger);
+  const metrics = await installRuntime(logger, config.temporalMetricsPort);
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
   const client = new Client({ connection, namespace: config.temporalNamespace });
   return {
     client,
     connection,
+    metrics,
     async ping(timeoutMs = 2_000) {
       await connection.withDeadline(Date.now() + timeoutMs, () => connection.healthService.check({}));
     },

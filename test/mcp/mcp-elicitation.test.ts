@@ -13,6 +13,7 @@ import { call, expectError } from '../support/http';
 import { useMcpServer } from '../support/mcp-server';
 import { startTask, waitForTask } from '../support/tasks';
 import { testStack } from '../support/test-stack';
+import { createMetrics } from '../../src/ops/metrics';
 
 const CONFIRMATION = {
   type: 'object' as const,
@@ -105,7 +106,7 @@ describe('an MCP agent that asks for input through elicitation', () => {
   it('tells the server cancel when no one answered before the call would time out, and the task is pending again', async () => {
     const store = await Store.connect(testStack().mongoUri, testStack().mongoDatabase);
     try {
-      const taskStore = new TaskStore(store, new TaskChanges({ workerInProcess: true }));
+      const taskStore = new TaskStore(store, new TaskChanges({ workerInProcess: true }), createMetrics());
       const taskId = randomUUID();
       await taskStore.create({ kind: PrincipalKind.ADMIN, id: 'admin' }, [
         { _id: taskId, agentId: agent.agentId, operation: 'tools/delete', params: {}, phase: 'calling_agent' },

@@ -12,6 +12,7 @@ import { Store } from '../../src/store/mongo';
 import { useAgentServer, completes } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { testStack } from '../support/test-stack';
+import { createMetrics } from '../../src/ops/metrics';
 
 /**
  * The call activity run by itself (Temporal's mock activity environment) against the test stack's
@@ -27,12 +28,13 @@ describe('one attempt of the call activity', () => {
   beforeAll(async () => {
     agent = await registerAgent({ mcpUrl: server().route('answers', completes({ text: 'from the agent' })) });
     store = await Store.connect(testStack().mongoUri, testStack().mongoDatabase);
-    taskStore = new TaskStore(store, new TaskChanges({ workerInProcess: true }));
+    taskStore = new TaskStore(store, new TaskChanges({ workerInProcess: true }), createMetrics());
     callAgent = callAgentActivity(
       new RecentAgents(stackAgents(store)),
       taskStore,
       outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 5_000 }),
       { callTimeoutMs: 5_000, maxReplyBytes: 65_536 },
+      createMetrics(),
     );
   });
   afterAll(async () => {
@@ -209,12 +211,13 @@ describe('one attempt of the call activity', () => {
         if ('attemptError' in change) throw new Error('MongoDB went away');
         return super.updateUnconditionally(task, change);
       }
-    })(store, new TaskChanges({ workerInProcess: true }));
+    })(store, new TaskChanges({ workerInProcess: true }), createMetrics());
     const refusingCall = callAgentActivity(
       new RecentAgents(stackAgents(store)),
       unwritable,
       outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 5_000 }),
       { callTimeoutMs: 5_000, maxReplyBytes: 65_536 },
+      createMetrics(),
     );
     const taskId = randomUUID();
     await taskStore.create({ kind: PrincipalKind.ADMIN, id: 'admin' }, [

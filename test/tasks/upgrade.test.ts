@@ -20,6 +20,7 @@ import { ServiceProcess } from '../support/service-process';
 import { waitForTask } from '../support/tasks';
 import { connectTemporal } from '../support/temporal';
 import { testStack } from '../support/test-stack';
+import { createMetrics } from '../../src/ops/metrics';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -92,6 +93,7 @@ describe('upgrading the worker while a run is open', () => {
       logger: createLogger({ logLevel: 'warn' }),
       taskChanges: new TaskChanges({ workerInProcess: true }),
       agents: new RecentAgents(new AgentStore(store, secretBoxOf(config))),
+      metrics: createMetrics(),
     });
     return Worker.create({
       connection: nativeConnection,

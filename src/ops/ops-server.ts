@@ -1,0 +1,36 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import type Router from '@koa/router';
+import { errorHandler } from '../http/error-handler';
+import type { Logger } from './logger';
+import type { Metrics } from './metrics';
+
+/**
+ * GET /metrics, /healthz and /readyz of a process that serves no API (`npm run worker`), on its own
+ * port: its agent calls, callbacks and Temporal worker are measured there. Resolves with its URL.
+ */
+export async function serveOps(
+  opsRouter: Router,
+  { host, port }: { host: string; port: number },
+  deps: { logger: Logger; metrics: Metrics },
+): Promise<{ url: string; close(): Promise<void> }> {
+  const app = new Koa();
+  app.silent = true;
+  app.use(errorHandler(deps.logger, deps.metrics.unavailable));
+  app.use(opsRouter.routes());
+  const handle = app.callback();
+  const server = http.createServer((request, response) => void handle(request, response));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return {
+    url: `http://${host}:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
