@@ -239,7 +239,10 @@ export function callAgentActivity(
       }
       const failure =
         refusalOf(error, 'Call to', agent.mcpUrl, TaskErrorCode.AGENT_URL_REFUSED) ??
-        ApplicationFailure.retryable(`Calling ${agent.mcpUrl} failed: ${describeError(error)}`, TaskErrorCode.AGENT_UNREACHABLE);
+        ApplicationFailure.retryable(
+          `Calling ${agent.mcpUrl} failed: ${describeError(error)}`,
+          TaskErrorCode.AGENT_UNREACHABLE,
+        );
       callEnded(failure.type!);
       throw await failedAttempt(failure);
     } finally {

@@ -33,7 +33,6 @@ export function errorCodeLabel(error: unknown): string {
 /** An HTTP status as a label value: its class (`2xx`…`5xx`). */
 export const statusClassLabel = (status: number): string => `${Math.floor(status / 100)}xx`;
 
-
 /** The process's Prometheus registry and every metric in it; each part takes the group it records. */
 export function createMetrics(options: MetricsOptions = { perAgent: false }) {
   const registry = new Registry();

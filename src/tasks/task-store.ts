@@ -485,7 +485,10 @@ export class TaskStore {
       tasks.ended.inc({ operation, status: written.status, code, ...agent(written.agentId) });
       if (written.acceptedAt) {
         const outcome = code || written.status;
-        tasks.reportWait.observe({ operation, outcome, ...agent(written.agentId) }, (now - written.acceptedAt.getTime()) / 1000);
+        tasks.reportWait.observe(
+          { operation, outcome, ...agent(written.agentId) },
+          (now - written.acceptedAt.getTime()) / 1000,
+        );
       }
     } else if (change.status === TaskStatus.INPUT_REQUIRED) {
       tasks.inputRequests.inc({ operation });
