@@ -7,6 +7,7 @@ import { freePort, type ManagedProcess } from '../src/embedded/managed-process';
 import { createLogger } from '../src/ops/logger';
 import { startService, type RunningService } from '../src/service';
 import { call } from './support/http';
+import { scrape, valueOf } from './support/prometheus';
 import { serviceEnv } from './support/global-setup';
 import { testStack } from './support/test-stack';
 
@@ -60,6 +61,9 @@ describe('/readyz follows MongoDB', () => {
     expect(down.body.error.message).toContain('mongodb');
     expect(down.body.error.message).not.toContain('temporal');
     expect((await call('GET', '/healthz', { baseUrl })).status).toBe(200);
+    expect(valueOf((await scrape(baseUrl)).samples, 'acs_unavailable_responses_total', { reason: 'not_ready' })).toBe(
+      1,
+    );
 
     ferretDb = await startServiceFerretDb({
       binary: stack.binaries.ferretdb,

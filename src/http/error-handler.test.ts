@@ -1,7 +1,12 @@
 import { ServiceError } from '@temporalio/client';
 import { MongoServerError } from 'mongodb';
-import { ApiError, ErrorCode } from './errors';
-import { toApiError } from './error-handler';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import pino from 'pino';
+import { createMetrics } from '../ops/metrics';
+import { ApiError, ErrorCode, UnavailableError, UnavailableReason } from './errors';
+import { errorHandler, toApiError } from './error-handler';
 
 describe('toApiError', () => {
   it('keeps an ApiError as it is', () => {
@@ -42,5 +47,43 @@ describe('toApiError', () => {
   it('hides an unexpected error behind 500 INTERNAL', () => {
     const mapped = toApiError(new TypeError('x is undefined'));
     expect(mapped.toBody()).toEqual({ error: { code: 'INTERNAL', message: 'Internal error' } });
+  });
+});
+
+describe('errorHandler', () => {
+  it('counts each 503 by its reason, and no other answer', async () => {
+    const metrics = createMetrics();
+    const app = new Koa();
+    app.silent = true;
+    app.use(errorHandler(pino({ level: 'silent' }), metrics.unavailable));
+    const failures: Record<string, () => never> = {
+      '/busy': () => {
+        throw new MongoServerError({ message: 'database is locked (5) (SQLITE_BUSY)', code: 1 });
+      },
+      '/pending': () => {
+        throw new UnavailableError(UnavailableReason.CANCELLATION_PENDING, 'later');
+      },
+      '/conflict': () => {
+        throw new ApiError(ErrorCode.CONFLICT, 'taken');
+      },
+    };
+    app.use((ctx) => failures[ctx.path]());
+    const handle = app.callback();
+    const server = http.createServer((request, response) => void handle(request, response));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      for (const path of ['/busy', '/busy', '/pending', '/conflict']) {
+        const response = await fetch(`http://127.0.0.1:${port}${path}`);
+        expect(response.status).toBe(path === '/conflict' ? 409 : 503);
+      }
+    } finally {
+      server.close();
+    }
+    const counted = (await metrics.unavailable.get()).values.map(({ labels, value }) => [labels.reason, value]);
+    expect(counted.sort()).toEqual([
+      ['cancellation_pending', 1],
+      ['database_busy', 2],
+    ]);
   });
 });

@@ -218,7 +218,7 @@ describe('GET /metrics', () => {
     const worker = ServiceProcess.spawn(
       'worker.ts',
       // A queue of its own: the shared queue's tasks stay with the stack's worker.
-      serviceEnv(stack, { METRICS_PORT: '0', DATA_DIR: dataDir, TEMPORAL_TASK_QUEUE: `metrics-${randomUUID()}` }),
+      serviceEnv(stack, { DATA_DIR: dataDir, TEMPORAL_TASK_QUEUE: `metrics-${randomUUID()}` }),
       path.join(dataDir, 'service.log'),
     );
     try {

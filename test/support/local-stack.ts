@@ -140,6 +140,8 @@ export function serviceEnv(
     RATE_LIMIT_AUTH_FAILURES: '1000000',
     WS_MAX_SOCKETS_PER_ADDRESS: '100000',
     HTTP_MAX_CONNECTIONS_PER_ADDRESS: '100000',
+    // Worker-only processes serve /metrics on a port of their own: any free one, as several may run.
+    METRICS_PORT: '0',
     ...overrides,
   };
 }
