@@ -206,7 +206,14 @@ async function serveApi(
   const schemas = new UserSchemaCompiler();
   const directory = new AgentDirectory(agents);
   directory.warm();
-  const launcher = new TaskLauncher({ agents: recentAgents, taskStore, temporal, schemas, config });
+  const launcher = new TaskLauncher({
+    agents: recentAgents,
+    taskStore,
+    temporal,
+    schemas,
+    config,
+    logger: logger.child({ component: 'tasks' }),
+  });
   const roomStore = new RoomStore(store);
   const eventStore = new TaskEventStore(store);
   const roomTasks = new RoomTaskRequests({ launcher, taskStore, temporal, agents, schemas, rooms: roomStore });

@@ -1,3 +1,4 @@
+import pino from 'pino';
 import { ServiceError } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
 import { ADMIN_PRINCIPAL } from '../auth/principal';
@@ -106,6 +107,7 @@ function launcherWith({
     taskStore,
     temporal,
     schemas: new UserSchemaCompiler(),
+    logger: pino({ level: 'silent' }),
     config: {
       taskQueue: 'tasks',
       defaultTaskTimeoutMs: 60_000,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
 import type { Principal } from '../auth/principal';
 import type { Config } from '../config/config';
+import type { Logger } from '../ops/logger';
 import { ApiError, ErrorCode, UnavailableError, UnavailableReason } from '../http/errors';
 import { summariseProblems } from '../http/validate';
 import type { Agent } from '../registry/agent';
@@ -41,6 +42,8 @@ export interface TaskLauncherDeps {
     | 'callbackSigningSecret'
     | 'allowInsecureAgentUrls'
   >;
+  /** Each started workflow gets a line naming its tasks. */
+  logger: Logger;
 }
 
 /** Longest staticSummary shown in the Temporal Web UI's list. */
@@ -231,7 +234,17 @@ export class TaskLauncher {
     }
     // The tasks run whatever happens here: a failed confirmation only makes repeats finish the launch again.
     await idempotency?.confirm().catch(() => undefined);
+    this.logStarted(workflowId, input);
     return ids;
+  }
+
+  private logStarted(workflowId: string, { compositionId, tasks }: CompositionInput): void {
+    if (compositionId === undefined) {
+      const [{ taskId, agentId, operation }] = tasks;
+      this.deps.logger.info({ taskId, workflowId, agentId, operation }, 'task started');
+    } else {
+      this.deps.logger.info({ compositionId, workflowId, tasks: tasks.length }, 'composition started');
+    }
   }
 
   /**

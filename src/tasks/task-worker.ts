@@ -1,6 +1,7 @@
 import { Worker, type NativeConnection } from '@temporalio/worker';
 import type { Config } from '../config/config';
 import type { Logger } from '../ops/logger';
+import { activityLogContext } from './activity-log-context';
 import { createActivities, type ActivityDeps } from '../../activities';
 
 export interface RunningWorker {
@@ -64,6 +65,7 @@ export async function startWorker(
     maxConcurrentActivityTaskExecutions: ACTIVITY_SLOTS,
     maxConcurrentLocalActivityExecutions: LOCAL_ACTIVITY_SLOTS,
     maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
+    interceptors: { activity: [activityLogContext()] },
   });
   const running = worker.run();
   logger.info({ taskQueue: config.taskQueue }, 'worker polling');
