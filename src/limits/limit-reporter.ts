@@ -17,11 +17,7 @@ export class LimitReporter {
     metrics: Metrics,
     private readonly windowMs: number,
   ) {
-    this.refusals = metrics.counter(
-      'rate_limited_total',
-      'Requests, handshakes and connections refused by a limit, by limit',
-      ['limit'],
-    );
+    this.refusals = metrics.rateLimited;
   }
 
   refused(limit: string, key: string): void {
