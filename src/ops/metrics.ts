@@ -58,11 +58,9 @@ export function createMetrics(options: MetricsOptions = { perAgent: false }) {
     registry,
     httpRequests,
     agent,
-    rateLimited: counter(
-      'rate_limited_total',
-      'Requests, handshakes and connections refused by a limit, by limit',
-      ['limit'],
-    ),
+    rateLimited: counter('rate_limited_total', 'Requests, handshakes and connections refused by a limit, by limit', [
+      'limit',
+    ]),
     unavailable: counter('acs_unavailable_responses_total', 'HTTP answers 503, by reason', ['reason']),
     tasks: {
       created: counter('acs_tasks_created_total', 'Tasks created, by operation and kind (task or composition)', [
