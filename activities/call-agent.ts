@@ -89,7 +89,7 @@ async function callOverAcs(
   payload: { taskId: string; operation: string; params: Record<string, unknown> },
   messageId: string,
   call: { timeoutMs: number; maxReplyBytes: number; signal: AbortSignal },
-): Promise<AgentReplyVerdict & { status: number }> {
+): Promise<{ verdict: AgentReplyVerdict; status: number }> {
   const { status, text } = await postSigned(dispatcher, {
     url: agent.mcpUrl,
     secret: agent.signingSecret,
@@ -97,7 +97,7 @@ async function callOverAcs(
     payload,
     ...call,
   });
-  return { ...interpretAgentReply(status, text), status };
+  return { verdict: interpretAgentReply(status, text), status };
 }
 
 /**
@@ -105,12 +105,12 @@ async function callOverAcs(
  * of a call that got none. An MCP server's JSON-RPC answer counts as 2xx; its HTTP refusals carry
  * their status.
  */
-function callOutcome(verdict: (McpCallVerdict | AgentReplyVerdict) & { status?: number }): string {
-  if (verdict.status !== undefined) return statusClassLabel(verdict.status);
+function callOutcome({ verdict, status }: { verdict: McpCallVerdict | AgentReplyVerdict; status?: number }): string {
+  if (status !== undefined) return statusClassLabel(status);
   if (verdict.kind === 'retry') return TaskErrorCode.AGENT_UNREACHABLE;
   if (verdict.kind !== 'refused') return statusClassLabel(200);
-  const status = (verdict.error.details as { status?: unknown } | undefined)?.status;
-  return typeof status === 'number' ? statusClassLabel(status) : errorCodeLabel(verdict.error);
+  const refusedWith = (verdict.error.details as { status?: unknown } | undefined)?.status;
+  return typeof refusedWith === 'number' ? statusClassLabel(refusedWith) : errorCodeLabel(verdict.error);
 }
 
 /**
@@ -212,7 +212,7 @@ export function callAgentActivity(
       return failure;
     }
 
-    let verdict: McpCallVerdict | (AgentReplyVerdict & { status: number });
+    let reply: { verdict: McpCallVerdict | AgentReplyVerdict; status?: number };
     const heartbeats = isLocal ? undefined : setInterval(() => context.heartbeat(), CALL_HEARTBEAT_MS);
     const call = {
       timeoutMs: settings.callTimeoutMs,
@@ -226,11 +226,13 @@ export function callAgentActivity(
         deadline: Date.now() + settings.callTimeoutMs,
         signal: context.cancellationSignal,
       });
-      verdict =
+      reply =
         agent.protocol === AgentProtocol.MCP
-          ? await withElicitation(elicitation, () =>
-              callOverMcp(agent, operation, params, { ...call, dispatcher, sessions, onProgress: progress.record }),
-            )
+          ? {
+              verdict: await withElicitation(elicitation, () =>
+                callOverMcp(agent, operation, params, { ...call, dispatcher, sessions, onProgress: progress.record }),
+              ),
+            }
           : await callOverAcs(dispatcher, agent, { taskId, operation, params }, `${taskId}-${attempt}`, call);
     } catch (error) {
       if (context.cancellationSignal.aborted) {
@@ -254,7 +256,8 @@ export function callAgentActivity(
       callEnded(CALL_ABANDONED);
       throw abandoned(agent);
     }
-    callEnded(callOutcome(verdict));
+    callEnded(callOutcome(reply));
+    const { verdict } = reply;
 
     switch (verdict.kind) {
       case 'retry':
