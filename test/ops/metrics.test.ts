@@ -13,7 +13,11 @@ import { ServiceProcess } from '../support/service-process';
 import { reportOn, startTask, tool, waitForTask } from '../support/tasks';
 import { testStack } from '../support/test-stack';
 import { newUserId } from '../support/humans';
+import { useMcpServer } from '../support/mcp-server';
 import { until } from '../support/until';
+
+/** The MCP server's tool, named for this file alone. */
+const MCP_TOOL = `m_${randomUUID().slice(0, 8)}`;
 
 /**
  * The domain metrics of GET /metrics, read off the service under test. Each test's tasks run on an
@@ -23,6 +27,17 @@ import { until } from '../support/until';
 describe('GET /metrics', () => {
   const server = useAgentServer();
   const secondApi = useSecondApi('metrics');
+  const mcp = useMcpServer({
+    setup: (server) => {
+      server.registerTool(MCP_TOOL, { description: 'Answers', inputSchema: {} }, () => ({
+        content: [{ type: 'text', text: 'ok' }],
+      }));
+      server.registerTool(`${MCP_TOOL}_refuses`, { description: 'Fails', inputSchema: {} }, () => ({
+        isError: true,
+        content: [{ type: 'text', text: 'no' }],
+      }));
+    },
+  });
 
   /** An agent with one tool of its own, answering with `behaviour`: its operation labels this test's samples. */
   async function agentAnswering(
@@ -170,6 +185,29 @@ describe('GET /metrics', () => {
     expect(grew(samples, 'acs_idempotency_hits_total', { outcome: 'replayed' })).toBeGreaterThanOrEqual(1);
     expect(grew(samples, 'acs_idempotency_hits_total', { outcome: 'conflict' })).toBeGreaterThanOrEqual(1);
   }, 30_000);
+
+  it("counts an MCP server's answer as 2xx and its tool error by the task's code, under protocol mcp", async () => {
+    const agent = await registerAgent({ protocol: 'mcp', mcpUrl: mcp().url, capabilities: undefined });
+    const [answered, toolError] = [`tools/${MCP_TOOL}`, `tools/${MCP_TOOL}_refuses`];
+    const answeredTask = await startTask({ agentId: agent.agentId, operation: answered, params: {} });
+    const refusedTask = await startTask({ agentId: agent.agentId, operation: toolError, params: {} });
+    expect(await waitForTask(answeredTask)).toMatchObject({ status: 'completed' });
+    const failed = await waitForTask(refusedTask);
+    expect(failed).toMatchObject({ status: 'failed', error: { code: 'AGENT_TOOL_ERROR' } });
+
+    const samples = await samplesWhen(
+      (s) =>
+        valueOf(s, 'acs_tasks_ended_total', { operation: answered }) === 1 &&
+        valueOf(s, 'acs_tasks_ended_total', { operation: toolError }) === 1,
+    );
+    for (const operation of [answered, toolError])
+      expect(
+        valueOf(samples, 'acs_agent_call_duration_seconds_count', { operation, protocol: 'mcp', outcome: '2xx' }),
+      ).toBe(1);
+    expect(
+      valueOf(samples, 'acs_tasks_ended_total', { operation: toolError, status: 'failed', code: 'AGENT_TOOL_ERROR' }),
+    ).toBe(1);
+  });
 
   it("includes the Temporal SDK's worker metrics: task slots, schedule-to-start latency, sticky cache, polls", async () => {
     const { agentId, operation } = await agentAnswering(completes({}));
