@@ -10,8 +10,9 @@ import tseslint from 'typescript-eslint';
 // The workflow sandbox provides `assert` (Temporal's samples allow it too).
 const nodeBuiltins = builtinModules.filter((name) => name !== 'assert').flatMap((name) => [name, `node:${name}`]);
 const escaped = (name) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-// Everything but workflows/ itself, the two workflow-safe packages and the built-ins (reported above).
-const outsideWorkflows = `^(?!\\./|@temporalio/(workflow|common)$|(node:)?(${builtinModules.map(escaped).join('|')})$)`;
+// Everything but workflows/ itself, the workflow-safe packages and the built-ins (reported above).
+// Temporal's OpenTelemetry interceptors have a workflow part made for the sandbox (workflows/tracing-interceptors.ts).
+const outsideWorkflows = `^(?!\\./|@temporalio/(workflow|common)$|@temporalio/interceptors-opentelemetry/lib/workflow$|(node:)?(${builtinModules.map(escaped).join('|')})$)`;
 
 export default defineConfig(
   {
@@ -52,7 +53,7 @@ export default defineConfig(
               regex: outsideWorkflows,
               allowTypeImports: true,
               message:
-                'A workflow imports values only from workflows/, @temporalio/workflow and @temporalio/common (types from anywhere).',
+                'A workflow imports values only from workflows/, @temporalio/workflow, @temporalio/common and the workflow part of @temporalio/interceptors-opentelemetry (types from anywhere).',
             },
           ],
         },

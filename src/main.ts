@@ -7,6 +7,7 @@ import { ensurePrivateDir, PRIVATE_FILE_MODE } from './embedded/data-dir';
 import { ensurePortsFree, PortTakenError, type ExitStatus, type ManagedProcess } from './embedded/managed-process';
 import { embeddedPorts, startEmbeddedStack, type EmbeddedStack, type Endpoints } from './embedded/stack';
 import { createLogger } from './ops/logger';
+import { activeTracing } from './ops/tracing';
 import { SERVICE_COLLECTIONS, startService, type RunningService, type ServiceOptions } from './service';
 
 export interface MainOptions extends ServiceOptions {
@@ -76,6 +77,10 @@ export async function main(options: MainOptions): Promise<void> {
       ? serviceStopped
       : Promise.race([serviceStopped, new Promise((resolve) => setTimeout(resolve, serviceStopMs))]));
     await stack?.stop();
+    // The spans of the last requests, still batched.
+    await activeTracing()
+      ?.shutdown()
+      .catch(() => undefined);
     process.exit(exitCode);
   };
   process.on('SIGINT', () => void shutdown('SIGINT', 0));

@@ -1,4 +1,15 @@
-import { Worker, type NativeConnection } from '@temporalio/worker';
+import {
+  Worker,
+  type ActivityInterceptorsFactory,
+  type NativeConnection,
+  type WorkerOptions,
+} from '@temporalio/worker';
+import {
+  makeWorkflowExporter,
+  OpenTelemetryActivityInboundInterceptor,
+  OpenTelemetryActivityOutboundInterceptor,
+} from '@temporalio/interceptors-opentelemetry';
+import { activeTracing } from '../ops/tracing';
 import type { Config } from '../config/config';
 import type { Logger } from '../ops/logger';
 import { activityLogContext } from './activity-log-context';
@@ -36,6 +47,32 @@ const LOCAL_ACTIVITY_SLOTS = 1000;
  */
 const HEARTBEAT_THROTTLE = '1 second';
 
+/**
+ * With tracing on, the workers' part of a task's trace: activity spans under their workflow's,
+ * workflow spans (exported through a sink, as workflow code cannot reach the network) under the
+ * client's start. Off, the options as they are.
+ */
+function withTracing(
+  hasWorkflows: boolean,
+  options: { interceptors: { activity: ActivityInterceptorsFactory[] } },
+): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
+  const tracing = activeTracing();
+  if (!tracing) return options;
+  return {
+    interceptors: {
+      activity: [
+        ...options.interceptors.activity,
+        (ctx) => ({
+          inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
+          outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+        }),
+      ],
+      ...(hasWorkflows ? { workflowModules: [require.resolve('../../workflows/tracing-interceptors')] } : {}),
+    },
+    ...(hasWorkflows ? { sinks: { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) } } : {}),
+  };
+}
+
 /** Polls the task queue with the workflows in `workflows/` and the activities in `activities/`. */
 export function startTaskWorker(
   config: WorkerConfig,
@@ -65,7 +102,9 @@ export async function startWorker(
     maxConcurrentActivityTaskExecutions: ACTIVITY_SLOTS,
     maxConcurrentLocalActivityExecutions: LOCAL_ACTIVITY_SLOTS,
     maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
-    interceptors: { activity: [activityLogContext()] },
+    ...withTracing(workflowsPath !== undefined, {
+      interceptors: { activity: [activityLogContext()] },
+    }),
   });
   const running = worker.run();
   logger.info({ taskQueue: config.taskQueue }, 'worker polling');

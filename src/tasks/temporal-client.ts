@@ -3,6 +3,8 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { Config } from '../config/config';
 import type { Logger } from '../ops/logger';
 import { TemporalMetrics } from '../ops/temporal-metrics';
+import { activeTracing } from '../ops/tracing';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 
 /**
  * gRPC status codes with which Temporal says "not now": the request may succeed if sent again, so
@@ -70,7 +72,12 @@ export async function connectTemporal(
 ): Promise<TemporalHandle> {
   const metrics = await installRuntime(logger, config.temporalMetricsPort);
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
-  const client = new Client({ connection, namespace: config.temporalNamespace });
+  // With tracing on, a workflow's start carries the request's trace to the workflow (task-worker.ts).
+  const client = new Client({
+    connection,
+    namespace: config.temporalNamespace,
+    ...(activeTracing() ? { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } } : {}),
+  });
   return {
     client,
     connection,

@@ -4,6 +4,8 @@ import path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { temporal } from '@temporalio/proto';
 import { z } from 'zod';
+import { makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry';
+import { resources, tracing } from '@opentelemetry/sdk-node';
 import { Worker, type ReplayResult } from '@temporalio/worker';
 import { useAgentServer, type AgentBehaviour } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
@@ -50,15 +52,35 @@ const historyText = (history: RecordedHistory['history']): string =>
   );
 const historyOf = (text: string) => History.fromObject(JSON.parse(text));
 
-const replayAll = async (histories: RecordedHistory[]): Promise<ReplayResult[]> => {
+/** The workflow bundle as a worker with tracing on has it (src/tasks/task-worker.ts), its spans kept in memory. */
+const TRACED = {
+  interceptors: { workflowModules: [require.resolve('../../workflows/tracing-interceptors')] },
+  sinks: {
+    exporter: makeWorkflowExporter(
+      new tracing.SimpleSpanProcessor(new tracing.InMemorySpanExporter()),
+      new resources.Resource({}),
+    ),
+  },
+};
+
+const replayAll = async (histories: RecordedHistory[], options: object = {}): Promise<ReplayResult[]> => {
   const results: ReplayResult[] = [];
   for await (const result of Worker.runReplayHistories(
-    { workflowsPath: require.resolve('../../workflows'), replayName: 'replay-test' },
+    { workflowsPath: require.resolve('../../workflows'), replayName: 'replay-test', ...options },
     histories,
   ))
     results.push(result);
   return results;
 };
+
+/** Every history recorded under test/fixtures/histories, named `<version>/<scenario>`. */
+const recordedHistories = (): RecordedHistory[] =>
+  fs.readdirSync(RECORDED).flatMap((version) =>
+    fs.readdirSync(path.join(RECORDED, version)).map((file) => ({
+      workflowId: `${version}/${path.basename(file, '.json')}`,
+      history: historyOf(fs.readFileSync(path.join(RECORDED, version, file), 'utf8')),
+    })),
+  );
 
 const failuresOf = (results: ReplayResult[]) =>
   results
@@ -255,12 +277,7 @@ describe('workflow replay', () => {
       for (const { workflowId, history } of fresh)
         fs.writeFileSync(path.join(folder, `${workflowId}.json`), historyText(history));
     }
-    const recorded = fs.readdirSync(RECORDED).flatMap((version) =>
-      fs.readdirSync(path.join(RECORDED, version)).map((file) => ({
-        workflowId: `${version}/${path.basename(file, '.json')}`,
-        history: historyOf(fs.readFileSync(path.join(RECORDED, version, file), 'utf8')),
-      })),
-    );
+    const recorded = recordedHistories();
     // A scenario added without recording it would guard nothing at the next change.
     expect(
       fresh
@@ -270,6 +287,13 @@ describe('workflow replay', () => {
 
     const results = await replayAll([...fresh, ...recorded]);
     expect(results).toHaveLength(fresh.length + recorded.length);
+    expect(failuresOf(results)).toEqual([]);
+  });
+
+  it('replays every recorded run with the tracing interceptors in the workflow bundle: they add no commands', async () => {
+    const recorded = recordedHistories();
+    const results = await replayAll(recorded, TRACED);
+    expect(results).toHaveLength(recorded.length);
     expect(failuresOf(results)).toEqual([]);
   });
 });

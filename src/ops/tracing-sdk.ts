@@ -1,0 +1,58 @@
+import { node, resources, tracing } from '@opentelemetry/sdk-node';
+import { OTLPTraceExporter as GrpcExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
+import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { registerInstrumentations } from '@opentelemetry/instrumentation';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { KoaInstrumentation, KoaLayerType } from '@opentelemetry/instrumentation-koa';
+import { MongoDBInstrumentation } from '@opentelemetry/instrumentation-mongodb';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+
+import { setActiveTracing, type Tracing } from './tracing';
+
+/** Polled by Prometheus and probes many times a minute: a span each would bury the traces of tasks. */
+const UNTRACED_PATHS = new Set(['/metrics', '/healthz', '/readyz']);
+
+/**
+ * Traces to the OTLP endpoint of OTEL_EXPORTER_OTLP_ENDPOINT, over OTEL_EXPORTER_OTLP_PROTOCOL
+ * (`http/protobuf` by default, `http/json`, `grpc`). The OpenTelemetry packages read their standard variables themselves (OTEL_SERVICE_NAME,
+ * OTEL_BSP_*, OTEL_EXPORTER_OTLP_HEADERS, …), so this is the one place outside src/config that the
+ * environment reaches. HTTP in and out (undici's requests to agents carry `traceparent`), Koa's
+ * routes and MongoDB's commands are traced; Temporal's interceptors (temporal-client.ts,
+ * task-worker.ts) carry the trace through workflows and activities.
+ */
+export function startTracing(env: NodeJS.ProcessEnv): Tracing {
+  const resource = new resources.Resource({
+    'service.name': env.OTEL_SERVICE_NAME ?? 'agent-coordination-service',
+  });
+  const spanProcessor = new tracing.BatchSpanProcessor(exporterFor(env.OTEL_EXPORTER_OTLP_PROTOCOL));
+  const provider = new node.NodeTracerProvider({ resource, spanProcessors: [spanProcessor] });
+  // The W3C trace context: `traceparent` in, on every request, and out, on every call and callback.
+  provider.register();
+  registerInstrumentations({
+    tracerProvider: provider,
+    instrumentations: [
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has((request.url ?? '').split('?')[0]),
+      }),
+      // Each middleware would nest a span in the last: ten per request, around the one that matters, the route's.
+      new KoaInstrumentation({ ignoreLayersType: [KoaLayerType.MIDDLEWARE] }),
+      new MongoDBInstrumentation(),
+      new UndiciInstrumentation(),
+    ],
+  });
+  const started = { spanProcessor, resource, shutdown: () => provider.shutdown() };
+  setActiveTracing(started);
+  return started;
+}
+
+function exporterFor(protocol: string | undefined): tracing.SpanExporter {
+  switch (protocol) {
+    case 'grpc':
+      return new GrpcExporter();
+    case 'http/json':
+      return new JsonExporter();
+    default:
+      return new ProtobufExporter();
+  }
+}
