@@ -3,7 +3,8 @@
 // WAL + synchronous=normal, FerretDB, the service as `npm start` runs it) on free loopback ports.
 // Run: npx tsx bench/tasks/run.ts [--write] [--sqlite-defaults] [--tracing]
 // --tracing: the service traces every request (OTLP/HTTP protobuf) to a receiver in this process that
-// reads and drops the spans, so the cost of tracing, export included, shows against the same run's (b).
+// reads and drops the spans, so the cost of tracing, export included, shows against the same run's (b);
+// it samples as OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG of the bench's environment say (all by default).
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -99,6 +100,12 @@ async function api(
   return parsed;
 }
 
+/** The bench's own OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG, for the service to sample as told. */
+function sampler(): Record<string, string> {
+  const variables = ['OTEL_TRACES_SAMPLER', 'OTEL_TRACES_SAMPLER_ARG'] as const;
+  return Object.fromEntries(variables.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])));
+}
+
 /** An OTLP/HTTP endpoint that reads every export and drops it: the service's tracing does all its work. */
 async function startSpanSink(): Promise<{ url: string; exports: () => number }> {
   let exports = 0;
@@ -123,7 +130,7 @@ async function main(): Promise<void> {
     runDirPrefix: 'acs-bench-',
     database: MONGO_DATABASE,
     tunedSqlite,
-    env: { LOG_LEVEL: 'warn', ...(spanSink ? { OTEL_EXPORTER_OTLP_ENDPOINT: spanSink.url } : {}) },
+    env: { LOG_LEVEL: 'warn', ...(spanSink ? { OTEL_EXPORTER_OTLP_ENDPOINT: spanSink.url, ...sampler() } : {}) },
   });
   const { stack, service, runDir, processes: servers } = local;
   let succeeded = false;

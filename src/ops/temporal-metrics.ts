@@ -1,4 +1,4 @@
-import net from 'node:net';
+import { freePort } from '../embedded/managed-process';
 
 /** How long GET /metrics waits for the Temporal SDK's exporter before answering without its metrics. */
 const SCRAPE_TIMEOUT_MS = 2_000;
@@ -11,9 +11,13 @@ const SCRAPE_TIMEOUT_MS = 2_000;
 export class TemporalMetrics {
   private constructor(readonly bindAddress: string) {}
 
-  /** On `port`, or a free loopback port for 0. */
+  /**
+   * On `port`, or for 0 a loopback port free now: the SDK binds its exporter itself and reports no
+   * port back, so 0 cannot be handed to it. Were the port taken in between, the SDK logs that it
+   * could not bind, and only its metrics are missing.
+   */
   static async onPort(port: number): Promise<TemporalMetrics> {
-    return new TemporalMetrics(`127.0.0.1:${port === 0 ? await freeLoopbackPort() : port}`);
+    return new TemporalMetrics(`127.0.0.1:${port === 0 ? await freePort() : port}`);
   }
 
   /** The exporter's text, or a comment saying why it is missing: the service's own metrics are served either way. */
@@ -28,20 +32,4 @@ export class TemporalMetrics {
       return `# Temporal SDK metrics unavailable: ${(error as Error).message}\n`;
     }
   }
-}
-
-/**
- * A port free now: the SDK binds its exporter itself and reports no port back, so 0 cannot be
- * handed to it. Another program could take the port in between; the SDK then logs that it could
- * not bind, and only its metrics are missing.
- */
-function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
