@@ -4,7 +4,8 @@
 // Run: npx tsx bench/tasks/run.ts [--write] [--sqlite-defaults] [--tracing]
 // --tracing: the service traces every request (OTLP/HTTP protobuf) to a receiver in this process that
 // reads and drops the spans, so the cost of tracing, export included, shows against the same run's (b);
-// it samples as OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG of the bench's environment say (all by default).
+// it samples and instruments as OTEL_TRACES_SAMPLER(_ARG) and OTEL_NODE_DISABLED_INSTRUMENTATIONS of the
+// bench's environment say (everything by default).
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -100,9 +101,9 @@ async function api(
   return parsed;
 }
 
-/** The bench's own OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG, for the service to sample as told. */
+/** The bench's own sampler and instrumentations left out (OTEL_*), for the service to trace as told. */
 function sampler(): Record<string, string> {
-  const variables = ['OTEL_TRACES_SAMPLER', 'OTEL_TRACES_SAMPLER_ARG'] as const;
+  const variables = ['OTEL_TRACES_SAMPLER', 'OTEL_TRACES_SAMPLER_ARG', 'OTEL_NODE_DISABLED_INSTRUMENTATIONS'] as const;
   return Object.fromEntries(variables.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])));
 }
 

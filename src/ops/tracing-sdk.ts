@@ -15,11 +15,13 @@ const UNTRACED_PATHS = new Set(['/metrics', '/healthz', '/readyz']);
 
 /**
  * Traces to the OTLP endpoint of OTEL_EXPORTER_OTLP_ENDPOINT, over OTEL_EXPORTER_OTLP_PROTOCOL
- * (`http/protobuf` by default, `http/json`, `grpc`). The OpenTelemetry packages read their standard variables themselves (OTEL_SERVICE_NAME,
- * OTEL_BSP_*, OTEL_EXPORTER_OTLP_HEADERS, …), so this is the one place outside src/config that the
- * environment reaches. HTTP in and out (undici's requests to agents carry `traceparent`), Koa's
- * routes and MongoDB's commands are traced; Temporal's interceptors (temporal-client.ts,
- * task-worker.ts) carry the trace through workflows and activities.
+ * (`http/protobuf` by default, `http/json`, `grpc`). HTTP in and out (undici's requests to agents
+ * carry `traceparent`), Koa's routes and MongoDB's commands are traced; Temporal's interceptors
+ * (temporal-client.ts, task-worker.ts) carry the trace through workflows and activities.
+ * OTEL_NODE_DISABLED_INSTRUMENTATIONS (`http`, `koa`, `mongodb`, `undici`, comma-separated, as
+ * @opentelemetry/auto-instrumentations-node reads it) leaves some out. The OpenTelemetry packages
+ * read their other standard variables themselves (OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER, OTEL_BSP_*,
+ * OTEL_EXPORTER_OTLP_HEADERS, …): tracing is the one part outside src/config the environment reaches.
  */
 export function startTracing(env: NodeJS.ProcessEnv): Tracing {
   const resource = new resources.Resource({
@@ -29,20 +31,25 @@ export function startTracing(env: NodeJS.ProcessEnv): Tracing {
   const provider = new node.NodeTracerProvider({ resource, spanProcessors: [spanProcessor] });
   // The W3C trace context: `traceparent` in, on every request, and out, on every call and callback.
   provider.register();
-  registerInstrumentations({
-    tracerProvider: provider,
-    instrumentations: [
+  const disabled = new Set((env.OTEL_NODE_DISABLED_INSTRUMENTATIONS ?? '').split(',').map((name) => name.trim()));
+  const instrumentations = {
+    http: () =>
       new HttpInstrumentation({
         requireParentforOutgoingSpans: true,
         ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has((request.url ?? '').split('?')[0]),
       }),
-      // Each middleware would nest a span in the last: ten per request, around the one that matters, the route's.
-      new KoaInstrumentation({ ignoreLayersType: [KoaLayerType.MIDDLEWARE] }),
-      // Calls out and commands outside any request or activity (a poll, a scrape of the SDK's
-      // metrics) would each start a trace of their own: only those inside one are traced.
-      new MongoDBInstrumentation({ requireParentSpan: true, dbStatementSerializer: commandOf }),
-      new UndiciInstrumentation({ requireParentforSpans: true }),
-    ],
+    // Each middleware would nest a span in the last: ten per request, around the one that matters, the route's.
+    koa: () => new KoaInstrumentation({ ignoreLayersType: [KoaLayerType.MIDDLEWARE] }),
+    // Calls out and commands outside any request or activity (a poll, a scrape of the SDK's
+    // metrics) would each start a trace of their own: only those inside one are traced.
+    mongodb: () => new MongoDBInstrumentation({ requireParentSpan: true, dbStatementSerializer: commandOf }),
+    undici: () => new UndiciInstrumentation({ requireParentforSpans: true }),
+  };
+  registerInstrumentations({
+    tracerProvider: provider,
+    instrumentations: Object.entries(instrumentations)
+      .filter(([name]) => !disabled.has(name))
+      .map(([, instrumentation]) => instrumentation()),
   });
   const started = { spanProcessor, resource, shutdown: () => provider.shutdown() };
   setActiveTracing(started);
