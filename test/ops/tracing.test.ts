@@ -62,26 +62,19 @@ const randomHex = (bytes: number) =>
     .replace(/-/g, '')
     .slice(0, bytes * 2);
 
-describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
-  const server = useAgentServer();
-  const mcp = useMcpServer({
-    setup: (mcpServer) =>
-      mcpServer.registerTool('traced', { description: 'Answers', inputSchema: {} }, () => ({
-        content: [{ type: 'text', text: 'ok' }],
-      })),
-  });
+/**
+ * A service process (API and worker, on a task queue of its own: a task's whole trace is this
+ * process's) tracing to an OTLP receiver in the test, started before the file's tests.
+ */
+function useTracedService(env: Record<string, string> = {}) {
   const receiver = new OtlpReceiver();
-  let service: ServiceProcess;
-  let baseUrl: string;
-
+  let running: { service: ServiceProcess; baseUrl: string } | undefined;
   beforeAll(async () => {
     const stack = testStack();
     const endpoint = await receiver.start();
     const port = await freePort();
     const dataDir = fs.mkdtempSync(path.join(stack.runDir, 'tracing-'));
-    baseUrl = `http://127.0.0.1:${port}`;
-    // API and worker in one process, on a task queue of its own: the whole trace is this process's.
-    service = ServiceProcess.spawn(
+    const service = ServiceProcess.spawn(
       'start.ts',
       serviceEnv(stack, {
         PORT: String(port),
@@ -90,14 +83,40 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
         OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
         OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
         OTEL_BSP_SCHEDULE_DELAY: '100',
+        ...env,
       }),
       path.join(dataDir, 'service.log'),
     );
-    await service.waitReady(baseUrl);
+    running = { service, baseUrl: `http://127.0.0.1:${port}` };
+    await service.waitReady(running.baseUrl);
   });
   afterAll(async () => {
-    await service?.stop();
+    await running?.service.stop();
     await receiver.close();
+  });
+  return {
+    receiver,
+    started: () => {
+      if (!running) throw new Error('useTracedService: the service runs only inside tests');
+      return running;
+    },
+  };
+}
+
+describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
+  const server = useAgentServer();
+  const mcp = useMcpServer({
+    setup: (mcpServer) =>
+      mcpServer.registerTool('traced', { description: 'Answers', inputSchema: {} }, () => ({
+        content: [{ type: 'text', text: 'ok' }],
+      })),
+  });
+  const traced = useTracedService();
+  const receiver = traced.receiver;
+  let service: ServiceProcess;
+  let baseUrl: string;
+  beforeAll(() => {
+    ({ service, baseUrl } = traced.started());
   });
 
   it('follows one task from POST /tasks through its workflow and activity to the agent, and its callback', async () => {
@@ -175,6 +194,31 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     expect(await waitForTask((started.body as { taskId: string }).taskId)).toMatchObject({ status: 'completed' });
     const [toolCall] = mcp().callsOf('tools/call');
     expect(toolCall.headers.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+  });
+});
+
+describe('tracing with OTEL_NODE_DISABLED_INSTRUMENTATIONS', () => {
+  const server = useAgentServer();
+  const traced = useTracedService({ OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'mongodb, koa' });
+
+  it('leaves out the spans of the instrumentations named, and keeps the others', async () => {
+    const { baseUrl } = traced.started();
+    const agent = await registerAgent({ mcpUrl: server().route('partly-traced', completes({})) });
+    const traceId = randomHex(16);
+    const started = await call('POST', '/tasks', {
+      baseUrl,
+      apiKey: 'admin',
+      headers: { traceparent: traceparentOf(traceId, randomHex(8)) },
+      body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' } },
+    });
+    expect(await waitForTask((started.body as { taskId: string }).taskId)).toMatchObject({ status: 'completed' });
+    const spans = await until(() => {
+      const found = traced.receiver.of(traceId);
+      return found.some((span) => span.name.startsWith('RunActivity:callAgent')) && found;
+    }, 'the spans of the task');
+    // Without Koa's instrumentation the request's span has no route to be named after.
+    expect(spans.filter((span) => span.kind === 2).map((span) => span.name)).toEqual(['POST']);
+    expect(spans.map((span) => span.name).filter((name) => /^(mongodb\.|router - )/.test(name))).toEqual([]);
   });
 });
 
