@@ -144,10 +144,13 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
       expect(received.headers.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
 
     // The spans of the request, the workflow, its activities and the calls out, all in the caller's trace.
+    // The workflow's span ends, and is exported, only once the workflow does: after the callback.
     const spans = await until(() => {
       const found = receiver.of(traceId);
-      return found.some((span) => span.name.startsWith('RunActivity:deliverCallback')) && found;
-    }, 'the spans of the whole task');
+      const ids = new Set(found.map((span) => span.spanId));
+      const linked = found.every((span) => span.parentSpanId === clientSpanId || ids.has(span.parentSpanId ?? ''));
+      return linked && found.some((span) => span.name.startsWith('RunWorkflow:')) && found;
+    }, 'the spans of the whole task, each with its parent');
     const byId = new Map(spans.map((span) => [span.spanId, span]));
     const chainOf = (span: Span): string[] => {
       const names: string[] = [];
