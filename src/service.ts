@@ -5,6 +5,7 @@ import type Router from '@koa/router';
 import { ApiKeyStore, API_KEYS_COLLECTION } from './auth/api-keys';
 import { Authenticator } from './auth/authenticate';
 import { createKeyRoutes } from './auth/key-routes';
+import { createAgentCardRoutes } from './a2a/routes';
 import { HumanTokenVerifier } from './auth/human-tokens';
 import { secretBoxOf } from './auth/secret-box';
 import type { Config } from './config/config';
@@ -254,6 +255,7 @@ async function serveApi(
       ),
     }),
     createKeyRoutes(apiKeys),
+    createAgentCardRoutes(agents),
     createTaskRoutes({
       launcher,
       taskStore,

@@ -189,6 +189,21 @@ export const OPERATIONS: Operation[] = [
     ],
   },
   {
+    method: 'get',
+    path: '/agents/{agentId}/.well-known/agent-card.json',
+    summary: "The agent's A2A 1.0 Agent Card (docs/a2a.md); a private agent's only to those who may see it",
+    credential: 'none',
+    success: [200, "An A2A AgentCard: its skills are the agent's tools"],
+    errors: { '404': 'AGENT_NOT_FOUND' },
+  },
+  {
+    method: 'get',
+    path: '/.well-known/agent-card.json',
+    summary: "The service's own A2A Agent Card: a directory, whose skill is searching the registry",
+    credential: 'none',
+    success: [200, 'An A2A AgentCard'],
+  },
+  {
     method: 'patch',
     path: '/agents/{agentId}',
     summary: 'Change an agent (owner or admin); checked like a registration',

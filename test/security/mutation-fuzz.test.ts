@@ -321,6 +321,8 @@ beforeAll(async () => {
     base('GET', '/agents', {}, { query: { limit: '5' } }),
     base('GET', '/agents/search', {}, { query: { query: 'echo', limit: '5' } }),
     base('GET', '/agents/{agentId}', { agentId: fuzzAgent.agentId }),
+    base('GET', '/agents/{agentId}/.well-known/agent-card.json', { agentId: fuzzAgent.agentId }),
+    base('GET', '/.well-known/agent-card.json', {}),
     base(
       'PATCH',
       '/agents/{agentId}',
