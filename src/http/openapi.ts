@@ -197,6 +197,24 @@ export const OPERATIONS: Operation[] = [
     errors: { '404': 'AGENT_NOT_FOUND' },
   },
   {
+    method: 'post',
+    path: '/a2a/{agentId}',
+    summary: "The agent's A2A 1.0 JSON-RPC endpoint (docs/a2a.md): SendMessage and GetTask",
+    credential: 'any',
+    body: {
+      type: 'object',
+      required: ['jsonrpc', 'method'],
+      properties: {
+        jsonrpc: { const: '2.0' },
+        id: { type: ['string', 'integer', 'null'] },
+        method: { type: 'string' },
+        params: { type: 'object' },
+      },
+    },
+    success: [200, 'A JSON-RPC response: its result, or its error with an A2A or JSON-RPC code'],
+    errors: { '404': 'AGENT_NOT_FOUND' },
+  },
+  {
     method: 'get',
     path: '/.well-known/agent-card.json',
     summary: "The service's own A2A Agent Card: a directory, whose skill is searching the registry",

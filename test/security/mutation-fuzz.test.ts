@@ -324,6 +324,12 @@ beforeAll(async () => {
     base('GET', '/agents/{agentId}/.well-known/agent-card.json', { agentId: fuzzAgent.agentId }),
     base('GET', '/.well-known/agent-card.json', {}),
     base(
+      'POST',
+      '/a2a/{agentId}',
+      { agentId: fuzzAgent.agentId },
+      { body: { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'fuzz-task' } } },
+    ),
+    base(
       'PATCH',
       '/agents/{agentId}',
       { agentId: patched.agentId },
