@@ -258,7 +258,7 @@ async function serveApi(
     }),
     createKeyRoutes(apiKeys),
     createAgentCardRoutes(agents),
-    createA2aEndpoint({ agents, launcher, taskStore, idempotencyKeys }),
+    createA2aEndpoint({ agents, launcher, taskStore, temporal, idempotencyKeys }),
     createTaskRoutes({
       launcher,
       taskStore,

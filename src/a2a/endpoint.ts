@@ -7,6 +7,9 @@ import type { Agent } from '../registry/agent';
 import type { AgentStore } from '../registry/agent-store';
 import type { IdempotencyKeys } from '../tasks/idempotency-keys';
 import { canReadTask } from '../tasks/task-access';
+import { cancelTask } from '../tasks/task-cancellation';
+import type { TemporalHandle } from '../tasks/temporal-client';
+import { ApiError, ErrorCode } from '../http/errors';
 import type { TaskLauncher } from '../tasks/task-launcher';
 import type { TaskStore } from '../tasks/task-store';
 import { toTaskView } from '../tasks/task-views';
@@ -18,12 +21,12 @@ export interface A2aEndpointDeps {
   agents: Pick<AgentStore, 'findVisible'>;
   launcher: TaskLauncher;
   taskStore: TaskStore;
+  temporal: TemporalHandle;
   idempotencyKeys: IdempotencyKeys;
 }
 
 /** A2A methods this endpoint does not offer yet: the spec's "unsupported operation", not "no such method". */
 const NOT_YET = new Set([
-  'CancelTask',
   'ListTasks',
   'SendStreamingMessage',
   'SubscribeToTask',
@@ -68,7 +71,9 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
       case 'SendMessage':
         return { task: await sendMessage(principal, agent, params) };
       case 'GetTask':
-        return getTask(principal, agent, params);
+        return a2aTask(await readTask(principal, agent, taskIdIn(params, method)));
+      case 'CancelTask':
+        return cancel(principal, agent, taskIdIn(params, method));
       default:
         if (NOT_YET.has(method))
           throw new JsonRpcError(JsonRpcCode.UNSUPPORTED_OPERATION, `${method} is not offered by this endpoint`);
@@ -88,9 +93,17 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
     return a2aTask(await readTask(principal, agent, taskId));
   }
 
-  async function getTask(principal: Principal, agent: Agent, params: Record<string, unknown>) {
-    if (typeof params.id !== 'string') throw new JsonRpcError(JsonRpcCode.INVALID_PARAMS, 'GetTask needs an id');
-    return a2aTask(await readTask(principal, agent, params.id));
+  /** As `POST /tasks/{taskId}/cancel`: a task that already ended is not cancelable (-32002). */
+  async function cancel(principal: Principal, agent: Agent, taskId: string) {
+    await readTask(principal, agent, taskId);
+    try {
+      await cancelTask(deps.taskStore, deps.temporal, principal, taskId);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === ErrorCode.CONFLICT)
+        throw new JsonRpcError(JsonRpcCode.TASK_NOT_CANCELABLE, error.message);
+      throw error;
+    }
+    return a2aTask(await readTask(principal, agent, taskId));
   }
 
   async function readTask(principal: Principal, agent: Agent, taskId: string) {
@@ -101,6 +114,11 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
   }
 
   return { router, versioned: false };
+}
+
+function taskIdIn(params: Record<string, unknown>, method: string): string {
+  if (typeof params.id !== 'string') throw new JsonRpcError(JsonRpcCode.INVALID_PARAMS, `${method} needs an id`);
+  return params.id;
 }
 
 function operationOf(

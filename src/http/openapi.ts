@@ -199,7 +199,7 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'post',
     path: '/a2a/{agentId}',
-    summary: "The agent's A2A 1.0 JSON-RPC endpoint (docs/a2a.md): SendMessage and GetTask",
+    summary: "The agent's A2A 1.0 JSON-RPC endpoint (docs/a2a.md): SendMessage, GetTask and CancelTask",
     credential: 'any',
     body: {
       type: 'object',

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { Role, TaskState, type Part, type Task } from '@a2a-js/sdk';
-import { completes, useAgentServer } from '../support/agent-server';
+import { acceptsAndHearsCancel, completes, useAgentServer } from '../support/agent-server';
 import { registerAgent } from '../support/agents';
 import { call } from '../support/http';
 import { tool } from '../support/tasks';
@@ -65,6 +65,31 @@ describe('the A2A JSON-RPC endpoint of an agent', () => {
       agentId: agent.agentId,
       operation: 'tools/echo',
     });
+  });
+
+  it('cancels a task the agent is working on, and answers -32002 for one that already ended', async () => {
+    const agent = await registerAgent({
+      mcpUrl: server().route('a2a-slow', acceptsAndHearsCancel),
+      capabilities: { tools: [tool('wait')] },
+    });
+    const client = await a2aClientFor(agent.agentId);
+    const sent = (await client.sendMessage({
+      tenant: '',
+      message: message([dataPart({ params: {} })]),
+      configuration: undefined,
+      metadata: undefined,
+    })) as Task;
+    await until(async () => {
+      const task = await client.getTask({ tenant: '', id: sent.id, historyLength: undefined });
+      return task.status?.state === TaskState.TASK_STATE_WORKING;
+    }, 'the agent working on it');
+    const cancelled = await client.cancelTask({ tenant: '', id: sent.id, metadata: undefined });
+    expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    const again = await call('POST', `/a2a/${agent.agentId}`, {
+      apiKey: 'admin',
+      body: { jsonrpc: '2.0', id: 2, method: 'CancelTask', params: { id: sent.id } },
+    });
+    expect(again.body).toMatchObject({ id: 2, error: { code: -32002 } });
   });
 
   it("answers the spec's errors: unknown task, unsupported method, another major version", async () => {
