@@ -5,6 +5,8 @@ import type Router from '@koa/router';
 import { ApiKeyStore, API_KEYS_COLLECTION } from './auth/api-keys';
 import { Authenticator } from './auth/authenticate';
 import { createKeyRoutes } from './auth/key-routes';
+import { createAgentCardRoutes } from './a2a/routes';
+import { createA2aEndpoint } from './a2a/endpoint';
 import { HumanTokenVerifier } from './auth/human-tokens';
 import { secretBoxOf } from './auth/secret-box';
 import type { Config } from './config/config';
@@ -215,6 +217,7 @@ async function serveApi(
     logger: logger.child({ component: 'tasks' }),
   });
   const roomStore = new RoomStore(store);
+  const idempotencyKeys = new IdempotencyKeys(store, metrics.tasks.idempotencyHits);
   const eventStore = new TaskEventStore(store);
   const roomTasks = new RoomTaskRequests({ launcher, taskStore, temporal, agents, schemas, rooms: roomStore });
   const rooms = await createRooms(
@@ -254,10 +257,12 @@ async function serveApi(
       ),
     }),
     createKeyRoutes(apiKeys),
+    createAgentCardRoutes(agents),
+    createA2aEndpoint({ agents, launcher, taskStore, temporal, idempotencyKeys }),
     createTaskRoutes({
       launcher,
       taskStore,
-      idempotencyKeys: new IdempotencyKeys(store, metrics.tasks.idempotencyHits),
+      idempotencyKeys,
       temporal,
       maxCompositionSize: config.maxCompositionSize,
       inputs: { taskStore, temporal, schemas, agents: recentAgents, rooms: roomStore },

@@ -53,7 +53,7 @@ const pageOf = (query: AgentListQuery) => ({
 
 const changedMeanwhile = (agentId: string) =>
   new ApiError(ErrorCode.CONFLICT, `Agent ${agentId} was changed or deleted meanwhile; read it again and retry`);
-const agentNotFound = (agentId: string) => new ApiError(ErrorCode.AGENT_NOT_FOUND, `Agent ${agentId} not found`);
+export const agentNotFound = (agentId: string) => new ApiError(ErrorCode.AGENT_NOT_FOUND, `Agent ${agentId} not found`);
 
 /** /agents: registration, lookup, change and removal of agents. Served bare and under /v1. */
 export function createRegistryRoutes(deps: RegistryDeps): RouteModule {

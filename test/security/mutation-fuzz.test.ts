@@ -321,6 +321,14 @@ beforeAll(async () => {
     base('GET', '/agents', {}, { query: { limit: '5' } }),
     base('GET', '/agents/search', {}, { query: { query: 'echo', limit: '5' } }),
     base('GET', '/agents/{agentId}', { agentId: fuzzAgent.agentId }),
+    base('GET', '/agents/{agentId}/.well-known/agent-card.json', { agentId: fuzzAgent.agentId }),
+    base('GET', '/.well-known/agent-card.json', {}),
+    base(
+      'POST',
+      '/a2a/{agentId}',
+      { agentId: fuzzAgent.agentId },
+      { body: { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'fuzz-task' } } },
+    ),
     base(
       'PATCH',
       '/agents/{agentId}',

@@ -1,0 +1,44 @@
+/** JSON-RPC 2.0's own error codes, and those A2A 1.0 adds (docs/a2a.md, "Errors"). */
+export const JsonRpcCode = {
+  PARSE_ERROR: -32700,
+  INVALID_REQUEST: -32600,
+  METHOD_NOT_FOUND: -32601,
+  INVALID_PARAMS: -32602,
+  INTERNAL_ERROR: -32603,
+  TASK_NOT_FOUND: -32001,
+  TASK_NOT_CANCELABLE: -32002,
+  UNSUPPORTED_OPERATION: -32004,
+  VERSION_NOT_SUPPORTED: -32009,
+} as const;
+
+/** An error a method answers with: the JSON-RPC error object of its response. */
+export class JsonRpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+export interface JsonRpcRequest {
+  jsonrpc: '2.0';
+  id: string | number | null;
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+/** The request in `body`, or the JSON-RPC error that says what is wrong with it. */
+export function readRequest(body: unknown): JsonRpcRequest {
+  const request = body as Partial<JsonRpcRequest> | null;
+  if (
+    typeof request !== 'object' ||
+    request === null ||
+    request.jsonrpc !== '2.0' ||
+    typeof request.method !== 'string' ||
+    (request.params !== undefined && (typeof request.params !== 'object' || request.params === null))
+  )
+    throw new JsonRpcError(JsonRpcCode.INVALID_REQUEST, 'Not a JSON-RPC 2.0 request');
+  return request as JsonRpcRequest;
+}
