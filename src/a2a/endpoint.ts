@@ -51,7 +51,7 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
     let id: string | number | null = null;
     try {
       const request = readRequest(ctx.request.body);
-      id = request.id;
+      id = request.id ?? null;
       checkVersion(ctx);
       ctx.body = { jsonrpc: '2.0', id, result: await answer(principal, agent, request.method, request.params ?? {}) };
     } catch (error) {

@@ -1,3 +1,6 @@
+import { ApiError } from '../http/errors';
+import { validator } from '../http/validate';
+
 /** JSON-RPC 2.0's own error codes, and those A2A 1.0 adds (docs/a2a.md, "Errors"). */
 export const JsonRpcCode = {
   PARSE_ERROR: -32700,
@@ -24,21 +27,31 @@ export class JsonRpcError extends Error {
 
 export interface JsonRpcRequest {
   jsonrpc: '2.0';
-  id: string | number | null;
+  id?: string | number | null;
   method: string;
   params?: Record<string, unknown>;
 }
 
-/** The request in `body`, or the JSON-RPC error that says what is wrong with it. */
+/** A JSON-RPC 2.0 request, as `POST /a2a/{agentId}` takes it (its params are each method's to check). */
+export const JSON_RPC_REQUEST_SCHEMA = {
+  type: 'object',
+  required: ['jsonrpc', 'method'],
+  properties: {
+    jsonrpc: { const: '2.0' },
+    id: { anyOf: [{ type: 'string' }, { type: 'integer' }, { type: 'null' }] },
+    method: { type: 'string' },
+    params: { type: 'object' },
+  },
+};
+
+const checkRequest = validator<JsonRpcRequest>(JSON_RPC_REQUEST_SCHEMA, 'JSON-RPC request');
+
+/** The request in `body`, or the JSON-RPC error (-32600) that says what is wrong with it. */
 export function readRequest(body: unknown): JsonRpcRequest {
-  const request = body as Partial<JsonRpcRequest> | null;
-  if (
-    typeof request !== 'object' ||
-    request === null ||
-    request.jsonrpc !== '2.0' ||
-    typeof request.method !== 'string' ||
-    (request.params !== undefined && (typeof request.params !== 'object' || request.params === null))
-  )
-    throw new JsonRpcError(JsonRpcCode.INVALID_REQUEST, 'Not a JSON-RPC 2.0 request');
-  return request as JsonRpcRequest;
+  try {
+    return checkRequest(body);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    throw new JsonRpcError(JsonRpcCode.INVALID_REQUEST, error.message, error.details);
+  }
 }

@@ -1,3 +1,4 @@
+import { JSON_RPC_REQUEST_SCHEMA } from '../a2a/json-rpc';
 import type { Schema } from 'ajv';
 import { KEY_CREATION_SCHEMA } from '../auth/key-routes';
 import {
@@ -201,16 +202,7 @@ export const OPERATIONS: Operation[] = [
     path: '/a2a/{agentId}',
     summary: "The agent's A2A 1.0 JSON-RPC endpoint (docs/a2a.md): SendMessage, GetTask and CancelTask",
     credential: 'any',
-    body: {
-      type: 'object',
-      required: ['jsonrpc', 'method'],
-      properties: {
-        jsonrpc: { const: '2.0' },
-        id: { type: ['string', 'integer', 'null'] },
-        method: { type: 'string' },
-        params: { type: 'object' },
-      },
-    },
+    body: JSON_RPC_REQUEST_SCHEMA,
     success: [200, 'A JSON-RPC response: its result, or its error with an A2A or JSON-RPC code'],
     errors: { '404': 'AGENT_NOT_FOUND' },
   },
