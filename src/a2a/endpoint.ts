@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { requirePrincipal, type Principal } from '../auth/principal';
@@ -88,7 +89,9 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
       throw new JsonRpcError(JsonRpcCode.INVALID_PARAMS, 'SendMessage needs a message with a messageId and parts');
     const request = { agentId: agent.id, ...operationOf(agent, message.parts as Array<Record<string, unknown>>) };
     // A message sent again (same messageId, same caller) answers with the task the first one started.
-    const idempotency = deps.idempotencyKeys.forRequest(principal, `a2a:${message.messageId}`, 'a2a-message', request);
+    // A messageId may be any text; its digest is a valid Idempotency-Key whatever it holds.
+    const key = `a2a:${createHash('sha256').update(message.messageId).digest('base64url')}`;
+    const idempotency = deps.idempotencyKeys.forRequest(principal, key, 'a2a-message', request);
     const taskId = await deps.launcher.launchTask(principal, request, { idempotency });
     return a2aTask(await readTask(principal, agent, taskId));
   }

@@ -67,6 +67,25 @@ describe('the A2A JSON-RPC endpoint of an agent', () => {
     });
   });
 
+  it('answers a message sent again, whatever its messageId holds, with the task the first sending started', async () => {
+    const agent = await registerAgent({ mcpUrl: server().route('a2a-once', completes({})) });
+    const send = (text: string) =>
+      call('POST', `/a2a/${agent.agentId}`, {
+        apiKey: 'admin',
+        body: {
+          jsonrpc: '2.0',
+          id: text,
+          method: 'SendMessage',
+          params: { message: { messageId: 'message one, ünïcode', role: 'ROLE_USER', parts: [{ text }] } },
+        },
+      });
+    const first = await send('once');
+    const again = await send('once');
+    expect(first.body.result.task.id).toEqual(expect.any(String));
+    expect(again.body.result.task.id).toBe(first.body.result.task.id);
+    expect(server().callsTo('a2a-once').length).toBeLessThanOrEqual(1);
+  });
+
   it('cancels a task the agent is working on, and answers -32002 for one that already ended', async () => {
     const agent = await registerAgent({
       mcpUrl: server().route('a2a-slow', acceptsAndHearsCancel),
