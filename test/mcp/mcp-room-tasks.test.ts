@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { registerAgent } from '../support/agents';
 import { newUserId } from '../support/humans';
 import { useMcpServer } from '../support/mcp-server';
-import { createRoom, isError, RoomClient } from '../support/room-client';
+import { createRoom, isError, useRoomClients } from '../support/room-client';
 import { waitForTask } from '../support/tasks';
 
 const FRAME_WAIT_MS = 10_000;
@@ -18,14 +18,7 @@ function tools(server: McpServer): void {
 
 describe('room tasks of an MCP agent', () => {
   const mcp = useMcpServer({ setup: tools });
-  const clients: RoomClient[] = [];
-  afterAll(() => Promise.all(clients.map((client) => client.close())));
-
-  const connect = async (roomId: string, credential: Parameters<typeof RoomClient.connect>[1]) => {
-    const client = await RoomClient.connect(roomId, credential);
-    clients.push(client);
-    return client;
-  };
+  const connect = useRoomClients();
 
   it('go over MCP, not to a socket its key opened, and the room hears task_update with the result', async () => {
     const agent = await registerAgent({ protocol: 'mcp', mcpUrl: mcp().url, capabilities: undefined });

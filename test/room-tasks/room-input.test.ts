@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { AgentServer, type AgentBehaviour } from '../support/agent-server';
+import { useAgentServer, type AgentBehaviour } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call } from '../support/http';
 import { humanHeaders, newUserId } from '../support/humans';
-import { createRoom, isError, RoomClient } from '../support/room-client';
+import { createRoom, isError, useRoomClients } from '../support/room-client';
 import { reportOn, tool, waitForTask } from '../support/tasks';
 import { until } from '../support/until';
 
@@ -15,23 +15,8 @@ const CONFIRMATION = {
   properties: { confirm: { type: 'boolean' } },
 };
 
-let agentServer: AgentServer;
-const clients: RoomClient[] = [];
-
-beforeAll(async () => {
-  agentServer = await AgentServer.start();
-});
-
-afterAll(async () => {
-  await Promise.all(clients.map((client) => client.close()));
-  await agentServer.close();
-});
-
-async function connect(roomId: string, credential: Parameters<typeof RoomClient.connect>[1]): Promise<RoomClient> {
-  const client = await RoomClient.connect(roomId, credential);
-  clients.push(client);
-  return client;
-}
+const agentServer = useAgentServer();
+const connect = useRoomClients();
 
 /** Over HTTP: 202 to a task, 200 to a delivered input. */
 const acceptsOverHttp: AgentBehaviour = (received) =>
@@ -42,7 +27,7 @@ const acceptsOverHttp: AgentBehaviour = (received) =>
 async function registerLiveAgent(): Promise<RegisteredAgent & { route: string }> {
   const route = `agent-${randomUUID()}`;
   const agent = await registerAgent({
-    mcpUrl: agentServer.route(route, acceptsOverHttp),
+    mcpUrl: agentServer().route(route, acceptsOverHttp),
     capabilities: { tools: [tool('delete', { what: { type: 'string' } })] },
   });
   return { ...agent, route };
@@ -121,12 +106,12 @@ describe('an input request in a room', () => {
     await asker.waitFor(isTaskUpdate(taskId, 'completed'), FRAME_WAIT_MS);
     expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: { deleted: true } });
     // The room socket carried the task and the answer: nothing went to the agent's mcpUrl.
-    expect(agentServer.callsTo(agent.route)).toEqual([]);
+    expect(agentServer().callsTo(agent.route)).toEqual([]);
   });
 
   it('of an agent reached over HTTP is answered by a participant over HTTP and delivered as a signed POST', async () => {
     const { agent, participant, person, taskId } = await roomTask({ agentConnected: false });
-    await until(() => agentServer.callsTo(agent.route)[0], 'the task called over HTTP');
+    await until(() => agentServer().callsTo(agent.route)[0], 'the task called over HTTP');
     await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' });
 
     const asked = await reportOn(taskId, agent.apiKey, {
@@ -147,7 +132,10 @@ describe('an input request in a room', () => {
     });
     expect(answered).toMatchObject({ status: 200, body: { taskId, status: 'pending', requestId } });
     const delivered = await until(
-      () => agentServer.callsTo(agent.route).find((received) => received.body?.input !== undefined),
+      () =>
+        agentServer()
+          .callsTo(agent.route)
+          .find((received) => received.body?.input !== undefined),
       'the input delivered over HTTP',
     );
     expect(delivered.body).toEqual({ taskId, operation: 'tools/delete', requestId, input: { confirm: false } });
@@ -187,7 +175,11 @@ describe('an input request in a room', () => {
       requestId: asked.body.requestId,
       input: ['old', 'older'],
     });
-    expect(agentServer.callsTo(agent.route).filter((received) => received.body?.input !== undefined)).toEqual([]);
+    expect(
+      agentServer()
+        .callsTo(agent.route)
+        .filter((received) => received.body?.input !== undefined),
+    ).toEqual([]);
     agentSocket.send({ type: 'TASK_RESULT', data: { taskId, status: 'completed', result: { deleted: 2 } } });
     expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: { deleted: 2 } });
   });
@@ -204,7 +196,10 @@ describe('an input request in a room', () => {
 
     person.send({ type: 'TASK_INPUT', data: { taskId, input: 'yes' } });
     const delivered = await until(
-      () => agentServer.callsTo(agent.route).find((received) => received.body?.input !== undefined),
+      () =>
+        agentServer()
+          .callsTo(agent.route)
+          .find((received) => received.body?.input !== undefined),
       'the input delivered over HTTP once the socket is gone',
     );
     expect(delivered.body).toEqual({ taskId, operation: 'tools/delete', requestId, input: 'yes' });
@@ -212,7 +207,9 @@ describe('an input request in a room', () => {
 
     // Time for a call with the task, were there one, before the report ends the workflow.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
-    const taskCalls = agentServer.callsTo(agent.route).filter((received) => received.body?.input === undefined);
+    const taskCalls = agentServer()
+      .callsTo(agent.route)
+      .filter((received) => received.body?.input === undefined);
     expect(taskCalls.map((received) => received.body)).toEqual([]);
     expect((await reportOn(taskId, agent.apiKey, { status: 'completed', result: { deleted: 1 } })).status).toBe(200);
     expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: { deleted: 1 } });

@@ -1,31 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { AgentServer, completes, type AgentBehaviour, accepts } from '../support/agent-server';
+import { useAgentServer, completes, type AgentBehaviour, accepts } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call } from '../support/http';
 import { newUserId } from '../support/humans';
-import { createRoom, isError, RoomClient } from '../support/room-client';
+import { createRoom, isError, RoomClient, useRoomClients } from '../support/room-client';
 import { tool, waitForTask, reportOn } from '../support/tasks';
 import { withTemporal } from '../support/temporal';
 
 const FRAME_WAIT_MS = 10_000;
-let agentServer: AgentServer;
-const clients: RoomClient[] = [];
-
-beforeAll(async () => {
-  agentServer = await AgentServer.start();
-});
-
-afterAll(async () => {
-  await Promise.all(clients.map((client) => client.close()));
-  await agentServer.close();
-});
-
-async function connect(roomId: string, credential: Parameters<typeof RoomClient.connect>[1]): Promise<RoomClient> {
-  const client = await RoomClient.connect(roomId, credential);
-  clients.push(client);
-  return client;
-}
+const agentServer = useAgentServer();
+const connect = useRoomClients();
 
 /** An agent whose mcpUrl is a route of the loopback agent server that completes with `{via: "http"}`. */
 function registerLiveAgent(
@@ -33,7 +18,7 @@ function registerLiveAgent(
   overHttp: AgentBehaviour = completes({ via: 'http' }),
 ): Promise<RegisteredAgent> {
   const route = `agent-${randomUUID()}`;
-  return registerAgent({ mcpUrl: agentServer.route(route, overHttp), capabilities: { tools } }).then((agent) => ({
+  return registerAgent({ mcpUrl: agentServer().route(route, overHttp), capabilities: { tools } }).then((agent) => ({
     ...agent,
     route,
   }));
@@ -122,7 +107,7 @@ describe('a human asks for a task in a room', () => {
       roomId: room.roomId,
       requestedBy: { type: 'HUMAN', id: human },
     });
-    expect(agentServer.callsTo(agent.route)).toHaveLength(0);
+    expect(agentServer().callsTo(agent.route)).toHaveLength(0);
   });
 
   it('names every activity of its workflow with a summary the operator reads in the Web UI', async () => {
@@ -161,9 +146,11 @@ describe('a human asks for a task in a room', () => {
     );
     const update = await asker.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS);
     expect(update.data).toMatchObject({ status: 'completed', result: { via: 'http' } });
-    expect(agentServer.callsTo(agent.route).map((received) => received.body)).toEqual([
-      { taskId, operation: 'tools/echo', params: { text: 'by post' } },
-    ]);
+    expect(
+      agentServer()
+        .callsTo(agent.route)
+        .map((received) => received.body),
+    ).toEqual([{ taskId, operation: 'tools/echo', params: { text: 'by post' } }]);
   });
 
   it("lets only the task's agent answer it", async () => {
@@ -331,13 +318,17 @@ describe('an agent that does not answer its TASK frame', () => {
       status: 'completed',
       result: { via: 'http' },
     });
-    expect(agentServer.callsTo(agent.route).map((received) => received.body.taskId)).toEqual([taskId]);
+    expect(
+      agentServer()
+        .callsTo(agent.route)
+        .map((received) => received.body.taskId),
+    ).toEqual([taskId]);
   });
 
   it('may report over HTTP after the fallback call accepted the task', async () => {
     const { agent, asker, agentSocket, taskId } = await taskOverSocket({ overHttp: accepts });
     await agentSocket.close();
-    await waitForTask(taskId, { until: () => agentServer.callsTo(agent.route).length > 0, timeoutMs: FRAME_WAIT_MS });
+    await waitForTask(taskId, { until: () => agentServer().callsTo(agent.route).length > 0, timeoutMs: FRAME_WAIT_MS });
 
     const report = await reportOn(taskId, agent.apiKey, { status: 'completed', result: { late: true } });
     expect(report.status).toBe(200);
@@ -352,6 +343,6 @@ describe('an agent that does not answer its TASK frame', () => {
 
     const update = await asker.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS);
     expect(update.data).toMatchObject({ status: 'failed', error: { code: 'AGENT_TIMEOUT' } });
-    expect(agentServer.callsTo(agent.route)).toHaveLength(0);
+    expect(agentServer().callsTo(agent.route)).toHaveLength(0);
   });
 });

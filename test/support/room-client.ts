@@ -172,3 +172,17 @@ export const isSystem = (event: string, participantId?: string) => (frame: any) 
   frame.data.event === event &&
   (participantId === undefined || frame.data.participant.id === participantId);
 export const isError = (frame: any) => frame.type === 'ERROR';
+
+/**
+ * Connects room clients for the file's tests, and closes them all after them. Use the returned
+ * function inside tests as RoomClient.connect.
+ */
+export function useRoomClients(): typeof RoomClient.connect {
+  const clients: RoomClient[] = [];
+  afterAll(() => Promise.all(clients.map((client) => client.close())));
+  return async (roomId, credential, options) => {
+    const client = await RoomClient.connect(roomId, credential, options);
+    clients.push(client);
+    return client;
+  };
+}
