@@ -7,8 +7,8 @@
 //
 // Run it:   ACS_URL=http://127.0.0.1:3000 AGENT_API_KEY=… AGENT_SIGNING_SECRET=whsec_… PORT=4001 npx tsx examples/confirming-agent.ts
 // after registering an agent whose mcpUrl is http://127.0.0.1:4001/mcp with a tool `delete` ({path: string}).
-import http from 'node:http';
-import { report, verifySignature } from './echo-agent';
+import type http from 'node:http';
+import { report, serveSignedCalls } from './echo-agent';
 
 export interface ConfirmingAgentOptions {
   port: number;
@@ -70,25 +70,13 @@ export function startConfirmingAgent(options: ConfirmingAgentOptions): Promise<h
     });
   }
 
-  const server = http.createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      const answer = (status: number, json: unknown) => {
-        response.writeHead(status, { 'content-type': 'application/json' });
-        response.end(JSON.stringify(json));
-      };
-      if (!verifySignature(options.signingSecret, request.headers, body))
-        return answer(401, { error: 'bad signature' });
-      const call = JSON.parse(body) as Call;
-      if (!('cancel' in call) && !('input' in call) && call.operation !== 'tools/delete')
-        return answer(404, { status: 'failed', error: { code: 'UNKNOWN_OPERATION', message: call.operation } });
-      answer('input' in call || 'cancel' in call ? 200 : 202, { status: 'received' });
-      handle(call);
-    });
+  return serveSignedCalls(options.port, options.signingSecret, (body, answer) => {
+    const call = body as Call;
+    if (!('cancel' in call) && !('input' in call) && call.operation !== 'tools/delete')
+      return answer(404, { status: 'failed', error: { code: 'UNKNOWN_OPERATION', message: call.operation } });
+    answer('input' in call || 'cancel' in call ? 200 : 202, { status: 'received' });
+    handle(call);
   });
-  return new Promise((resolve) => server.listen(options.port, '127.0.0.1', () => resolve(server)));
 }
 
 if (require.main === module) {

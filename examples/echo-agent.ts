@@ -66,52 +66,68 @@ export function startEchoAgent(options: EchoAgentOptions): Promise<http.Server> 
   // Tasks answered 202 whose report is still to come, so a cancellation can stop them.
   const pending = new Map<string, NodeJS.Timeout>();
 
+  return serveSignedCalls(options.port, options.signingSecret, (body, answer) => {
+    const call = body as {
+      taskId: string;
+      cancel?: boolean;
+      operation?: string;
+      params?: { text?: string; laterMs?: number };
+    };
+
+    if (call.cancel) {
+      clearTimeout(pending.get(call.taskId));
+      pending.delete(call.taskId);
+      return answer(200, { taskId: call.taskId, cancelled: true });
+    }
+    if (call.operation !== 'tools/echo')
+      return answer(200, {
+        status: 'failed',
+        error: { code: 'UNKNOWN_OPERATION', message: `No ${call.operation} here` },
+      });
+    const text = call.params?.text ?? '';
+    const laterMs = call.params?.laterMs;
+    // Quick work: answer with the result in the reply (well within AGENT_CALL_TIMEOUT_MS).
+    if (laterMs === undefined) return answer(200, { status: 'completed', result: { text } });
+    // Long work: accept now, report later. A retried call (same taskId) must not start the work twice.
+    if (!pending.has(call.taskId)) {
+      pending.set(
+        call.taskId,
+        setTimeout(() => {
+          pending.delete(call.taskId);
+          void report(options, call.taskId, { status: 'completed', result: { text, after: laterMs } });
+        }, laterMs),
+      );
+    }
+    return answer(202, { status: 'received' });
+  });
+}
+
+/** Replies to a call with a status and a JSON body. */
+export type Answer = (status: number, json: unknown) => void;
+
+/**
+ * An agent's HTTP server on 127.0.0.1:`port`: every request's signature is checked first (401 when
+ * the service did not sign it with `signingSecret`), then its JSON body goes to `handle`.
+ */
+export function serveSignedCalls(
+  port: number,
+  signingSecret: string,
+  handle: (call: unknown, answer: Answer) => void,
+): Promise<http.Server> {
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      const answer = (status: number, json: unknown) => {
+      const answer: Answer = (status, json) => {
         response.writeHead(status, { 'content-type': 'application/json' });
         response.end(JSON.stringify(json));
       };
-      if (!verifySignature(options.signingSecret, request.headers, body))
-        return answer(401, { error: 'bad signature' });
-      const call = JSON.parse(body) as {
-        taskId: string;
-        cancel?: boolean;
-        operation?: string;
-        params?: { text?: string; laterMs?: number };
-      };
-
-      if (call.cancel) {
-        clearTimeout(pending.get(call.taskId));
-        pending.delete(call.taskId);
-        return answer(200, { taskId: call.taskId, cancelled: true });
-      }
-      if (call.operation !== 'tools/echo')
-        return answer(200, {
-          status: 'failed',
-          error: { code: 'UNKNOWN_OPERATION', message: `No ${call.operation} here` },
-        });
-      const text = call.params?.text ?? '';
-      const laterMs = call.params?.laterMs;
-      // Quick work: answer with the result in the reply (well within AGENT_CALL_TIMEOUT_MS).
-      if (laterMs === undefined) return answer(200, { status: 'completed', result: { text } });
-      // Long work: accept now, report later. A retried call (same taskId) must not start the work twice.
-      if (!pending.has(call.taskId)) {
-        pending.set(
-          call.taskId,
-          setTimeout(() => {
-            pending.delete(call.taskId);
-            void report(options, call.taskId, { status: 'completed', result: { text, after: laterMs } });
-          }, laterMs),
-        );
-      }
-      return answer(202, { status: 'received' });
+      if (!verifySignature(signingSecret, request.headers, body)) return answer(401, { error: 'bad signature' });
+      handle(JSON.parse(body) as unknown, answer);
     });
   });
-  return new Promise((resolve) => server.listen(options.port, '127.0.0.1', () => resolve(server)));
+  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
 }
 
 if (require.main === module) {
