@@ -50,26 +50,24 @@ const HEARTBEAT_THROTTLE = '1 second';
 /**
  * With tracing on, the workers' part of a task's trace: activity spans under their workflow's,
  * workflow spans (exported through a sink, as workflow code cannot reach the network) under the
- * client's start. Off, the options as they are.
+ * client's start. With tracing off, nothing.
  */
-function withTracing(
-  hasWorkflows: boolean,
-  options: { interceptors: { activity: ActivityInterceptorsFactory[] } },
-): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
+function tracingParts(hasWorkflows: boolean): {
+  activity: ActivityInterceptorsFactory[];
+  workflowModules: string[];
+  sinks?: WorkerOptions['sinks'];
+} {
   const tracing = activeTracing();
-  if (!tracing) return options;
+  if (!tracing) return { activity: [], workflowModules: [] };
+  const activity: ActivityInterceptorsFactory = (ctx) => ({
+    inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
+    outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+  });
+  if (!hasWorkflows) return { activity: [activity], workflowModules: [] };
   return {
-    interceptors: {
-      activity: [
-        ...options.interceptors.activity,
-        (ctx) => ({
-          inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
-          outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
-        }),
-      ],
-      ...(hasWorkflows ? { workflowModules: [require.resolve('../../workflows/tracing-interceptors')] } : {}),
-    },
-    ...(hasWorkflows ? { sinks: { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) } } : {}),
+    activity: [activity],
+    workflowModules: [require.resolve('../../workflows/tracing-interceptors')],
+    sinks: { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) },
   };
 }
 
@@ -92,6 +90,7 @@ export async function startWorker(
   logger: Logger,
   { activities, workflowsPath }: { activities: object; workflowsPath?: string },
 ): Promise<RunningWorker> {
+  const traced = tracingParts(workflowsPath !== undefined);
   const worker = await Worker.create({
     connection,
     namespace: config.temporalNamespace,
@@ -102,9 +101,8 @@ export async function startWorker(
     maxConcurrentActivityTaskExecutions: ACTIVITY_SLOTS,
     maxConcurrentLocalActivityExecutions: LOCAL_ACTIVITY_SLOTS,
     maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE,
-    ...withTracing(workflowsPath !== undefined, {
-      interceptors: { activity: [activityLogContext()] },
-    }),
+    interceptors: { activity: [activityLogContext(), ...traced.activity], workflowModules: traced.workflowModules },
+    ...(traced.sinks ? { sinks: traced.sinks } : {}),
   });
   const running = worker.run();
   logger.info({ taskQueue: config.taskQueue }, 'worker polling');
