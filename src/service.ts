@@ -13,6 +13,7 @@ import type { Config } from './config/config';
 import type { Endpoints } from './embedded/stack';
 import { answerClientErrors } from './http/client-errors';
 import { createApp, type RouteModule } from './http/app';
+import { closeServer, listen } from './http/listen';
 import { capConnectionsPerAddress } from './limits/connection-cap';
 import { createLimits } from './limits/limits';
 import { MIGRATIONS } from './migrations';
@@ -303,19 +304,9 @@ async function serveApi(
   // Agents hold connections open between calls; keep them a little longer than common client pools do.
   server.keepAliveTimeout = 65_000;
   rooms.attach(server);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
+  await listen(server, config.port, config.host);
   stops.push(() => closeServer(server));
   // Runs before closeServer: WebSocket connections are not the HTTP server's to close.
   stops.push(() => rooms.close());
   return server;
-}
-
-function closeServer(server: http.Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
 }

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import type Router from '@koa/router';
 import { errorHandler } from '../http/error-handler';
+import { closeServer, listen } from '../http/listen';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
 
@@ -21,16 +22,9 @@ export async function serveOps(
   app.use(opsRouter.routes());
   const handle = app.callback();
   const server = http.createServer((request, response) => void handle(request, response));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
+  await listen(server, port, host);
   return {
     url: `http://${host}:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: () => closeServer(server),
   };
 }
