@@ -3,7 +3,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { requirePrincipal, type Principal } from '../auth/principal';
 import type { RouteModule } from '../http/app';
-import { agentNotFound } from '../registry/routes';
+import { visibleAgentOr404 } from '../registry/routes';
 import type { Agent } from '../registry/agent';
 import type { AgentStore } from '../registry/agent-store';
 import type { IdempotencyKeys } from '../tasks/idempotency-keys';
@@ -47,8 +47,7 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
   const router = new Router();
   router.post('/a2a/:agentId', async (ctx) => {
     const principal = requirePrincipal(ctx);
-    const agent = await deps.agents.findVisible(principal, ctx.params.agentId);
-    if (!agent) throw agentNotFound(ctx.params.agentId);
+    const agent = await visibleAgentOr404(deps.agents, principal, ctx.params.agentId);
     let id: string | number | null = null;
     try {
       const request = readRequest(ctx.request.body);

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { RouteModule } from '../http/app';
-import { agentNotFound } from '../registry/routes';
+import { visibleAgentOr404 } from '../registry/routes';
 import type { AgentStore } from '../registry/agent-store';
 import type { AuthState } from '../auth/principal';
 import { agentCard, serviceCard } from './agent-card';
@@ -18,9 +18,7 @@ export function createAgentCardRoutes(agents: Pick<AgentStore, 'findVisible'>): 
   });
   router.get('/agents/:agentId/.well-known/agent-card.json', async (ctx) => {
     const principal = (ctx.state as AuthState).principal;
-    const agent = await agents.findVisible(principal, ctx.params.agentId);
-    if (!agent) throw agentNotFound(ctx.params.agentId);
-    ctx.body = agentCard(agent, originOf(ctx));
+    ctx.body = agentCard(await visibleAgentOr404(agents, principal, ctx.params.agentId), originOf(ctx));
   });
   return { router, versioned: false };
 }

@@ -53,19 +53,28 @@ const pageOf = (query: AgentListQuery) => ({
 
 const changedMeanwhile = (agentId: string) =>
   new ApiError(ErrorCode.CONFLICT, `Agent ${agentId} was changed or deleted meanwhile; read it again and retry`);
-export const agentNotFound = (agentId: string) => new ApiError(ErrorCode.AGENT_NOT_FOUND, `Agent ${agentId} not found`);
+const agentNotFound = (agentId: string) => new ApiError(ErrorCode.AGENT_NOT_FOUND, `Agent ${agentId} not found`);
+
+/** The agent if `principal` (none: an anonymous caller) may see it, else 404: an invisible agent is not admitted to exist. */
+export async function visibleAgentOr404(
+  agents: Pick<AgentStore, 'findVisible'>,
+  principal: Principal | undefined,
+  agentId: string,
+): Promise<Agent> {
+  const agent = await agents.findVisible(principal, agentId);
+  if (!agent) throw agentNotFound(agentId);
+  return agent;
+}
 
 /** /agents: registration, lookup, change and removal of agents. Served bare and under /v1. */
 export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
   const { agents, directory, apiKeys, rules, importCapabilities } = deps;
   const router = new Router();
 
-  /** The agent if the caller may see it, else 404 (an invisible agent is not admitted to exist). */
+  /** The caller, and the agent of the route if the caller may see it (else 404). */
   async function visibleAgent(ctx: RouterContext): Promise<{ principal: Principal; agent: Agent }> {
     const principal = requirePrincipal(ctx);
-    const agent = await agents.findVisible(principal, ctx.params.agentId);
-    if (!agent) throw agentNotFound(ctx.params.agentId);
-    return { principal, agent };
+    return { principal, agent: await visibleAgentOr404(agents, principal, ctx.params.agentId) };
   }
 
   router.post('/agents', async (ctx) => {
