@@ -11,12 +11,14 @@ import {
   TaskErrorCode,
   TaskPhase,
   TaskStatus,
+  type A2aTaskHandle,
   type McpTaskHandle,
   type TaskError,
   type TaskResult,
 } from '../workflows/task-types';
 import { McpSessionPool } from '../src/mcp/session-pool';
 import { callOverMcp, type McpCallVerdict } from './mcp-call';
+import { callOverA2a, type A2aCallVerdict } from './a2a-call';
 import { ProgressWrites } from './mcp-progress';
 import { TaskElicitation } from './mcp-elicitation';
 import { withElicitation } from '../src/mcp/elicitation';
@@ -61,7 +63,9 @@ export type CallAgentResult =
   /** The agent took the task and owes a report: 202 from an `acs` agent. */
   | { kind: 'accepted'; attempt: number }
   /** An MCP agent runs the task on its side: the workflow polls it. */
-  | { kind: 'mcpTask'; attempt: number; handle: McpTaskHandle };
+  | { kind: 'mcpTask'; attempt: number; handle: McpTaskHandle }
+  /** An A2A agent goes on with the task after answering: the workflow polls it. */
+  | { kind: 'a2aTask'; attempt: number; handle: A2aTaskHandle };
 
 /**
  * How often a call heartbeats while it waits for the agent. A heartbeat is how a regular activity
@@ -100,12 +104,15 @@ async function callOverAcs(
   return { verdict: interpretAgentReply(status, text), status };
 }
 
+/** What one call's reply means, whichever protocol carried it. */
+type CallVerdict = McpCallVerdict | A2aCallVerdict | AgentReplyVerdict;
+
 /**
  * A call's outcome as a metric label: the HTTP status class of the agent's reply, or the error code
  * of a call that got none. An MCP server's JSON-RPC answer counts as 2xx; its HTTP refusals carry
  * their status.
  */
-function callOutcome({ verdict, status }: { verdict: McpCallVerdict | AgentReplyVerdict; status?: number }): string {
+function callOutcome({ verdict, status }: { verdict: CallVerdict; status?: number }): string {
   if (status !== undefined) return statusClassLabel(status);
   if (verdict.kind === 'retry') return TaskErrorCode.AGENT_UNREACHABLE;
   if (verdict.kind !== 'refused') return statusClassLabel(200);
@@ -115,7 +122,7 @@ function callOutcome({ verdict, status }: { verdict: McpCallVerdict | AgentReply
 
 /**
  * One call per attempt: a signed `POST mcpUrl` for an `acs` agent, an MCP request (mcp-call.ts) for
- * an `mcp` one. Retryable trouble (network, timeout, 408, 429, 5xx) is thrown
+ * an `mcp` one, an A2A SendMessage (a2a-call.ts) for an `a2a` one. Retryable trouble (network, timeout, 408, 429, 5xx) is thrown
  * as a retryable failure so Temporal's retry policy spaces the attempts, and its message is what the
  * Web UI shows as the last failure; 400/404/422 and replies outside the protocol are thrown
  * non-retryable, with the task error as details, and so is a call the outbound guard refused
@@ -212,7 +219,7 @@ export function callAgentActivity(
       return failure;
     }
 
-    let reply: { verdict: McpCallVerdict | AgentReplyVerdict; status?: number };
+    let reply: { verdict: CallVerdict; status?: number };
     const heartbeats = isLocal ? undefined : setInterval(() => context.heartbeat(), CALL_HEARTBEAT_MS);
     const call = {
       timeoutMs: settings.callTimeoutMs,
@@ -226,14 +233,20 @@ export function callAgentActivity(
         deadline: Date.now() + settings.callTimeoutMs,
         signal: context.cancellationSignal,
       });
-      reply =
-        agent.protocol === AgentProtocol.MCP
-          ? {
-              verdict: await withElicitation(elicitation, () =>
-                callOverMcp(agent, operation, params, { ...call, dispatcher, sessions, onProgress: progress.record }),
-              ),
-            }
-          : await callOverAcs(dispatcher, agent, { taskId, operation, params }, `${taskId}-${attempt}`, call);
+      switch (agent.protocol) {
+        case AgentProtocol.MCP:
+          reply = {
+            verdict: await withElicitation(elicitation, () =>
+              callOverMcp(agent, operation, params, { ...call, dispatcher, sessions, onProgress: progress.record }),
+            ),
+          };
+          break;
+        case AgentProtocol.A2A:
+          reply = { verdict: await callOverA2a(agent, taskId, operation, params, { ...call, dispatcher }) };
+          break;
+        default:
+          reply = await callOverAcs(dispatcher, agent, { taskId, operation, params }, `${taskId}-${attempt}`, call);
+      }
     } catch (error) {
       if (context.cancellationSignal.aborted) {
         callEnded(CALL_ABANDONED);
@@ -270,14 +283,13 @@ export function callAgentActivity(
         );
       case 'accepted':
       case 'mcpTask':
+      case 'a2aTask':
         await taskStore.updateUnconditionally(task, {
           phase: TaskPhase.AWAITING_AGENT_REPORT,
           attempts: attempt,
           event: { type: TaskEventType.ACCEPTED, attempt },
         });
-        return verdict.kind === 'accepted'
-          ? { kind: 'accepted', attempt }
-          : { kind: 'mcpTask', attempt, handle: verdict.handle };
+        return verdict.kind === 'accepted' ? { kind: 'accepted', attempt } : { ...verdict, attempt };
       case 'completed':
       case 'failed':
         return recordedAnswer(taskStore, task, verdict, attempt, keepsResult);
@@ -286,7 +298,7 @@ export function callAgentActivity(
 }
 
 /** An answer that ends the call: the task's outcome, not a wait for more. */
-export type AgentAnswer = Exclude<CallAgentResult, { kind: 'accepted' | 'mcpTask' }>;
+export type AgentAnswer = Exclude<CallAgentResult, { kind: 'accepted' | 'mcpTask' | 'a2aTask' }>;
 
 /** The agent's answer, recorded as the task's outcome: what the workflow goes on with. */
 export async function recordedAnswer(

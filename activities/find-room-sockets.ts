@@ -8,10 +8,12 @@ export function findRoomSocketsActivities(presence: PresenceLookup, agents: Rece
   return {
     /**
      * The queue of a process holding the agent's socket in the room; null when none does, or when
-     * the agent speaks MCP: its tasks go over MCP, in a room as anywhere, even if its key opened a socket.
+     * the agent speaks MCP or A2A: its tasks go over that protocol, in a room as anywhere, even if its
+     * key opened a socket.
      */
     async findAgentSocket({ roomId, agentId }: { roomId: string; agentId: string }): Promise<string | null> {
-      if ((await agents.findById(agentId))?.protocol === AgentProtocol.MCP) return null;
+      const protocol = (await agents.findById(agentId))?.protocol;
+      if (protocol !== undefined && protocol !== AgentProtocol.ACS) return null;
       return presence.queueOf(roomId, { type: ParticipantType.AGENT, id: agentId });
     },
     async findRoomSockets(roomId: string): Promise<string[]> {

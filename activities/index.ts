@@ -14,6 +14,7 @@ import { deliverCallbackActivity } from './deliver-callback';
 import { deliverTaskInputActivity } from './deliver-task-input';
 import { notifyCancellationActivity } from './notify-cancellation';
 import { pollMcpTaskActivity } from './poll-mcp-task';
+import { pollA2aTaskActivity } from './poll-a2a-task';
 import { recordTaskActivity } from './record-task';
 import { validateParamsActivity } from './validate-params';
 
@@ -47,6 +48,10 @@ export function createActivities(deps: ActivityDeps) {
       deps.metrics,
     ),
     pollMcpTask: pollMcpTaskActivity(agents, taskStore, dispatcher, {
+      callTimeoutMs: deps.config.agentCallTimeoutMs,
+      maxReplyBytes: deps.config.maxBodyBytes,
+    }),
+    pollA2aTask: pollA2aTaskActivity(agents, taskStore, dispatcher, {
       callTimeoutMs: deps.config.agentCallTimeoutMs,
       maxReplyBytes: deps.config.maxBodyBytes,
     }),

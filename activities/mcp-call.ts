@@ -1,4 +1,3 @@
-import { ApplicationFailure } from '@temporalio/activity';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   CallToolResultSchema,
@@ -14,11 +13,11 @@ import type { AgentReplyVerdict } from '../src/tasks/agent-reply';
 import { isRetriedStatus } from '../src/tasks/agent-reply';
 import { findOperation } from '../src/tasks/operations';
 import { serverAnswerOf } from '../src/mcp/answers';
-import { causeOf, describeError } from '../src/ops/describe-error';
+import { causeOf } from '../src/ops/describe-error';
 import { REPLY_TOO_LARGE, ReplyTooLarge } from '../src/mcp/guarded-fetch';
 import { McpSession, type McpSessionOptions } from '../src/mcp/session';
 import type { McpSessionPool } from '../src/mcp/session-pool';
-import { refusalOf } from './signed-post';
+import { verdictOrFailure } from './signed-post';
 import { normaliseResult, TaskErrorCode, type McpTaskHandle } from '../workflows/task-types';
 
 /** What one MCP call means for its task: the verdicts of a signed POST, or a task the server runs on its side. */
@@ -236,18 +235,7 @@ export function verdictOfError(error: unknown): McpCallVerdict {
   throw error;
 }
 
-/**
- * What a failed MCP request of an activity means: the server's answer as a verdict; anything else
- * thrown as the activity's failure, final for the outbound guard's refusal (AGENT_URL_REFUSED),
- * retried for network trouble (AGENT_UNREACHABLE). `doing` and `url` name the request in messages.
- */
+/** What a failed MCP request of an activity means: signed-post.ts's verdictOrFailure of verdictOfError. */
 export function answerOf(error: unknown, doing: string, url: string): McpCallVerdict {
-  try {
-    return verdictOfError(error);
-  } catch (thrown) {
-    throw (
-      refusalOf(thrown, doing, url, TaskErrorCode.AGENT_URL_REFUSED) ??
-      ApplicationFailure.retryable(`${doing} ${url} failed: ${describeError(thrown)}`, TaskErrorCode.AGENT_UNREACHABLE)
-    );
-  }
+  return verdictOrFailure(error, verdictOfError, doing, url);
 }

@@ -3,10 +3,12 @@ import type { Dispatcher } from 'undici';
 import { McpSession } from '../src/mcp/session';
 import type { Agent } from '../src/registry/agent';
 import type { RecentAgents } from '../src/registry/recent-agents';
-import type { McpTaskHandle } from '../workflows/task-types';
+import type { A2aTaskHandle, McpTaskHandle } from '../workflows/task-types';
 import { isRetriedStatus } from '../src/tasks/agent-reply';
 import { answerOf } from './mcp-call';
-import { postSigned, refusalOf } from './signed-post';
+import { verdictOfA2aError } from './a2a-call';
+import { a2aRequest } from '../src/a2a/a2a-client';
+import { postSigned, refusalOf, verdictOrFailure } from './signed-post';
 import { describeError } from '../src/ops/describe-error';
 
 export interface NotifyCancellationSettings {
@@ -15,7 +17,8 @@ export interface NotifyCancellationSettings {
 
 /**
  * Tells the agent of a cancelled task that was awaiting its report to stop: a signed `POST mcpUrl`
- * with `{taskId, cancel: true}` to an `acs` agent, `tasks/cancel` of its MCP task to an `mcp` one.
+ * with `{taskId, cancel: true}` to an `acs` agent, `tasks/cancel` of its MCP task to an `mcp` one,
+ * `CancelTask` of its A2A task to an `a2a` one.
  * Best effort: the workflow retries it a few times and then lets go; an address the outbound guard
  * refused is not tried again.
  */
@@ -28,14 +31,17 @@ export function notifyCancellationActivity(
     taskId,
     agentId,
     mcpTask,
+    a2aTask,
   }: {
     taskId: string;
     agentId: string;
     mcpTask?: McpTaskHandle;
+    a2aTask?: A2aTaskHandle;
   }): Promise<void> {
     const agent = await agents.findById(agentId);
     if (!agent) return;
     if (mcpTask) return cancelMcpTask(agent, mcpTask, dispatcher, settings);
+    if (a2aTask) return cancelA2aTask(agent, a2aTask, dispatcher, settings);
     let status: number;
     try {
       ({ status } = await postSigned(dispatcher, {
@@ -79,5 +85,26 @@ async function cancelMcpTask(
     // Any other answer settles it: a task that already ended cannot be cancelled.
   } finally {
     await session?.close();
+  }
+}
+
+/** `CancelTask` of the A2A agent's task; an agent that says it cannot (it ended already) settles it too. */
+async function cancelA2aTask(
+  agent: Agent,
+  handle: A2aTaskHandle,
+  dispatcher: Dispatcher,
+  settings: NotifyCancellationSettings,
+): Promise<void> {
+  try {
+    await a2aRequest(
+      agent,
+      'CancelTask',
+      { id: handle.a2aTaskId },
+      { dispatcher, timeoutMs: settings.callTimeoutMs, maxReplyBytes: 64 * 1024 },
+    );
+  } catch (error) {
+    const answer = verdictOrFailure(error, verdictOfA2aError, 'Cancelling the A2A task at', agent.mcpUrl);
+    if (answer.kind === 'retry')
+      throw ApplicationFailure.retryable(`Cancelling the A2A task at ${agent.mcpUrl}: ${answer.reason}`);
   }
 }

@@ -3,11 +3,12 @@ import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Dispatcher } from 'undici';
 import { McpSession } from '../src/mcp/session';
 import type { RecentAgents } from '../src/registry/recent-agents';
-import { refOf, type TaskStore } from '../src/tasks/task-store';
+import type { TaskStore } from '../src/tasks/task-store';
 import { TaskEventType } from '../src/task-events/task-event';
-import { isLive, TaskErrorCode, type McpTaskHandle } from '../workflows/task-types';
-import { recordedAnswer, type AgentAnswer } from './call-agent';
+import { TaskErrorCode, type McpTaskHandle } from '../workflows/task-types';
+import type { AgentAnswer } from './call-agent';
 import { answerOf, toolVerdict, type McpCallVerdict } from './mcp-call';
+import { polledAnswer, polledTask } from './polled-task';
 
 export interface PollMcpTaskInput {
   taskId: string;
@@ -46,23 +47,7 @@ export function pollMcpTaskActivity(
     keepsResult,
   }: PollMcpTaskInput): Promise<McpTaskPoll> {
     const context = Context.current();
-    const stored = await taskStore.find(taskId);
-    if (!stored)
-      throw ApplicationFailure.nonRetryable(
-        `Task ${taskId} is not in the task index`,
-        TaskErrorCode.AGENT_PROTOCOL_ERROR,
-      );
-    // Its outcome stands: the answer recorded below is written without looking again.
-    if (!isLive(stored.status)) {
-      throw ApplicationFailure.nonRetryable(
-        `Task ${taskId} already ended ${stored.status}`,
-        TaskErrorCode.AGENT_PROTOCOL_ERROR,
-      );
-    }
-    const task = refOf(stored);
-    const agent = await agents.findById(agentId);
-    if (!agent)
-      throw ApplicationFailure.nonRetryable(`Agent ${agentId} no longer exists`, TaskErrorCode.AGENT_NOT_FOUND);
+    const { task, agent } = await polledTask(taskStore, agents, taskId, agentId);
     let verdict: McpCallVerdict | { kind: 'working'; pollIntervalMs?: number };
     let session: McpSession | undefined;
     // The session ends with the MCP task: kept while the task works.
@@ -89,25 +74,13 @@ export function pollMcpTaskActivity(
     } finally {
       await session?.close(keepSession);
     }
-    switch (verdict.kind) {
-      case 'working':
-        return verdict;
-      case 'retry':
-        throw ApplicationFailure.retryable(
-          `Polling ${agent.mcpUrl}: ${verdict.reason}`,
-          TaskErrorCode.AGENT_UNREACHABLE,
-        );
-      case 'refused':
-        throw ApplicationFailure.nonRetryable(verdict.error.message, verdict.error.code, verdict.error.details);
-      case 'mcpTask':
-        throw ApplicationFailure.nonRetryable(
-          'The MCP server answered a poll with a new task',
-          TaskErrorCode.AGENT_PROTOCOL_ERROR,
-        );
-      case 'completed':
-      case 'failed':
-        return recordedAnswer(taskStore, task, verdict, attempt, keepsResult);
-    }
+    if (verdict.kind === 'working') return verdict;
+    if (verdict.kind === 'mcpTask')
+      throw ApplicationFailure.nonRetryable(
+        'The MCP server answered a poll with a new task',
+        TaskErrorCode.AGENT_PROTOCOL_ERROR,
+      );
+    return polledAnswer(verdict, taskStore, { task, attempt, keepsResult, url: agent.mcpUrl });
   };
 }
 

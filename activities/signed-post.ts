@@ -2,7 +2,8 @@ import { ApplicationFailure, log } from '@temporalio/activity';
 import { request, type Dispatcher } from 'undici';
 import { DestinationRefused } from '../src/tasks/outbound-guard';
 import { signWebhook } from '../src/tasks/webhook-signature';
-import { causeOf } from '../src/ops/describe-error';
+import { causeOf, describeError } from '../src/ops/describe-error';
+import { TaskErrorCode } from '../workflows/task-types';
 
 export interface SignedPost {
   url: string;
@@ -66,4 +67,20 @@ export function refusalOf(error: unknown, call: string, url: string, type?: stri
   if (!refused) return undefined;
   log.warn('Outbound call refused by the address guard', { url, address: refused.address });
   return ApplicationFailure.nonRetryable(`${call} ${url} refused: ${refused.message}`, type);
+}
+
+/**
+ * `read`'s verdict of a failed request to an agent; what `read` throws on instead is the activity's
+ * failure: final for the outbound guard's refusal (AGENT_URL_REFUSED), retried for network trouble
+ * (AGENT_UNREACHABLE). `doing` and `url` name the request in messages.
+ */
+export function verdictOrFailure<V>(error: unknown, read: (error: unknown) => V, doing: string, url: string): V {
+  try {
+    return read(error);
+  } catch (thrown) {
+    throw (
+      refusalOf(thrown, doing, url, TaskErrorCode.AGENT_URL_REFUSED) ??
+      ApplicationFailure.retryable(`${doing} ${url} failed: ${describeError(thrown)}`, TaskErrorCode.AGENT_UNREACHABLE)
+    );
+  }
 }

@@ -23,7 +23,7 @@ import { serveOps } from './ops/ops-server';
 import { AGENT_CHANGE_CLAIMS_COLLECTION, AGENTS_COLLECTION, AgentStore } from './registry/agent-store';
 import { RecentAgents } from './registry/recent-agents';
 import { createRegistryRoutes } from './registry/routes';
-import { capabilityImporter } from './mcp/capability-import';
+import { capabilityImporter } from './registry/capability-importer';
 import { outboundDispatcher } from './tasks/outbound-guard';
 import { AgentDirectory } from './registry/agent-directory';
 import { UserSchemaCompiler } from './registry/user-schemas';

@@ -78,10 +78,10 @@ describe('GET /openapi.json', () => {
     },
   );
 
-  it('requires capabilities unless protocol is mcp, as the server does, and describes protocol and headers', async () => {
+  it('requires capabilities unless protocol is mcp or a2a, as the server does, and describes protocol and headers', async () => {
     const reply = await call('GET', '/openapi.json');
     const schema = reply.body.paths['/agents'].post.requestBody.content['application/json'].schema;
-    expect(schema.properties.protocol).toMatchObject({ enum: ['acs', 'mcp'], description: expect.any(String) });
+    expect(schema.properties.protocol).toMatchObject({ enum: ['acs', 'mcp', 'a2a'], description: expect.any(String) });
     expect(schema.properties.headers).toMatchObject({
       type: 'object',
       writeOnly: true,
@@ -97,6 +97,7 @@ describe('GET /openapi.json', () => {
     expect(documented(withoutCapabilities)).toBe(false);
     expect(documented({ ...withoutCapabilities, protocol: 'acs' })).toBe(false);
     expect(documented({ ...withoutCapabilities, protocol: 'mcp' })).toBe(true);
+    expect(documented({ ...withoutCapabilities, protocol: 'a2a' })).toBe(true);
     expectError(await call('POST', '/agents', { apiKey: 'admin', body: withoutCapabilities }), 400, 'VALIDATION_ERROR');
     expectError(
       await call('POST', '/agents', { apiKey: 'admin', body: { ...withoutCapabilities, protocol: 'acs' } }),

@@ -8,9 +8,11 @@ import {
   isCancellation,
   patched,
   workflowInfo,
+  type ActivityOptions,
 } from '@temporalio/workflow';
 import type { CallAgentResult } from '../activities/call-agent';
 import type { McpTaskPoll } from '../activities/poll-mcp-task';
+import type { A2aTaskPoll } from '../activities/poll-a2a-task';
 import type { CallbackTarget } from '../activities/deliver-callback';
 import {
   TaskErrorCode,
@@ -19,6 +21,7 @@ import {
   TaskWait,
   type AgentReport,
   type CompositionInput,
+  type A2aTaskHandle,
   type McpTaskHandle,
   type PlannedTask,
   type RoomOfTask,
@@ -71,20 +74,36 @@ const retryPolicyOf = ({ retry }: PlannedTask) => ({
 });
 
 /**
- * Between polls of an MCP task: the server's suggestion, but never under a twelfth of the time the
- * task has run, within 1 s and 60 s. Each poll adds about a dozen events to the run's history, which
- * Temporal caps at 51 200: polls that slow down as the task ages let a task run for days, where a
- * steady 5 s would end the run within hours.
+ * Between polls of an agent's own task (an MCP task, an A2A task): the agent's suggestion, but
+ * never under a twelfth of the time the task has run, within 1 s and 60 s. Each poll adds about a
+ * dozen events to the run's history, which Temporal caps at 51 200: polls that slow down as the
+ * task ages let a task run for days, where a steady 5 s would end the run within hours. An MCP
+ * server that suggests nothing is polled every 5 s; an A2A agent, which has no way to suggest, every
+ * second at first.
  */
-const MCP_POLL_DEFAULT_MS = 5_000;
-const MCP_POLL_MIN_MS = 1_000;
-const MCP_POLL_MAX_MS = 60_000;
-const MCP_POLL_AGE_SHARE = 12;
-const mcpPollDelayMs = (suggested: number | undefined, elapsedMs: number): number =>
+const MCP_TASK_POLL_DEFAULT_MS = 5_000;
+const AGENT_TASK_POLL_MIN_MS = 1_000;
+const AGENT_TASK_POLL_MAX_MS = 60_000;
+const AGENT_TASK_POLL_AGE_SHARE = 12;
+const agentTaskPollDelayMs = (suggestedMs: number, elapsedMs: number): number =>
   Math.min(
-    MCP_POLL_MAX_MS,
-    Math.max(MCP_POLL_MIN_MS, suggested ?? MCP_POLL_DEFAULT_MS, Math.floor(elapsedMs / MCP_POLL_AGE_SHARE)),
+    AGENT_TASK_POLL_MAX_MS,
+    Math.max(AGENT_TASK_POLL_MIN_MS, suggestedMs, Math.floor(elapsedMs / AGENT_TASK_POLL_AGE_SHARE)),
   );
+
+/** A task the agent goes on with on its side, and how the workflow polls it. */
+interface FollowedTask {
+  /** What it is, in the poll activity's summary: `MCP task`, `A2A task`. */
+  kind: string;
+  /** It, in messages and timer summaries: `MCP task <its id>`. */
+  name: string;
+  wait: TaskWait;
+  /** The agent's suggestion of the wait before the first poll, if it made one. */
+  firstIntervalMs?: number;
+  /** The wait between polls while the agent suggests none. */
+  unsuggestedMs: number;
+  poll: (options: ActivityOptions) => Promise<McpTaskPoll | A2aTaskPoll>;
+}
 
 const endedUncompleted = (parent: TaskRun): boolean =>
   parent.outcome !== undefined && parent.outcome.status !== TaskStatus.COMPLETED;
@@ -102,6 +121,8 @@ export class TaskRun {
   private awaitingReport = false;
   /** The MCP task the agent runs for this one: cancelled at the agent when this task ends without its answer. */
   private mcpTask?: McpTaskHandle;
+  /** The A2A task the agent goes on with for this one: cancelled at the agent when this task ends without its answer. */
+  private a2aTask?: A2aTaskHandle;
   /** The call already recorded the agent's answer in the task store. */
   private answerStoredByCall = false;
   private cancelRequested = false;
@@ -269,6 +290,7 @@ export class TaskRun {
     }
     this.attempts = replied.attempt;
     if (replied.kind === 'mcpTask') return this.mcpTaskEnded(replied.handle, replied.attempt, startedAt);
+    if (replied.kind === 'a2aTask') return this.a2aTaskEnded(replied.handle, replied.attempt, startedAt);
     if (replied.kind !== 'accepted' && replied.recorded) {
       this.answerStoredByCall = true;
       return outcomeOfAnswer(replied);
@@ -420,56 +442,100 @@ export class TaskRun {
   }
 
   /**
-   * Step, after an MCP agent took the task as an MCP task of its own: polled with named timers until
-   * it ends, or until the task's timeoutMs has passed. Runs recorded before MCP agents existed never
-   * get here (no call of theirs answers `mcpTask`), so the step needs no patch to replay them.
+   * Step, after an MCP agent took the task as an MCP task of its own, or an A2A agent answered with
+   * a task it goes on with: polled with named timers until it ends, or until the task's timeoutMs
+   * has passed. Runs recorded before such agents existed never get here (no call of theirs answers
+   * `mcpTask` or `a2aTask`), so the step needs no patch to replay them.
    */
-  private async mcpTaskEnded(handle: McpTaskHandle, attempt: number, startedAt: number): Promise<TaskOutcome> {
+  private async agentTaskEnded(followed: FollowedTask, attempt: number, startedAt: number): Promise<TaskOutcome> {
     const { task } = this;
-    this.mcpTask = handle;
     this.awaitingReport = true;
-    let intervalMs = handle.pollIntervalMs;
+    let intervalMs = followed.firstIntervalMs;
     for (;;) {
       const remainingMs = task.timeoutMs - (Date.now() - startedAt);
       if (remainingMs <= 0) {
         return failure(
           {
             code: TaskErrorCode.AGENT_TIMEOUT,
-            message: `The agent's MCP task ${handle.mcpTaskId} did not end within ${task.timeoutMs} ms`,
+            message: `The agent's ${followed.name} did not end within ${task.timeoutMs} ms`,
           },
           attempt,
         );
       }
-      this.waitFor(TaskWait.MCP_TASK);
+      this.waitFor(followed.wait);
       // An agent may also report on the task (POST /tasks/{taskId}/result): its report ends the wait and the task.
       await condition(
         () => this.report !== undefined,
-        Math.min(mcpPollDelayMs(intervalMs, Date.now() - startedAt), remainingMs),
-        { summary: `next poll of MCP task ${handle.mcpTaskId} (task ${task.taskId})` },
+        Math.min(agentTaskPollDelayMs(intervalMs ?? followed.unsuggestedMs, Date.now() - startedAt), remainingMs),
+        { summary: `next poll of ${followed.name} (task ${task.taskId})` },
       );
       if (this.report) return outcomeOfReport(this.report, attempt);
-      let polled: McpTaskPoll;
+      let polled: McpTaskPoll | A2aTaskPoll;
       try {
-        polled = await agentCalls.pollMcpTask.executeWithOptions(
-          {
-            startToCloseTimeout: this.run.input.agentCallTimeoutMs + CALL_ACTIVITY_MARGIN_MS,
-            retry: retryPolicyOf(task),
-            summary: `poll MCP task: ${this.describe()} (task ${task.taskId})`,
-          },
-          [{ taskId: task.taskId, agentId: task.agentId, handle, attempt, keepsResult: this.keepsResult }],
-        );
+        polled = await followed.poll({
+          startToCloseTimeout: this.run.input.agentCallTimeoutMs + CALL_ACTIVITY_MARGIN_MS,
+          retry: retryPolicyOf(task),
+          summary: `poll ${followed.kind}: ${this.describe()} (task ${task.taskId})`,
+        });
       } catch (error) {
         if (isCancellation(error)) throw error;
         return failure(activityError(error), attempt);
       }
       if (polled.kind === 'working') {
-        intervalMs = polled.pollIntervalMs;
+        intervalMs = 'pollIntervalMs' in polled ? polled.pollIntervalMs : undefined;
         continue;
       }
       this.awaitingReport = false;
       if (polled.recorded) this.answerStoredByCall = true;
       return outcomeOfAnswer(polled);
     }
+  }
+
+  /** The MCP task an MCP agent runs for this one, polled with `tasks/get` at the pace the server suggests. */
+  private mcpTaskEnded(handle: McpTaskHandle, attempt: number, startedAt: number): Promise<TaskOutcome> {
+    this.mcpTask = handle;
+    const input = {
+      taskId: this.task.taskId,
+      agentId: this.task.agentId,
+      handle,
+      attempt,
+      keepsResult: this.keepsResult,
+    };
+    return this.agentTaskEnded(
+      {
+        kind: 'MCP task',
+        name: `MCP task ${handle.mcpTaskId}`,
+        wait: TaskWait.MCP_TASK,
+        firstIntervalMs: handle.pollIntervalMs,
+        unsuggestedMs: MCP_TASK_POLL_DEFAULT_MS,
+        poll: (options) => agentCalls.pollMcpTask.executeWithOptions(options, [input]),
+      },
+      attempt,
+      startedAt,
+    );
+  }
+
+  /** The task an A2A agent goes on with for this one, polled with `GetTask`, soon at first. */
+  private a2aTaskEnded(handle: A2aTaskHandle, attempt: number, startedAt: number): Promise<TaskOutcome> {
+    this.a2aTask = handle;
+    const input = {
+      taskId: this.task.taskId,
+      agentId: this.task.agentId,
+      handle,
+      attempt,
+      keepsResult: this.keepsResult,
+    };
+    return this.agentTaskEnded(
+      {
+        kind: 'A2A task',
+        name: `A2A task ${handle.a2aTaskId}`,
+        wait: TaskWait.A2A_TASK,
+        unsuggestedMs: AGENT_TASK_POLL_MIN_MS,
+        poll: (options) => agentCalls.pollA2aTask.executeWithOptions(options, [input]),
+      },
+      attempt,
+      startedAt,
+    );
   }
 
   /** Step, after a 202: the agent's report, or its input request; false once the task's timeoutMs has passed. */
@@ -597,12 +663,17 @@ export class TaskRun {
     this.outcomeStored = true;
     this.waitFor(undefined);
     // After the record: neither an unreachable agent nor a slow callback receiver delays the outcome.
-    // An MCP task is cancelled whenever this task ended without its answer, at a timeout too.
-    if (this.awaitingReport && (outcome.status === TaskStatus.CANCELLED || this.mcpTask)) {
+    // An MCP or A2A task is cancelled whenever this task ended without its answer, at a timeout too.
+    if (this.awaitingReport && (outcome.status === TaskStatus.CANCELLED || this.mcpTask || this.a2aTask)) {
       this.run.deliveries.push(
         notifications.notifyCancellation
           .executeWithOptions({ ...notificationOptions, summary: `tell of cancellation: ${this.describe()}` }, [
-            { taskId: task.taskId, agentId: task.agentId, ...(this.mcpTask ? { mcpTask: this.mcpTask } : {}) },
+            {
+              taskId: task.taskId,
+              agentId: task.agentId,
+              ...(this.mcpTask ? { mcpTask: this.mcpTask } : {}),
+              ...(this.a2aTask ? { a2aTask: this.a2aTask } : {}),
+            },
           ])
           .catch(() => undefined),
       );

@@ -159,6 +159,14 @@ export interface McpTaskHandle {
   pollIntervalMs?: number;
 }
 
+/**
+ * A task an A2A agent goes on with after answering SendMessage: the workflow polls it with GetTask
+ * on timers, and cancels it with CancelTask.
+ */
+export interface A2aTaskHandle {
+  a2aTaskId: string;
+}
+
 /** The input of the composition workflow; a single task is a composition of one without an id. */
 export interface CompositionInput {
   compositionId?: string;
@@ -242,6 +250,7 @@ export const TaskWait = {
   AGENT_CALL: 'agent call',
   REPORT: "agent's report",
   MCP_TASK: "agent's MCP task",
+  A2A_TASK: "agent's A2A task",
   /** The agent asked for a person's input. */
   INPUT: 'input from a person',
   /** The input goes to the agent. */

@@ -32,9 +32,9 @@ const REQUIRED_ENDPOINTS = { mcpUrl: 'mcpEndpoint', chatUrl: 'chatEndpoint' } as
 /** What the registration's members mean beyond their types, for the readers of the document. */
 const FIELD_DESCRIPTIONS: Record<string, string> = {
   protocol:
-    'How the service calls the agent at mcpUrl: "acs" (default), its signed POST; "mcp", the Model Context Protocol over Streamable HTTP',
+    'How the service calls the agent at mcpUrl: "acs" (default), its signed POST; "mcp", the Model Context Protocol over Streamable HTTP; "a2a", A2A 1.0\'s JSON-RPC binding (mcpUrl the endpoint, or the Agent Card\'s URL)',
   headers:
-    'Protocol "mcp" only: sent with every MCP request to mcpUrl and nowhere else (an Authorization bearer token, say). Sealed at rest and never shown again: agent records name them in headerNames. A PATCH replaces them whole; {} removes them',
+    'Protocols "mcp" and "a2a" only: sent with every MCP or A2A request to mcpUrl and nowhere else (an Authorization bearer token, say). Sealed at rest and never shown again: agent records name them in headerNames. A PATCH replaces them whole; {} removes them',
 };
 
 type ObjectSchema = { required?: string[]; properties: Record<string, object> };
@@ -51,7 +51,7 @@ function describedFields(schema: ObjectSchema): Record<string, object> {
 
 /**
  * POST /agents as documented. The server requires mcpUrl and chatUrl after folding their aliases
- * into them, and capabilities unless the agent speaks MCP (src/registry/registration.ts), which
+ * into them, and capabilities unless the agent speaks MCP or A2A (src/registry/registration.ts), which
  * AGENT_REGISTRATION_SCHEMA leaves to that code; clients read the schema, so the document says both
  * there, and marks the aliases deprecated.
  */
@@ -61,7 +61,7 @@ function documentedRegistrationSchema(): Schema {
   properties.capabilities = {
     ...properties.capabilities,
     description:
-      'Required unless protocol is "mcp": an MCP agent registered without them gets those its server lists (tools/list, resources/list, prompts/list)',
+      'Required unless protocol is "mcp" or "a2a": an MCP agent registered without them gets those its server lists (tools/list, resources/list, prompts/list), an A2A agent its Agent Card\'s skills as tools',
   };
   for (const [name, alias] of Object.entries(REQUIRED_ENDPOINTS)) {
     properties[alias] = {
@@ -74,7 +74,7 @@ function documentedRegistrationSchema(): Schema {
     ...schema,
     required: [...schema.required, ...Object.keys(REQUIRED_ENDPOINTS)],
     properties,
-    if: { required: ['protocol'], properties: { protocol: { const: 'mcp' } } },
+    if: { required: ['protocol'], properties: { protocol: { enum: ['mcp', 'a2a'] } } },
     else: { required: ['capabilities'] },
   };
 }
@@ -85,9 +85,10 @@ function documentedUpdateSchema(): Schema {
   return { ...schema, properties: describedFields(schema) };
 }
 
-/** The error answered when an MCP agent's capabilities cannot be read. */
+/** The error answered when an MCP or A2A agent's capabilities cannot be read. */
 const CAPABILITY_IMPORT_ERROR = {
-  '422': "CAPABILITY_IMPORT_FAILED: the MCP server's capabilities could not be read; the message says what it did",
+  '422':
+    "CAPABILITY_IMPORT_FAILED: the MCP server's capabilities, or the A2A agent's card, could not be read; the message says what it did",
 };
 
 /** One HTTP operation of the service, described once; the OpenAPI document is generated from this list. */
@@ -242,7 +243,7 @@ export const OPERATIONS: Operation[] = [
     method: 'post',
     path: '/agents/{agentId}/capabilities/refresh',
     summary:
-      "Read an MCP agent's capabilities from its server again and store them (owner or admin); 409 for an acs agent",
+      "Read an MCP agent's capabilities from its server, or an A2A agent's from its card, again and store them (owner or admin); 409 for an acs agent",
     credential: 'any',
     versioned: true,
     success: [

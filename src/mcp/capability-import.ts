@@ -25,7 +25,7 @@ export interface ImportedCapabilities {
 /** Pages read of one list at most: a server that pages forever is not followed forever. */
 const MAX_PAGES = 64;
 
-const checkTool = validator<ToolDefinition>(TOOL_DEFINITION_SCHEMA, 'tool');
+export const checkTool = validator<ToolDefinition>(TOOL_DEFINITION_SCHEMA, 'tool');
 const checkEntry = validator<CapabilityEntry>(CAPABILITY_ENTRY_SCHEMA, 'capability entry');
 
 /**
@@ -93,8 +93,11 @@ async function allPages<K extends 'tools' | 'resources' | 'prompts', T>(
   return entries;
 }
 
-/** The entries that pass a registration's checks, the first of each name, at most as many as a registration holds. */
-function accepted<T extends { name: string }>(
+/**
+ * The entries that pass a registration's checks, the first of each name, at most as many as a
+ * registration holds; the others are named in the warnings. An A2A agent's skills pass here too.
+ */
+export function accepted<T extends { name: string }>(
   category: string,
   entries: T[],
   warnings: ImportWarning[],
@@ -177,10 +180,10 @@ function promptEntry(prompt: Prompt): CapabilityEntry {
 }
 
 /** Reads an MCP agent's capabilities for the registry; whatever keeps it from them is the caller's 422. */
-export type CapabilityImporter = (target: McpTarget) => Promise<ImportedCapabilities>;
+export type McpCapabilityImporter = (target: McpTarget) => Promise<ImportedCapabilities>;
 
 /** importCapabilities for the API: its failures as 422 CAPABILITY_IMPORT_FAILED, saying what the server did. */
-export function capabilityImporter(options: McpSessionOptions, compiler: UserSchemaCompiler): CapabilityImporter {
+export function capabilityImporter(options: McpSessionOptions, compiler: UserSchemaCompiler): McpCapabilityImporter {
   return async (target) => {
     try {
       // The whole import within one call's timeout, as well as each request: the caller's request waits for it.

@@ -39,9 +39,10 @@ export type Visibility = 'public' | 'private';
 
 /**
  * How the service calls an agent at its mcpUrl: `acs`, the service's own signed POST (docs/agents.md),
- * or `mcp`, the Model Context Protocol over Streamable HTTP, which any MCP server speaks.
+ * `mcp`, the Model Context Protocol over Streamable HTTP, which any MCP server speaks, or `a2a`, the
+ * Agent2Agent protocol's JSON-RPC binding (docs/a2a.md), which any A2A agent speaks.
  */
-export const AgentProtocol = { ACS: 'acs', MCP: 'mcp' } as const;
+export const AgentProtocol = { ACS: 'acs', MCP: 'mcp', A2A: 'a2a' } as const;
 export type AgentProtocol = (typeof AgentProtocol)[keyof typeof AgentProtocol];
 
 /** An agent as the service works with it. */

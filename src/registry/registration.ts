@@ -111,7 +111,7 @@ function checkRegistration(registration: AgentRegistration, rules: RegistrationR
 }
 
 /**
- * Headers the MCP transport sets itself, or that frame the request: an owner's value for one of
+ * Headers the MCP or A2A client sets itself, or that frame the request: an owner's value for one of
  * them would break the call or smuggle another request into it.
  */
 const RESERVED_HEADERS = new Set([
@@ -129,26 +129,32 @@ const RESERVED_HEADERS = new Set([
   'mcp-session-id',
   'mcp-protocol-version',
   'last-event-id',
+  'a2a-version',
 ]);
 
-/** fetch, which the MCP transport uses, makes no request to a URL with credentials in it: they belong in `headers`. */
+/** fetch, which the MCP and A2A clients use, makes no request to a URL with credentials in it: they belong in `headers`. */
 function checkMcpUrl({ mcpUrl, protocol }: AgentRegistration): void {
-  if (protocol !== AgentProtocol.MCP) return;
+  if (!sendsHeaders(protocol)) return;
   const url = new URL(mcpUrl);
   if (url.username !== '' || url.password !== '') {
-    throw invalid('The mcpUrl of an MCP agent carries no credentials: give them in headers (Authorization, say)', [
-      { path: '/mcpUrl', message: 'must not contain a user name or password' },
-    ]);
+    throw invalid(
+      `The mcpUrl of an ${protocol.toUpperCase()} agent carries no credentials: give them in headers (Authorization, say)`,
+      [{ path: '/mcpUrl', message: 'must not contain a user name or password' }],
+    );
   }
 }
+
+/** The protocols whose requests carry the owner's `headers`: the service's own signed POST carries none. */
+const sendsHeaders = (protocol: AgentProtocol): boolean => protocol !== AgentProtocol.ACS;
 
 function checkHeaders({ headers, protocol }: AgentRegistration): void {
   const names = Object.keys(headers ?? {});
   if (names.length === 0) return;
-  if (protocol !== AgentProtocol.MCP) {
-    throw invalid('headers are sent to MCP agents only: give protocol "mcp", or headers {} to remove them', [
-      { path: '/headers', message: 'only with protocol "mcp"' },
-    ]);
+  if (!sendsHeaders(protocol)) {
+    throw invalid(
+      'headers are sent to MCP and A2A agents only: give protocol "mcp" or "a2a", or headers {} to remove them',
+      [{ path: '/headers', message: 'only with protocol "mcp" or "a2a"' }],
+    );
   }
   const seen = new Set<string>();
   for (const name of names) {

@@ -7,12 +7,13 @@ import { newSigningSecret } from '../auth/signing-secret';
 import type { RouteModule } from '../http/app';
 import { ApiError, ErrorCode, forbidden, invalid } from '../http/errors';
 import { validator } from '../http/validate';
-import type { CapabilityImporter } from '../mcp/capability-import';
+import { requireHttps } from '../tasks/outbound-guard';
 import { canonicalJson } from '../tasks/canonical-json';
-import { AgentProtocol, canManageAgent, isTheAgent, type Agent } from './agent';
+import { canManageAgent, isTheAgent, type Agent } from './agent';
 import type { AgentDirectory } from './agent-directory';
 import type { AgentStore } from './agent-store';
 import { agentView } from './agent-view';
+import { importsCapabilities, type CapabilityImporter } from './capability-importer';
 import {
   AGENT_LIST_QUERY_SCHEMA,
   AGENT_REGISTRATION_SCHEMA,
@@ -33,7 +34,7 @@ export interface RegistryDeps {
   directory: AgentDirectory;
   apiKeys: ApiKeyStore;
   rules: RegistrationRules;
-  /** Reads an MCP agent's tools, resources and prompts from its server. */
+  /** Reads an MCP agent's tools, resources and prompts from its server, an A2A agent's skills from its card. */
   importCapabilities: CapabilityImporter;
 }
 
@@ -71,6 +72,13 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
   const { agents, directory, apiKeys, rules, importCapabilities } = deps;
   const router = new Router();
 
+  /** What an import changes of an agent: its capabilities, and the endpoint an A2A agent's card names, checked as a registered one is. */
+  function importedInto({ capabilities, mcpUrl }: Awaited<ReturnType<CapabilityImporter>>, current: string) {
+    if (mcpUrl === undefined) return { capabilities, mcpUrl: current };
+    requireHttps(mcpUrl, 'mcpUrl', rules.allowInsecureAgentUrls);
+    return { capabilities, mcpUrl };
+  }
+
   /** The caller, and the agent of the route if the caller may see it (else 404). */
   async function visibleAgent(ctx: RouterContext): Promise<{ principal: Principal; agent: Agent }> {
     const principal = requirePrincipal(ctx);
@@ -80,8 +88,8 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
   router.post('/agents', async (ctx) => {
     const principal = requireKind(ctx, PrincipalKind.ADMIN, PrincipalKind.SERVICE, PrincipalKind.HUMAN);
     const body = checkRegistration(ctx.request.body);
-    // An MCP agent registered without capabilities gets its server's, read once the rest is checked.
-    const imports = body.protocol === AgentProtocol.MCP && body.capabilities === undefined;
+    // An MCP or A2A agent registered without capabilities gets its own, read once the rest is checked.
+    const imports = importsCapabilities(body.protocol) && body.capabilities === undefined;
     let registration = registrationFrom(
       {
         ...body,
@@ -91,7 +99,7 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
       rules,
     );
     const imported = imports ? await importCapabilities(registration) : undefined;
-    if (imported) registration = { ...registration, capabilities: imported.capabilities };
+    if (imported) registration = { ...registration, ...importedInto(imported, registration.mcpUrl) };
     const now = new Date();
     const agent: Agent = {
       id: randomUUID(),
@@ -176,18 +184,20 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
     const { principal, agent } = await visibleAgent(ctx);
     if (!canManageAgent(principal, agent))
       throw forbidden('Only the owner of an agent or an admin may refresh its capabilities');
-    if (agent.protocol !== AgentProtocol.MCP) {
+    if (!importsCapabilities(agent.protocol)) {
       throw new ApiError(
         ErrorCode.CONFLICT,
-        `Agent ${agent.id} speaks ${agent.protocol}: only an MCP agent's capabilities are read from its server`,
+        `Agent ${agent.id} speaks ${agent.protocol}: only an MCP or A2A agent's capabilities are read from the agent`,
       );
     }
-    const { capabilities, warnings } = await importCapabilities(agent);
-    if (canonicalJson(capabilities) === canonicalJson(agent.capabilities)) {
+    const imported = await importCapabilities(agent);
+    const { warnings } = imported;
+    const read = importedInto(imported, agent.mcpUrl);
+    if (canonicalJson(read) === canonicalJson({ mcpUrl: agent.mcpUrl, capabilities: agent.capabilities })) {
       ctx.body = { ...agentView(agent, principal), warnings };
       return;
     }
-    const updated: Agent = { ...agent, capabilities, version: agent.version + 1, updatedAt: new Date() };
+    const updated: Agent = { ...agent, ...read, version: agent.version + 1, updatedAt: new Date() };
     if (!(await agents.replace(updated, agent.version))) {
       throw changedMeanwhile(agent.id);
     }

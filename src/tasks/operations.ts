@@ -33,6 +33,9 @@ export function findOperation(agent: Agent, operation: string): OperationLookup 
       code: 'OPERATION_NOT_SUPPORTED',
       message: `MCP has no experimental capability to call: ${operation}`,
     };
+  // An A2A agent offers skills, which the registry holds as its tools.
+  if (category !== 'tools' && agent.protocol === AgentProtocol.A2A)
+    return { found: false, code: 'OPERATION_NOT_SUPPORTED', message: `A2A has only skills to call: ${operation}` };
   // An MCP resource is named by its name or by its URI.
   const entry = (agent.capabilities[category] ?? []).find(
     (candidate) => candidate.name === method || (candidate as CapabilityEntry).uri === method,

@@ -62,6 +62,8 @@ export async function requestInput(
   const agent = await deps.agents.findById(task.agentId);
   if (agent?.protocol === AgentProtocol.MCP)
     throw invalid('An MCP agent asks for input with an elicitation request during its call, not with a report');
+  if (agent?.protocol === AgentProtocol.A2A)
+    throw invalid("An A2A agent's task is followed over A2A: the service does not relay its input requests");
   if (inputSchema !== undefined) {
     try {
       deps.schemas.compile(inputSchema);

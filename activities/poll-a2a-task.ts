@@ -1,0 +1,62 @@
+import { Context } from '@temporalio/activity';
+import type { Dispatcher } from 'undici';
+import { a2aRequest } from '../src/a2a/a2a-client';
+import type { RecentAgents } from '../src/registry/recent-agents';
+import type { TaskStore } from '../src/tasks/task-store';
+import type { A2aTaskHandle } from '../workflows/task-types';
+import type { AgentAnswer } from './call-agent';
+import { verdictOfA2aError, verdictOfTask, type A2aCallVerdict, type A2aTaskJson } from './a2a-call';
+import { polledAnswer, polledTask } from './polled-task';
+import { verdictOrFailure } from './signed-post';
+
+export interface PollA2aTaskInput {
+  taskId: string;
+  agentId: string;
+  handle: A2aTaskHandle;
+  /** The call whose SendMessage the agent answered with its task: the answer counts as its. */
+  attempt: number;
+  keepsResult: boolean;
+}
+
+/** Still running at the agent: poll again. */
+export type A2aTaskPoll = { kind: 'working' } | AgentAnswer;
+
+export interface PollA2aTaskSettings {
+  callTimeoutMs: number;
+  maxReplyBytes: number;
+}
+
+/**
+ * One poll of a task an A2A agent goes on with: `GetTask`, and once it ended its outcome recorded as
+ * the task's, like a call's answer. Failures are retried or final as a call's are.
+ */
+export function pollA2aTaskActivity(
+  agents: RecentAgents,
+  taskStore: TaskStore,
+  dispatcher: Dispatcher,
+  settings: PollA2aTaskSettings,
+) {
+  return async function pollA2aTask({
+    taskId,
+    agentId,
+    handle,
+    attempt,
+    keepsResult,
+  }: PollA2aTaskInput): Promise<A2aTaskPoll> {
+    const { task, agent } = await polledTask(taskStore, agents, taskId, agentId);
+    let verdict: A2aCallVerdict;
+    try {
+      const answer = await a2aRequest(
+        agent,
+        'GetTask',
+        { id: handle.a2aTaskId, historyLength: 0 },
+        { ...settings, dispatcher, timeoutMs: settings.callTimeoutMs, signal: Context.current().cancellationSignal },
+      );
+      verdict = verdictOfTask(answer as A2aTaskJson);
+    } catch (error) {
+      verdict = verdictOrFailure(error, verdictOfA2aError, 'Polling', agent.mcpUrl);
+    }
+    if (verdict.kind === 'a2aTask') return { kind: 'working' };
+    return polledAnswer(verdict, taskStore, { task, attempt, keepsResult, url: agent.mcpUrl });
+  };
+}

@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto';
+import type { Dispatcher } from 'undici';
+import { guardedFetch } from '../mcp/guarded-fetch';
+import type { Agent } from '../registry/agent';
+import { A2A_PROTOCOL_VERSION } from './agent-card';
+
+/** Where an A2A agent answers: its JSON-RPC endpoint, and the owner's headers sent with every request. */
+export type A2aTarget = Pick<Agent, 'mcpUrl' | 'headers'>;
+
+export interface A2aRequestOptions {
+  /** The outbound guard's dispatcher: the same address checks as every call to an agent. */
+  dispatcher: Dispatcher;
+  timeoutMs: number;
+  /** Largest reply body read (MAX_BODY_BYTES). */
+  maxReplyBytes: number;
+  signal?: AbortSignal;
+}
+
+/** The agent answered with an HTTP status outside 2xx. */
+export class A2aHttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly bodyText: string,
+  ) {
+    super(`HTTP ${status}${bodyText.trim() === '' ? '' : `: ${bodyText.replace(/\s+/g, ' ').trim().slice(0, 200)}`}`);
+    this.name = 'A2aHttpError';
+  }
+}
+
+/** The agent answered a JSON-RPC error object. */
+export class A2aRpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(`JSON-RPC error ${code}: ${message}`);
+    this.name = 'A2aRpcError';
+  }
+}
+
+/** The agent's answer is not A2A: not JSON, not a JSON-RPC response, or not for this request. */
+export class A2aProtocolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'A2aProtocolError';
+  }
+}
+
+/**
+ * One A2A 1.0 JSON-RPC request to an agent's endpoint, and its `result`. `A2A-Version: 1.0` is sent
+ * on every request: an A2A server reads a request without it as 0.3, whose methods and JSON differ.
+ * Network trouble, the outbound guard's refusal and a reply past `maxReplyBytes` (ReplyTooLarge)
+ * are thrown as they come; the agent's answers as the errors above.
+ */
+export async function a2aRequest(
+  target: A2aTarget,
+  method: string,
+  params: Record<string, unknown>,
+  options: A2aRequestOptions,
+): Promise<unknown> {
+  const id = randomUUID();
+  const response = await guardedFetch(options.dispatcher, options.maxReplyBytes)(target.mcpUrl, {
+    method: 'POST',
+    headers: {
+      ...target.headers,
+      'content-type': 'application/json',
+      accept: 'application/json',
+      'a2a-version': A2A_PROTOCOL_VERSION,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+    signal: signalOf(options),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new A2aHttpError(response.status, text);
+  const answer = parsedObject(text, `its answer to ${method}`) as { id?: unknown; result?: unknown; error?: unknown };
+  if (answer.id !== id) throw new A2aProtocolError(`its answer to ${method} is not for the request sent`);
+  if (typeof answer.error === 'object' && answer.error !== null) {
+    const { code, message, data } = answer.error as { code?: unknown; message?: unknown; data?: unknown };
+    if (typeof code !== 'number') throw new A2aProtocolError(`its error answer to ${method} has no numeric code`);
+    throw new A2aRpcError(code, typeof message === 'string' ? message : '', data);
+  }
+  if (typeof answer.result !== 'object' || answer.result === null)
+    throw new A2aProtocolError(`its answer to ${method} has neither a result object nor an error`);
+  return answer.result;
+}
+
+/** An Agent Card, read with GET through the outbound guard: the JSON object, unchecked. */
+export async function readAgentCard(url: string, options: A2aRequestOptions): Promise<Record<string, unknown>> {
+  const response = await guardedFetch(options.dispatcher, options.maxReplyBytes)(url, {
+    headers: { accept: 'application/json' },
+    signal: signalOf(options),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new A2aHttpError(response.status, text);
+  return parsedObject(text, 'its Agent Card');
+}
+
+function signalOf({ timeoutMs, signal }: A2aRequestOptions): AbortSignal {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  return signal === undefined ? timeout : AbortSignal.any([timeout, signal]);
+}
+
+function parsedObject(text: string, what: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new A2aProtocolError(`${what} is not JSON`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new A2aProtocolError(`${what} is not a JSON object`);
+  return parsed as Record<string, unknown>;
+}

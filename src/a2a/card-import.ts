@@ -1,0 +1,100 @@
+import { ApiError, ErrorCode } from '../http/errors';
+import { accepted, checkTool, type ImportedCapabilities } from '../mcp/capability-import';
+import { causeOf, describeError } from '../ops/describe-error';
+import type { ToolDefinition } from '../registry/agent';
+import type { UserSchemaCompiler } from '../registry/user-schemas';
+import { DestinationRefused } from '../tasks/outbound-guard';
+import { readAgentCard, type A2aRequestOptions, type A2aTarget } from './a2a-client';
+import { A2A_PROTOCOL_VERSION, TOOL_SCHEMAS_EXTENSION } from './agent-card';
+
+/** Where A2A puts a card: the path an A2A agent's `mcpUrl` may end with instead of its endpoint's. */
+const CARD_PATH = '/.well-known/agent-card.json';
+
+/** What a card says of one skill; the rest of its members are not read. */
+interface CardSkill {
+  id?: unknown;
+  name?: unknown;
+  description?: unknown;
+}
+
+/** An A2A agent's card as capabilities, and the JSON-RPC endpoint the card names. */
+export interface ImportedCard extends ImportedCapabilities {
+  /** The endpoint calls go to: the card's, when `mcpUrl` named the card; else `mcpUrl` itself. */
+  mcpUrl: string;
+}
+
+/**
+ * Reads an A2A agent's Agent Card through the outbound guard: from `mcpUrl` when it names a card,
+ * else from the well-known path at the endpoint's origin. Each skill becomes a tool named by its
+ * id, with the schema the tool-schemas extension gives it (a card of this service has one), else
+ * any object; a skill that fails a registration's checks is left out and named in the warnings.
+ */
+export async function importAgentCard(
+  target: A2aTarget,
+  options: A2aRequestOptions,
+  compiler: UserSchemaCompiler,
+): Promise<ImportedCard> {
+  const namesCard = new URL(target.mcpUrl).pathname.endsWith(CARD_PATH);
+  const card = await readAgentCard(namesCard ? target.mcpUrl : new URL(CARD_PATH, target.mcpUrl).href, options);
+  const mcpUrl = namesCard ? endpointOf(card) : target.mcpUrl;
+  const schemas = inputSchemasOf(card);
+  const skills = Array.isArray(card.skills) ? (card.skills as CardSkill[]) : [];
+  const warnings: ImportedCapabilities['warnings'] = [];
+  const tools = skills.map((skill) => toolOf(skill, schemas));
+  return { mcpUrl, capabilities: { tools: accepted('tools', tools, warnings, checkTool, compiler) }, warnings };
+}
+
+/** The card's JSON-RPC interface of A2A 1.x: the only binding and version the service calls. */
+function endpointOf(card: Record<string, unknown>): string {
+  const interfaces = Array.isArray(card.supportedInterfaces) ? (card.supportedInterfaces as unknown[]) : [];
+  const major = A2A_PROTOCOL_VERSION.split('.')[0];
+  for (const entry of interfaces) {
+    const { url, protocolBinding, protocolVersion } = (entry ?? {}) as Record<string, unknown>;
+    if (
+      typeof url === 'string' &&
+      protocolBinding === 'JSONRPC' &&
+      typeof protocolVersion === 'string' &&
+      protocolVersion.split('.')[0] === major
+    )
+      return url;
+  }
+  throw new Error(`the card names no JSONRPC interface of A2A ${A2A_PROTOCOL_VERSION} in supportedInterfaces`);
+}
+
+function inputSchemasOf(card: Record<string, unknown>): Record<string, unknown> {
+  const extensions = (card.capabilities as { extensions?: unknown } | undefined)?.extensions;
+  const ours = Array.isArray(extensions)
+    ? (extensions as Array<{ uri?: unknown; params?: { inputSchemas?: unknown } }>).find(
+        (extension) => extension?.uri === TOOL_SCHEMAS_EXTENSION,
+      )
+    : undefined;
+  const schemas = ours?.params?.inputSchemas;
+  return typeof schemas === 'object' && schemas !== null ? (schemas as Record<string, unknown>) : {};
+}
+
+/** A skill as a tool; a malformed one is still returned, for the checks to name what is wrong. */
+function toolOf(skill: CardSkill, schemas: Record<string, unknown>): ToolDefinition {
+  const name = typeof skill.id === 'string' ? skill.id : String(skill.id);
+  return {
+    name,
+    description: typeof skill.description === 'string' ? skill.description : '',
+    inputSchema: (schemas[name] as ToolDefinition['inputSchema'] | undefined) ?? { type: 'object' },
+    ...(typeof skill.name === 'string' && skill.name !== name ? { title: skill.name } : {}),
+  };
+}
+
+/** Reads an A2A agent's card for the registry; whatever keeps it from the card is the caller's 422. */
+export function agentCardImporter(options: A2aRequestOptions, compiler: UserSchemaCompiler) {
+  return async (target: A2aTarget): Promise<ImportedCard> => {
+    try {
+      return await importAgentCard(target, { ...options, signal: AbortSignal.timeout(options.timeoutMs) }, compiler);
+    } catch (error) {
+      throw new ApiError(
+        ErrorCode.CAPABILITY_IMPORT_FAILED,
+        `Reading the Agent Card of the A2A agent at ${target.mcpUrl} failed: ${
+          causeOf(error, DestinationRefused)?.message ?? describeError(error)
+        }`,
+      );
+    }
+  };
+}

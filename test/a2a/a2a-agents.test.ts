@@ -1,0 +1,152 @@
+import { useA2aAgent } from '../support/a2a-agent';
+import { agentRegistration, registerAgent } from '../support/agents';
+import { call, expectError } from '../support/http';
+import { startTask, waitForTask } from '../support/tasks';
+import { until } from '../support/until';
+
+describe('an A2A agent registered with protocol "a2a"', () => {
+  const a2a = useA2aAgent({
+    echo: 'echo',
+    slow: 'works-then-completes',
+    endless: 'works-until-cancelled',
+    broken: 'fails',
+  });
+
+  /** The agent registered by its card's URL, its skills imported as tools. */
+  const registerByCard = () => registerAgent({ protocol: 'a2a', mcpUrl: a2a().cardUrl, capabilities: undefined });
+
+  it("imports its card's skills as tools and calls the JSON-RPC endpoint the card names", async () => {
+    const agent = await registerByCard();
+    expect(agent).toMatchObject({ protocol: 'a2a', mcpUrl: a2a().endpoint, warnings: [] });
+    expect(agent.capabilities.tools).toEqual(
+      ['echo', 'slow', 'endless', 'broken'].map((id) => ({
+        name: id,
+        title: `The ${id} skill`,
+        description: expect.stringMatching(/^Does /),
+        inputSchema: { type: 'object' },
+      })),
+    );
+    // Given the endpoint instead, the registry reads the card at its origin's well-known path.
+    const byEndpoint = await registerAgent({ protocol: 'a2a', mcpUrl: a2a().endpoint, capabilities: undefined });
+    expect(byEndpoint.capabilities.tools.map((tool: { name: string }) => tool.name)).toEqual([
+      'echo',
+      'slow',
+      'endless',
+      'broken',
+    ]);
+  });
+
+  it("refreshes its tools from the card at the endpoint's origin", async () => {
+    const agent = await registerByCard();
+    const refreshed = await call('POST', `/agents/${agent.agentId}/capabilities/refresh`, { apiKey: 'admin' });
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.body).toMatchObject({ version: 1, mcpUrl: a2a().endpoint, warnings: [] });
+    expect(refreshed.body.capabilities).toEqual(agent.capabilities);
+  });
+
+  it('runs a task as one SendMessage answered at once: the data part names the skill, the messageId is the task id', async () => {
+    const agent = await registerByCard();
+    const taskId = await startTask({ agentId: agent.agentId, operation: 'tools/echo', params: { word: 'hello' } });
+    const task = await waitForTask(taskId);
+    expect(task).toMatchObject({ status: 'completed', result: { echoed: { word: 'hello' } }, attempts: 1 });
+    const sent = a2a().received.find((message) => message.messageId === taskId);
+    expect(sent?.parts[0].content).toEqual({ $case: 'data', value: { skill: 'echo', params: { word: 'hello' } } });
+    expect(sent?.metadata).toEqual({ skill: 'echo' });
+    expect(a2a().versions).not.toContain(undefined);
+    expect(new Set(a2a().versions)).toEqual(new Set(['1.0']));
+  });
+
+  it('follows a task the agent answers TASK_STATE_WORKING with, with GetTask, until it completes', async () => {
+    const agent = await registerByCard();
+    const taskId = await startTask({ agentId: agent.agentId, operation: 'tools/slow', params: {} });
+    const working = await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' });
+    expect(working).toMatchObject({ status: 'pending', phase: 'awaiting_agent_report' });
+    const a2aTaskId = await until(() => a2a().working.at(-1), 'the agent works on a task');
+    // Still working after a few polls.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect((await call('GET', `/tasks/${taskId}`, { apiKey: 'admin' })).body.status).toBe('pending');
+    a2a().finish(a2aTaskId);
+    const done = await waitForTask(taskId);
+    expect(done).toMatchObject({ status: 'completed', result: { finished: true }, attempts: 1 });
+  });
+
+  it("cancels the agent's task with CancelTask when the task is cancelled", async () => {
+    const agent = await registerByCard();
+    const taskId = await startTask({ agentId: agent.agentId, operation: 'tools/endless', params: {} });
+    await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' });
+    const a2aTaskId = await until(() => a2a().working.at(-1), 'the agent works on a task');
+    expect((await call('POST', `/tasks/${taskId}/cancel`, { apiKey: 'admin' })).status).toBe(200);
+    await until(() => a2a().cancelled.includes(a2aTaskId), 'the agent was told to cancel');
+    expect(await waitForTask(taskId)).toMatchObject({ status: 'cancelled' });
+  });
+
+  it("fails the task with the agent's status message when its task ends TASK_STATE_FAILED", async () => {
+    const agent = await registerByCard();
+    const taskId = await startTask({ agentId: agent.agentId, operation: 'tools/broken', params: {} });
+    expect(await waitForTask(taskId)).toMatchObject({
+      status: 'failed',
+      error: {
+        code: 'AGENT_TOOL_ERROR',
+        message: 'the disk is full',
+        details: { state: 'TASK_STATE_FAILED' },
+      },
+    });
+  });
+
+  it('sends params {text} alone as a text part', async () => {
+    const agent = await registerByCard();
+    const taskId = await startTask({
+      agentId: agent.agentId,
+      operation: 'tools/echo',
+      params: { text: 'plain words' },
+    });
+    expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: { echoed: 'plain words' } });
+    const sent = a2a().received.find((message) => message.messageId === taskId);
+    expect(sent?.parts.map((part) => part.content)).toEqual([{ $case: 'text', value: 'plain words' }]);
+  });
+
+  it('refuses a registration whose card cannot be read, or names no A2A 1.0 JSON-RPC interface', async () => {
+    const missing = await call('POST', '/agents', {
+      apiKey: 'admin',
+      body: {
+        name: 'No card',
+        description: '',
+        defaultPrompt: '',
+        protocol: 'a2a',
+        mcpUrl: `${a2a().url}/nowhere/.well-known/agent-card.json`,
+        chatUrl: 'http://127.0.0.1:9/chat',
+      },
+    });
+    expectError(missing, 422, 'CAPABILITY_IMPORT_FAILED');
+    expect(missing.body.error.message).toMatch(/Agent Card .* HTTP 404/);
+    const legacy = await call('POST', '/agents', {
+      apiKey: 'admin',
+      body: { ...agentRegistration({ protocol: 'a2a', mcpUrl: a2a().legacyCardUrl }), capabilities: undefined },
+    });
+    expect(expectError(legacy, 422, 'CAPABILITY_IMPORT_FAILED').message).toMatch(
+      /names no JSONRPC interface of A2A 1\.0/,
+    );
+  });
+
+  it('answers 400 OPERATION_NOT_SUPPORTED for an operation outside tools, and refuses headers the client sets itself', async () => {
+    const agent = await registerByCard();
+    const prompt = await call('POST', '/tasks', {
+      apiKey: 'admin',
+      body: { agentId: agent.agentId, operation: 'prompts/echo', params: {} },
+    });
+    expect(expectError(prompt, 400, 'OPERATION_NOT_SUPPORTED').message).toMatch(/A2A has only skills/);
+    const reserved = await call('POST', '/agents', {
+      apiKey: 'admin',
+      body: {
+        name: 'Reserved header',
+        description: '',
+        defaultPrompt: '',
+        protocol: 'a2a',
+        mcpUrl: a2a().cardUrl,
+        chatUrl: 'http://127.0.0.1:9/chat',
+        headers: { 'A2A-Version': '0.3' },
+      },
+    });
+    expectError(reserved, 400, 'VALIDATION_ERROR');
+  });
+});
