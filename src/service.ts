@@ -239,6 +239,10 @@ async function serveApi(
     logger: logger.child({ component: 'room-delivery' }),
   });
   stops.push(() => delivery.stop());
+  const inputs = { taskStore, temporal, schemas, agents: recentAgents, rooms: roomStore };
+  // One feed per log in this process, read by the task event streams and A2A's alike.
+  const feeds = new TaskEventFeeds(taskStore, eventStore, taskChanges, logger.child({ component: 'task-events' }));
+  const streamsOpen = metrics.eventStreamsOpen;
   const modules: RouteModule[] = [
     createRegistryRoutes({
       agents,
@@ -259,21 +263,16 @@ async function serveApi(
     }),
     createKeyRoutes(apiKeys),
     createAgentCardRoutes(agents),
-    createA2aEndpoint({ agents, launcher, taskStore, temporal, idempotencyKeys }),
+    createA2aEndpoint({ agents, launcher, taskStore, temporal, idempotencyKeys, inputs, feeds, streamsOpen }),
     createTaskRoutes({
       launcher,
       taskStore,
       idempotencyKeys,
       temporal,
       maxCompositionSize: config.maxCompositionSize,
-      inputs: { taskStore, temporal, schemas, agents: recentAgents, rooms: roomStore },
+      inputs,
     }),
-    createTaskEventRoutes({
-      taskStore,
-      eventStore,
-      feeds: new TaskEventFeeds(taskStore, eventStore, taskChanges, logger.child({ component: 'task-events' })),
-      streamsOpen: metrics.eventStreamsOpen,
-    }),
+    createTaskEventRoutes({ taskStore, eventStore, feeds, streamsOpen }),
     rooms.routes,
   ];
   const app = createApp({

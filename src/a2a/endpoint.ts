@@ -7,36 +7,43 @@ import { visibleAgentOr404 } from '../registry/routes';
 import type { Agent } from '../registry/agent';
 import type { AgentStore } from '../registry/agent-store';
 import type { IdempotencyKeys } from '../tasks/idempotency-keys';
+import { answerInput, type TaskInputDeps } from '../tasks/task-inputs';
+import type { TaskDocument, TaskStore } from '../tasks/task-store';
+import { isLive } from '../../workflows/task-types';
 import { canReadTask } from '../tasks/task-access';
 import { cancelTask } from '../tasks/task-cancellation';
 import type { TemporalHandle } from '../tasks/temporal-client';
 import { ApiError, ErrorCode } from '../http/errors';
 import type { TaskLauncher } from '../tasks/task-launcher';
-import type { TaskStore } from '../tasks/task-store';
 import { toTaskView } from '../tasks/task-views';
 import { A2A_PROTOCOL_VERSION } from './agent-card';
 import { a2aTask } from './a2a-task';
 import { JsonRpcCode, JsonRpcError, readRequest } from './json-rpc';
+import { paramsOf, type MessagePart } from './method-params';
+import { listTasks } from './task-list';
+import { streamTask, type TaskStreamDeps } from './task-stream';
 
-export interface A2aEndpointDeps {
+export interface A2aEndpointDeps extends TaskStreamDeps {
   agents: Pick<AgentStore, 'findVisible'>;
   launcher: TaskLauncher;
   taskStore: TaskStore;
   temporal: TemporalHandle;
   idempotencyKeys: IdempotencyKeys;
+  /** A message to a task waiting for input answers it, as `POST /tasks/{taskId}/input` does. */
+  inputs: TaskInputDeps;
 }
 
-/** A2A methods this endpoint does not offer yet: the spec's "unsupported operation", not "no such method". */
-const NOT_YET = new Set([
-  'ListTasks',
-  'SendStreamingMessage',
-  'SubscribeToTask',
-  'CreateTaskPushNotificationConfig',
-  'GetTaskPushNotificationConfig',
-  'ListTaskPushNotificationConfigs',
-  'DeleteTaskPushNotificationConfig',
-  'GetExtendedAgentCard',
-]);
+/** A2A methods this endpoint does not offer: the spec's "not supported" errors, not "no such method". */
+const NOT_OFFERED: Record<string, number> = {
+  CreateTaskPushNotificationConfig: JsonRpcCode.PUSH_NOTIFICATION_NOT_SUPPORTED,
+  GetTaskPushNotificationConfig: JsonRpcCode.PUSH_NOTIFICATION_NOT_SUPPORTED,
+  ListTaskPushNotificationConfigs: JsonRpcCode.PUSH_NOTIFICATION_NOT_SUPPORTED,
+  DeleteTaskPushNotificationConfig: JsonRpcCode.PUSH_NOTIFICATION_NOT_SUPPORTED,
+  GetExtendedAgentCard: JsonRpcCode.EXTENDED_AGENT_CARD_NOT_CONFIGURED,
+};
+
+/** What a method answers: one JSON-RPC result, or a stream of them over Server-Sent Events for the task. */
+type Answer = { result: unknown } | { stream: TaskDocument };
 
 /**
  * `POST /a2a/{agentId}`: A2A 1.0's JSON-RPC binding for one agent of the registry, the interface its
@@ -53,7 +60,9 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
       const request = readRequest(ctx.request.body);
       id = request.id ?? null;
       checkVersion(ctx);
-      ctx.body = { jsonrpc: '2.0', id, result: await answer(principal, agent, request.method, request.params ?? {}) };
+      const answered = await answer(principal, agent, request.method, request.params ?? {});
+      if ('stream' in answered) return await streamTask(ctx, deps, id, answered.stream);
+      ctx.body = { jsonrpc: '2.0', id, result: answered.result };
     } catch (error) {
       if (!(error instanceof JsonRpcError)) throw error;
       const { code, message, data } = error;
@@ -66,33 +75,60 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
     agent: Agent,
     method: string,
     params: Record<string, unknown>,
-  ): Promise<unknown> {
+  ): Promise<Answer> {
     switch (method) {
       case 'SendMessage':
-        return { task: await sendMessage(principal, agent, params) };
+        return { result: { task: a2aTask(toTaskView(await sendMessage(principal, agent, params))) } };
+      case 'SendStreamingMessage':
+        return { stream: await sendMessage(principal, agent, params) };
       case 'GetTask':
-        return a2aTask(await readTask(principal, agent, taskIdIn(params, method)));
+        return { result: a2aTask(toTaskView(await readTask(principal, agent, paramsOf('TaskId', params).id))) };
+      case 'ListTasks':
+        return { result: await listTasks(deps.taskStore, principal, agent, paramsOf('ListTasks', params)) };
       case 'CancelTask':
-        return cancel(principal, agent, taskIdIn(params, method));
+        return { result: await cancel(principal, agent, paramsOf('TaskId', params).id) };
+      case 'SubscribeToTask': {
+        const task = await readTask(principal, agent, paramsOf('TaskId', params).id);
+        if (!isLive(task.status))
+          throw new JsonRpcError(JsonRpcCode.UNSUPPORTED_OPERATION, `Task ${task._id} ended ${task.status}`);
+        return { stream: task };
+      }
       default:
-        if (NOT_YET.has(method))
-          throw new JsonRpcError(JsonRpcCode.UNSUPPORTED_OPERATION, `${method} is not offered by this endpoint`);
+        if (method in NOT_OFFERED)
+          throw new JsonRpcError(NOT_OFFERED[method], `${method} is not offered by this endpoint`);
         throw new JsonRpcError(JsonRpcCode.METHOD_NOT_FOUND, `No method ${method}`);
     }
   }
 
-  /** The message's task: its data part names the skill and its params; a lone tool takes a text part as `{text}`. */
+  /**
+   * The message's task. A message that names a task waiting for input answers it; any other starts
+   * a task: its data part names the skill and its params, and a lone tool takes a text part as `{text}`.
+   */
   async function sendMessage(principal: Principal, agent: Agent, params: Record<string, unknown>) {
-    const message = params.message as { messageId?: unknown; parts?: unknown } | undefined;
-    if (typeof message?.messageId !== 'string' || !Array.isArray(message.parts))
-      throw new JsonRpcError(JsonRpcCode.INVALID_PARAMS, 'SendMessage needs a message with a messageId and parts');
-    const request = { agentId: agent.id, ...operationOf(agent, message.parts as Array<Record<string, unknown>>) };
+    const { message } = paramsOf('SendMessage', params);
+    if (message.taskId) return answerInputWith(principal, agent, message.taskId, message.parts);
+    const request = { agentId: agent.id, ...operationOf(agent, message.parts) };
     // A message sent again (same messageId, same caller) answers with the task the first one started.
     // A messageId may be any text; its digest is a valid Idempotency-Key whatever it holds.
     const key = `a2a:${createHash('sha256').update(message.messageId).digest('base64url')}`;
     const idempotency = deps.idempotencyKeys.forRequest(principal, key, 'a2a-message', request);
     const taskId = await deps.launcher.launchTask(principal, request, { idempotency });
-    return a2aTask(await readTask(principal, agent, taskId));
+    return readTask(principal, agent, taskId);
+  }
+
+  /** The message's data part (else its text) as the input the task waits for. */
+  async function answerInputWith(principal: Principal, agent: Agent, taskId: string, parts: MessagePart[]) {
+    await readTask(principal, agent, taskId);
+    const data = parts.find((part) => part.data !== undefined)?.data;
+    const input = data ?? parts.find((part) => part.text !== undefined)?.text;
+    if (input === undefined)
+      throw new JsonRpcError(JsonRpcCode.INVALID_PARAMS, 'The message needs a data or text part: the input');
+    try {
+      await answerInput(deps.inputs, principal, taskId, { input });
+    } catch (error) {
+      throw jsonRpcErrorOf(error);
+    }
+    return readTask(principal, agent, taskId);
   }
 
   /** As `POST /tasks/{taskId}/cancel`: a task that already ended is not cancelable (-32002). */
@@ -103,30 +139,41 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
     } catch (error) {
       if (error instanceof ApiError && error.code === ErrorCode.CONFLICT)
         throw new JsonRpcError(JsonRpcCode.TASK_NOT_CANCELABLE, error.message);
-      throw error;
+      throw jsonRpcErrorOf(error);
     }
-    return a2aTask(await readTask(principal, agent, taskId));
+    return a2aTask(toTaskView(await readTask(principal, agent, taskId)));
   }
 
-  async function readTask(principal: Principal, agent: Agent, taskId: string) {
+  async function readTask(principal: Principal, agent: Agent, taskId: string): Promise<TaskDocument> {
     const task = await deps.taskStore.find(taskId);
     if (!task || task.agentId !== agent.id || !canReadTask(principal, task))
       throw new JsonRpcError(JsonRpcCode.TASK_NOT_FOUND, `Task ${taskId} not found`);
-    return toTaskView(task);
+    return task;
   }
 
   return { router, versioned: false };
 }
 
-function taskIdIn(params: Record<string, unknown>, method: string): string {
-  if (typeof params.id !== 'string') throw new JsonRpcError(JsonRpcCode.INVALID_PARAMS, `${method} needs an id`);
-  return params.id;
+/**
+ * The API's refusals as A2A's: a task one may not act on is not found (-32001), a state that does not
+ * allow the act is an unsupported operation (-32004), bad input invalid params (-32602).
+ */
+function jsonRpcErrorOf(error: unknown): unknown {
+  if (!(error instanceof ApiError)) return error;
+  switch (error.code) {
+    case ErrorCode.NOT_FOUND:
+    case ErrorCode.FORBIDDEN:
+      return new JsonRpcError(JsonRpcCode.TASK_NOT_FOUND, error.message);
+    case ErrorCode.CONFLICT:
+      return new JsonRpcError(JsonRpcCode.UNSUPPORTED_OPERATION, error.message);
+    case ErrorCode.VALIDATION_ERROR:
+      return new JsonRpcError(JsonRpcCode.INVALID_PARAMS, error.message, error.details);
+    default:
+      return error;
+  }
 }
 
-function operationOf(
-  agent: Agent,
-  parts: Array<Record<string, unknown>>,
-): { operation: string; params: Record<string, unknown> } {
+function operationOf(agent: Agent, parts: MessagePart[]): { operation: string; params: Record<string, unknown> } {
   const tools = agent.capabilities.tools;
   const data = parts.find((part) => typeof part.data === 'object' && part.data !== null)?.data as
     { skill?: unknown; params?: unknown } | undefined;
@@ -139,7 +186,7 @@ function operationOf(
       throw new JsonRpcError(JsonRpcCode.INVALID_PARAMS, "The data part's params must be an object");
     return { operation: `tools/${skill}`, params: params as Record<string, unknown> };
   }
-  const text = parts.find((part) => typeof part.text === 'string')?.text as string | undefined;
+  const text = parts.find((part) => typeof part.text === 'string')?.text;
   if (text !== undefined && tools.length === 1) return { operation: `tools/${tools[0].name}`, params: { text } };
   throw new JsonRpcError(
     JsonRpcCode.INVALID_PARAMS,

@@ -201,10 +201,14 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'post',
     path: '/a2a/{agentId}',
-    summary: "The agent's A2A 1.0 JSON-RPC endpoint (docs/a2a.md): SendMessage, GetTask and CancelTask",
+    summary:
+      "The agent's A2A 1.0 JSON-RPC endpoint (docs/a2a.md): SendMessage, SendStreamingMessage, GetTask, ListTasks, CancelTask and SubscribeToTask",
     credential: 'any',
     body: JSON_RPC_REQUEST_SCHEMA,
-    success: [200, 'A JSON-RPC response: its result, or its error with an A2A or JSON-RPC code'],
+    success: [
+      200,
+      'A JSON-RPC response: its result, or its error with an A2A or JSON-RPC code; for SendStreamingMessage and SubscribeToTask a text/event-stream of them',
+    ],
     errors: { '404': 'AGENT_NOT_FOUND' },
   },
   {

@@ -1,4 +1,4 @@
-import type { IndexDescription } from 'mongodb';
+import type { Filter, IndexDescription } from 'mongodb';
 import type { Principal } from '../auth/principal';
 import { isDuplicateKey, type Store } from '../store/mongo';
 import { onlyDuplicateKeys, retryWhileBusy } from '../store/retry-while-busy';
@@ -198,6 +198,8 @@ export class TaskStore {
     return [
       { key: { compositionId: 1 }, name: 'by_composition' },
       { key: { parentTaskId: 1 }, name: 'by_parent_task' },
+      // A2A's ListTasks: an agent's tasks, newest first.
+      { key: { agentId: 1, createdAt: -1, _id: -1 }, name: 'by_agent_newest' },
     ];
   }
 
@@ -571,6 +573,46 @@ export class TaskStore {
       signal.removeEventListener('abort', stopWaiting);
       waiting.abort();
     }
+  }
+
+  /**
+   * One page of an agent's tasks, newest first, and how many match in all: those `createdBy` made
+   * when given, those with one of `statuses` when given, those updated after `updatedAfter`, and
+   * those older than `before` (the last task of the page before).
+   */
+  async listOfAgent(
+    agentId: string,
+    {
+      createdBy,
+      statuses,
+      updatedAfter,
+      before,
+      limit,
+    }: {
+      createdBy?: Principal;
+      statuses?: TaskStatus[];
+      updatedAfter?: Date;
+      before?: { createdAt: Date; taskId: string };
+      limit: number;
+    },
+  ): Promise<{ tasks: TaskDocument[]; total: number }> {
+    const filter: Filter<TaskDocument> = {
+      agentId,
+      ...(createdBy ? { 'createdBy.kind': createdBy.kind, 'createdBy.id': createdBy.id } : {}),
+      ...(statuses ? { status: { $in: statuses } } : {}),
+      ...(updatedAfter ? { updatedAt: { $gt: updatedAfter } } : {}),
+    };
+    const page: Filter<TaskDocument> = before
+      ? {
+          ...filter,
+          $or: [{ createdAt: { $lt: before.createdAt } }, { createdAt: before.createdAt, _id: { $lt: before.taskId } }],
+        }
+      : filter;
+    const [tasks, total] = await Promise.all([
+      this.tasks.find(page).sort({ createdAt: -1, _id: -1 }).limit(limit).toArray(),
+      this.tasks.countDocuments(filter),
+    ]);
+    return { tasks, total };
   }
 
   /** The tasks delegated from any of `parentTaskIds`. */

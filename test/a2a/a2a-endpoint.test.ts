@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { Role, TaskState, type Part, type Task } from '@a2a-js/sdk';
-import { acceptsAndHearsCancel, completes, useAgentServer } from '../support/agent-server';
+import { accepts, acceptsAndHearsCancel, completes, useAgentServer } from '../support/agent-server';
 import { registerAgent } from '../support/agents';
 import { call } from '../support/http';
-import { tool } from '../support/tasks';
+import { reportOn, tool } from '../support/tasks';
 import { testStack } from '../support/test-stack';
 import { until } from '../support/until';
 
@@ -120,7 +120,11 @@ describe('the A2A JSON-RPC endpoint of an agent', () => {
         body: { jsonrpc: '2.0', id: 7, method, params },
       });
     expect((await rpc('GetTask', { id: 'no-such-task' })).body).toMatchObject({ id: 7, error: { code: -32001 } });
-    expect((await rpc('ListTasks', {})).body).toMatchObject({ error: { code: -32004 } });
+    expect((await rpc('GetTask', {})).body).toMatchObject({ error: { code: -32602 } });
+    expect((await rpc('ListTasks', { pageSize: 1000 })).body).toMatchObject({ error: { code: -32602 } });
+    expect((await rpc('ListTasks', { pageToken: 'not-ours' })).body).toMatchObject({ error: { code: -32602 } });
+    expect((await rpc('CreateTaskPushNotificationConfig', {})).body).toMatchObject({ error: { code: -32003 } });
+    expect((await rpc('GetExtendedAgentCard', {})).body).toMatchObject({ error: { code: -32007 } });
     expect((await rpc('tasks/nothing', {})).body).toMatchObject({ error: { code: -32601 } });
     expect((await rpc('GetTask', { id: 'x' }, { 'a2a-version': '2.0' })).body).toMatchObject({
       error: { code: -32009 },
@@ -128,5 +132,155 @@ describe('the A2A JSON-RPC endpoint of an agent', () => {
     expect((await call('POST', `/a2a/${agent.agentId}`, { apiKey: 'admin', body: { id: 1 } })).body).toMatchObject({
       error: { code: -32600 },
     });
+  });
+  it('lists the tasks of the agent a caller may read, newest first, a page at a time', async () => {
+    const agent = await registerAgent({ mcpUrl: server().route('a2a-listed', completes({ done: true })) });
+    const other = await registerAgent();
+    const client = await a2aClientFor(agent.agentId);
+    const sent: string[] = [];
+    for (const word of ['one', 'two', 'three']) {
+      const task = (await client.sendMessage({
+        tenant: '',
+        message: message([dataPart({ params: { text: word } })]),
+        configuration: undefined,
+        metadata: undefined,
+      })) as Task;
+      sent.push(task.id);
+    }
+    const list = (params: Record<string, unknown>, apiKey = 'admin') =>
+      call('POST', `/a2a/${agent.agentId}`, {
+        apiKey,
+        body: { jsonrpc: '2.0', id: 'list', method: 'ListTasks', params },
+      });
+    const first = await client.listTasks({
+      tenant: '',
+      contextId: '',
+      status: TaskState.TASK_STATE_UNSPECIFIED,
+      pageSize: 2,
+      pageToken: '',
+      historyLength: undefined,
+      statusTimestampAfter: undefined,
+      includeArtifacts: undefined,
+    });
+    expect(first.tasks.map((task) => task.id)).toEqual([sent[2], sent[1]]);
+    expect(first).toMatchObject({ pageSize: 2, totalSize: 3, nextPageToken: expect.any(String) });
+    const second = (await list({ pageSize: 2, pageToken: first.nextPageToken })).body.result;
+    expect(second.tasks.map((task: { id: string }) => task.id)).toEqual([sent[0]]);
+    expect(second.nextPageToken).toBe('');
+    // Filtered by state, with artifacts; by context, which is one task here.
+    await until(async () => (await list({ status: 'TASK_STATE_COMPLETED' })).body.result.totalSize === 3, 'all done');
+    const completed = (await list({ status: 'TASK_STATE_COMPLETED', includeArtifacts: true })).body.result;
+    expect(completed.tasks[0].artifacts[0].parts[0].data).toEqual({ done: true });
+    expect((await list({ status: 'TASK_STATE_WORKING' })).body.result.tasks).toEqual([]);
+    expect((await list({ contextId: sent[1] })).body.result.tasks.map((task: { id: string }) => task.id)).toEqual([
+      sent[1],
+    ]);
+    // The agent itself reads them all; another agent none: it created none of them.
+    expect((await list({}, agent.apiKey)).body.result.totalSize).toBe(3);
+    expect((await list({}, other.apiKey)).body.result).toMatchObject({ tasks: [], totalSize: 0 });
+  });
+
+  it('streams a task from SendStreamingMessage to its result, and to a SubscribeToTask of it', async () => {
+    const agent = await registerAgent({ mcpUrl: server().route('a2a-streamed', accepts) });
+    const client = await a2aClientFor(agent.agentId);
+    const stream = client.sendMessageStream({
+      tenant: '',
+      message: message([dataPart({ params: { text: 'stream me' } })]),
+      configuration: undefined,
+      metadata: undefined,
+    });
+    const first = await stream.next();
+    expect(first.value?.payload?.$case).toBe('task');
+    const task = (first.value!.payload as { value: Task }).value;
+    await until(
+      async () =>
+        (await client.getTask({ tenant: '', id: task.id, historyLength: undefined })).status?.state ===
+        TaskState.TASK_STATE_WORKING,
+      'the agent took it',
+    );
+    const subscribed = client.resubscribeTask({ tenant: '', id: task.id });
+    const subscribedFirst = await subscribed.next();
+    expect(subscribedFirst.value?.payload).toMatchObject({ $case: 'task', value: { id: task.id } });
+    const rest = (async () => {
+      const seen = [];
+      for await (const event of stream) seen.push(event.payload);
+      return seen;
+    })();
+    const subscribedRest = (async () => {
+      const seen = [];
+      for await (const event of subscribed) seen.push(event.payload);
+      return seen;
+    })();
+    expect((await reportOn(task.id, agent.apiKey, { status: 'completed', result: { streamed: true } })).status).toBe(
+      200,
+    );
+    for (const events of await Promise.all([rest, subscribedRest])) {
+      const last = events.at(-1);
+      expect(last).toMatchObject({ $case: 'statusUpdate', value: { taskId: task.id } });
+      expect((last as { value: { status: { state: TaskState } } }).value.status.state).toBe(
+        TaskState.TASK_STATE_COMPLETED,
+      );
+      const artifact = events.find((event) => event?.$case === 'artifactUpdate');
+      expect(artifact).toMatchObject({
+        value: { artifact: { parts: [{ content: { $case: 'data', value: { streamed: true } } }] } },
+      });
+    }
+    // A task that ended has nothing more to stream.
+    const ended = await call('POST', `/a2a/${agent.agentId}`, {
+      apiKey: 'admin',
+      body: { jsonrpc: '2.0', id: 9, method: 'SubscribeToTask', params: { id: task.id } },
+    });
+    expect(ended.body).toMatchObject({ id: 9, error: { code: -32004 } });
+  });
+
+  it('answers an input request with a message that names the task', async () => {
+    const agent = await registerAgent({ mcpUrl: server().route('a2a-asks', accepts) });
+    const client = await a2aClientFor(agent.agentId);
+    const sent = (await client.sendMessage({
+      tenant: '',
+      message: message([dataPart({ params: { text: 'ask me' } })]),
+      configuration: undefined,
+      metadata: undefined,
+    })) as Task;
+    await until(async () => {
+      const task = await call('GET', `/tasks/${sent.id}`, { apiKey: 'admin' });
+      return task.body.phase === 'awaiting_agent_report';
+    }, 'the agent took it');
+    const asked = await reportOn(sent.id, agent.apiKey, {
+      status: 'input-required',
+      message: 'Which colour?',
+      inputSchema: { type: 'object', required: ['colour'], properties: { colour: { type: 'string' } } },
+    });
+    expect(asked.status).toBe(200);
+    const waiting = await client.getTask({ tenant: '', id: sent.id, historyLength: undefined });
+    expect(waiting.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const answer = (value: unknown) =>
+      call('POST', `/a2a/${agent.agentId}`, {
+        apiKey: 'admin',
+        body: {
+          jsonrpc: '2.0',
+          id: 'answer',
+          method: 'SendMessage',
+          params: {
+            message: { messageId: randomUUID(), taskId: sent.id, role: 'ROLE_USER', parts: [{ data: value }] },
+          },
+        },
+      });
+    expect((await answer({ colour: 7 })).body).toMatchObject({ error: { code: -32602 } });
+    const answered = await answer({ colour: 'blue' });
+    expect(answered.body.result.task).toMatchObject({ id: sent.id, status: { state: 'TASK_STATE_WORKING' } });
+    await until(
+      () =>
+        server()
+          .callsTo('a2a-asks')
+          .some((received) => (received.body as { input?: unknown }).input !== undefined),
+      'the agent got the input',
+    );
+    const delivered = server()
+      .callsTo('a2a-asks')
+      .find((received) => (received.body as { input?: unknown }).input !== undefined);
+    expect(delivered?.body).toMatchObject({ taskId: sent.id, input: { colour: 'blue' } });
+    // Answered already: the task waits for nothing.
+    expect((await answer({ colour: 'red' })).body).toMatchObject({ error: { code: -32004 } });
   });
 });

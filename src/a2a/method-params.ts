@@ -1,0 +1,93 @@
+import { ApiError } from '../http/errors';
+import { validator } from '../http/validate';
+import { A2A_TASK_STATES } from './a2a-task';
+import { JsonRpcCode, JsonRpcError } from './json-rpc';
+
+/** A part of a message as A2A 1.0's JSON has it: the members the endpoint reads. */
+export interface MessagePart {
+  text?: string;
+  data?: unknown;
+}
+
+export interface SendMessageParams {
+  message: { messageId: string; parts: MessagePart[]; taskId?: string };
+}
+
+export interface TaskIdParams {
+  id: string;
+}
+
+export interface ListTasksParams {
+  contextId?: string;
+  status?: string;
+  pageSize: number;
+  pageToken?: string;
+  statusTimestampAfter?: string;
+  includeArtifacts?: boolean;
+}
+
+/** The most tasks one ListTasks page holds, and how many when the caller does not say. */
+export const LIST_TASKS_PAGE = { max: 100, default: 50 } as const;
+
+/**
+ * The params of each method, checked once at the edge. Members the endpoint does not read
+ * (`tenant`, `metadata`, `configuration`, ...) may be there: A2A clients send them.
+ */
+const SCHEMAS = {
+  SendMessage: {
+    type: 'object',
+    required: ['message'],
+    properties: {
+      message: {
+        type: 'object',
+        required: ['messageId', 'parts'],
+        properties: {
+          messageId: { type: 'string', minLength: 1, maxLength: 1024 },
+          taskId: { type: 'string', maxLength: 256 },
+          parts: {
+            type: 'array',
+            minItems: 1,
+            maxItems: 64,
+            items: { type: 'object', properties: { text: { type: 'string' } } },
+          },
+        },
+      },
+    },
+  },
+  TaskId: {
+    type: 'object',
+    required: ['id'],
+    properties: { id: { type: 'string', minLength: 1, maxLength: 256 } },
+  },
+  ListTasks: {
+    type: 'object',
+    properties: {
+      contextId: { type: 'string', maxLength: 256 },
+      status: { enum: ['TASK_STATE_UNSPECIFIED', ...A2A_TASK_STATES] },
+      pageSize: { type: 'integer', minimum: 1, maximum: LIST_TASKS_PAGE.max, default: LIST_TASKS_PAGE.default },
+      pageToken: { type: 'string', maxLength: 512 },
+      statusTimestampAfter: { type: 'string', format: 'date-time' },
+      historyLength: { type: 'integer', minimum: 0 },
+      includeArtifacts: { type: 'boolean' },
+    },
+  },
+} as const;
+
+const checks = {
+  SendMessage: validator<SendMessageParams>(SCHEMAS.SendMessage, 'SendMessage params'),
+  TaskId: validator<TaskIdParams>(SCHEMAS.TaskId, 'params'),
+  ListTasks: validator<ListTasksParams>(SCHEMAS.ListTasks, 'ListTasks params'),
+};
+
+/** `params` checked as `kind`'s, or the JSON-RPC error (-32602) that says what is wrong with them. */
+export function paramsOf<K extends keyof typeof checks>(
+  kind: K,
+  params: Record<string, unknown>,
+): ReturnType<(typeof checks)[K]> {
+  try {
+    return checks[kind](params) as ReturnType<(typeof checks)[K]>;
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    throw new JsonRpcError(JsonRpcCode.INVALID_PARAMS, error.message, error.details);
+  }
+}

@@ -1,0 +1,112 @@
+import type { Context } from 'koa';
+import type { Gauge } from 'prom-client';
+import type { TaskEventFeeds } from '../task-events/event-feeds';
+import type { LogSource } from '../task-events/log-reader';
+import { SseStream } from '../task-events/sse';
+import { TaskEventType, type TaskEvent } from '../task-events/task-event';
+import type { TaskDocument, TaskStore } from '../tasks/task-store';
+import { toTaskView } from '../tasks/task-views';
+import { a2aStatus, a2aTask, resultArtifact } from './a2a-task';
+
+export interface TaskStreamDeps {
+  taskStore: TaskStore;
+  feeds: TaskEventFeeds;
+  /** Counts the event streams open on this process, A2A's among them. */
+  streamsOpen: Gauge;
+  heartbeatMs?: number;
+}
+
+/** The A2A state each kind of event leaves a task in; the ending ones end the stream. */
+const STATE_AFTER: Record<TaskEvent['type'], string> = {
+  [TaskEventType.CREATED]: 'TASK_STATE_SUBMITTED',
+  [TaskEventType.STARTED]: 'TASK_STATE_WORKING',
+  [TaskEventType.ATTEMPT_FAILED]: 'TASK_STATE_WORKING',
+  [TaskEventType.ACCEPTED]: 'TASK_STATE_WORKING',
+  [TaskEventType.PROGRESS]: 'TASK_STATE_WORKING',
+  [TaskEventType.INPUT_REQUIRED]: 'TASK_STATE_INPUT_REQUIRED',
+  [TaskEventType.INPUT_RECEIVED]: 'TASK_STATE_WORKING',
+  [TaskEventType.COMPLETED]: 'TASK_STATE_COMPLETED',
+  [TaskEventType.FAILED]: 'TASK_STATE_FAILED',
+  [TaskEventType.CANCELLED]: 'TASK_STATE_CANCELED',
+};
+
+/** What an event has to say beyond its state: the status message's data part. */
+function dataOf(event: TaskEvent): unknown {
+  switch (event.type) {
+    case TaskEventType.ATTEMPT_FAILED:
+      return { attempt: event.attempt, error: event.error };
+    case TaskEventType.PROGRESS:
+      return { ...(event.message === undefined ? {} : { message: event.message }), progress: event.progress };
+    case TaskEventType.INPUT_REQUIRED:
+      return { requestId: event.requestId, message: event.message, inputSchema: event.inputSchema };
+    case TaskEventType.FAILED:
+      return event.error;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Answers `ctx` with A2A's stream for one task, over Server-Sent Events: each event a JSON-RPC
+ * response to request `rpcId` holding a StreamResponse, first the `task` as it stands, then a
+ * `statusUpdate` for each change of its state (and each progress, failed attempt and input request,
+ * with its data), the result as an `artifactUpdate`, and the end of the stream once the task ended.
+ * It reads the task's event log, as `GET /tasks/{taskId}/events` does.
+ */
+export async function streamTask(
+  ctx: Context,
+  deps: TaskStreamDeps,
+  rpcId: string | number | null,
+  found: TaskDocument,
+): Promise<void> {
+  const { compositionId } = found;
+  // The log's last seq before the task is read again: an event between the two comes twice, none is lost.
+  const after = compositionId === undefined ? (found.eventSeq ?? 0) : await lastSeqOf(deps.taskStore, compositionId);
+  const task = compositionId === undefined ? found : ((await deps.taskStore.find(found._id)) ?? found);
+  const source: LogSource =
+    compositionId === undefined ? { kind: 'task', taskId: task._id } : { kind: 'composition', compositionId };
+  const view = toTaskView(task);
+  const snapshot = a2aTask(view);
+  let state = (snapshot.status as { state: string }).state;
+  let unsubscribe: () => void = () => undefined;
+  deps.streamsOpen.inc();
+  const stream = new SseStream(
+    ctx,
+    () => {
+      deps.streamsOpen.dec();
+      unsubscribe();
+    },
+    deps.heartbeatMs,
+  );
+  const send = (id: string, result: Record<string, unknown>) => stream.send(id, { jsonrpc: '2.0', id: rpcId, result });
+  send(String(after), { task: snapshot });
+  if (!['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_INPUT_REQUIRED'].includes(state)) {
+    stream.end();
+    return;
+  }
+  const ids = { taskId: task._id, contextId: task._id };
+  unsubscribe = deps.feeds.subscribe(source, {
+    taskId: task._id,
+    after,
+    missing: () => stream.end(),
+    ended: () => stream.end(),
+    deliver: (events) => {
+      for (const event of events) {
+        const next = STATE_AFTER[event.type];
+        const data = dataOf(event);
+        if (next === state && data === undefined) continue;
+        state = next;
+        const id = String(event.seq);
+        if (event.type === TaskEventType.COMPLETED)
+          send(id, {
+            artifactUpdate: { ...ids, artifact: resultArtifact(event.result), append: false, lastChunk: true },
+          });
+        send(id, { statusUpdate: { ...ids, status: a2aStatus(task._id, next, event.at, data, `${task._id}-${id}`) } });
+      }
+    },
+  });
+}
+
+async function lastSeqOf(taskStore: TaskStore, compositionId: string): Promise<number> {
+  return (await taskStore.findCompositionLog(compositionId))?.eventSeq ?? 0;
+}
