@@ -85,10 +85,18 @@ export async function a2aRequest(
   return answer.result;
 }
 
-/** An Agent Card, read with GET through the outbound guard: the JSON object, unchecked. */
-export async function readAgentCard(url: string, options: A2aRequestOptions): Promise<Record<string, unknown>> {
+/**
+ * An Agent Card, read with GET through the outbound guard: the JSON object, unchecked. The owner's
+ * headers go with it: the card is the agent's own, on its endpoint's origin or at the URL the owner
+ * gave, and a card of a private agent (this service's, for one) is served only to its credentials.
+ */
+export async function readAgentCard(
+  url: string,
+  headers: A2aTarget['headers'],
+  options: A2aRequestOptions,
+): Promise<Record<string, unknown>> {
   const response = await guardedFetch(options.dispatcher, options.maxReplyBytes)(url, {
-    headers: { accept: 'application/json' },
+    headers: { ...headers, accept: 'application/json', 'a2a-version': A2A_PROTOCOL_VERSION },
     signal: signalOf(options),
   });
   const text = await response.text();

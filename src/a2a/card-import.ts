@@ -35,7 +35,11 @@ export async function importAgentCard(
   compiler: UserSchemaCompiler,
 ): Promise<ImportedCard> {
   const namesCard = new URL(target.mcpUrl).pathname.endsWith(CARD_PATH);
-  const card = await readAgentCard(namesCard ? target.mcpUrl : new URL(CARD_PATH, target.mcpUrl).href, options);
+  const card = await readAgentCard(
+    namesCard ? target.mcpUrl : new URL(CARD_PATH, target.mcpUrl).href,
+    target.headers,
+    options,
+  );
   const mcpUrl = namesCard ? endpointOf(card) : target.mcpUrl;
   const schemas = inputSchemasOf(card);
   const skills = Array.isArray(card.skills) ? (card.skills as CardSkill[]) : [];

@@ -1,4 +1,6 @@
 import { useA2aAgent } from '../support/a2a-agent';
+import { completes, useAgentServer } from '../support/agent-server';
+import { testStack } from '../support/test-stack';
 import { agentRegistration, registerAgent } from '../support/agents';
 import { call, expectError } from '../support/http';
 import { startTask, waitForTask } from '../support/tasks';
@@ -11,6 +13,7 @@ describe('an A2A agent registered with protocol "a2a"', () => {
     endless: 'works-until-cancelled',
     broken: 'fails',
   });
+  const agents = useAgentServer();
 
   /** The agent registered by its card's URL, its skills imported as tools. */
   const registerByCard = () => registerAgent({ protocol: 'a2a', mcpUrl: a2a().cardUrl, capabilities: undefined });
@@ -148,5 +151,39 @@ describe('an A2A agent registered with protocol "a2a"', () => {
       },
     });
     expectError(reserved, 400, 'VALIDATION_ERROR');
+  });
+  it("calls an agent of this service through its own A2A endpoint, registered by its card with the owner's key", async () => {
+    const { baseUrl, adminKey } = testStack();
+    const inner = await registerAgent({
+      mcpUrl: agents().route('a2a-inner', (received) =>
+        completes({ echoed: (received.body as { params: unknown }).params })(received),
+      ),
+      visibility: 'private',
+    });
+    const outer = await registerAgent({
+      protocol: 'a2a',
+      mcpUrl: `${baseUrl}/agents/${inner.agentId}/.well-known/agent-card.json`,
+      headers: { 'X-Api-Key': adminKey },
+      capabilities: undefined,
+    });
+    expect(outer).toMatchObject({ mcpUrl: `${baseUrl}/a2a/${inner.agentId}`, headerNames: ['X-Api-Key'] });
+    // The tool-schemas extension of the card carries the inner tool's schema.
+    expect(outer.capabilities.tools).toEqual([
+      {
+        name: 'echo',
+        description: 'Returns its text',
+        inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+      },
+    ]);
+    const taskId = await startTask({
+      agentId: outer.agentId,
+      operation: 'tools/echo',
+      params: { text: 'round trip', times: 2 },
+    });
+    expect(await waitForTask(taskId)).toMatchObject({
+      status: 'completed',
+      result: { echoed: { text: 'round trip', times: 2 } },
+    });
+    expect(agents().callsTo('a2a-inner')).toHaveLength(1);
   });
 });
