@@ -3,7 +3,7 @@ import { causeOf } from '../src/ops/describe-error';
 import { ReplyTooLarge } from '../src/mcp/guarded-fetch';
 import type { Agent } from '../src/registry/agent';
 import type { AgentReplyVerdict } from '../src/tasks/agent-reply';
-import { isRetriedStatus } from '../src/tasks/agent-reply';
+import { rejectedByJsonRpc, verdictOfRefusedStatus } from '../src/tasks/agent-reply';
 import { findOperation } from '../src/tasks/operations';
 import { normaliseResult, TaskErrorCode, type A2aTaskHandle, type TaskResult } from '../workflows/task-types';
 
@@ -159,23 +159,11 @@ export function verdictOfA2aError(error: unknown): A2aCallVerdict {
       error: { code: TaskErrorCode.AGENT_PROTOCOL_ERROR, message: `A2A agent's ${tooLarge.message}` },
     };
   if (error instanceof A2aHttpError) {
-    const answered = `A2A agent answered ${error.message}`;
-    if (isRetriedStatus(error.status)) return { kind: 'retry', reason: answered };
-    return {
-      kind: 'refused',
-      error: { code: TaskErrorCode.AGENT_REJECTED, message: answered, details: { status: error.status } },
-    };
+    return verdictOfRefusedStatus(error.status, `A2A agent answered ${error.message}`);
   }
   if (error instanceof A2aRpcError) {
     if (!FINAL_ERRORS.has(error.code) && !isA2aError(error.code)) return { kind: 'retry', reason: error.message };
-    return {
-      kind: 'refused',
-      error: {
-        code: TaskErrorCode.AGENT_REJECTED,
-        message: error.message,
-        details: { code: error.code, ...(error.data === undefined ? {} : { data: error.data }) },
-      },
-    };
+    return rejectedByJsonRpc(error.message, error.code, error.data);
   }
   if (error instanceof A2aProtocolError) return outsideProtocol(error.message);
   throw error;

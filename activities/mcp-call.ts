@@ -10,7 +10,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Agent, CapabilityEntry, ToolDefinition } from '../src/registry/agent';
 import type { AgentReplyVerdict } from '../src/tasks/agent-reply';
-import { isRetriedStatus } from '../src/tasks/agent-reply';
+import { rejectedByJsonRpc, verdictOfRefusedStatus } from '../src/tasks/agent-reply';
 import { findOperation } from '../src/tasks/operations';
 import { serverAnswerOf } from '../src/mcp/answers';
 import { causeOf } from '../src/ops/describe-error';
@@ -205,22 +205,13 @@ export function verdictOfError(error: unknown): McpCallVerdict {
   if (error instanceof StreamableHTTPError) {
     const status = error.code;
     const answered = `MCP server answered ${serverAnswerOf(error)}`;
-    if (status === undefined || isRetriedStatus(status)) return { kind: 'retry', reason: answered };
-    return { kind: 'refused', error: { code: TaskErrorCode.AGENT_REJECTED, message: answered, details: { status } } };
+    if (status === undefined) return { kind: 'retry', reason: answered };
+    return verdictOfRefusedStatus(status, answered);
   }
   if (error instanceof McpError) {
     if (error.code === (JsonRpcError.RequestTimeout as number))
       return { kind: 'retry', reason: `MCP request timed out: ${error.message}` };
-    if (FINAL_JSON_RPC_ERRORS.has(error.code)) {
-      return {
-        kind: 'refused',
-        error: {
-          code: TaskErrorCode.AGENT_REJECTED,
-          message: error.message,
-          details: { code: error.code, ...(error.data === undefined ? {} : { data: error.data }) },
-        },
-      };
-    }
+    if (FINAL_JSON_RPC_ERRORS.has(error.code)) return rejectedByJsonRpc(error.message, error.code, error.data);
     return { kind: 'retry', reason: error.message };
   }
   if ((error as Error)?.name === 'ZodError' || (error as Error)?.name === '$ZodError') {

@@ -91,6 +91,15 @@ const agentTaskPollDelayMs = (suggestedMs: number, elapsedMs: number): number =>
     Math.max(AGENT_TASK_POLL_MIN_MS, suggestedMs, Math.floor(elapsedMs / AGENT_TASK_POLL_AGE_SHARE)),
   );
 
+/** The task a poll is for, as each poll activity takes it beside the agent's handle. */
+interface PolledTask {
+  taskId: string;
+  agentId: string;
+  /** The call whose answer was the agent's own task: the poll's answer counts as its. */
+  attempt: number;
+  keepsResult: boolean;
+}
+
 /** A task the agent goes on with on its side, and how the workflow polls it. */
 interface FollowedTask {
   /** What it is, in the poll activity's summary: `MCP task`, `A2A task`. */
@@ -102,7 +111,8 @@ interface FollowedTask {
   firstIntervalMs?: number;
   /** The wait between polls while the agent suggests none. */
   unsuggestedMs: number;
-  poll: (options: ActivityOptions) => Promise<McpTaskPoll | A2aTaskPoll>;
+  /** One poll: the activity, with the task it is for. */
+  poll: (options: ActivityOptions, polled: PolledTask) => Promise<McpTaskPoll | A2aTaskPoll>;
 }
 
 const endedUncompleted = (parent: TaskRun): boolean =>
@@ -472,11 +482,14 @@ export class TaskRun {
       if (this.report) return outcomeOfReport(this.report, attempt);
       let polled: McpTaskPoll | A2aTaskPoll;
       try {
-        polled = await followed.poll({
-          startToCloseTimeout: this.run.input.agentCallTimeoutMs + CALL_ACTIVITY_MARGIN_MS,
-          retry: retryPolicyOf(task),
-          summary: `poll ${followed.kind}: ${this.describe()} (task ${task.taskId})`,
-        });
+        polled = await followed.poll(
+          {
+            startToCloseTimeout: this.run.input.agentCallTimeoutMs + CALL_ACTIVITY_MARGIN_MS,
+            retry: retryPolicyOf(task),
+            summary: `poll ${followed.kind}: ${this.describe()} (task ${task.taskId})`,
+          },
+          { taskId: task.taskId, agentId: task.agentId, attempt, keepsResult: this.keepsResult },
+        );
       } catch (error) {
         if (isCancellation(error)) throw error;
         return failure(activityError(error), attempt);
@@ -494,13 +507,6 @@ export class TaskRun {
   /** The MCP task an MCP agent runs for this one, polled with `tasks/get` at the pace the server suggests. */
   private mcpTaskEnded(handle: McpTaskHandle, attempt: number, startedAt: number): Promise<TaskOutcome> {
     this.mcpTask = handle;
-    const input = {
-      taskId: this.task.taskId,
-      agentId: this.task.agentId,
-      handle,
-      attempt,
-      keepsResult: this.keepsResult,
-    };
     return this.agentTaskEnded(
       {
         kind: 'MCP task',
@@ -508,7 +514,7 @@ export class TaskRun {
         wait: TaskWait.MCP_TASK,
         firstIntervalMs: handle.pollIntervalMs,
         unsuggestedMs: MCP_TASK_POLL_DEFAULT_MS,
-        poll: (options) => agentCalls.pollMcpTask.executeWithOptions(options, [input]),
+        poll: (options, polled) => agentCalls.pollMcpTask.executeWithOptions(options, [{ ...polled, handle }]),
       },
       attempt,
       startedAt,
@@ -518,20 +524,13 @@ export class TaskRun {
   /** The task an A2A agent goes on with for this one, polled with `GetTask`, soon at first. */
   private a2aTaskEnded(handle: A2aTaskHandle, attempt: number, startedAt: number): Promise<TaskOutcome> {
     this.a2aTask = handle;
-    const input = {
-      taskId: this.task.taskId,
-      agentId: this.task.agentId,
-      handle,
-      attempt,
-      keepsResult: this.keepsResult,
-    };
     return this.agentTaskEnded(
       {
         kind: 'A2A task',
         name: `A2A task ${handle.a2aTaskId}`,
         wait: TaskWait.A2A_TASK,
         unsuggestedMs: AGENT_TASK_POLL_MIN_MS,
-        poll: (options) => agentCalls.pollA2aTask.executeWithOptions(options, [input]),
+        poll: (options, polled) => agentCalls.pollA2aTask.executeWithOptions(options, [{ ...polled, handle }]),
       },
       attempt,
       startedAt,

@@ -11,6 +11,9 @@ export type AgentReplyVerdict =
   /** Final without the agent's own error body: 400/404/422, or a reply outside the protocol. */
   | { kind: 'refused'; error: { code: string; message: string; details?: unknown } };
 
+/** The verdicts of a reply that does not answer the task: worth another attempt, or refused. */
+type NotAnswered = Extract<AgentReplyVerdict, { kind: 'retry' | 'refused' }>;
+
 const RETRIED_STATUSES = new Set([408, 429]);
 const REJECTED_STATUSES = new Set([400, 404, 422]);
 const ACCEPTED_STATUSES = new Set(['pending', 'executing', 'received']);
@@ -38,6 +41,24 @@ function parseJson(text: string): unknown {
 /** Whether an HTTP status from a receiver is worth another attempt: 408, 429 and 5xx. */
 export function isRetriedStatus(status: number): boolean {
   return RETRIED_STATUSES.has(status) || status >= 500;
+}
+
+/** An agent's refusal at the HTTP level, over MCP or A2A: retried for 408, 429 and 5xx, else final AGENT_REJECTED with its status. */
+export function verdictOfRefusedStatus(status: number, answered: string): NotAnswered {
+  if (isRetriedStatus(status)) return { kind: 'retry', reason: answered };
+  return { kind: 'refused', error: { code: TaskErrorCode.AGENT_REJECTED, message: answered, details: { status } } };
+}
+
+/** A JSON-RPC error that says the request itself is wrong: final AGENT_REJECTED, with its code and data. */
+export function rejectedByJsonRpc(message: string, code: number, data: unknown): NotAnswered {
+  return {
+    kind: 'refused',
+    error: {
+      code: TaskErrorCode.AGENT_REJECTED,
+      message,
+      details: { code, ...(data === undefined ? {} : { data }) },
+    },
+  };
 }
 
 /** `bodyText` is null for a body longer than the service reads (MAX_BODY_BYTES): only its status counts then. */

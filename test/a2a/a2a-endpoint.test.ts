@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
 import { Role, TaskState, type Part, type Task } from '@a2a-js/sdk';
+import { dataPart } from '../support/a2a-agent';
 import { accepts, acceptsAndHearsCancel, completes, useAgentServer } from '../support/agent-server';
 import { registerAgent } from '../support/agents';
 import { call } from '../support/http';
@@ -17,14 +18,6 @@ async function a2aClientFor(agentId: string) {
   return new ClientFactory({ transports: [new JsonRpcTransportFactory({ fetchImpl })] }).createFromAgentCard(card);
 }
 
-/** A data part, as the SDK's types have it. */
-const dataPart = (value: unknown): Part => ({
-  content: { $case: 'data', value },
-  metadata: undefined,
-  filename: '',
-  mediaType: 'application/json',
-});
-
 const message = (parts: Part[]) => ({
   messageId: randomUUID(),
   contextId: '',
@@ -35,6 +28,18 @@ const message = (parts: Part[]) => ({
   extensions: [],
   referenceTaskIds: [],
 });
+
+/** A SendMessage request of `parts`, as the SDK's client takes it. */
+const request = (parts: Part[]) => ({
+  tenant: '',
+  message: message(parts),
+  configuration: undefined,
+  metadata: undefined,
+});
+
+/** SendMessage of one data part through the SDK's client: the task it started. */
+const sendData = async (client: Client, value: unknown) =>
+  (await client.sendMessage(request([dataPart(value)]))) as Task;
 
 describe('the A2A JSON-RPC endpoint of an agent', () => {
   const server = useAgentServer();
@@ -47,12 +52,7 @@ describe('the A2A JSON-RPC endpoint of an agent', () => {
       capabilities: { tools: [tool('echo', { text: { type: 'string' } })] },
     });
     const client = await a2aClientFor(agent.agentId);
-    const sent = (await client.sendMessage({
-      tenant: '',
-      message: message([dataPart({ skill: 'echo', params: { text: 'hi' } })]),
-      configuration: undefined,
-      metadata: undefined,
-    })) as Task;
+    const sent = await sendData(client, { skill: 'echo', params: { text: 'hi' } });
     expect(sent.id).toEqual(expect.any(String));
     const done = await until(async () => {
       const task = await client.getTask({ tenant: '', id: sent.id, historyLength: undefined });
@@ -92,12 +92,7 @@ describe('the A2A JSON-RPC endpoint of an agent', () => {
       capabilities: { tools: [tool('wait')] },
     });
     const client = await a2aClientFor(agent.agentId);
-    const sent = (await client.sendMessage({
-      tenant: '',
-      message: message([dataPart({ params: {} })]),
-      configuration: undefined,
-      metadata: undefined,
-    })) as Task;
+    const sent = await sendData(client, { params: {} });
     await until(async () => {
       const task = await client.getTask({ tenant: '', id: sent.id, historyLength: undefined });
       return task.status?.state === TaskState.TASK_STATE_WORKING;
@@ -139,12 +134,7 @@ describe('the A2A JSON-RPC endpoint of an agent', () => {
     const client = await a2aClientFor(agent.agentId);
     const sent: string[] = [];
     for (const word of ['one', 'two', 'three']) {
-      const task = (await client.sendMessage({
-        tenant: '',
-        message: message([dataPart({ params: { text: word } })]),
-        configuration: undefined,
-        metadata: undefined,
-      })) as Task;
+      const task = await sendData(client, { params: { text: word } });
       sent.push(task.id);
     }
     const list = (params: Record<string, unknown>, apiKey = 'admin') =>
@@ -183,12 +173,7 @@ describe('the A2A JSON-RPC endpoint of an agent', () => {
   it('streams a task from SendStreamingMessage to its result, and to a SubscribeToTask of it', async () => {
     const agent = await registerAgent({ mcpUrl: server().route('a2a-streamed', accepts) });
     const client = await a2aClientFor(agent.agentId);
-    const stream = client.sendMessageStream({
-      tenant: '',
-      message: message([dataPart({ params: { text: 'stream me' } })]),
-      configuration: undefined,
-      metadata: undefined,
-    });
+    const stream = client.sendMessageStream(request([dataPart({ params: { text: 'stream me' } })]));
     const first = await stream.next();
     expect(first.value?.payload?.$case).toBe('task');
     const task = (first.value!.payload as { value: Task }).value;
@@ -236,12 +221,7 @@ describe('the A2A JSON-RPC endpoint of an agent', () => {
   it('answers an input request with a message that names the task', async () => {
     const agent = await registerAgent({ mcpUrl: server().route('a2a-asks', accepts) });
     const client = await a2aClientFor(agent.agentId);
-    const sent = (await client.sendMessage({
-      tenant: '',
-      message: message([dataPart({ params: { text: 'ask me' } })]),
-      configuration: undefined,
-      metadata: undefined,
-    })) as Task;
+    const sent = await sendData(client, { params: { text: 'ask me' } });
     await until(async () => {
       const task = await call('GET', `/tasks/${sent.id}`, { apiKey: 'admin' });
       return task.body.phase === 'awaiting_agent_report';

@@ -23,7 +23,8 @@ export type SkillBehaviour =
   /** TASK_STATE_FAILED with a text status message. */
   | 'fails';
 
-const dataPart = (value: unknown): Part => ({
+/** A data part, as the SDK's types have it. */
+export const dataPart = (value: unknown): Part => ({
   content: { $case: 'data', value },
   metadata: undefined,
   filename: '',
