@@ -53,6 +53,8 @@ export class A2aTestAgent {
   /** The A2A-Version header of each JSON-RPC request. */
   readonly versions: Array<string | undefined> = [];
   private readonly finishers = new Map<string, () => void>();
+  /** The agent's task for each message: the service's messageId is its own taskId. */
+  private readonly taskOfMessage = new Map<string, string>();
 
   private constructor(
     private readonly server: http.Server,
@@ -122,6 +124,11 @@ export class A2aTestAgent {
     this.finishers.get(taskId)?.();
   }
 
+  /** The agent's task started by the message `messageId` (the service's taskId), once it started. */
+  taskFor(messageId: string): string | undefined {
+    return this.taskOfMessage.get(messageId);
+  }
+
   /** The ids of the tasks still working at the agent. */
   get working(): string[] {
     return [...this.finishers.keys()];
@@ -140,6 +147,7 @@ export class A2aTestAgent {
         this.received.push(message);
         const skill = (message.metadata?.skill as string | undefined) ?? Object.keys(skills)[0];
         const { taskId, contextId } = context;
+        this.taskOfMessage.set(message.messageId, taskId);
         const task = (state: TaskState, extra: Partial<Task> = {}): Task => ({
           id: taskId,
           contextId,

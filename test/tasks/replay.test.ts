@@ -14,6 +14,7 @@ import { newUserId } from '../support/humans';
 import { createRoom, RoomClient } from '../support/room-client';
 import { tool, waitForTask, reportOn } from '../support/tasks';
 import { registerTaskTool, useMcpServer } from '../support/mcp-server';
+import { useA2aAgent } from '../support/a2a-agent';
 import { useTemporalClient } from '../support/temporal';
 import { until } from '../support/until';
 
@@ -100,8 +101,10 @@ function mcpTools(mcp: McpServer): void {
 describe('workflow replay', () => {
   const server = useAgentServer();
   const mcpServer = useMcpServer({ setup: mcpTools });
+  const a2aServer = useA2aAgent({ long: 'works-then-completes', endless: 'works-until-cancelled' });
   let agent: RegisteredAgent;
   let mcpAgent: RegisteredAgent;
+  let a2aAgent: RegisteredAgent;
   const client = useTemporalClient();
 
   beforeAll(async () => {
@@ -110,6 +113,7 @@ describe('workflow replay', () => {
       capabilities: { tools: [{ ...tool('script'), inputSchema: { type: 'object' } }] },
     });
     mcpAgent = await registerAgent({ protocol: 'mcp', mcpUrl: mcpServer().url, capabilities: undefined });
+    a2aAgent = await registerAgent({ protocol: 'a2a', mcpUrl: a2aServer().cardUrl, capabilities: undefined });
   });
 
   const task = (tag: string, reply: string, extra: Record<string, unknown> = {}) => ({
@@ -215,6 +219,18 @@ describe('workflow replay', () => {
           expect((await call('POST', `/tasks/${taskId}/cancel`, { apiKey: 'admin' })).status).toBe(200);
         },
       ),
+      single('a2a-task', { agentId: a2aAgent.agentId, operation: 'tools/long', params: {} }, async (taskId) => {
+        await untilAwaitingReport(taskId);
+        a2aServer().finish(await until(() => a2aServer().taskFor(taskId), "the A2A agent's task"));
+      }),
+      single(
+        'a2a-task-cancelled',
+        { agentId: a2aAgent.agentId, operation: 'tools/endless', params: {} },
+        async (taskId) => {
+          await untilAwaitingReport(taskId);
+          expect((await call('POST', `/tasks/${taskId}/cancel`, { apiKey: 'admin' })).status).toBe(200);
+        },
+      ),
       inRoom('room-socket', 'room-socket', true),
       inRoom('room-http', 'room-http', false),
       composition('diamond', [
@@ -246,6 +262,8 @@ describe('workflow replay', () => {
       'completed',
       'cancelled',
       'completed',
+      'cancelled',
+      'completed',
       'completed',
       'completed',
       'completed',
@@ -254,7 +272,8 @@ describe('workflow replay', () => {
       'completed',
       'completed',
     ]);
-    expect(outcomes.slice(10, 12).map((outcome) => outcome.result)).toEqual([
+    expect(outcomes.slice(10, 12).map((outcome) => outcome.status)).toEqual(['completed', 'cancelled']);
+    expect(outcomes.slice(12, 14).map((outcome) => outcome.result)).toEqual([
       { via: 'socket' },
       { tag: 'room-http', reply: 'complete' },
     ]);
