@@ -69,6 +69,8 @@ export async function a2aRequest(
       'a2a-version': A2A_PROTOCOL_VERSION,
     },
     body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+    // The outbound rules follow no redirect: a 3xx is the agent's answer, and refuses the request.
+    redirect: 'manual',
     signal: signalOf(options),
   });
   const text = await response.text();
@@ -97,6 +99,7 @@ export async function readAgentCard(
 ): Promise<Record<string, unknown>> {
   const response = await guardedFetch(options.dispatcher, options.maxReplyBytes)(url, {
     headers: { ...headers, accept: 'application/json', 'a2a-version': A2A_PROTOCOL_VERSION },
+    redirect: 'manual',
     signal: signalOf(options),
   });
   const text = await response.text();

@@ -186,4 +186,18 @@ describe('an A2A agent registered with protocol "a2a"', () => {
     });
     expect(agents().callsTo('a2a-inner')).toHaveLength(1);
   });
+  it('follows no redirect: an A2A agent answering 307 refuses the task, and the target is not called', async () => {
+    const target = agents().route('a2a-redirect-target', completes({ reached: true }));
+    const agent = await registerAgent({
+      protocol: 'a2a',
+      mcpUrl: agents().route('a2a-redirecting', () => ({ status: 307, headers: { location: target }, body: '' })),
+      capabilities: { tools: [{ name: 'echo', description: 'echo', inputSchema: { type: 'object' } }] },
+    });
+    const taskId = await startTask({ agentId: agent.agentId, operation: 'tools/echo', params: {} });
+    expect(await waitForTask(taskId)).toMatchObject({
+      status: 'failed',
+      error: { code: 'AGENT_REJECTED', details: { status: 307 } },
+    });
+    expect(agents().callsTo('a2a-redirect-target')).toHaveLength(0);
+  });
 });

@@ -19,6 +19,8 @@ export interface AgentReply {
   body?: unknown;
   /** Wait this long before answering. */
   delayMs?: number;
+  /** More response headers (a redirect's `location`, say). */
+  headers?: Record<string, string>;
 }
 
 export type AgentBehaviour = (call: ReceivedCall) => AgentReply;
@@ -85,6 +87,7 @@ export class AgentServer {
         const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? null);
         response.writeHead(reply.status, {
           'content-type': typeof reply.body === 'string' ? 'text/plain' : 'application/json',
+          ...reply.headers,
         });
         response.end(text);
       }, reply.delayMs ?? 0);
