@@ -89,7 +89,7 @@ export function verdictOfTask(task: A2aTaskJson): A2aCallVerdict {
   const said = textOf(task.status?.message?.parts);
   switch (state) {
     case 'TASK_STATE_COMPLETED':
-      return { kind: 'completed', result: resultOfArtifacts(task.artifacts) };
+      return { kind: 'completed', result: resultOfArtifacts(task.artifacts, task.status?.message?.parts) };
     case 'TASK_STATE_REJECTED':
       return failed(TaskErrorCode.AGENT_REJECTED, said ?? 'The A2A agent rejected the task', state);
     case 'TASK_STATE_FAILED':
@@ -118,10 +118,14 @@ function outsideProtocol(why: string): A2aCallVerdict {
   };
 }
 
-/** A completed task's result: its one artifact's parts, or `{artifacts}` with each artifact's. */
-function resultOfArtifacts(artifacts: unknown): TaskResult {
+/**
+ * A completed task's result: its one artifact's parts, or `{artifacts}` with each artifact's; with
+ * none, what its status message says (an agent may answer there), else `{}`.
+ */
+function resultOfArtifacts(artifacts: unknown, statusParts: unknown): TaskResult {
   const list = Array.isArray(artifacts) ? (artifacts as Array<{ name?: unknown; parts?: unknown }>) : [];
   if (list.length === 1) return resultOfParts(list[0].parts);
+  if (list.length === 0) return statusParts === undefined ? {} : resultOfParts(statusParts);
   return {
     artifacts: list.map((artifact) => ({
       ...(typeof artifact.name === 'string' ? { name: artifact.name } : {}),
