@@ -2,6 +2,7 @@ import { ApiError, ErrorCode } from '../http/errors';
 import { accepted, checkTool, type ImportedCapabilities } from '../mcp/capability-import';
 import { causeOf, describeError } from '../ops/describe-error';
 import type { ToolDefinition } from '../registry/agent';
+import { REGISTRATION_LIMITS } from '../registry/registration-schema';
 import type { UserSchemaCompiler } from '../registry/user-schemas';
 import { DestinationRefused } from '../tasks/outbound-guard';
 import { readAgentCard, type A2aRequestOptions, type A2aTarget } from './a2a-client';
@@ -60,9 +61,28 @@ function endpointOf(card: Record<string, unknown>): string {
       typeof protocolVersion === 'string' &&
       protocolVersion.split('.')[0] === major
     )
-      return url;
+      return usableEndpoint(url);
   }
   throw new Error(`the card names no JSONRPC interface of A2A ${A2A_PROTOCOL_VERSION} in supportedInterfaces`);
+}
+
+/**
+ * The card's endpoint, held to what a registered `mcpUrl` is: http or https, at most as long, no
+ * credentials in it (fetch refuses such URLs). The https rule is the registry's, applied after.
+ */
+function usableEndpoint(url: string): string {
+  const parsed = URL.canParse(url) ? new URL(url) : undefined;
+  if (
+    !parsed ||
+    !['http:', 'https:'].includes(parsed.protocol) ||
+    url.length > REGISTRATION_LIMITS.urlChars ||
+    parsed.username !== '' ||
+    parsed.password !== ''
+  )
+    throw new Error(
+      `the card's JSONRPC endpoint is not an http(s) URL of at most ${REGISTRATION_LIMITS.urlChars} characters without credentials`,
+    );
+  return url;
 }
 
 function inputSchemasOf(card: Record<string, unknown>): Record<string, unknown> {

@@ -108,7 +108,7 @@ describe('an A2A agent registered with protocol "a2a"', () => {
     expect(sent?.parts.map((part) => part.content)).toEqual([{ $case: 'text', value: 'plain words' }]);
   });
 
-  it('refuses a registration whose card cannot be read, or names no A2A 1.0 JSON-RPC interface', async () => {
+  it('refuses a registration whose card cannot be read, names no A2A 1.0 JSON-RPC interface, or an unusable one', async () => {
     const missing = await call('POST', '/agents', {
       apiKey: 'admin',
       body: {
@@ -129,6 +129,11 @@ describe('an A2A agent registered with protocol "a2a"', () => {
     expect(expectError(legacy, 422, 'CAPABILITY_IMPORT_FAILED').message).toMatch(
       /names no JSONRPC interface of A2A 1\.0/,
     );
+    const credentials = await call('POST', '/agents', {
+      apiKey: 'admin',
+      body: { ...agentRegistration({ protocol: 'a2a', mcpUrl: a2a().credentialsCardUrl }), capabilities: undefined },
+    });
+    expect(expectError(credentials, 422, 'CAPABILITY_IMPORT_FAILED').message).toMatch(/without credentials/);
   });
 
   it('answers 400 OPERATION_NOT_SUPPORTED for an operation outside tools, and refuses headers the client sets itself', async () => {

@@ -75,6 +75,11 @@ export class A2aTestAgent {
     return `${this.url}/v0.3/.well-known/agent-card.json`;
   }
 
+  /** A card whose JSONRPC 1.0 interface has credentials in its URL. */
+  get credentialsCardUrl(): string {
+    return `${this.url}/credentials/.well-known/agent-card.json`;
+  }
+
   static async start(skills: Record<string, SkillBehaviour>): Promise<A2aTestAgent> {
     const app = express();
     const server = http.createServer(app);
@@ -112,6 +117,10 @@ export class A2aTestAgent {
       next();
     });
     app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }));
+    app.get('/credentials/.well-known/agent-card.json', (_request, response) => {
+      const url = agent.endpoint.replace('http://', 'http://user:secret@');
+      response.json({ ...card, supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] });
+    });
     app.get('/v0.3/.well-known/agent-card.json', (_request, response) => {
       response.json({ name: card.name, url: agent.endpoint, protocolVersion: '0.3.0', preferredTransport: 'JSONRPC' });
     });
