@@ -31,19 +31,20 @@ export async function startRoomDelivery(
   const deliveredTasks = new DeliveredTasks(temporal, logger);
   // One write at a time, in join/leave order: a leave overtaken by its join would leave a ghost record.
   let writes = Promise.resolve();
-  const enqueue = (write: () => Promise<void>) => {
+  const enqueue = (write: () => Promise<void>): Promise<void> => {
     writes = writes.then(write).catch((error: unknown) => logger.warn({ err: error }, 'presence write failed'));
+    return writes;
   };
   hub.presence = {
     arrived: (roomId, participant) => enqueue(() => presence.arrived(roomId, participant)),
     departed: (roomId, participant) => {
-      enqueue(() => presence.departed(roomId, participant));
       if (participant.type === ParticipantType.AGENT) deliveredTasks.agentLeft(roomId, participant.id);
+      return enqueue(() => presence.departed(roomId, participant));
     },
   };
   // The first beat before any socket arrives: their records count only while it is fresh.
-  enqueue(() => presence.refresh());
-  const heartbeat = setInterval(() => enqueue(() => presence.refresh()), PRESENCE_HEARTBEAT_MS);
+  void enqueue(() => presence.refresh());
+  const heartbeat = setInterval(() => void enqueue(() => presence.refresh()), PRESENCE_HEARTBEAT_MS);
   heartbeat.unref();
   const worker = await startWorker({ ...config, taskQueue: queue }, temporal.connection, logger, {
     activities: roomDeliveryActivities(hub, taskStore, deliveredTasks),

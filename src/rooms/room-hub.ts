@@ -25,8 +25,9 @@ export interface OutgoingMessage {
 
 /** Told when a participant's first connection to a room opens and its last one closes, in that order. */
 export interface PresenceListener {
-  arrived(roomId: string, participant: ParticipantRef): void;
-  departed(roomId: string, participant: ParticipantRef): void;
+  /** Settles once the record is written (or its write failed and was logged). */
+  arrived(roomId: string, participant: ParticipantRef): Promise<void>;
+  departed(roomId: string, participant: ParticipantRef): Promise<void>;
 }
 
 /** Attempts at storing a batch whose seqs another process also got (the seq counter's `$inc` is not atomic on every store). */
@@ -80,6 +81,12 @@ export class RoomHub {
     private readonly metrics: RoomMetrics,
   ) {}
 
+  /** Runs `announce` once the presence write settled, or now when presence stays in this process. */
+  private afterPresence(written: Promise<void> | undefined, announce: () => void): void {
+    if (written === undefined) announce();
+    else void written.then(announce);
+  }
+
   /** Distinct participants connected to the room in this process. */
   connectedParticipants(roomId: string): number {
     return this.rooms.get(roomId)?.members.size ?? 0;
@@ -97,10 +104,13 @@ export class RoomHub {
     room.members.set(key, count + 1);
     if (count === 0) {
       this.metrics.joins.inc();
-      this.presence?.arrived(connection.roomId, connection.participant);
-      this.publish(
-        connection.roomId,
-        participantEventFrame(connection.roomId, SystemEvent.PARTICIPANT_JOINED, connection.participant),
+      // Announced once recorded: a participant_joined tells the room, and the participant, that room
+      // tasks and task updates reach this socket from now on.
+      this.afterPresence(this.presence?.arrived(connection.roomId, connection.participant), () =>
+        this.publish(
+          connection.roomId,
+          participantEventFrame(connection.roomId, SystemEvent.PARTICIPANT_JOINED, connection.participant),
+        ),
       );
     }
   }
@@ -115,10 +125,12 @@ export class RoomHub {
     } else {
       room.members.delete(key);
       this.metrics.leaves.inc();
-      this.presence?.departed(connection.roomId, connection.participant);
-      this.publish(
-        connection.roomId,
-        participantEventFrame(connection.roomId, SystemEvent.PARTICIPANT_LEFT, connection.participant),
+      // After the record, as the join: in the same order as the writes, so a quick leave never overtakes its join.
+      this.afterPresence(this.presence?.departed(connection.roomId, connection.participant), () =>
+        this.publish(
+          connection.roomId,
+          participantEventFrame(connection.roomId, SystemEvent.PARTICIPANT_LEFT, connection.participant),
+        ),
       );
     }
     this.forgetIfIdle(connection.roomId, room);

@@ -55,7 +55,9 @@ async function roomTask({ agentConnected }: { agentConnected: boolean }) {
   });
   const asker = await connect(room.roomId, { human: newUserId() });
   const person = await connect(room.roomId, { human: participant });
-  const agentSocket = agentConnected ? await connect(room.roomId, { apiKey: agent.apiKey }) : undefined;
+  const agentSocket = agentConnected
+    ? await connect(room.roomId, { apiKey: agent.apiKey }, { joinedAs: agent.agentId })
+    : undefined;
   const requestId = randomUUID();
   asker.send({
     type: 'TASK_REQUEST',
@@ -163,7 +165,7 @@ describe('an input request in a room', () => {
     await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' });
     const asked = await reportOn(taskId, agent.apiKey, { status: 'input-required', message: 'Which drafts?' });
     expect(asked.status).toBe(200);
-    const agentSocket = await connect(room.roomId, { apiKey: agent.apiKey });
+    const agentSocket = await connect(room.roomId, { apiKey: agent.apiKey }, { joinedAs: agent.agentId });
 
     const answered = await call('POST', `/tasks/${taskId}/input`, {
       headers: await humanHeaders(participant),

@@ -56,7 +56,7 @@ async function taskOverSocket({
   const agent = await registerLiveAgent(undefined, overHttp);
   const room = await roomWith(agent);
   const asker = await connect(room.roomId, { human: newUserId() });
-  const agentSocket = await connect(room.roomId, { apiKey: agent.apiKey });
+  const agentSocket = await connect(room.roomId, { apiKey: agent.apiKey }, { joinedAs: agent.agentId });
   const { taskId } = await created(
     asker,
     requestTask(asker, { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' }, ...request }),
@@ -71,7 +71,7 @@ describe('a human asks for a task in a room', () => {
     const room = await roomWith(agent);
     const human = newUserId();
     const asker = await connect(room.roomId, { human });
-    const agentSocket = await connect(room.roomId, { apiKey: agent.apiKey });
+    const agentSocket = await connect(room.roomId, { apiKey: agent.apiKey }, { joinedAs: agent.agentId });
 
     const requestId = requestTask(asker, { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'hi' } });
     const { taskId, agentId } = await created(asker, requestId);
@@ -245,8 +245,8 @@ describe('delegation', () => {
     const second = await registerLiveAgent();
     const room = await roomWith(first, second);
     const asker = await connect(room.roomId, { human: newUserId() });
-    const firstSocket = await connect(room.roomId, { apiKey: first.apiKey });
-    const secondSocket = await connect(room.roomId, { apiKey: second.apiKey });
+    const firstSocket = await connect(room.roomId, { apiKey: first.apiKey }, { joinedAs: first.agentId });
+    const secondSocket = await connect(room.roomId, { apiKey: second.apiKey }, { joinedAs: second.agentId });
 
     const { taskId: parentTaskId } = await created(
       asker,

@@ -25,12 +25,17 @@ afterAll(async () => {
   await agentServer?.close();
 });
 
+/** A client on the first or the second process; given `joinedAs`, once the room announced that participant joined. */
 async function connect(
   roomId: string,
   credential: Parameters<typeof RoomClient.connect>[1],
   onSecond: boolean,
+  joinedAs?: string,
 ): Promise<RoomClient> {
-  const client = await RoomClient.connect(roomId, credential, onSecond ? { wsUrl: secondWsUrl } : {});
+  const client = await RoomClient.connect(roomId, credential, {
+    ...(onSecond ? { wsUrl: secondWsUrl } : {}),
+    ...(joinedAs === undefined ? {} : { joinedAs }),
+  });
   clients.push(client);
   return client;
 }
@@ -50,10 +55,10 @@ describe('two API processes', () => {
         capabilities: { tools: [tool('echo', { text: { type: 'string' } })] },
       });
       const room = await createRoom({ participants: [{ type: 'AGENT', participantId: agent.agentId }] });
-      const asker = await connect(room.roomId, { human: newUserId() }, askerOnSecond);
-      const agentSocket = await connect(room.roomId, { apiKey: agent.apiKey }, agentOnSecond);
-      // The presence record is written just after the join, by the agent's process: a moment for it.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      const askerId = newUserId();
+      const asker = await connect(room.roomId, { human: askerId }, askerOnSecond, askerId);
+      // Announced once its process recorded the socket: from then on the TASK frame goes to that process.
+      const agentSocket = await connect(room.roomId, { apiKey: agent.apiKey }, agentOnSecond, agent.agentId);
 
       const requestId = randomUUID();
       asker.send({

@@ -14,6 +14,11 @@ export interface ConnectOptions {
   wsUrl?: string;
   /** The loopback address to connect from (127.0.0.1 unless given), for limits counted per address. */
   localAddress?: string;
+  /**
+   * The participant (agentId, or a human's id) this first connection of theirs is: connect returns
+   * once the room announced it joined, from when room tasks and task updates reach the socket.
+   */
+  joinedAs?: string;
 }
 
 /** Creates a room as admin (or `apiKey`) and returns the 201 body; throws on any other status. */
@@ -72,6 +77,7 @@ export class RoomClient {
       );
       ws.once('error', reject);
     });
+    if (options.joinedAs !== undefined) await client.waitFor(isSystem('participant_joined', options.joinedAs));
     return client;
   }
 
@@ -175,13 +181,15 @@ export const isError = (frame: any) => frame.type === 'ERROR';
 
 /**
  * Connects room clients for the file's tests, and closes them all after them. Use the returned
- * function inside tests as RoomClient.connect.
+ * function inside tests as RoomClient.connect. A human's connection returns once the room announced
+ * them joined (it is their first: each test's humans are new); an agent's too, given `joinedAs`.
  */
 export function useRoomClients(): typeof RoomClient.connect {
   const clients: RoomClient[] = [];
   afterAll(() => Promise.all(clients.map((client) => client.close())));
   return async (roomId, credential, options) => {
-    const client = await RoomClient.connect(roomId, credential, options);
+    const joinedAs = options?.joinedAs ?? ('human' in credential ? credential.human : undefined);
+    const client = await RoomClient.connect(roomId, credential, { ...options, joinedAs });
     clients.push(client);
     return client;
   };

@@ -143,8 +143,11 @@ describe('workflow replay', () => {
     /** A human asks for the task in a room: the agent's socket there answers it, or without one the agent is called over HTTP. */
     const inRoom = async (name: string, tag: string, withAgentSocket: boolean) => {
       const room = await createRoom({ participants: [{ type: 'AGENT', participantId: agent.agentId }] });
-      const asker = await RoomClient.connect(room.roomId, { human: newUserId() });
-      const agentSocket = withAgentSocket ? await RoomClient.connect(room.roomId, { apiKey: agent.apiKey }) : undefined;
+      const askerId = newUserId();
+      const asker = await RoomClient.connect(room.roomId, { human: askerId }, { joinedAs: askerId });
+      const agentSocket = withAgentSocket
+        ? await RoomClient.connect(room.roomId, { apiKey: agent.apiKey }, { joinedAs: agent.agentId })
+        : undefined;
       try {
         const requestId = randomUUID();
         asker.send({
