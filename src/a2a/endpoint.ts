@@ -2,12 +2,14 @@ import { createHash } from 'node:crypto';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { requirePrincipal, type Principal } from '../auth/principal';
+import { abandonedSignal } from '../http/abandoned-signal';
 import type { RouteModule } from '../http/app';
 import { visibleAgentOr404 } from '../registry/routes';
 import type { Agent } from '../registry/agent';
 import type { AgentStore } from '../registry/agent-store';
 import type { IdempotencyKeys } from '../tasks/idempotency-keys';
 import { answerInput, type TaskInputDeps } from '../tasks/task-inputs';
+import { MAX_TASK_WAIT_MS } from '../tasks/task-request-schema';
 import type { TaskDocument, TaskStore } from '../tasks/task-store';
 import { isLive } from '../../workflows/task-types';
 import { canReadTask } from '../tasks/task-access';
@@ -19,7 +21,7 @@ import { toTaskView } from '../tasks/task-views';
 import { A2A_PROTOCOL_VERSION } from './agent-card';
 import { a2aTask } from './a2a-task';
 import { JsonRpcCode, JsonRpcError, readRequest } from './json-rpc';
-import { paramsOf, type MessagePart } from './method-params';
+import { paramsOf, type MessagePart, type SendMessageParams } from './method-params';
 import { listTasks } from './task-list';
 import { streamTask, type TaskStreamDeps } from './task-stream';
 
@@ -60,7 +62,7 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
       const request = readRequest(ctx.request.body);
       id = request.id ?? null;
       checkVersion(ctx);
-      const answered = await answer(principal, agent, request.method, request.params ?? {});
+      const answered = await answer(principal, agent, request.method, request.params ?? {}, abandonedSignal(ctx));
       if ('stream' in answered) return await streamTask(ctx, deps, id, answered.stream);
       ctx.body = { jsonrpc: '2.0', id, result: answered.result };
     } catch (error) {
@@ -75,12 +77,20 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
     agent: Agent,
     method: string,
     params: Record<string, unknown>,
+    abandoned: AbortSignal,
   ): Promise<Answer> {
     switch (method) {
-      case 'SendMessage':
-        return { result: { task: a2aTask(toTaskView(await sendMessage(principal, agent, params))) } };
+      case 'SendMessage': {
+        const sent = paramsOf('SendMessage', params);
+        const task = await sendMessage(principal, agent, sent);
+        // A2A's default: the answer waits for the task to end or ask for input, as long as GET /tasks waits.
+        const answered = sent.configuration?.returnImmediately
+          ? task
+          : await deps.taskStore.findEnded(task._id, MAX_TASK_WAIT_MS, abandoned, (found) => found ?? task);
+        return { result: { task: a2aTask(toTaskView(answered)) } };
+      }
       case 'SendStreamingMessage':
-        return { stream: await sendMessage(principal, agent, params) };
+        return { stream: await sendMessage(principal, agent, paramsOf('SendMessage', params)) };
       case 'GetTask':
         return { result: a2aTask(toTaskView(await readTask(principal, agent, paramsOf('TaskId', params).id))) };
       case 'ListTasks':
@@ -104,8 +114,7 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
    * The message's task. A message that names a task waiting for input answers it; any other starts
    * a task: its data part names the skill and its params, and a lone tool takes a text part as `{text}`.
    */
-  async function sendMessage(principal: Principal, agent: Agent, params: Record<string, unknown>) {
-    const { message } = paramsOf('SendMessage', params);
+  async function sendMessage(principal: Principal, agent: Agent, { message }: SendMessageParams) {
     if (message.taskId) return answerInputWith(principal, agent, message.taskId, message.parts);
     const request = { agentId: agent.id, ...operationOf(agent, message.parts) };
     // A message sent again (same messageId, same caller) answers with the task the first one started.

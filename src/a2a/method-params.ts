@@ -11,6 +11,8 @@ export interface MessagePart {
 
 export interface SendMessageParams {
   message: { messageId: string; parts: MessagePart[]; taskId?: string };
+  /** `returnImmediately`: answer at once rather than once the task ended or asks for input. */
+  configuration?: { returnImmediately?: boolean };
 }
 
 export interface TaskIdParams {
@@ -38,6 +40,7 @@ const SCHEMAS = {
     type: 'object',
     required: ['message'],
     properties: {
+      configuration: { type: 'object', properties: { returnImmediately: { type: 'boolean' } } },
       message: {
         type: 'object',
         required: ['messageId', 'parts'],

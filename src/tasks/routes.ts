@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { requirePrincipal } from '../auth/principal';
+import { abandonedSignal } from '../http/abandoned-signal';
 import type { RouteModule } from '../http/app';
 import { ApiError, ErrorCode, notFound } from '../http/errors';
 import { validator } from '../http/validate';
@@ -38,13 +39,6 @@ const checkComposition = validator<TaskRequest[]>(COMPOSITION_REQUEST_SCHEMA, 'c
 const checkReport = validator<AgentReportBody>(AGENT_REPORT_SCHEMA, 'task report');
 const checkLookup = validator<TaskLookupQuery>(TASK_LOOKUP_QUERY_SCHEMA, 'query string');
 const checkInput = validator<TaskInputBody>(TASK_INPUT_SCHEMA, 'task input');
-
-/** Aborts when the client goes away, so a waiting lookup stops waiting for nobody. */
-function abandonedSignal(ctx: Context): AbortSignal {
-  const abandoned = new AbortController();
-  ctx.res.once('close', () => abandoned.abort());
-  return abandoned.signal;
-}
 
 /** /tasks and /compositions: creation, composition and lookup of tasks. Served bare and under /v1. */
 export function createTaskRoutes({

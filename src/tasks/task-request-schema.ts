@@ -82,7 +82,10 @@ export const TASK_INPUT_SCHEMA = {
   },
 } as const;
 
-/** `GET /tasks/{taskId}?waitMs=`: how long to wait for a pending task to end, 0 to 30000 ms, as a query string carries it. */
+/** The longest a request waits for a pending task to end: `GET /tasks/{taskId}?waitMs=`, A2A's blocking SendMessage. */
+export const MAX_TASK_WAIT_MS = 30_000;
+
+/** `GET /tasks/{taskId}?waitMs=`: how long to wait for a pending task to end, 0 to MAX_TASK_WAIT_MS, as a query string carries it. */
 export const TASK_LOOKUP_QUERY_SCHEMA = {
   type: 'object',
   additionalProperties: false,

@@ -29,17 +29,19 @@ const message = (parts: Part[]) => ({
   referenceTaskIds: [],
 });
 
-/** A SendMessage request of `parts`, as the SDK's client takes it. */
-const request = (parts: Part[]) => ({
+/** A SendMessage request of `parts`, as the SDK's client takes it; `returnImmediately` or A2A's default wait. */
+const request = (parts: Part[], returnImmediately = false) => ({
   tenant: '',
   message: message(parts),
-  configuration: undefined,
+  configuration: returnImmediately
+    ? { acceptedOutputModes: [], taskPushNotificationConfig: undefined, historyLength: undefined, returnImmediately }
+    : undefined,
   metadata: undefined,
 });
 
 /** SendMessage of one data part through the SDK's client: the task it started. */
-const sendData = async (client: Client, value: unknown) =>
-  (await client.sendMessage(request([dataPart(value)]))) as Task;
+const sendData = async (client: Client, value: unknown, returnImmediately = false) =>
+  (await client.sendMessage(request([dataPart(value)], returnImmediately))) as Task;
 
 describe('the A2A JSON-RPC endpoint of an agent', () => {
   const server = useAgentServer();
@@ -52,12 +54,11 @@ describe('the A2A JSON-RPC endpoint of an agent', () => {
       capabilities: { tools: [tool('echo', { text: { type: 'string' } })] },
     });
     const client = await a2aClientFor(agent.agentId);
+    // A2A's default: the answer waits for the task to end.
     const sent = await sendData(client, { skill: 'echo', params: { text: 'hi' } });
-    expect(sent.id).toEqual(expect.any(String));
-    const done = await until(async () => {
-      const task = await client.getTask({ tenant: '', id: sent.id, historyLength: undefined });
-      return task.status?.state === TaskState.TASK_STATE_COMPLETED && task;
-    }, 'the task completed');
+    expect(sent.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(sent.artifacts[0].parts[0].content).toEqual({ $case: 'data', value: { echoed: { text: 'hi' } } });
+    const done = await client.getTask({ tenant: '', id: sent.id, historyLength: undefined });
     expect(done.artifacts[0].parts[0].content).toEqual({ $case: 'data', value: { echoed: { text: 'hi' } } });
     // The same task, as the service's own API shows it.
     expect((await call('GET', `/tasks/${sent.id}`, { apiKey: 'admin' })).body).toMatchObject({
@@ -92,7 +93,7 @@ describe('the A2A JSON-RPC endpoint of an agent', () => {
       capabilities: { tools: [tool('wait')] },
     });
     const client = await a2aClientFor(agent.agentId);
-    const sent = await sendData(client, { params: {} });
+    const sent = await sendData(client, { params: {} }, true);
     await until(async () => {
       const task = await client.getTask({ tenant: '', id: sent.id, historyLength: undefined });
       return task.status?.state === TaskState.TASK_STATE_WORKING;
@@ -221,7 +222,7 @@ describe('the A2A JSON-RPC endpoint of an agent', () => {
   it('answers an input request with a message that names the task', async () => {
     const agent = await registerAgent({ mcpUrl: server().route('a2a-asks', accepts) });
     const client = await a2aClientFor(agent.agentId);
-    const sent = await sendData(client, { params: { text: 'ask me' } });
+    const sent = await sendData(client, { params: { text: 'ask me' } }, true);
     await until(async () => {
       const task = await call('GET', `/tasks/${sent.id}`, { apiKey: 'admin' });
       return task.body.phase === 'awaiting_agent_report';
@@ -262,5 +263,36 @@ describe('the A2A JSON-RPC endpoint of an agent', () => {
     expect(delivered?.body).toMatchObject({ taskId: sent.id, input: { colour: 'blue' } });
     // Answered already: the task waits for nothing.
     expect((await answer({ colour: 'red' })).body).toMatchObject({ error: { code: -32004 } });
+  });
+  it('answers SendMessage once the task ended, or asks for input, unless told returnImmediately', async () => {
+    const agent = await registerAgent({ mcpUrl: server().route('a2a-waited', accepts) });
+    const client = await a2aClientFor(agent.agentId);
+    const atOnce = await sendData(client, { params: { text: 'now' } }, true);
+    expect([TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING]).toContain(atOnce.status?.state);
+    await until(
+      async () =>
+        (await call('GET', `/tasks/${atOnce.id}`, { apiKey: 'admin' })).body.phase === 'awaiting_agent_report',
+      'the agent took it',
+    );
+    const report = reportOn(atOnce.id, agent.apiKey, { status: 'completed', result: { late: true } });
+    expect((await report).status).toBe(200);
+
+    // The default waits: the agent asks for input while the request is open, and the answer says so.
+    const waiting = sendData(client, { params: { text: 'wait' } });
+    const taskId = await until(
+      () =>
+        server()
+          .callsTo('a2a-waited')
+          .map((received) => received.body as { taskId: string; params: { text?: string } })
+          .find((body) => body.params?.text === 'wait')?.taskId,
+      'the agent was called',
+    );
+    await until(
+      async () => (await call('GET', `/tasks/${taskId}`, { apiKey: 'admin' })).body.phase === 'awaiting_agent_report',
+      'the agent took it',
+    );
+    expect((await reportOn(taskId, agent.apiKey, { status: 'input-required', message: 'Sure?' })).status).toBe(200);
+    const answered = await waiting;
+    expect(answered).toMatchObject({ id: taskId, status: { state: TaskState.TASK_STATE_INPUT_REQUIRED } });
   });
 });
