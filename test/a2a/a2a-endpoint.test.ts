@@ -244,6 +244,7 @@ describe('the A2A JSON-RPC endpoint of an agent', () => {
           method: 'SendMessage',
           params: {
             message: { messageId: randomUUID(), taskId: sent.id, role: 'ROLE_USER', parts: [{ data: value }] },
+            configuration: { returnImmediately: true },
           },
         },
       });
