@@ -11,7 +11,7 @@ import { normaliseResult, TaskErrorCode, type A2aTaskHandle, type TaskResult } f
 export type A2aCallVerdict =
   Exclude<AgentReplyVerdict, { kind: 'accepted' }> | { kind: 'a2aTask'; handle: A2aTaskHandle };
 
-/** A2A task states that end the task; the others are followed with GetTask (or end it as interrupted, below). */
+/** A2A task states the agent goes on from: followed with GetTask. The others end ours (verdictOfTask). */
 const WORKING_STATES = new Set(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']);
 
 /**

@@ -122,12 +122,12 @@ function callOutcome({ verdict, status }: { verdict: CallVerdict; status?: numbe
 
 /**
  * One call per attempt: a signed `POST mcpUrl` for an `acs` agent, an MCP request (mcp-call.ts) for
- * an `mcp` one, an A2A SendMessage (a2a-call.ts) for an `a2a` one. Retryable trouble (network, timeout, 408, 429, 5xx) is thrown
- * as a retryable failure so Temporal's retry policy spaces the attempts, and its message is what the
- * Web UI shows as the last failure; 400/404/422 and replies outside the protocol are thrown
- * non-retryable, with the task error as details, and so is a call the outbound guard refused
- * (AGENT_URL_REFUSED). A cancellation of the task aborts the call.
- * Runs started before the call became a regular activity still run it as a local one.
+ * an `mcp` one, an A2A SendMessage (a2a-call.ts) for an `a2a` one. Retryable trouble (network,
+ * timeout, 408, 429, 5xx) is thrown as a retryable failure so Temporal's retry policy spaces the
+ * attempts, and its message is what the Web UI shows as the last failure; 400/404/422 and replies
+ * outside the protocol are thrown non-retryable, with the task error as details, and so is a call
+ * the outbound guard refused (AGENT_URL_REFUSED). A cancellation of the task aborts the call. Runs
+ * started before the call became a regular activity still run it as a local one.
  */
 export function callAgentActivity(
   agents: RecentAgents,

@@ -39,22 +39,12 @@ export function createActivities(deps: ActivityDeps) {
     allowPrivate: deps.config.allowPrivateAgentUrls,
     connectTimeoutMs: deps.config.agentCallTimeoutMs,
   });
+  // A call and a poll of the agent's own task are bounded alike.
+  const calls = { callTimeoutMs: deps.config.agentCallTimeoutMs, maxReplyBytes: deps.config.maxBodyBytes };
   return {
-    callAgent: callAgentActivity(
-      agents,
-      taskStore,
-      dispatcher,
-      { callTimeoutMs: deps.config.agentCallTimeoutMs, maxReplyBytes: deps.config.maxBodyBytes },
-      deps.metrics,
-    ),
-    pollMcpTask: pollMcpTaskActivity(agents, taskStore, dispatcher, {
-      callTimeoutMs: deps.config.agentCallTimeoutMs,
-      maxReplyBytes: deps.config.maxBodyBytes,
-    }),
-    pollA2aTask: pollA2aTaskActivity(agents, taskStore, dispatcher, {
-      callTimeoutMs: deps.config.agentCallTimeoutMs,
-      maxReplyBytes: deps.config.maxBodyBytes,
-    }),
+    callAgent: callAgentActivity(agents, taskStore, dispatcher, calls, deps.metrics),
+    pollMcpTask: pollMcpTaskActivity(agents, taskStore, dispatcher, calls),
+    pollA2aTask: pollA2aTaskActivity(agents, taskStore, dispatcher, calls),
     notifyCancellation: notifyCancellationActivity(agents, dispatcher, {
       callTimeoutMs: deps.config.agentCallTimeoutMs,
     }),

@@ -4,27 +4,17 @@ import { a2aRequest } from '../src/a2a/a2a-client';
 import type { RecentAgents } from '../src/registry/recent-agents';
 import type { TaskStore } from '../src/tasks/task-store';
 import type { A2aTaskHandle } from '../workflows/task-types';
-import type { AgentAnswer } from './call-agent';
+import type { AgentAnswer, CallAgentSettings } from './call-agent';
 import { verdictOfA2aError, verdictOfTask, type A2aCallVerdict, type A2aTaskJson } from './a2a-call';
-import { polledAnswer, polledTask } from './polled-task';
+import { polledAnswer, polledTask, type PolledTask } from './polled-task';
 import { verdictOrFailure } from './signed-post';
 
-export interface PollA2aTaskInput {
-  taskId: string;
-  agentId: string;
+export interface PollA2aTaskInput extends PolledTask {
   handle: A2aTaskHandle;
-  /** The call whose SendMessage the agent answered with its task: the answer counts as its. */
-  attempt: number;
-  keepsResult: boolean;
 }
 
 /** Still running at the agent: poll again. */
 export type A2aTaskPoll = { kind: 'working' } | AgentAnswer;
-
-export interface PollA2aTaskSettings {
-  callTimeoutMs: number;
-  maxReplyBytes: number;
-}
 
 /**
  * One poll of a task an A2A agent goes on with: `GetTask`, and once it ended its outcome recorded as
@@ -34,7 +24,7 @@ export function pollA2aTaskActivity(
   agents: RecentAgents,
   taskStore: TaskStore,
   dispatcher: Dispatcher,
-  settings: PollA2aTaskSettings,
+  { callTimeoutMs, maxReplyBytes }: CallAgentSettings,
 ) {
   return async function pollA2aTask({
     taskId,
@@ -50,7 +40,7 @@ export function pollA2aTaskActivity(
         agent,
         'GetTask',
         { id: handle.a2aTaskId, historyLength: 0 },
-        { ...settings, dispatcher, timeoutMs: settings.callTimeoutMs, signal: Context.current().cancellationSignal },
+        { dispatcher, timeoutMs: callTimeoutMs, maxReplyBytes, signal: Context.current().cancellationSignal },
       );
       verdict = verdictOfTask(answer as A2aTaskJson);
     } catch (error) {

@@ -6,26 +6,16 @@ import type { RecentAgents } from '../src/registry/recent-agents';
 import type { TaskStore } from '../src/tasks/task-store';
 import { TaskEventType } from '../src/task-events/task-event';
 import { TaskErrorCode, type McpTaskHandle } from '../workflows/task-types';
-import type { AgentAnswer } from './call-agent';
+import type { AgentAnswer, CallAgentSettings } from './call-agent';
 import { answerOf, toolVerdict, type McpCallVerdict } from './mcp-call';
-import { polledAnswer, polledTask } from './polled-task';
+import { polledAnswer, polledTask, type PolledTask } from './polled-task';
 
-export interface PollMcpTaskInput {
-  taskId: string;
-  agentId: string;
+export interface PollMcpTaskInput extends PolledTask {
   handle: McpTaskHandle;
-  /** The call that created the MCP task: the answer counts as its. */
-  attempt: number;
-  keepsResult: boolean;
 }
 
 /** Still running at the agent: poll again after `pollIntervalMs`, the server's suggestion. */
 export type McpTaskPoll = { kind: 'working'; pollIntervalMs?: number } | AgentAnswer;
-
-export interface PollMcpTaskSettings {
-  callTimeoutMs: number;
-  maxReplyBytes: number;
-}
 
 /**
  * One poll of a task an MCP agent runs on its side, in the session that created it: `tasks/get`,
@@ -37,7 +27,7 @@ export function pollMcpTaskActivity(
   agents: RecentAgents,
   taskStore: TaskStore,
   dispatcher: Dispatcher,
-  settings: PollMcpTaskSettings,
+  settings: CallAgentSettings,
 ) {
   return async function pollMcpTask({
     taskId,

@@ -7,6 +7,15 @@ import { refOf, type TaskStore } from '../src/tasks/task-store';
 import { isLive, TaskErrorCode } from '../workflows/task-types';
 import { recordedAnswer, type AgentAnswer } from './call-agent';
 
+/** The task a poll of the agent's own task is for, as each poll activity takes it beside the agent's handle. */
+export interface PolledTask {
+  taskId: string;
+  agentId: string;
+  /** The call whose answer was the agent's own task: the poll's answer counts as its. */
+  attempt: number;
+  keepsResult: boolean;
+}
+
 /**
  * The task a poll of the agent's own task is for, and its agent: a task that already ended is not
  * polled (its outcome stands: the poll's answer would be recorded without looking again).

@@ -13,6 +13,7 @@ import {
 import type { CallAgentResult } from '../activities/call-agent';
 import type { McpTaskPoll } from '../activities/poll-mcp-task';
 import type { A2aTaskPoll } from '../activities/poll-a2a-task';
+import type { PolledTask } from '../activities/polled-task';
 import type { CallbackTarget } from '../activities/deliver-callback';
 import {
   TaskErrorCode,
@@ -90,15 +91,6 @@ const agentTaskPollDelayMs = (suggestedMs: number, elapsedMs: number): number =>
     AGENT_TASK_POLL_MAX_MS,
     Math.max(AGENT_TASK_POLL_MIN_MS, suggestedMs, Math.floor(elapsedMs / AGENT_TASK_POLL_AGE_SHARE)),
   );
-
-/** The task a poll is for, as each poll activity takes it beside the agent's handle. */
-interface PolledTask {
-  taskId: string;
-  agentId: string;
-  /** The call whose answer was the agent's own task: the poll's answer counts as its. */
-  attempt: number;
-  keepsResult: boolean;
-}
 
 /** A task the agent goes on with on its side, and how the workflow polls it. */
 interface FollowedTask {
