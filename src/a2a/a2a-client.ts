@@ -60,22 +60,16 @@ export async function a2aRequest(
   options: A2aRequestOptions,
 ): Promise<unknown> {
   const id = randomUUID();
-  const response = await guardedFetch(options.dispatcher, options.maxReplyBytes)(target.mcpUrl, {
-    method: 'POST',
-    headers: {
-      ...target.headers,
-      'content-type': 'application/json',
-      accept: 'application/json',
-      'a2a-version': A2A_PROTOCOL_VERSION,
+  const answer = (await fetchObject(
+    target.mcpUrl,
+    {
+      method: 'POST',
+      headers: { ...target.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
     },
-    body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
-    // The outbound rules follow no redirect: a 3xx is the agent's answer, and refuses the request.
-    redirect: 'manual',
-    signal: signalOf(options),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new A2aHttpError(response.status, text);
-  const answer = parsedObject(text, `its answer to ${method}`) as { id?: unknown; result?: unknown; error?: unknown };
+    options,
+    `its answer to ${method}`,
+  )) as { id?: unknown; result?: unknown; error?: unknown };
   if (answer.id !== id) throw new A2aProtocolError(`its answer to ${method} is not for the request sent`);
   if (typeof answer.error === 'object' && answer.error !== null) {
     const { code, message, data } = answer.error as { code?: unknown; message?: unknown; data?: unknown };
@@ -97,22 +91,30 @@ export async function readAgentCard(
   headers: A2aTarget['headers'],
   options: A2aRequestOptions,
 ): Promise<Record<string, unknown>> {
-  const response = await guardedFetch(options.dispatcher, options.maxReplyBytes)(url, {
+  return fetchObject(url, { headers: headers ?? {} }, options, 'its Agent Card');
+}
+
+/**
+ * One request through the outbound guard, with `A2A-Version` and the JSON it accepts, and its JSON
+ * object answer; any other status than 2xx is an A2aHttpError. `what` names the answer in errors.
+ */
+async function fetchObject(
+  url: string,
+  { method, headers, body }: { method?: string; headers: Record<string, string>; body?: string },
+  { dispatcher, maxReplyBytes, timeoutMs, signal }: A2aRequestOptions,
+  what: string,
+): Promise<Record<string, unknown>> {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const response = await guardedFetch(dispatcher, maxReplyBytes)(url, {
+    method,
     headers: { ...headers, accept: 'application/json', 'a2a-version': A2A_PROTOCOL_VERSION },
+    body,
+    // The outbound rules follow no redirect: a 3xx is the agent's answer, and refuses the request.
     redirect: 'manual',
-    signal: signalOf(options),
+    signal: signal === undefined ? timeout : AbortSignal.any([timeout, signal]),
   });
   const text = await response.text();
   if (!response.ok) throw new A2aHttpError(response.status, text);
-  return parsedObject(text, 'its Agent Card');
-}
-
-function signalOf({ timeoutMs, signal }: A2aRequestOptions): AbortSignal {
-  const timeout = AbortSignal.timeout(timeoutMs);
-  return signal === undefined ? timeout : AbortSignal.any([timeout, signal]);
-}
-
-function parsedObject(text: string, what: string): Record<string, unknown> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -1,5 +1,6 @@
 import { PrincipalKind, type Principal } from '../auth/principal';
 import type { Agent } from '../registry/agent';
+import { canReadTask } from '../tasks/task-access';
 import type { TaskStore } from '../tasks/task-store';
 import { toTaskView } from '../tasks/task-views';
 import { a2aState, a2aTask, statusesOf } from './a2a-task';
@@ -50,7 +51,7 @@ export async function listTasks(
     const listed =
       task !== null &&
       task.agentId === agent.id &&
-      (seesAll || (task.createdBy.kind === principal.kind && task.createdBy.id === principal.id)) &&
+      canReadTask(principal, task) &&
       (statuses === undefined || statuses.includes(task.status));
     return listed ? page([toTaskView(task)], '', pageSize, 1, state, params.includeArtifacts) : empty;
   }
