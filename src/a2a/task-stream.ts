@@ -1,19 +1,14 @@
 import type { Context } from 'koa';
-import type { Gauge } from 'prom-client';
-import type { TaskEventFeeds } from '../task-events/event-feeds';
 import type { LogSource } from '../task-events/log-reader';
-import { SseStream } from '../task-events/sse';
+import { LogStream, type LogStreamDeps } from '../task-events/log-stream';
 import { TaskEventType, type TaskEvent } from '../task-events/task-event';
 import type { TaskDocument, TaskStore } from '../tasks/task-store';
 import { toTaskView } from '../tasks/task-views';
-import { a2aStatus, a2aTask, resultArtifact } from './a2a-task';
+import { isLive } from '../../workflows/task-types';
+import { a2aState, a2aStatus, a2aTask, resultArtifact } from './a2a-task';
 
-export interface TaskStreamDeps {
+export interface TaskStreamDeps extends LogStreamDeps {
   taskStore: TaskStore;
-  feeds: TaskEventFeeds;
-  /** Counts the event streams open on this process, A2A's among them. */
-  streamsOpen: Gauge;
-  heartbeatMs?: number;
 }
 
 /** The A2A state each kind of event leaves a task in; the ending ones end the stream. */
@@ -66,30 +61,18 @@ export async function streamTask(
   const source: LogSource =
     compositionId === undefined ? { kind: 'task', taskId: task._id } : { kind: 'composition', compositionId };
   const view = toTaskView(task);
-  const snapshot = a2aTask(view);
-  let state = (snapshot.status as { state: string }).state;
-  let unsubscribe: () => void = () => undefined;
-  deps.streamsOpen.inc();
-  const stream = new SseStream(
-    ctx,
-    () => {
-      deps.streamsOpen.dec();
-      unsubscribe();
-    },
-    deps.heartbeatMs,
-  );
+  let state = a2aState(view);
+  const stream = new LogStream(ctx, deps);
   const send = (id: string, result: Record<string, unknown>) => stream.send(id, { jsonrpc: '2.0', id: rpcId, result });
-  send(String(after), { task: snapshot });
-  if (!['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_INPUT_REQUIRED'].includes(state)) {
+  send(String(after), { task: a2aTask(view) });
+  if (!isLive(task.status)) {
     stream.end();
     return;
   }
   const ids = { taskId: task._id, contextId: task._id };
-  unsubscribe = deps.feeds.subscribe(source, {
+  stream.follow(source, {
     taskId: task._id,
     after,
-    missing: () => stream.end(),
-    ended: () => stream.end(),
     deliver: (events) => {
       for (const event of events) {
         const next = STATE_AFTER[event.type];

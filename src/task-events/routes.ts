@@ -1,4 +1,3 @@
-import type { Gauge } from 'prom-client';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { requirePrincipal, type Principal } from '../auth/principal';
@@ -8,18 +7,13 @@ import { validator } from '../http/validate';
 import { canReadComposition, canReadTask, readableTask } from '../tasks/task-access';
 import type { TaskDocument, TaskStore } from '../tasks/task-store';
 import type { TaskEventStore } from './event-store';
-import type { TaskEventFeeds } from './event-feeds';
 import { LogReader, type LogSource } from './log-reader';
-import { SseStream } from './sse';
+import { LogStream, type LogStreamDeps } from './log-stream';
 import type { TaskEvent } from './task-event';
 
-export interface TaskEventRoutesDeps {
+export interface TaskEventRoutesDeps extends LogStreamDeps {
   taskStore: TaskStore;
   eventStore: TaskEventStore;
-  feeds: TaskEventFeeds;
-  /** Counts the streams open on this process. */
-  streamsOpen: Gauge;
-  heartbeatMs?: number;
 }
 
 /** `?after=` and `?format=` of the event routes, as a query string carries them. */
@@ -55,13 +49,8 @@ function outlineOf({ seq, taskId, type, at }: TaskEvent): Pick<TaskEvent, 'seq' 
 }
 
 /** `GET /tasks/{taskId}/events` and `GET /compositions/{compositionId}/events`: a task's event log, stored then live. */
-export function createTaskEventRoutes({
-  taskStore,
-  eventStore,
-  feeds,
-  streamsOpen,
-  heartbeatMs,
-}: TaskEventRoutesDeps): RouteModule {
+export function createTaskEventRoutes(deps: TaskEventRoutesDeps): RouteModule {
+  const { taskStore, eventStore } = deps;
   const router = new Router();
 
   async function answer(
@@ -79,24 +68,13 @@ export function createTaskEventRoutes({
       ctx.body = reader.events.filter((event) => taskId === undefined || event.taskId === taskId).map(view);
       return;
     }
-    let unsubscribe: () => void = () => undefined;
-    streamsOpen.inc();
-    const stream = new SseStream(
-      ctx,
-      () => {
-        streamsOpen.dec();
-        unsubscribe();
-      },
-      heartbeatMs,
-    );
-    unsubscribe = feeds.subscribe(source, {
+    const stream = new LogStream(ctx, deps);
+    stream.follow(source, {
       taskId,
       after,
-      missing: () => stream.end(),
       deliver: (events) => {
         for (const event of events) stream.send(idOf(event), view(event));
       },
-      ended: () => stream.end(),
     });
   }
 
