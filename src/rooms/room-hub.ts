@@ -81,10 +81,15 @@ export class RoomHub {
     private readonly metrics: RoomMetrics,
   ) {}
 
-  /** Runs `announce` once the presence write settled, or now when presence stays in this process. */
-  private afterPresence(written: Promise<void> | undefined, announce: () => void): void {
-    if (written === undefined) announce();
-    else void written.then(announce);
+  /**
+   * Tells the room a participant joined or left once its presence record is `written`, or at once
+   * when presence stays in this process: the frames then follow the writes' order.
+   */
+  private announce(connection: RoomConnection, event: SystemEvent, written: Promise<void> | undefined): void {
+    const publish = () =>
+      this.publish(connection.roomId, participantEventFrame(connection.roomId, event, connection.participant));
+    if (written === undefined) publish();
+    else void written.then(publish);
   }
 
   /** Distinct participants connected to the room in this process. */
@@ -106,11 +111,10 @@ export class RoomHub {
       this.metrics.joins.inc();
       // Announced once recorded: a participant_joined tells the room, and the participant, that room
       // tasks and task updates reach this socket from now on.
-      this.afterPresence(this.presence?.arrived(connection.roomId, connection.participant), () =>
-        this.publish(
-          connection.roomId,
-          participantEventFrame(connection.roomId, SystemEvent.PARTICIPANT_JOINED, connection.participant),
-        ),
+      this.announce(
+        connection,
+        SystemEvent.PARTICIPANT_JOINED,
+        this.presence?.arrived(connection.roomId, connection.participant),
       );
     }
   }
@@ -125,12 +129,11 @@ export class RoomHub {
     } else {
       room.members.delete(key);
       this.metrics.leaves.inc();
-      // After the record, as the join: in the same order as the writes, so a quick leave never overtakes its join.
-      this.afterPresence(this.presence?.departed(connection.roomId, connection.participant), () =>
-        this.publish(
-          connection.roomId,
-          participantEventFrame(connection.roomId, SystemEvent.PARTICIPANT_LEFT, connection.participant),
-        ),
+      // After the record, as the join, so a quick leave never overtakes its join.
+      this.announce(
+        connection,
+        SystemEvent.PARTICIPANT_LEFT,
+        this.presence?.departed(connection.roomId, connection.participant),
       );
     }
     this.forgetIfIdle(connection.roomId, room);
