@@ -39,6 +39,8 @@ const REMEMBERED_SEQS = 1_000;
 /** Most messages stored in one round trip. */
 const MAX_BATCH = 100;
 
+const noop = () => undefined;
+
 interface PendingMessage {
   message: OutgoingMessage;
   resolve(stored: Message): void;
@@ -59,6 +61,8 @@ class LiveRoom {
   readonly publishedSeqs = new Set<number>();
   /** The latest seqs this process reserved for its own messages: it publishes them itself, so the tail need not look for them. */
   readonly reservedSeqs = new Set<number>();
+  /** The seqs this process is inserting now, and when that insert settles. */
+  writing?: { first: number; last: number; settled: Promise<void> };
 
   get idle(): boolean {
     return this.connections.size === 0 && this.waiting.length === 0 && !this.storing;
@@ -213,6 +217,16 @@ export class RoomHub {
     return true;
   }
 
+  /**
+   * Settles once this process's insert of any of `seqs` ends (stored or failed); undefined when none
+   * of them is being inserted here. While it runs, a history read may find a later message of its
+   * batch and miss an earlier one.
+   */
+  insertOf(roomId: string, seqs: number[]): Promise<void> | undefined {
+    const writing = this.rooms.get(roomId)?.writing;
+    return writing && seqs.some((seq) => seq >= writing.first && seq <= writing.last) ? writing.settled : undefined;
+  }
+
   /** Sends a frame to the participant's connections to the room in this process; false when it has none. */
   sendTo(roomId: string, participant: ParticipantRef, frame: Frame): boolean {
     const key = participantKey(participant);
@@ -242,9 +256,11 @@ export class RoomHub {
         const first = await this.messages.reserveSeqs(roomId, remaining.length);
         for (let seq = first; seq < first + remaining.length; seq += 1)
           remember(room.reservedSeqs, seq, REMEMBERED_SEQS);
-        outcome = await this.messages.insertMany(
+        const insert = this.messages.insertMany(
           remaining.map((pending, index) => ({ ...pending.message, seq: first + index })),
         );
+        room.writing = { first, last: first + remaining.length - 1, settled: insert.then(noop, noop) };
+        outcome = await insert.finally(() => (room.writing = undefined));
       } catch (error) {
         outcome = { stored: [], error };
       }

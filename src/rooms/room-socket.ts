@@ -6,7 +6,7 @@ import { validator } from '../http/validate';
 import type { Logger } from '../ops/logger';
 import type { RoomMetrics } from '../ops/metrics';
 import { CLIENT_FRAME_TYPES, CloseCode, errorFrame, FrameType, messageFrame, type Frame } from './frames';
-import type { MessageStore } from './message-store';
+import type { Message, MessageStore } from './message-store';
 import type { ParticipantRef } from '../auth/participant';
 import type { RoomConnection, RoomHub } from './room-hub';
 import { CLIENT_FRAME_SCHEMA, MAX_PAGE_SIZE, type ClientFrame, type SendMessage } from './schemas';
@@ -42,6 +42,20 @@ function requestIdOf(data: unknown): string | undefined {
 /** Messages of one client waiting to be stored; more is a flood and gets RATE_LIMITED. */
 const MAX_PENDING_FRAMES = 100;
 
+/**
+ * Times a resuming socket reads a history page again after waiting for this process's insert of a
+ * seq the page missed; a room written without pause could otherwise keep it waiting.
+ */
+const MAX_REPLAY_WAITS = 10;
+
+/** The seqs after `after`, up to the page's last, that the page lacks. */
+function seqsMissing(after: number, page: Message[]): number[] {
+  const found = new Set(page.map((message) => message.seq));
+  const missing: number[] = [];
+  for (let seq = after + 1; seq < page[page.length - 1].seq; seq += 1) if (!found.has(seq)) missing.push(seq);
+  return missing;
+}
+
 const readClientFrame = validator<ClientFrame>(CLIENT_FRAME_SCHEMA, 'frame');
 
 /** One participant's WebSocket in a room: what it sends, and what the room delivers to it. */
@@ -53,6 +67,11 @@ export class RoomSocket implements RoomConnection {
    * several processes one from another may arrive after a higher seq.
    */
   private replayedSeq = 0;
+  /**
+   * Seqs at or below replayedSeq that the history read did not find: reserved and never stored, or
+   * still being written by another process, whose live frame is then not a duplicate.
+   */
+  private readonly unreplayed = new Set<number>();
   /** Live frames held back while the history a resuming client missed is sent. */
   private held?: Array<{ data: Buffer; seq?: number }>;
   private heldBytes = 0;
@@ -96,7 +115,7 @@ export class RoomSocket implements RoomConnection {
       if (this.heldBytes > this.deps.maxBufferedBytes) this.dropSlowReader();
       return;
     }
-    if (seq !== undefined && seq <= this.replayedSeq) return;
+    if (seq !== undefined && seq <= this.replayedSeq && !this.unreplayed.delete(seq)) return;
     if (this.ws.readyState !== this.ws.OPEN) return;
     this.ws.send(data, { binary: false });
     if (this.ws.bufferedAmount > this.deps.maxBufferedBytes) this.dropSlowReader();
@@ -128,9 +147,19 @@ export class RoomSocket implements RoomConnection {
   /** Sends the stored messages after `since`, page by page. */
   private async replay(since: number): Promise<void> {
     let after = since;
-    for (;;) {
+    for (let waits = 0; ;) {
       const page = await this.deps.messages.page(this.roomId, { kind: 'after', seq: after }, MAX_PAGE_SIZE);
       if (page.length === 0 || this.ws.readyState !== this.ws.OPEN) return;
+      const missing = seqsMissing(after, page);
+      // A batch of this process may be half visible to the page's lookups: once it is written, the
+      // page is read again, so the history goes out whole and in order.
+      const insert = waits < MAX_REPLAY_WAITS ? this.deps.hub.insertOf(this.roomId, missing) : undefined;
+      if (insert) {
+        waits += 1;
+        await insert;
+        continue;
+      }
+      for (const seq of missing) this.unreplayed.add(seq);
       // Straight to the socket, while live frames are held; the next page is read once this one left.
       await new Promise<void>((resolve) => {
         page.forEach((message, index) =>
