@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { freePort } from '../../src/embedded/managed-process';
-import { completes, useAgentServer } from '../support/agent-server';
+import { acceptsAndHearsCancel, completes, useAgentServer } from '../support/agent-server';
 import { registerAgent } from '../support/agents';
 import { call } from '../support/http';
 import { serviceEnv } from '../support/global-setup';
@@ -183,6 +183,67 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
       .filter((line) => line.includes(taskId) && line.includes('task started'))
       .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(startLines).toEqual([expect.objectContaining({ taskId, traceId })]);
+  });
+
+  it("puts an agent's report and a cancellation in the trace of the request that sent each", async () => {
+    const agent = await registerAgent({ mcpUrl: server().route('traced-later', acceptsAndHearsCancel) });
+    const start = async () => {
+      const started = await call('POST', '/tasks', {
+        baseUrl,
+        apiKey: 'admin',
+        body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' } },
+      });
+      expect(started.status).toBe(202);
+      return (started.body as { taskId: string }).taskId;
+    };
+    /** The names from the request's server span down to the workflow's span named `last`, once all arrived. */
+    const chainTo = async (traceId: string, clientSpanId: string, last: string) => {
+      const spans = await until(() => {
+        const found = receiver.of(traceId);
+        return found.some((span) => span.name === last) && found;
+      }, last);
+      const byId = new Map(spans.map((span) => [span.spanId, span]));
+      const names: string[] = [];
+      let at = spans.find((span) => span.name === last);
+      for (; at; at = at.parentSpanId ? byId.get(at.parentSpanId) : undefined) {
+        names.unshift(at.name);
+        if (at.parentSpanId === clientSpanId) break;
+      }
+      return names;
+    };
+
+    const reported = await start();
+    await until(() => server().callsTo('traced-later').length > 0, 'the call');
+    const [reportTrace, reportClient] = [randomHex(16), randomHex(8)];
+    const report = await call('POST', `/tasks/${reported}/result`, {
+      baseUrl,
+      apiKey: agent.apiKey,
+      headers: { traceparent: traceparentOf(reportTrace, reportClient) },
+      body: { status: 'completed', result: { text: 'later' } },
+    });
+    expect(report.status).toBeLessThan(300);
+    expect(await chainTo(reportTrace, reportClient, 'HandleSignal:agentReport')).toEqual([
+      'POST /tasks/:taskId/result',
+      'router - /tasks/:taskId/result',
+      'SignalWorkflow:agentReport',
+      'HandleSignal:agentReport',
+    ]);
+
+    const cancelled = await start();
+    await until(() => server().callsTo('traced-later').length > 1, 'the second call');
+    const [cancelTrace, cancelClient] = [randomHex(16), randomHex(8)];
+    const cancel = await call('POST', `/tasks/${cancelled}/cancel`, {
+      baseUrl,
+      apiKey: 'admin',
+      headers: { traceparent: traceparentOf(cancelTrace, cancelClient) },
+    });
+    expect(cancel.status).toBe(200);
+    expect(await chainTo(cancelTrace, cancelClient, 'HandleUpdate:cancelTask')).toEqual([
+      'POST /tasks/:taskId/cancel',
+      'router - /tasks/:taskId/cancel',
+      'StartWorkflowUpdate:cancelTask',
+      'HandleUpdate:cancelTask',
+    ]);
   });
 
   it("carries the trace to an MCP server's tools/call", async () => {
