@@ -55,6 +55,15 @@ class OtlpReceiver {
   }
 }
 
+/** The names of `span` and its ancestors among `spans`, the root first. */
+function chainOf(spans: Span[], span: Span): string[] {
+  const byId = new Map(spans.map((one) => [one.spanId, one]));
+  const names: string[] = [];
+  for (let at: Span | undefined = span; at; at = at.parentSpanId ? byId.get(at.parentSpanId) : undefined)
+    names.unshift(at.name);
+  return names;
+}
+
 /** W3C trace context: version, trace id, parent span id, flags (sampled). */
 const traceparentOf = (traceId: string, spanId: string) => `00-${traceId}-${spanId}-01`;
 const randomHex = (bytes: number) =>
@@ -152,19 +161,13 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
       return linked && found.some((span) => span.name.startsWith('RunWorkflow:')) && found;
     }, 'the spans of the whole task, each with its parent');
     const byId = new Map(spans.map((span) => [span.spanId, span]));
-    const chainOf = (span: Span): string[] => {
-      const names: string[] = [];
-      for (let at: Span | undefined = span; at; at = at.parentSpanId ? byId.get(at.parentSpanId) : undefined)
-        names.unshift(at.name);
-      return names;
-    };
     const serverSpan = spans.find((span) => span.name === 'POST /tasks' && span.kind === 2);
     expect(serverSpan?.parentSpanId).toBe(clientSpanId);
     // The agent's call: an undici client span whose id the agent got as its parent.
     const agentParent = agentCall.headers.traceparent!.toString().split('-')[2];
     const callSpan = byId.get(agentParent);
     expect(callSpan).toBeDefined();
-    expect(chainOf(callSpan!)).toEqual([
+    expect(chainOf(spans, callSpan!)).toEqual([
       'POST /tasks',
       'router - /tasks',
       expect.stringMatching(/^StartWorkflow:/),
@@ -173,7 +176,7 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
       expect.stringMatching(/^RunActivity:callAgent/),
       callSpan!.name,
     ]);
-    expect(chainOf(serverSpan!)[0]).toBe('POST /tasks');
+    expect(chainOf(spans, serverSpan!)[0]).toBe('POST /tasks');
     // MongoDB's commands are in the trace too (the task's insert among them).
     expect(spans.some((span) => span.name.startsWith('mongodb.'))).toBe(true);
     // And the service's log line of the task names the trace.
@@ -196,33 +199,30 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
       expect(started.status).toBe(202);
       return (started.body as { taskId: string }).taskId;
     };
-    /** The names from the request's server span down to the workflow's span named `last`, once all arrived. */
-    const chainTo = async (traceId: string, clientSpanId: string, last: string) => {
+    /** POSTs in a trace of its own; the names from the request's span down to the workflow's `last`, once all arrived. */
+    const tracedPost = async (route: string, apiKey: string, body: unknown, last: string) => {
+      const traceId = randomHex(16);
+      const reply = await call('POST', route, {
+        baseUrl,
+        apiKey,
+        headers: { traceparent: traceparentOf(traceId, randomHex(8)) },
+        body,
+      });
+      expect(reply.status).toBeLessThan(300);
       const spans = await until(() => {
         const found = receiver.of(traceId);
         return found.some((span) => span.name === last) && found;
       }, last);
-      const byId = new Map(spans.map((span) => [span.spanId, span]));
-      const names: string[] = [];
-      let at = spans.find((span) => span.name === last);
-      for (; at; at = at.parentSpanId ? byId.get(at.parentSpanId) : undefined) {
-        names.unshift(at.name);
-        if (at.parentSpanId === clientSpanId) break;
-      }
-      return names;
+      return chainOf(
+        spans,
+        spans.find((span) => span.name === last)!,
+      );
     };
 
     const reported = await start();
     await until(() => server().callsTo('traced-later').length > 0, 'the call');
-    const [reportTrace, reportClient] = [randomHex(16), randomHex(8)];
-    const report = await call('POST', `/tasks/${reported}/result`, {
-      baseUrl,
-      apiKey: agent.apiKey,
-      headers: { traceparent: traceparentOf(reportTrace, reportClient) },
-      body: { status: 'completed', result: { text: 'later' } },
-    });
-    expect(report.status).toBeLessThan(300);
-    expect(await chainTo(reportTrace, reportClient, 'HandleSignal:agentReport')).toEqual([
+    const report = { status: 'completed', result: { text: 'later' } };
+    expect(await tracedPost(`/tasks/${reported}/result`, agent.apiKey, report, 'HandleSignal:agentReport')).toEqual([
       'POST /tasks/:taskId/result',
       'router - /tasks/:taskId/result',
       'SignalWorkflow:agentReport',
@@ -231,14 +231,7 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
 
     const cancelled = await start();
     await until(() => server().callsTo('traced-later').length > 1, 'the second call');
-    const [cancelTrace, cancelClient] = [randomHex(16), randomHex(8)];
-    const cancel = await call('POST', `/tasks/${cancelled}/cancel`, {
-      baseUrl,
-      apiKey: 'admin',
-      headers: { traceparent: traceparentOf(cancelTrace, cancelClient) },
-    });
-    expect(cancel.status).toBe(200);
-    expect(await chainTo(cancelTrace, cancelClient, 'HandleUpdate:cancelTask')).toEqual([
+    expect(await tracedPost(`/tasks/${cancelled}/cancel`, 'admin', undefined, 'HandleUpdate:cancelTask')).toEqual([
       'POST /tasks/:taskId/cancel',
       'router - /tasks/:taskId/cancel',
       'StartWorkflowUpdate:cancelTask',
