@@ -10,6 +10,7 @@ import {
   type ActivityInput,
   type ContinueAsNewInput,
   type GetLogAttributesInput,
+  type Headers,
   type LocalActivityInput,
   type Next,
   type QueryInput,
@@ -54,7 +55,7 @@ class WorkflowTrace {
   }
 
   /** A span for a command, under the current span; its context goes in the command's headers. */
-  command<I extends { headers: WorkflowExecuteInput['headers'] }, T>(
+  command<I extends { headers: Headers }, T>(
     name: string,
     input: I,
     next: (input: I) => Promise<T>,
