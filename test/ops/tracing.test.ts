@@ -55,14 +55,17 @@ class OtlpReceiver {
   }
 }
 
-/** The names of `span` and its ancestors among `spans`, the root first. */
-function chainOf(spans: Span[], span: Span): string[] {
+/** `span` and its ancestors among `spans`, the root first. */
+function ancestorsOf(spans: Span[], span: Span): Span[] {
   const byId = new Map(spans.map((one) => [one.spanId, one]));
-  const names: string[] = [];
+  const chain: Span[] = [];
   for (let at: Span | undefined = span; at; at = at.parentSpanId ? byId.get(at.parentSpanId) : undefined)
-    names.unshift(at.name);
-  return names;
+    chain.unshift(at);
+  return chain;
 }
+
+/** The names of `span` and its ancestors among `spans`, the root first. */
+const chainOf = (spans: Span[], span: Span): string[] => ancestorsOf(spans, span).map((one) => one.name);
 
 /** W3C trace context: version, trace id, parent span id, flags (sampled). */
 const traceparentOf = (traceId: string, spanId: string) => `00-${traceId}-${spanId}-01`;
@@ -201,22 +204,21 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     };
     /** POSTs in a trace of its own; the names from the request's span down to the workflow's `last`, once all arrived. */
     const tracedPost = async (route: string, apiKey: string, body: unknown, last: string) => {
-      const traceId = randomHex(16);
+      const [traceId, clientSpanId] = [randomHex(16), randomHex(8)];
       const reply = await call('POST', route, {
         baseUrl,
         apiKey,
-        headers: { traceparent: traceparentOf(traceId, randomHex(8)) },
+        headers: { traceparent: traceparentOf(traceId, clientSpanId) },
         body,
       });
       expect(reply.status).toBeLessThan(300);
-      const spans = await until(() => {
-        const found = receiver.of(traceId);
-        return found.some((span) => span.name === last) && found;
-      }, last);
-      return chainOf(
-        spans,
-        spans.find((span) => span.name === last)!,
-      );
+      // The request's own spans end after the workflow's may have been exported.
+      return until(() => {
+        const spans = receiver.of(traceId);
+        const lastSpan = spans.find((span) => span.name === last);
+        const chain = lastSpan ? ancestorsOf(spans, lastSpan) : [];
+        return chain[0]?.parentSpanId === clientSpanId && chain.map((span) => span.name);
+      }, `${last} and the spans above it`);
     };
 
     const reported = await start();
