@@ -1,6 +1,6 @@
-import { PrincipalKind, type Principal } from '../auth/principal';
+import type { Principal } from '../auth/principal';
 import type { Agent } from '../registry/agent';
-import { canReadTask } from '../tasks/task-access';
+import { canReadTask, readsEveryTaskOf } from '../tasks/task-access';
 import type { TaskStore } from '../tasks/task-store';
 import { toTaskView } from '../tasks/task-views';
 import { a2aState, a2aTask, statusesOf } from './a2a-task';
@@ -42,8 +42,6 @@ export async function listTasks(
   const { pageSize } = params;
   const state = params.status === 'TASK_STATE_UNSPECIFIED' ? undefined : params.status;
   const statuses = state === undefined ? undefined : statusesOf(state);
-  const seesAll =
-    principal.kind === PrincipalKind.ADMIN || (principal.kind === PrincipalKind.AGENT && principal.id === agent.id);
   const empty = { tasks: [], nextPageToken: '', pageSize, totalSize: 0 };
   if (statuses?.length === 0) return empty;
   if (params.contextId) {
@@ -56,7 +54,7 @@ export async function listTasks(
     return listed ? page([toTaskView(task)], '', pageSize, 1, state, params.includeArtifacts) : empty;
   }
   const { tasks, total } = await taskStore.listOfAgent(agent.id, {
-    ...(seesAll ? {} : { createdBy: principal }),
+    ...(readsEveryTaskOf(principal, agent.id) ? {} : { createdBy: principal }),
     ...(statuses ? { statuses } : {}),
     ...(params.statusTimestampAfter ? { updatedAfter: new Date(params.statusTimestampAfter) } : {}),
     ...(params.pageToken ? { before: cursorOf(params.pageToken) } : {}),

@@ -2,13 +2,14 @@ import { PrincipalKind, samePrincipal, type Principal } from '../auth/principal'
 import { notFound } from '../http/errors';
 import type { StoredComposition, TaskDocument } from './task-store';
 
+/** Admins and the agent itself may read every task of an agent; others only the tasks they created. */
+export function readsEveryTaskOf(principal: Principal, agentId: string): boolean {
+  return principal.kind === PrincipalKind.ADMIN || (principal.kind === PrincipalKind.AGENT && principal.id === agentId);
+}
+
 /** The creator, the executing agent and admins may read a task. */
 export function canReadTask(principal: Principal, task: Pick<TaskDocument, 'createdBy' | 'agentId'>): boolean {
-  return (
-    principal.kind === PrincipalKind.ADMIN ||
-    samePrincipal(principal, task.createdBy) ||
-    (principal.kind === PrincipalKind.AGENT && principal.id === task.agentId)
-  );
+  return readsEveryTaskOf(principal, task.agentId) || samePrincipal(principal, task.createdBy);
 }
 
 /**
