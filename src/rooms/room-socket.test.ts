@@ -5,6 +5,7 @@ import { createMetrics } from '../ops/metrics';
 import type { Message, MessageStore } from './message-store';
 import { RoomHub } from './room-hub';
 import { RoomSocket, type RoomSocketDeps } from './room-socket';
+import { until } from '../../test/support/until';
 
 /** A socket whose peer stopped reading: `queued` bytes wait in its buffer. */
 function stalledSocket(queued: number) {
@@ -103,15 +104,6 @@ function storeSeeing(visible: Set<number>, roomId: string) {
   return store;
 }
 
-/** Resolves once `condition` holds, checking between turns of the event loop; rejects after 1000 turns. */
-async function until(condition: () => boolean): Promise<void> {
-  for (let turn = 0; turn < 1_000; turn++) {
-    if (condition()) return;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  throw new Error('condition never held');
-}
-
 describe('RoomSocket resuming with since', () => {
   const participant = { type: ParticipantType.HUMAN, id: 'reader' };
   const resume = (store: ReturnType<typeof storeSeeing>) => {
@@ -136,9 +128,9 @@ describe('RoomSocket resuming with since', () => {
     const send = (content: string) => hub.sendMessage({ roomId: 'room', sender: writer, content });
     // 6 goes alone; 7 and 8, sent while it is stored, go in the next batch.
     const sent = Promise.all([send('c6'), send('c7'), send('c8')]);
-    await until(() => store.batches === 1);
+    await until(() => store.batches === 1, 'the first batch');
     store.finishInserts();
-    await until(() => store.batches === 2);
+    await until(() => store.batches === 2, 'the second batch');
     // The history read finds 8 while 7, of the same batch, is still being written.
     const started = socket.start(2);
     await new Promise((resolve) => setTimeout(resolve, 20));
