@@ -43,15 +43,17 @@ class WorkflowTrace {
     return this.run;
   }
 
-  /** Calls `handle` with `span` as the parent of the commands it issues before it first waits. */
-  during<T>(span: WorkflowSpan, handle: () => T): T {
-    const outer = this.handler;
-    this.handler = span;
-    try {
-      return handle();
-    } finally {
-      this.handler = outer;
-    }
+  /** Runs a signal or update handler in `span`, the parent of the commands it issues before it first waits. */
+  handling<T>(span: WorkflowSpan, handle: () => Promise<T>): Promise<T> {
+    return span.around(() => {
+      const outer = this.handler;
+      this.handler = span;
+      try {
+        return handle();
+      } finally {
+        this.handler = outer;
+      }
+    });
   }
 
   /** A span for a command, under the current span; its context goes in the command's headers. */
@@ -77,13 +79,13 @@ class TracingInbound implements WorkflowInboundCallsInterceptor {
 
   handleSignal(input: SignalInput, next: Next<WorkflowInboundCallsInterceptor, 'handleSignal'>): Promise<void> {
     const span = new WorkflowSpan(`HandleSignal:${input.signalName}`, parentIn(input.headers));
-    return span.around(() => trace.during(span, () => next(input)));
+    return trace.handling(span, () => next(input));
   }
 
   handleUpdate(input: UpdateInput, next: Next<WorkflowInboundCallsInterceptor, 'handleUpdate'>): Promise<unknown> {
     const span = new WorkflowSpan(`HandleUpdate:${input.name}`, parentIn(input.headers));
     span.setAttribute('temporalUpdateId', input.updateId);
-    return span.around(() => trace.during(span, () => next(input)));
+    return trace.handling(span, () => next(input));
   }
 
   validateUpdate(input: UpdateInput, next: Next<WorkflowInboundCallsInterceptor, 'validateUpdate'>): void {
