@@ -11,6 +11,7 @@ import {
   type RequestContext,
 } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { useForFile } from './use-for-file';
 
 /** What a skill of the test agent does with a message: answer at once, or go on with a task. */
 export type SkillBehaviour =
@@ -245,15 +246,9 @@ export class A2aTestAgent {
 
 /** An A2A test agent for the file's tests: started before them, closed after. */
 export function useA2aAgent(skills: Record<string, SkillBehaviour>): () => A2aTestAgent {
-  let agent: A2aTestAgent | undefined;
-  beforeAll(async () => {
-    agent = await A2aTestAgent.start(skills);
-  });
-  afterAll(async () => {
-    await agent?.close();
-  });
-  return () => {
-    if (!agent) throw new Error('the A2A agent is not started yet');
-    return agent;
-  };
+  return useForFile(
+    'the A2A agent',
+    () => A2aTestAgent.start(skills),
+    (agent) => agent.close(),
+  );
 }

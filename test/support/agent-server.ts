@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { webhookSignature } from '../../src/tasks/webhook-signature';
+import { useForFile } from './use-for-file';
 
 /** A call the service made to a test agent. */
 export interface ReceivedCall {
@@ -119,13 +120,9 @@ export function signatureWith(secret: string, received: ReceivedCall): string {
 
 /** An agent server for the file's tests: started before them, closed after. Call the returned function inside tests. */
 export function useAgentServer(): () => AgentServer {
-  let server: AgentServer | undefined;
-  beforeAll(async () => {
-    server = await AgentServer.start();
-  });
-  afterAll(() => server?.close());
-  return () => {
-    if (!server) throw new Error('useAgentServer: the server runs only inside tests');
-    return server;
-  };
+  return useForFile(
+    'useAgentServer: the server',
+    () => AgentServer.start(),
+    (server) => server.close(),
+  );
 }

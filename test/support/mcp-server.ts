@@ -7,6 +7,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import type { RequestTaskStore } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { useForFile } from './use-for-file';
 
 /** One HTTP request the MCP server got: its JSON-RPC method (for POSTs) and headers. */
 export interface McpRequest {
@@ -130,17 +131,11 @@ async function readJson(request: http.IncomingMessage): Promise<unknown> {
 
 /** An McpTestServer for the file's tests, started before them and closed after. */
 export function useMcpServer(options: McpServerOptions): () => McpTestServer {
-  let server: McpTestServer | undefined;
-  beforeAll(async () => {
-    server = await McpTestServer.start(options);
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
-  return () => {
-    if (!server) throw new Error('the MCP server is not started yet');
-    return server;
-  };
+  return useForFile(
+    'the MCP server',
+    () => McpTestServer.start(options),
+    (server) => server.close(),
+  );
 }
 
 /**

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { freePort } from '../../src/embedded/managed-process';
+import { useForFile } from './use-for-file';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const ENTRY = path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
@@ -103,15 +104,9 @@ export class ServerEverything {
 
 /** server-everything for the file's tests, started before them and stopped after. */
 export function useServerEverything(): () => ServerEverything {
-  let server: ServerEverything | undefined;
-  beforeAll(async () => {
-    server = await ServerEverything.start();
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
-  return () => {
-    if (!server) throw new Error('server-everything is not started yet');
-    return server;
-  };
+  return useForFile(
+    'server-everything',
+    () => ServerEverything.start(),
+    (server) => server.stop(),
+  );
 }

@@ -1,5 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { testStack } from './test-stack';
+import { useForFile } from './use-for-file';
 
 /** A Temporal client of the test stack: what an operator's tools read and do. Close it after use. */
 export async function connectTemporal(): Promise<{ client: Client; close: () => Promise<void> }> {
@@ -22,13 +23,6 @@ export async function withTemporal<T>(use: (client: Client) => Promise<T>): Prom
 
 /** A Temporal client of the test stack for the file's tests: connected before them, closed after. Call the returned function inside tests. */
 export function useTemporalClient(): () => Client {
-  let connected: { client: Client; close: () => Promise<void> } | undefined;
-  beforeAll(async () => {
-    connected = await connectTemporal();
-  });
-  afterAll(() => connected?.close());
-  return () => {
-    if (!connected) throw new Error('useTemporalClient: the client is there only inside tests');
-    return connected.client;
-  };
+  const connected = useForFile('useTemporalClient: the client', connectTemporal, (client) => client.close());
+  return () => connected().client;
 }
