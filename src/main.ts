@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { SECRET_KEY_BYTES } from './auth/secret-box';
-import { ConfigError, loadConfig, type Config, type Env } from './config/config';
+import { ConfigError, loadConfig, SECRET_KEY_BYTES, type Config, type Env } from './config/config';
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from './embedded/data-dir';
 import { ensurePortsFree, PortTakenError, type ExitStatus, type ManagedProcess } from './embedded/managed-process';
 import { embeddedPorts, startEmbeddedStack, type EmbeddedStack, type Endpoints } from './embedded/stack';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { freePort } from '../src/embedded/managed-process';
+import { freePort } from '../src/util/ports';
 import { AgentServer, type AgentBehaviour, accepts } from './support/agent-server';
 import { registerAgent, type RegisteredAgent } from './support/agents';
 import { call } from './support/http';

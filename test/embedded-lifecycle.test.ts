@@ -5,7 +5,7 @@ import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { loadConfig } from '../src/config/config';
 import { mongoUriFor } from '../src/embedded/ferretdb';
-import { freePort } from '../src/embedded/managed-process';
+import { freePort } from '../src/util/ports';
 import { agentRegistration } from './support/agents';
 import { call } from './support/http';
 import { testStack } from './support/test-stack';

@@ -3,7 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { echoWorkflow } from './fixtures/echo-workflow';
 import { testStack } from './support/test-stack';
-import { SEARCH_ATTRIBUTES } from '../src/tasks/search-attributes';
+import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 

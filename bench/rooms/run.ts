@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { SignJWT } from 'jose';
 import WebSocket from 'ws';
-import { freePort } from '../../src/embedded/managed-process';
+import { freePort } from '../../src/util/ports';
 
 const CLIENTS = 100;
 const SENDERS = 10;

@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config/config';
 import { mongoUriFor } from '../../src/embedded/ferretdb';
-import { freePort } from '../../src/embedded/managed-process';
+import { freePort } from '../../src/util/ports';
 import { ensureBinaries } from '../../src/embedded/provision';
 import { PrincipalKind, type Principal } from '../../src/auth/principal';
 import { SecretBox } from '../../src/auth/secret-box';

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { freePort } from '../../src/embedded/managed-process';
+import { freePort } from '../../src/util/ports';
 import { AgentServer, type AgentBehaviour } from '../../test/support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../../test/support/agents';
 import { call } from '../../test/support/http';

@@ -1,9 +1,8 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import type { Config } from '../config/config';
+import { SECRET_KEY_BYTES, type Config } from '../config/config';
 
 /** AES-256-GCM: a 32-byte key, a fresh 12-byte nonce per value, a 16-byte tag that detects any change. */
 const ALGORITHM = 'aes-256-gcm';
-export const SECRET_KEY_BYTES = 32;
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 /** Names the format of a sealed value, so that another cipher or layout can come beside it. */

@@ -1,7 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import { SECRET_KEY_BYTES } from '../auth/secret-box';
-import { MAX_COMPOSITION_SIZE_LIMIT } from '../tasks/history-budget';
+import { MAX_COMPOSITION_SIZE_LIMIT } from './history-budget';
 
 /**
  * Everything the service reads from its environment, parsed and checked once at start.
@@ -106,6 +105,9 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
   }
 }
+
+/** The sealing key's length: AES-256 (src/auth/secret-box.ts seals with it). */
+export const SECRET_KEY_BYTES = 32;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const HOUR_MS = 3_600_000;

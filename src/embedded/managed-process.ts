@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import { PRIVATE_FILE_MODE } from './data-dir';
+import { listenOnce } from '../util/ports';
 
 export interface ExitStatus {
   code: number | null;
@@ -131,9 +132,6 @@ export function canConnect(host: string, port: number): Promise<boolean> {
   });
 }
 
-/** A TCP port on loopback that nothing listens on right now. */
-export const freePort = (): Promise<number> => listenOnce('127.0.0.1', 0);
-
 /** A port a start listens on, named by the variable that sets it. */
 export interface PortClaim {
   variable: string;
@@ -184,18 +182,6 @@ async function canListen(host: string, port: number): Promise<boolean> {
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') return false;
     throw error;
   }
-}
-
-/** Listens on `host:port` and closes at once; resolves to the port it had (port 0: the one the system chose). */
-function listenOnce(host: string, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      const { port: bound } = server.address() as net.AddressInfo;
-      server.close(() => resolve(bound));
-    });
-  });
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

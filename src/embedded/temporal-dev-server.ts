@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { SEARCH_ATTRIBUTES } from '../tasks/search-attributes';
+import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 import { ManagedProcess } from './managed-process';
 
 export interface TemporalDevServerOptions {

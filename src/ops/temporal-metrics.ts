@@ -1,4 +1,4 @@
-import { freePort } from '../embedded/managed-process';
+import { freePort } from '../util/ports';
 
 /** How long GET /metrics waits for the Temporal SDK's exporter before answering without its metrics. */
 const SCRAPE_TIMEOUT_MS = 2_000;

@@ -8,7 +8,7 @@ import type { RouteModule } from '../http/app';
 import { ApiError, ErrorCode, forbidden, invalid } from '../http/errors';
 import { validator } from '../http/validate';
 import { requireHttps } from '../tasks/outbound-guard';
-import { canonicalJson } from '../tasks/canonical-json';
+import { canonicalJson } from '../util/canonical-json';
 import { canManageAgent, isTheAgent, type Agent } from './agent';
 import type { AgentDirectory } from './agent-directory';
 import type { AgentStore } from './agent-store';

@@ -3,7 +3,7 @@ import type { RegExpEngine } from 'ajv/dist/types';
 import addFormats from 'ajv-formats';
 import { RE2JS } from 're2js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-depth';
-import { canonicalJson } from '../tasks/canonical-json';
+import { canonicalJson } from '../util/canonical-json';
 import type { JsonSchema } from './agent';
 import { costProblem } from './schema-cost';
 

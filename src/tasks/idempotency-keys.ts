@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { Principal } from '../auth/principal';
 import { ApiError, ErrorCode } from '../http/errors';
 import { isDuplicateKey, type Store } from '../store/mongo';
-import { canonicalJson } from './canonical-json';
+import { canonicalJson } from '../util/canonical-json';
 import { retryWhileBusy } from '../store/retry-while-busy';
 
 export const IDEMPOTENCY_KEYS_COLLECTION = 'idempotency_keys';

@@ -14,7 +14,7 @@ import type { IdempotencyClaim, LaunchedIds } from './idempotency-keys';
 import { findOperation, paramsProblems } from './operations';
 import { requireHttps } from './outbound-guard';
 import { pendingArgumentsOf } from '../../workflows/pending-arguments';
-import { AGENT_ID_ATTRIBUTE, OPERATION_ATTRIBUTE } from './search-attributes';
+import { AGENT_ID_ATTRIBUTE, OPERATION_ATTRIBUTE } from '../../workflows/search-attributes';
 import type { NewTask, TaskStore } from './task-store';
 import {
   TaskPhase,

@@ -3,7 +3,7 @@ import { WorkflowNotFoundError } from '@temporalio/common';
 import { PrincipalKind, type Principal } from '../auth/principal';
 import { ApiError, ErrorCode, forbidden, invalid } from '../http/errors';
 import { requestInput, type TaskInputDeps } from './task-inputs';
-import { canonicalJson } from './canonical-json';
+import { canonicalJson } from '../util/canonical-json';
 import { CANCELLATION_CLAIM, refOf, type TaskDocument } from './task-store';
 import { TaskEventType } from '../task-events/task-event';
 import { readableTask } from './task-access';

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
-import { freePort } from '../../src/embedded/managed-process';
+import { freePort } from '../../src/util/ports';
 import { agentRegistration } from '../support/agents';
 import { serviceEnv } from '../support/global-setup';
 import { call, expectError } from '../support/http';

@@ -1,5 +1,5 @@
 import type http from 'node:http';
-import { freePort } from '../../src/embedded/managed-process';
+import { freePort } from '../../src/util/ports';
 import { CONFIRMATION_SCHEMA, startConfirmingAgent } from '../../examples/confirming-agent';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call } from '../support/http';

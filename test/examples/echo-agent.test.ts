@@ -1,5 +1,5 @@
 import type http from 'node:http';
-import { freePort } from '../../src/embedded/managed-process';
+import { freePort } from '../../src/util/ports';
 import { signWebhook } from '../../src/tasks/webhook-signature';
 import { startEchoAgent } from '../../examples/echo-agent';
 import { registerAgent, type RegisteredAgent } from '../support/agents';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
-import { freePort } from '../../src/embedded/managed-process';
+import { freePort } from '../../src/util/ports';
 import { startMcpAgent } from '../../examples/mcp-agent';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call } from '../support/http';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { freePort } from '../../src/embedded/managed-process';
+import { freePort } from '../../src/util/ports';
 import { acceptsAndHearsCancel, completes, useAgentServer } from '../support/agent-server';
 import { registerAgent } from '../support/agents';
 import { call } from '../support/http';

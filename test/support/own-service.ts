@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { freePort } from '../../src/embedded/managed-process';
+import { freePort } from '../../src/util/ports';
 import { serviceEnv } from './global-setup';
 import { ServiceProcess } from './service-process';
 import { testStack } from './test-stack';

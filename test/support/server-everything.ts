@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { freePort } from '../../src/embedded/managed-process';
+import { freePort } from '../../src/util/ports';
 import { useForFile } from './use-for-file';
 
 const ROOT = path.resolve(__dirname, '..', '..');

@@ -4,7 +4,7 @@ import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call, expectError } from '../support/http';
 import { tool, waitForTask } from '../support/tasks';
 import { useTemporalClient } from '../support/temporal';
-import { AGENT_ID_ATTRIBUTE, OPERATION_ATTRIBUTE } from '../../src/tasks/search-attributes';
+import { AGENT_ID_ATTRIBUTE, OPERATION_ATTRIBUTE } from '../../workflows/search-attributes';
 
 const PRODUCED = { text: 'hello', count: 3, big: 99, meta: { lang: 'en' }, items: [1, 2] };
 

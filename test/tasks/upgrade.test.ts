@@ -6,7 +6,7 @@ import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker
 import { createActivities } from '../../activities';
 import { secretBoxOf } from '../../src/auth/secret-box';
 import { loadConfig } from '../../src/config/config';
-import { freePort } from '../../src/embedded/managed-process';
+import { freePort } from '../../src/util/ports';
 import { createLogger } from '../../src/ops/logger';
 import { AgentStore } from '../../src/registry/agent-store';
 import { RecentAgents } from '../../src/registry/recent-agents';
