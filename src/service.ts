@@ -12,14 +12,15 @@ import { secretBoxOf } from './auth/secret-box';
 import type { Config } from './config/config';
 import type { Endpoints } from './embedded/stack';
 import { answerClientErrors } from './http/client-errors';
-import { createApp, type RouteModule } from './http/app';
+import { createApp } from './service/app';
+import { type RouteModule } from './http/route-module';
 import { closeServer, listen } from './http/listen';
 import { capConnectionsPerAddress } from './limits/connection-cap';
 import { createLimits } from './limits/limits';
 import { MIGRATIONS } from './migrations';
 import { MIGRATIONS_COLLECTION, runMigrations } from './migrations/migration';
 import { createOpsRoutes } from './ops/health';
-import { serveOps } from './ops/ops-server';
+import { serveOps } from './service/ops-server';
 import { AGENT_CHANGE_CLAIMS_COLLECTION, AGENTS_COLLECTION, AgentStore } from './registry/agent-store';
 import { RecentAgents } from './registry/recent-agents';
 import { createRegistryRoutes } from './registry/routes';
@@ -45,7 +46,7 @@ import {
 import { TaskLauncher } from './tasks/task-launcher';
 import { IDEMPOTENCY_KEYS_COLLECTION, IdempotencyKeys } from './tasks/idempotency-keys';
 import { startTaskWorker, type RunningWorker } from './tasks/task-worker';
-import { connectTemporal, type TemporalHandle } from './tasks/temporal-client';
+import { connectTemporal, temporalErrors, type TemporalHandle } from './tasks/temporal-client';
 import { createRooms } from './rooms/rooms';
 import {
   MESSAGE_ALIASES_COLLECTION,
@@ -230,6 +231,7 @@ async function serveApi(
     logger.child({ component: 'rooms' }),
     metrics.rooms,
     roomTasks,
+    [temporalErrors],
   );
   const delivery = await startRoomDelivery(config, {
     store,
@@ -283,6 +285,7 @@ async function serveApi(
     limits,
     opsRouter,
     modules,
+    errorMappers: [temporalErrors],
   });
   // Koa answers a failed request itself (ctx.onerror): the promise of its handler never rejects.
   const handleRequest = app.callback();

@@ -3,7 +3,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { requirePrincipal, type Principal } from '../auth/principal';
 import { abandonedSignal } from '../http/abandoned-signal';
-import type { RouteModule } from '../http/app';
+import type { RouteModule } from '../http/route-module';
 import { visibleAgentOr404 } from '../registry/routes';
 import type { Agent } from '../registry/agent';
 import type { AgentStore } from '../registry/agent-store';

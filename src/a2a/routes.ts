@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import type { RouteModule } from '../http/app';
+import type { RouteModule } from '../http/route-module';
 import { visibleAgentOr404 } from '../registry/routes';
 import type { AgentStore } from '../registry/agent-store';
 import type { AuthState } from '../auth/principal';

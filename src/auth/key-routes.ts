@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { Schema } from 'ajv';
-import type { RouteModule } from '../http/app';
+import type { RouteModule } from '../http/route-module';
 import { forbidden, notFound } from '../http/errors';
 import { validator } from '../http/validate';
 import type { ApiKeyStore } from './api-keys';

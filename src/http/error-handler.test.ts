@@ -1,4 +1,3 @@
-import { ServiceError } from '@temporalio/client';
 import { MongoServerError } from 'mongodb';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -24,24 +23,11 @@ describe('toApiError', () => {
     });
   });
 
-  it.each([
-    [8, 'Temporal is over its rate or capacity limits; try again'],
-    [14, 'Temporal is unreachable; try again'],
-    [4, 'Temporal did not answer in time; try again'],
-  ])('answers Temporal gRPC status %i with 503 and Retry-After', (code, message) => {
-    const grpcError = Object.assign(new Error('grpc'), { code, details: 'from Temporal', metadata: {} });
-    const mapped = toApiError(new ServiceError('Failed to start Workflow', { cause: grpcError }));
-    expect({ status: mapped.status, code: mapped.code, message: mapped.message, headers: mapped.headers }).toEqual({
-      status: 503,
-      code: 'UNAVAILABLE',
-      message,
-      headers: { 'Retry-After': '1' },
-    });
-  });
-
-  it('hides another Temporal error behind 500 INTERNAL', () => {
-    const grpcError = Object.assign(new Error('grpc'), { code: 13, details: 'internal', metadata: {} });
-    expect(toApiError(new ServiceError('Failed', { cause: grpcError })).status).toBe(500);
+  it('asks the mappers passed in, in order, before answering 500', () => {
+    const mapped = new ApiError(ErrorCode.CONFLICT, 'mapped');
+    const thrown = new Error('from a server');
+    expect(toApiError(thrown, [() => undefined, (error) => (error === thrown ? mapped : undefined)])).toBe(mapped);
+    expect(toApiError(new Error('other'), [() => undefined]).status).toBe(500);
   });
 
   it('hides an unexpected error behind 500 INTERNAL', () => {

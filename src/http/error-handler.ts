@@ -3,19 +3,25 @@ import type { Context, Next } from 'koa';
 import type { Logger } from '../ops/logger';
 import { isStoreBusy, isStoreUnavailable } from '../store/mongo';
 import { ApiError, ErrorCode, UnavailableError, UnavailableReason } from './errors';
-import { temporalOutage } from '../tasks/temporal-client';
+
+/**
+ * Names what a part of the service throws as the contract's error (an outage of a server it talks
+ * to, say), or leaves it to the next mapper with undefined. The parts that own a server pass theirs
+ * in, so that this kit knows none of them.
+ */
+export type ErrorMapper = (thrown: unknown) => ApiError | undefined;
 
 /**
  * Turns anything thrown below into the contract's error body. Known outages become 503; anything
  * unexpected is logged with its stack and answered 500 without internals.
  */
-export function errorHandler(logger: Logger, unavailable: Counter) {
+export function errorHandler(logger: Logger, unavailable: Counter, mappers: readonly ErrorMapper[] = []) {
   return async function handleErrors(ctx: Context, next: Next): Promise<void> {
     try {
       await next();
       if (ctx.body === undefined) throwForUnanswered(ctx);
     } catch (thrown) {
-      const error = toApiError(thrown);
+      const error = toApiError(thrown, mappers);
       if (error.status >= 500) {
         logger.error({ err: thrown, method: ctx.method, path: ctx.path }, 'request failed');
       }
@@ -45,17 +51,16 @@ function throwForUnanswered(ctx: Context): void {
   }
 }
 
-export function toApiError(thrown: unknown): ApiError {
+/** The contract's error for `thrown`: its own, a mapper's, a store outage's, a 4xx of Koa's, else 500. */
+export function toApiError(thrown: unknown, mappers: readonly ErrorMapper[] = []): ApiError {
   if (thrown instanceof ApiError) return thrown;
+  for (const mapper of mappers) {
+    const mapped = mapper(thrown);
+    if (mapped) return mapped;
+  }
   if (isStoreUnavailable(thrown)) return new UnavailableError(UnavailableReason.MONGODB, 'MongoDB is unreachable');
   if (isStoreBusy(thrown)) {
     return new UnavailableError(UnavailableReason.DATABASE_BUSY, 'The database is busy; try again', undefined, {
-      'Retry-After': '1',
-    });
-  }
-  const outage = temporalOutage(thrown);
-  if (outage) {
-    return new UnavailableError(UnavailableReason.TEMPORAL, `Temporal ${outage}; try again`, undefined, {
       'Retry-After': '1',
     });
   }

@@ -1,7 +1,5 @@
-import type { Principal } from '../auth/principal';
-
 /** The key a principal's limits are counted under: kinds are told apart, so equal ids never share one. */
-export const principalKey = (principal: Principal): string => `${principal.kind}:${principal.id}`;
+export const principalKey = (principal: { kind: string; id: string }): string => `${principal.kind}:${principal.id}`;
 
 /** The address a connection comes from, as the limits count it: the proxy's, behind one. */
 export const addressOf = (socket: { remoteAddress?: string }): string => socket.remoteAddress ?? 'unknown';

@@ -4,7 +4,7 @@ import type { RouterContext } from '@koa/router';
 import type { ApiKeyStore } from '../auth/api-keys';
 import { PrincipalKind, requireKind, requirePrincipal, type Principal } from '../auth/principal';
 import { newSigningSecret } from '../auth/signing-secret';
-import type { RouteModule } from '../http/app';
+import type { RouteModule } from '../http/route-module';
 import { ApiError, ErrorCode, forbidden, invalid } from '../http/errors';
 import { validator } from '../http/validate';
 import { requireHttps } from '../tasks/outbound-guard';

@@ -1,6 +1,6 @@
 import type { RawData, WebSocket } from 'ws';
 import { ApiError, ErrorCode, invalid } from '../http/errors';
-import { toApiError } from '../http/error-handler';
+import { toApiError, type ErrorMapper } from '../http/error-handler';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-depth';
 import { validator } from '../http/validate';
 import type { Logger } from '../ops/logger';
@@ -31,6 +31,8 @@ export interface RoomSocketDeps {
   countWrite(): Promise<void>;
   logger: Logger;
   metrics: RoomMetrics;
+  /** How the parts below name their failures as the contract's errors (an outage of Temporal, say). */
+  errorMappers: readonly ErrorMapper[];
 }
 
 /** The requestId of a TASK_REQUEST, for its ERROR frame, when the data has one. */
@@ -99,7 +101,7 @@ export class RoomSocket implements RoomConnection {
       await this.replay(since);
     } catch (error) {
       this.deps.logger.warn({ err: error, roomId: this.roomId }, 'resume failed');
-      this.sendFrame(errorFrame(toApiError(error)));
+      this.sendFrame(errorFrame(toApiError(error, this.deps.errorMappers)));
       this.ws.close(CloseCode.HISTORY_UNAVAILABLE, 'Could not read the room history');
       return;
     }
@@ -221,7 +223,7 @@ export class RoomSocket implements RoomConnection {
       }
       throw invalid(`Unknown frame type "${frame.type}"; clients send ${CLIENT_FRAME_TYPES.join(', ')}`);
     } catch (error) {
-      const apiError = toApiError(error);
+      const apiError = toApiError(error, this.deps.errorMappers);
       if (apiError.status >= 500) this.deps.logger.error({ err: error, roomId: this.roomId }, 'frame failed');
       this.sendFrame(errorFrame(apiError, requestId));
     }

@@ -1,7 +1,8 @@
 import type http from 'node:http';
 import type { Authenticator } from '../auth/authenticate';
 import type { Config } from '../config/config';
-import type { RouteModule } from '../http/app';
+import type { RouteModule } from '../http/route-module';
+import type { ErrorMapper } from '../http/error-handler';
 import type { Limits } from '../limits/limits';
 import type { Logger } from '../ops/logger';
 import type { RoomMetrics } from '../ops/metrics';
@@ -16,7 +17,7 @@ import { RoomStore } from './room-store';
 import { createRoomRoutes } from './routes';
 import { RoomWebSocketServer } from './websocket-server';
 
-/** The Conversation Manager as the composition root sees it: HTTP routes, the WebSocket endpoint, and its shutdown. */
+/** The rooms as the service's assembly sees them: HTTP routes, the WebSocket endpoint, and its shutdown. */
 export interface Rooms {
   routes: RouteModule;
   /** Serves the room WebSocket on the API's HTTP server. */
@@ -28,7 +29,7 @@ export interface Rooms {
   close(): Promise<void>;
 }
 
-/** `tasks` adds the task frames to the room WebSocket. */
+/** `tasks` adds the task frames to the room WebSocket; `errorMappers` name their failures in ERROR frames. */
 export async function createRooms(
   config: Config,
   store: Store,
@@ -38,6 +39,7 @@ export async function createRooms(
   logger: Logger,
   metrics: RoomMetrics,
   tasks?: RoomTaskFrames,
+  errorMappers: readonly ErrorMapper[] = [],
 ): Promise<Rooms> {
   const rooms = new RoomStore(store);
   const messages = new MessageStore(store);
@@ -65,6 +67,7 @@ export async function createRooms(
     heartbeatMs: config.wsHeartbeatMs,
     maxBufferedBytes: config.wsMaxBufferedBytes,
     limits,
+    errorMappers,
   });
   return {
     routes,

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { PrincipalKind, requireKind, requirePrincipal, type AuthState, type Principal } from '../auth/principal';
 import { ApiError, ErrorCode, forbidden, invalid, notFound } from '../http/errors';
-import type { RouteModule } from '../http/app';
+import type { RouteModule } from '../http/route-module';
 import { validator } from '../http/validate';
 import { CloseCode, messageFrame } from './frames';
 import { messageInput } from './message-input';

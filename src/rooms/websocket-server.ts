@@ -7,7 +7,7 @@ import { ApiError, ErrorCode, forbidden, invalid, notFound, rateLimited } from '
 import { CAP_RETRY_AFTER_MS, type ConcurrencyCap } from '../limits/concurrency-cap';
 import type { Limits } from '../limits/limits';
 import { addressOf, principalKey } from '../limits/limit-keys';
-import { toApiError } from '../http/error-handler';
+import { toApiError, type ErrorMapper } from '../http/error-handler';
 import type { Logger } from '../ops/logger';
 import type { RoomMetrics } from '../ops/metrics';
 import { CloseCode } from './frames';
@@ -39,6 +39,7 @@ export interface RoomWebSocketDeps {
   heartbeatMs: number;
   maxBufferedBytes: number;
   limits: Pick<Limits, 'socketsPerPrincipal' | 'socketsPerAddress' | 'writesPerPrincipal'>;
+  errorMappers: readonly ErrorMapper[];
 }
 
 /**
@@ -130,6 +131,7 @@ export class RoomWebSocketServer {
           countWrite: () => this.deps.limits.writesPerPrincipal.consume(holder),
           logger: this.deps.logger,
           metrics: this.deps.metrics,
+          errorMappers: this.deps.errorMappers,
         });
         this.sockets.add(roomSocket);
         ws.once('close', () => this.sockets.delete(roomSocket));
@@ -137,7 +139,7 @@ export class RoomWebSocketServer {
         void roomSocket.start(since);
       });
     } catch (thrown) {
-      const error = toApiError(thrown);
+      const error = toApiError(thrown, this.deps.errorMappers);
       if (error.status >= 500) this.deps.logger.error({ err: thrown, url: request.url }, 'websocket handshake failed');
       refuse(socket, error);
     }

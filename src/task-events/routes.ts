@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { requirePrincipal, type Principal } from '../auth/principal';
-import type { RouteModule } from '../http/app';
+import type { RouteModule } from '../http/route-module';
 import { ApiError, ErrorCode, notFound } from '../http/errors';
 import { validator } from '../http/validate';
 import { canReadComposition, canReadTask, readableTask } from '../tasks/task-access';

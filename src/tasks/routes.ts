@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { requirePrincipal } from '../auth/principal';
 import { abandonedSignal } from '../http/abandoned-signal';
-import type { RouteModule } from '../http/app';
+import type { RouteModule } from '../http/route-module';
 import { ApiError, ErrorCode, notFound } from '../http/errors';
 import { validator } from '../http/validate';
 import { canReadComposition, readableTask } from './task-access';

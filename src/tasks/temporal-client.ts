@@ -1,6 +1,8 @@
 import { Client, ServiceError, isGrpcServiceError } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { Config } from '../config/config';
+import type { ErrorMapper } from '../http/error-handler';
+import { UnavailableError, UnavailableReason } from '../http/errors';
 import type { Logger } from '../ops/logger';
 import { TemporalMetrics } from '../ops/temporal-metrics';
 import { activeTracing } from '../ops/tracing';
@@ -94,3 +96,13 @@ export function temporalOutage(error: unknown): string | undefined {
   const cause = error instanceof ServiceError ? error.cause : error;
   return isGrpcServiceError(cause) ? TRANSIENT_GRPC_CODES.get(cause.code) : undefined;
 }
+
+/** Temporal saying "not now" is a 503 with Retry-After, for the HTTP kit's error handler. */
+export const temporalErrors: ErrorMapper = (thrown) => {
+  const outage = temporalOutage(thrown);
+  return outage
+    ? new UnavailableError(UnavailableReason.TEMPORAL, `Temporal ${outage}; try again`, undefined, {
+        'Retry-After': '1',
+      })
+    : undefined;
+};

@@ -1,7 +1,7 @@
 import type { Context, Next } from 'koa';
 import { isAdmin, type AuthState } from '../auth/principal';
-import { addressOf, principalKey } from './limit-keys';
-import type { Limits } from './limits';
+import { addressOf, principalKey } from '../limits/limit-keys';
+import type { Limits } from '../limits/limits';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 

@@ -4,8 +4,8 @@ import Koa from 'koa';
 import type Router from '@koa/router';
 import { errorHandler } from '../http/error-handler';
 import { closeServer, listen } from '../http/listen';
-import type { Logger } from './logger';
-import type { Metrics } from './metrics';
+import type { Logger } from '../ops/logger';
+import type { Metrics } from '../ops/metrics';
 
 /**
  * GET /metrics, /healthz and /readyz of a process that serves no API (`npm run worker`), on its own

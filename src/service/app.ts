@@ -3,18 +3,13 @@ import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
 import type { Authenticator } from '../auth/authenticate';
 import type { Limits } from '../limits/limits';
-import { limitRequests } from '../limits/request-limits';
+import { limitRequests } from './request-limits';
 import type { Logger } from '../ops/logger';
 import type { Metrics } from '../ops/metrics';
-import { setAnswerHeaders } from './answer-headers';
-import { jsonBody } from './body';
-import { errorHandler } from './error-handler';
-
-/** A part's routes. Agent and task routes are `versioned`: served bare and under `/v1` alike. */
-export interface RouteModule {
-  router: Router;
-  versioned: boolean;
-}
+import { setAnswerHeaders } from '../http/answer-headers';
+import { jsonBody } from '../http/body';
+import { errorHandler, type ErrorMapper } from '../http/error-handler';
+import type { RouteModule } from '../http/route-module';
 
 export interface AppDeps {
   logger: Logger;
@@ -25,6 +20,8 @@ export interface AppDeps {
   /** Routes that need no credential and run before authentication (health, metrics). */
   opsRouter: Router;
   modules: RouteModule[];
+  /** How the parts below name their failures as the contract's errors (an outage of Temporal, say). */
+  errorMappers: readonly ErrorMapper[];
 }
 
 export function createApp(deps: AppDeps): Koa {
@@ -33,7 +30,7 @@ export function createApp(deps: AppDeps): Koa {
   app.silent = true;
   app.use(setAnswerHeaders);
   app.use(requestLog(deps.logger, deps.metrics));
-  app.use(errorHandler(deps.logger, deps.metrics.unavailable));
+  app.use(errorHandler(deps.logger, deps.metrics.unavailable, deps.errorMappers));
   app.use(deps.opsRouter.routes());
   app.use(jsonBody(deps.maxBodyBytes));
   app.use(deps.authenticator.middleware());
