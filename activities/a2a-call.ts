@@ -1,9 +1,15 @@
-import { A2aHttpError, A2aProtocolError, A2aRpcError, a2aRequest, type A2aRequestOptions } from '../src/a2a/a2a-client';
+import {
+  A2aHttpError,
+  A2aProtocolError,
+  A2aRpcError,
+  a2aRequest,
+  type A2aRequestOptions,
+} from '../src/agent-calls/a2a-client';
 import { causeOf } from '../src/ops/describe-error';
-import { ReplyTooLarge } from '../src/mcp/guarded-fetch';
+import { ReplyTooLarge } from '../src/agent-calls/guarded-fetch';
 import type { Agent } from '../src/registry/agent';
-import type { AgentReplyVerdict } from '../src/tasks/agent-reply';
-import { rejectedByJsonRpc, verdictOfRefusedStatus } from '../src/tasks/agent-reply';
+import type { AgentReplyVerdict } from '../src/agent-calls/agent-reply';
+import { rejectedByJsonRpc, verdictOfRefusedStatus } from '../src/agent-calls/agent-reply';
 import { findOperation } from '../src/tasks/operations';
 import { normaliseResult, TaskErrorCode, type A2aTaskHandle, type TaskResult } from '../workflows/task-types';
 

@@ -2,7 +2,7 @@ import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activ
 import type { Dispatcher } from 'undici';
 import type { RecentAgents } from '../src/registry/recent-agents';
 import { AgentProtocol, type Agent } from '../src/registry/agent';
-import { interpretAgentReply, type AgentReplyVerdict } from '../src/tasks/agent-reply';
+import { interpretAgentReply, type AgentReplyVerdict } from '../src/agent-calls/agent-reply';
 import { toTaskView } from '../src/tasks/task-views';
 import { refOf, type TaskChange, type TaskDocument, type TaskStore } from '../src/tasks/task-store';
 import { TaskEventType, type TaskRef } from '../src/task-events/task-event';
@@ -16,13 +16,14 @@ import {
   type TaskError,
   type TaskResult,
 } from '../workflows/task-types';
-import { McpSessionPool } from '../src/mcp/session-pool';
+import { McpSessionPool } from '../src/agent-calls/mcp-session-pool';
 import { callOverMcp, type McpCallVerdict } from './mcp-call';
 import { callOverA2a, type A2aCallVerdict } from './a2a-call';
 import { ProgressWrites } from './mcp-progress';
 import { TaskElicitation } from './mcp-elicitation';
-import { withElicitation } from '../src/mcp/elicitation';
-import { postSigned, refusalOf } from './signed-post';
+import { withElicitation } from '../src/agent-calls/mcp-elicitation';
+import { postSigned } from '../src/agent-calls/signed-post';
+import { refusalOf } from './call-failures';
 import { describeError } from '../src/ops/describe-error';
 import { errorCodeLabel, statusClassLabel, type Metrics } from '../src/ops/metrics';
 

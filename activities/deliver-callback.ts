@@ -1,11 +1,12 @@
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import type { Dispatcher } from 'undici';
 import type { RecentAgents } from '../src/registry/recent-agents';
-import { isRetriedStatus } from '../src/tasks/agent-reply';
+import { isRetriedStatus } from '../src/agent-calls/agent-reply';
 import { toTaskView } from '../src/tasks/task-views';
 import type { TaskStore } from '../src/tasks/task-store';
 import type { TaskCallback } from '../workflows/task-types';
-import { postSigned, refusalOf } from './signed-post';
+import { postSigned } from '../src/agent-calls/signed-post';
+import { refusalOf } from './call-failures';
 import { describeError } from '../src/ops/describe-error';
 import type { Metrics } from '../src/ops/metrics';
 

@@ -1,11 +1,12 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Dispatcher } from 'undici';
 import type { RecentAgents } from '../src/registry/recent-agents';
-import { isRetriedStatus } from '../src/tasks/agent-reply';
+import { isRetriedStatus } from '../src/agent-calls/agent-reply';
 import type { TaskStore } from '../src/tasks/task-store';
 import { describeError } from '../src/ops/describe-error';
 import { TaskErrorCode } from '../workflows/task-types';
-import { postSigned, refusalOf } from './signed-post';
+import { postSigned } from '../src/agent-calls/signed-post';
+import { refusalOf } from './call-failures';
 
 export interface TaskInputDelivery {
   taskId: string;

@@ -3,7 +3,7 @@ import type { Logger } from '../src/ops/logger';
 import type { Metrics } from '../src/ops/metrics';
 import type { RecentAgents } from '../src/registry/recent-agents';
 import { UserSchemaCompiler } from '../src/registry/user-schemas';
-import { outboundDispatcher } from '../src/tasks/outbound-guard';
+import { outboundDispatcher } from '../src/agent-calls/outbound-guard';
 import type { TaskChanges } from '../src/tasks/task-changes';
 import { TaskStore } from '../src/tasks/task-store';
 import type { Store } from '../src/store/mongo';

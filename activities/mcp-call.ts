@@ -9,15 +9,15 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Agent, CapabilityEntry, ToolDefinition } from '../src/registry/agent';
-import type { AgentReplyVerdict } from '../src/tasks/agent-reply';
-import { rejectedByJsonRpc, verdictOfRefusedStatus } from '../src/tasks/agent-reply';
+import type { AgentReplyVerdict } from '../src/agent-calls/agent-reply';
+import { rejectedByJsonRpc, verdictOfRefusedStatus } from '../src/agent-calls/agent-reply';
 import { findOperation } from '../src/tasks/operations';
-import { serverAnswerOf } from '../src/mcp/answers';
+import { serverAnswerOf } from '../src/agent-calls/mcp-answers';
 import { causeOf } from '../src/ops/describe-error';
-import { REPLY_TOO_LARGE, ReplyTooLarge } from '../src/mcp/guarded-fetch';
-import { McpSession, type McpSessionOptions } from '../src/mcp/session';
-import type { McpSessionPool } from '../src/mcp/session-pool';
-import { verdictOrFailure } from './signed-post';
+import { REPLY_TOO_LARGE, ReplyTooLarge } from '../src/agent-calls/guarded-fetch';
+import { McpSession, type McpSessionOptions } from '../src/agent-calls/mcp-session';
+import type { McpSessionPool } from '../src/agent-calls/mcp-session-pool';
+import { verdictOrFailure } from './call-failures';
 import { normaliseResult, TaskErrorCode, type McpTaskHandle } from '../workflows/task-types';
 
 /** What one MCP call means for its task: the verdicts of a signed POST, or a task the server runs on its side. */

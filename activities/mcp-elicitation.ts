@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ElicitationAnswerer } from '../src/mcp/elicitation';
+import type { ElicitationAnswerer } from '../src/agent-calls/mcp-elicitation';
 import { SchemaRejected, UserSchemaCompiler } from '../src/registry/user-schemas';
 import { TaskEventType, type TaskRef } from '../src/task-events/task-event';
 import { MAX_INPUT_REQUESTS } from '../src/tasks/task-inputs';

@@ -1,14 +1,16 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Dispatcher } from 'undici';
-import { McpSession } from '../src/mcp/session';
+import { McpSession } from '../src/agent-calls/mcp-session';
 import type { Agent } from '../src/registry/agent';
 import type { RecentAgents } from '../src/registry/recent-agents';
 import type { A2aTaskHandle, McpTaskHandle } from '../workflows/task-types';
-import { isRetriedStatus } from '../src/tasks/agent-reply';
+import { isRetriedStatus } from '../src/agent-calls/agent-reply';
 import { answerOf } from './mcp-call';
 import { verdictOfA2aError } from './a2a-call';
-import { a2aRequest } from '../src/a2a/a2a-client';
-import { postSigned, refusalOf, verdictOrFailure } from './signed-post';
+import { a2aRequest } from '../src/agent-calls/a2a-client';
+import { postSigned } from '../src/agent-calls/signed-post';
+import { verdictOrFailure } from './call-failures';
+import { refusalOf } from './call-failures';
 import { describeError } from '../src/ops/describe-error';
 
 export interface NotifyCancellationSettings {

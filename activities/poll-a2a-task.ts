@@ -1,13 +1,13 @@
 import { Context } from '@temporalio/activity';
 import type { Dispatcher } from 'undici';
-import { a2aRequest } from '../src/a2a/a2a-client';
+import { a2aRequest } from '../src/agent-calls/a2a-client';
 import type { RecentAgents } from '../src/registry/recent-agents';
 import type { TaskStore } from '../src/tasks/task-store';
 import type { A2aTaskHandle } from '../workflows/task-types';
 import type { AgentAnswer, CallAgentSettings } from './call-agent';
 import { verdictOfA2aError, verdictOfTask, type A2aCallVerdict, type A2aTaskJson } from './a2a-call';
 import { polledAnswer, polledTask, type PolledTask } from './polled-task';
-import { verdictOrFailure } from './signed-post';
+import { verdictOrFailure } from './call-failures';
 
 export interface PollA2aTaskInput extends PolledTask {
   handle: A2aTaskHandle;

@@ -1,7 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Dispatcher } from 'undici';
-import { McpSession } from '../src/mcp/session';
+import { McpSession } from '../src/agent-calls/mcp-session';
 import type { RecentAgents } from '../src/registry/recent-agents';
 import type { TaskStore } from '../src/tasks/task-store';
 import { TaskEventType } from '../src/task-events/task-event';

@@ -3,10 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { callOverMcp, toolVerdict, type McpCallVerdict } from '../../activities/mcp-call';
-import { McpSession, type McpSessionOptions } from '../../src/mcp/session';
+import { McpSession, type McpSessionOptions } from '../../src/agent-calls/mcp-session';
 import { AgentProtocol, type Agent } from '../../src/registry/agent';
-import { outboundDispatcher } from '../../src/tasks/outbound-guard';
-import { signWebhook } from '../../src/tasks/webhook-signature';
+import { outboundDispatcher } from '../../src/agent-calls/outbound-guard';
+import { signWebhook } from '../../src/agent-calls/webhook-signature';
 
 /** A trivial agent on loopback: answers every task at once with a small completed result, noting when each taskId arrived. */
 export async function startTrivialAgent(): Promise<{

@@ -18,7 +18,7 @@ import type { TemporalHandle } from '../tasks/temporal-client';
 import { ApiError, ErrorCode } from '../http/errors';
 import type { TaskLauncher } from '../tasks/task-launcher';
 import { toTaskView } from '../tasks/task-views';
-import { A2A_PROTOCOL_VERSION } from './agent-card';
+import { A2A_PROTOCOL_VERSION } from '../agent-calls/a2a-protocol';
 import { a2aTask } from './a2a-task';
 import { JsonRpcCode, JsonRpcError, readRequest } from './json-rpc';
 import { paramsOf, type MessagePart, type SendMessageParams } from './method-params';

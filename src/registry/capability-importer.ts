@@ -1,8 +1,17 @@
-import { agentCardImporter } from '../a2a/card-import';
-import { capabilityImporter as mcpCapabilityImporter, type ImportedCapabilities } from '../mcp/capability-import';
-import type { McpSessionOptions } from '../mcp/session';
-import { AgentProtocol, type Agent } from './agent';
-import type { UserSchemaCompiler } from './user-schemas';
+import { AgentProtocol, type Agent, type AgentCapabilities } from './agent';
+
+/** An entry of the server's lists that was left out, and why. */
+export interface ImportWarning {
+  /** `tools/<name>`, `resources/<name>` or `prompts/<name>`, as the server named it. */
+  capability: string;
+  message: string;
+}
+
+/** What the registry read from an agent, and what it left out. */
+export interface ImportedCapabilities {
+  capabilities: AgentCapabilities;
+  warnings: ImportWarning[];
+}
 
 /** An agent whose capabilities the registry reads from the agent itself. */
 export type ImportTarget = Pick<Agent, 'mcpUrl' | 'headers' | 'protocol'>;
@@ -16,9 +25,3 @@ export type CapabilityImporter = (target: ImportTarget) => Promise<ImportedCapab
 /** Whether the registry can read an agent's capabilities from the agent, by the protocol it speaks. */
 export const importsCapabilities = (protocol: AgentProtocol | undefined): boolean =>
   protocol === AgentProtocol.MCP || protocol === AgentProtocol.A2A;
-
-export function capabilityImporter(options: McpSessionOptions, compiler: UserSchemaCompiler): CapabilityImporter {
-  const mcp = mcpCapabilityImporter(options, compiler);
-  const a2a = agentCardImporter(options, compiler);
-  return (target) => (target.protocol === AgentProtocol.A2A ? a2a(target) : mcp(target));
-}

@@ -1,6 +1,6 @@
 import { participantKey, type ParticipantRef } from '../auth/participant';
 import { ApiError, ErrorCode, invalid } from '../http/errors';
-import { requireHttps } from '../tasks/outbound-guard';
+import { requireHttps } from '../agent-calls/outbound-guard';
 import { AgentProtocol, CAPABILITY_CATEGORIES, type Agent, type AgentCapabilities, type JsonSchema } from './agent';
 import type { AgentRegistrationFields, AgentUpdateFields } from './registration-schema';
 import { SchemaRejected, type UserSchemaCompiler } from './user-schemas';

@@ -7,7 +7,7 @@ import { newSigningSecret } from '../auth/signing-secret';
 import type { RouteModule } from '../http/route-module';
 import { ApiError, ErrorCode, forbidden, invalid } from '../http/errors';
 import { validator } from '../http/validate';
-import { requireHttps } from '../tasks/outbound-guard';
+import { requireHttps } from '../agent-calls/outbound-guard';
 import { canonicalJson } from '../util/canonical-json';
 import { canManageAgent, isTheAgent, type Agent } from './agent';
 import type { AgentDirectory } from './agent-directory';

@@ -12,7 +12,7 @@ import type { compositionWorkflow } from '../../workflows/composition';
 import { checkCompositionGraph } from './composition-graph';
 import type { IdempotencyClaim, LaunchedIds } from './idempotency-keys';
 import { findOperation, paramsProblems } from './operations';
-import { requireHttps } from './outbound-guard';
+import { requireHttps } from '../agent-calls/outbound-guard';
 import { pendingArgumentsOf } from '../../workflows/pending-arguments';
 import { AGENT_ID_ATTRIBUTE, OPERATION_ATTRIBUTE } from '../../workflows/search-attributes';
 import type { NewTask, TaskStore } from './task-store';

@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import { freePort } from '../../src/util/ports';
-import { signWebhook } from '../../src/tasks/webhook-signature';
+import { signWebhook } from '../../src/agent-calls/webhook-signature';
 import { startEchoAgent } from '../../examples/echo-agent';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call } from '../support/http';

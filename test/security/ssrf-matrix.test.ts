@@ -5,7 +5,7 @@ import type { Client } from '@temporalio/client';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { notifyCancellationActivity } from '../../activities/notify-cancellation';
 import { RecentAgents } from '../../src/registry/recent-agents';
-import { outboundDispatcher } from '../../src/tasks/outbound-guard';
+import { outboundDispatcher } from '../../src/agent-calls/outbound-guard';
 import { Store } from '../../src/store/mongo';
 import { stackAgents } from '../support/database';
 import { AgentServer, completes } from '../support/agent-server';

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { webhookSignature } from '../../src/tasks/webhook-signature';
+import { webhookSignature } from '../../src/agent-calls/webhook-signature';
 import { useForFile } from './use-for-file';
 
 /** A call the service made to a test agent. */

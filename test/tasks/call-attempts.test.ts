@@ -4,7 +4,7 @@ import { callAgentActivity } from '../../activities/call-agent';
 import { PrincipalKind } from '../../src/auth/principal';
 import { RecentAgents } from '../../src/registry/recent-agents';
 import { stackAgents } from '../support/database';
-import { outboundDispatcher } from '../../src/tasks/outbound-guard';
+import { outboundDispatcher } from '../../src/agent-calls/outbound-guard';
 import { TaskChanges } from '../../src/tasks/task-changes';
 import { TaskStore } from '../../src/tasks/task-store';
 import { TaskPhase, TaskStatus } from '../../workflows/task-types';

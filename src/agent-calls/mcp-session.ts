@@ -2,16 +2,16 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Dispatcher } from 'undici';
-import type { Agent } from '../registry/agent';
+import type { AgentEndpoint } from './agent-endpoint';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { answerElicitation } from './elicitation';
+import { answerElicitation } from './mcp-elicitation';
 import { guardedFetch } from './guarded-fetch';
 
 /** Who the service is to an MCP server: its `clientInfo` at initialisation. */
 const CLIENT_INFO = { name: 'agent-coordination-service', version: '1' } as const;
 
 /** An MCP server's address and the owner's headers for it. */
-export type McpTarget = Pick<Agent, 'mcpUrl' | 'headers'>;
+export type McpTarget = AgentEndpoint;
 
 export interface McpSessionOptions {
   dispatcher: Dispatcher;

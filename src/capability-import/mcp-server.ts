@@ -1,26 +1,15 @@
 import type { Prompt, Resource, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ApiError, ErrorCode } from '../http/errors';
 import { causeOf, describeError } from '../ops/describe-error';
-import { DestinationRefused } from '../tasks/outbound-guard';
+import { DestinationRefused } from '../agent-calls/outbound-guard';
 import { validator } from '../http/validate';
 import type { AgentCapabilities, CapabilityEntry, ToolDefinition } from '../registry/agent';
 import { CAPABILITY_ENTRY_SCHEMA, REGISTRATION_LIMITS, TOOL_DEFINITION_SCHEMA } from '../registry/registration-schema';
 import { rejectedSchemaOf } from '../registry/registration';
 import type { UserSchemaCompiler } from '../registry/user-schemas';
-import { serverAnswerOf } from './answers';
-import { McpSession, type McpSessionOptions, type McpTarget } from './session';
-
-/** An entry of the server's lists that was left out, and why. */
-export interface ImportWarning {
-  /** `tools/<name>`, `resources/<name>` or `prompts/<name>`, as the server named it. */
-  capability: string;
-  message: string;
-}
-
-export interface ImportedCapabilities {
-  capabilities: AgentCapabilities;
-  warnings: ImportWarning[];
-}
+import type { ImportedCapabilities, ImportWarning } from '../registry/capability-importer';
+import { serverAnswerOf } from '../agent-calls/mcp-answers';
+import { McpSession, type McpSessionOptions, type McpTarget } from '../agent-calls/mcp-session';
 
 /** Pages read of one list at most: a server that pages forever is not followed forever. */
 const MAX_PAGES = 64;

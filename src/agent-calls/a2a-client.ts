@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Dispatcher } from 'undici';
-import { guardedFetch } from '../mcp/guarded-fetch';
-import type { Agent } from '../registry/agent';
-import { A2A_PROTOCOL_VERSION } from './agent-card';
+import { guardedFetch } from './guarded-fetch';
+import type { AgentEndpoint } from './agent-endpoint';
+import { A2A_PROTOCOL_VERSION } from './a2a-protocol';
 
 /** Where an A2A agent answers: its JSON-RPC endpoint, and the owner's headers sent with every request. */
-export type A2aTarget = Pick<Agent, 'mcpUrl' | 'headers'>;
+export type A2aTarget = AgentEndpoint;
 
 export interface A2aRequestOptions {
   /** The outbound guard's dispatcher: the same address checks as every call to an agent. */

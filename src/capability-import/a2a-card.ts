@@ -1,12 +1,13 @@
 import { ApiError, ErrorCode } from '../http/errors';
-import { accepted, checkTool, type ImportedCapabilities } from '../mcp/capability-import';
+import { accepted, checkTool } from './mcp-server';
+import { type ImportedCapabilities } from '../registry/capability-importer';
 import { causeOf, describeError } from '../ops/describe-error';
 import type { ToolDefinition } from '../registry/agent';
 import { REGISTRATION_LIMITS } from '../registry/registration-schema';
 import type { UserSchemaCompiler } from '../registry/user-schemas';
-import { DestinationRefused } from '../tasks/outbound-guard';
-import { readAgentCard, type A2aRequestOptions, type A2aTarget } from './a2a-client';
-import { A2A_PROTOCOL_VERSION, TOOL_SCHEMAS_EXTENSION } from './agent-card';
+import { DestinationRefused } from '../agent-calls/outbound-guard';
+import { readAgentCard, type A2aRequestOptions, type A2aTarget } from '../agent-calls/a2a-client';
+import { A2A_PROTOCOL_VERSION, TOOL_SCHEMAS_EXTENSION } from '../agent-calls/a2a-protocol';
 
 /** Where A2A puts a card: the path an A2A agent's `mcpUrl` may end with instead of its endpoint's. */
 const CARD_PATH = '/.well-known/agent-card.json';

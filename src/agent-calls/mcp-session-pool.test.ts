@@ -3,9 +3,9 @@ import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { McpTestServer } from '../../test/support/mcp-server';
 import { until } from '../../test/support/until';
-import { outboundDispatcher } from '../tasks/outbound-guard';
-import { McpSessionPool } from './session-pool';
-import type { McpSession } from './session';
+import { outboundDispatcher } from './outbound-guard';
+import { McpSessionPool } from './mcp-session-pool';
+import type { McpSession } from './mcp-session';
 
 function tools(server: McpServer): void {
   server.registerTool('echo', { description: 'echo', inputSchema: { text: z.string() } }, ({ text }) => ({

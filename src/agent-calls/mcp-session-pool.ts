@@ -1,7 +1,7 @@
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { Agent } from '../registry/agent';
-import { McpSession, type McpSessionOptions } from './session';
+import type { AgentEndpoint } from './agent-endpoint';
+import { McpSession, type McpSessionOptions } from './mcp-session';
 
 /** Sessions kept at once in one process; the longest unused is ended past this. */
 const MAX_SESSIONS = 64;
@@ -28,7 +28,7 @@ export class McpSessionPool {
 
   /** Runs `use` in the agent's session, opened first if there is none. */
   async withSession<T>(
-    agent: Pick<Agent, 'id' | 'version' | 'mcpUrl' | 'headers'>,
+    agent: AgentEndpoint & { id: string; version: number },
     use: (session: McpSession) => Promise<T>,
   ): Promise<T> {
     const key = `${agent.id}@${agent.version}`;
@@ -49,7 +49,7 @@ export class McpSessionPool {
     }
   }
 
-  private keptFor(key: string, agent: Pick<Agent, 'id' | 'mcpUrl' | 'headers'>): Kept {
+  private keptFor(key: string, agent: AgentEndpoint & { id: string }): Kept {
     const found = this.sessions.get(key);
     if (found) {
       // Most recently used last: the first in the map is the one to end.
