@@ -45,7 +45,7 @@ import {
 } from './tasks/task-store';
 import { TaskLauncher } from './tasks/task-launcher';
 import { IDEMPOTENCY_KEYS_COLLECTION, IdempotencyKeys } from './tasks/idempotency-keys';
-import { startTaskWorker, type RunningWorker } from './tasks/task-worker';
+import { startTaskWorker, type RunningWorker } from './service/task-worker';
 import { connectTemporal, temporalErrors, type TemporalHandle } from './tasks/temporal-client';
 import { createRooms } from './rooms/rooms';
 import {
@@ -55,7 +55,7 @@ import {
   SEQUENCES_COLLECTION,
 } from './rooms/message-store';
 import { ROOMS_COLLECTION, RoomStore } from './rooms/room-store';
-import { startRoomDelivery } from './room-tasks/delivery-worker';
+import { startRoomDelivery } from './service/room-delivery-worker';
 import { RoomTaskRequests } from './room-tasks/room-task-requests';
 import {
   PRESENCE_PROCESSES_COLLECTION,

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { request, type Dispatcher } from 'undici';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { WORKFLOW_TASK_SLOTS } from '../../src/tasks/task-worker';
+import { WORKFLOW_TASK_SLOTS } from '../../src/service/task-worker';
 import { cpuDuring } from './process-cpu';
 import { sample, type Sample } from './sample';
 import { startLocalStack } from '../../test/support/local-stack';

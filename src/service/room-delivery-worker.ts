@@ -5,12 +5,12 @@ import type { Logger } from '../ops/logger';
 import { ParticipantType } from '../auth/participant';
 import type { RoomHub } from '../rooms/room-hub';
 import type { TemporalHandle } from '../tasks/temporal-client';
-import { DeliveredTasks } from './delivered-tasks';
+import { DeliveredTasks } from '../room-tasks/delivered-tasks';
 import type { TaskStore } from '../tasks/task-store';
-import { startWorker, type RunningWorker } from '../tasks/task-worker';
+import { startWorker, type RunningWorker } from './task-worker';
 import type { Store } from '../store/mongo';
 import { roomDeliveryActivities } from '../../activities/room-delivery';
-import { PRESENCE_HEARTBEAT_MS, SocketPresence } from './socket-presence';
+import { PRESENCE_HEARTBEAT_MS, SocketPresence } from '../room-tasks/socket-presence';
 
 /**
  * Makes this API process's room sockets reachable from any workflow: a Temporal worker on a task
