@@ -59,7 +59,8 @@ module.exports = {
     },
     {
       name: 'every folder has a layer',
-      comment: 'A source folder or top-level file that .dependency-cruiser.cjs does not name has no layer to be checked against.',
+      comment:
+        'A source folder or top-level file that .dependency-cruiser.cjs does not name has no layer to be checked against.',
       severity: 'error',
       from: { path: '^(src|activities|workflows)/', pathNot: [TESTS, ...LAYERS.map(([, path]) => path)] },
       to: {},
