@@ -85,7 +85,7 @@ export interface CallAgentSettings {
 const CALL_ABANDONED = 'ABANDONED';
 
 const abandoned = (agent: Agent) =>
-  new CancelledFailure(`Call to ${agent.mcpUrl} abandoned: the task was cancelled or reported on`);
+  new CancelledFailure(`Call to ${agent.endpointUrl} abandoned: the task was cancelled or reported on`);
 
 /** One signed `POST mcpUrl` of the service's own protocol, and what its reply means. */
 async function callOverAcs(
@@ -96,7 +96,7 @@ async function callOverAcs(
   call: { timeoutMs: number; maxReplyBytes: number; signal: AbortSignal },
 ): Promise<{ verdict: AgentReplyVerdict; status: number }> {
   const { status, text } = await postSigned(dispatcher, {
-    url: agent.mcpUrl,
+    url: agent.endpointUrl,
     secret: agent.signingSecret,
     messageId,
     payload,
@@ -254,9 +254,9 @@ export function callAgentActivity(
         throw abandoned(agent);
       }
       const failure =
-        refusalOf(error, 'Call to', agent.mcpUrl, TaskErrorCode.AGENT_URL_REFUSED) ??
+        refusalOf(error, 'Call to', agent.endpointUrl, TaskErrorCode.AGENT_URL_REFUSED) ??
         ApplicationFailure.retryable(
-          `Calling ${agent.mcpUrl} failed: ${describeError(error)}`,
+          `Calling ${agent.endpointUrl} failed: ${describeError(error)}`,
           TaskErrorCode.AGENT_UNREACHABLE,
         );
       callEnded(failure.type!);
@@ -276,7 +276,10 @@ export function callAgentActivity(
     switch (verdict.kind) {
       case 'retry':
         throw await failedAttempt(
-          ApplicationFailure.retryable(`Calling ${agent.mcpUrl}: ${verdict.reason}`, TaskErrorCode.AGENT_UNREACHABLE),
+          ApplicationFailure.retryable(
+            `Calling ${agent.endpointUrl}: ${verdict.reason}`,
+            TaskErrorCode.AGENT_UNREACHABLE,
+          ),
         );
       case 'refused':
         throw await failedAttempt(

@@ -39,7 +39,7 @@ export function deliverTaskInputActivity(
     let status: number;
     try {
       ({ status } = await postSigned(dispatcher, {
-        url: agent.mcpUrl,
+        url: agent.endpointUrl,
         secret: agent.signingSecret,
         messageId: `${taskId}-input-${requestId}`,
         payload: { taskId, operation, requestId, input },
@@ -48,9 +48,9 @@ export function deliverTaskInputActivity(
       }));
     } catch (error) {
       throw (
-        refusalOf(error, 'Input delivery to', agent.mcpUrl, TaskErrorCode.AGENT_URL_REFUSED) ??
+        refusalOf(error, 'Input delivery to', agent.endpointUrl, TaskErrorCode.AGENT_URL_REFUSED) ??
         ApplicationFailure.retryable(
-          `Delivering the input to ${agent.mcpUrl} failed: ${describeError(error)}`,
+          `Delivering the input to ${agent.endpointUrl} failed: ${describeError(error)}`,
           TaskErrorCode.AGENT_UNREACHABLE,
         )
       );
@@ -58,11 +58,11 @@ export function deliverTaskInputActivity(
     if (status >= 200 && status < 300) return;
     if (isRetriedStatus(status))
       throw ApplicationFailure.retryable(
-        `${agent.mcpUrl} answered ${status} to the input`,
+        `${agent.endpointUrl} answered ${status} to the input`,
         TaskErrorCode.AGENT_UNREACHABLE,
       );
     throw ApplicationFailure.nonRetryable(
-      `${agent.mcpUrl} refused the input with ${status}`,
+      `${agent.endpointUrl} refused the input with ${status}`,
       TaskErrorCode.AGENT_REJECTED,
     );
   };

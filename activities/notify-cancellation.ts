@@ -47,7 +47,7 @@ export function notifyCancellationActivity(
     let status: number;
     try {
       ({ status } = await postSigned(dispatcher, {
-        url: agent.mcpUrl,
+        url: agent.endpointUrl,
         secret: agent.signingSecret,
         messageId: `${taskId}-cancel`,
         payload: { taskId, cancel: true },
@@ -56,12 +56,12 @@ export function notifyCancellationActivity(
       }));
     } catch (error) {
       throw (
-        refusalOf(error, 'Cancellation notice to', agent.mcpUrl) ??
-        ApplicationFailure.retryable(`Telling ${agent.mcpUrl} of the cancellation failed: ${describeError(error)}`)
+        refusalOf(error, 'Cancellation notice to', agent.endpointUrl) ??
+        ApplicationFailure.retryable(`Telling ${agent.endpointUrl} of the cancellation failed: ${describeError(error)}`)
       );
     }
     if (isRetriedStatus(status))
-      throw ApplicationFailure.retryable(`${agent.mcpUrl} answered ${status} to the cancellation`);
+      throw ApplicationFailure.retryable(`${agent.endpointUrl} answered ${status} to the cancellation`);
   };
 }
 
@@ -81,9 +81,9 @@ async function cancelMcpTask(
     );
     await session.client.experimental.tasks.cancelTask(handle.mcpTaskId, session.requestOptions());
   } catch (error) {
-    const answer = answerOf(error, 'Cancelling the MCP task at', agent.mcpUrl);
+    const answer = answerOf(error, 'Cancelling the MCP task at', agent.endpointUrl);
     if (answer.kind === 'retry')
-      throw ApplicationFailure.retryable(`Cancelling the MCP task at ${agent.mcpUrl}: ${answer.reason}`);
+      throw ApplicationFailure.retryable(`Cancelling the MCP task at ${agent.endpointUrl}: ${answer.reason}`);
     // Any other answer settles it: a task that already ended cannot be cancelled.
   } finally {
     await session?.close();
@@ -105,8 +105,8 @@ async function cancelA2aTask(
       { dispatcher, timeoutMs: settings.callTimeoutMs, maxReplyBytes: 64 * 1024 },
     );
   } catch (error) {
-    const answer = verdictOrFailure(error, verdictOfA2aError, 'Cancelling the A2A task at', agent.mcpUrl);
+    const answer = verdictOrFailure(error, verdictOfA2aError, 'Cancelling the A2A task at', agent.endpointUrl);
     if (answer.kind === 'retry')
-      throw ApplicationFailure.retryable(`Cancelling the A2A task at ${agent.mcpUrl}: ${answer.reason}`);
+      throw ApplicationFailure.retryable(`Cancelling the A2A task at ${agent.endpointUrl}: ${answer.reason}`);
   }
 }

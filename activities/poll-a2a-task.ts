@@ -44,9 +44,9 @@ export function pollA2aTaskActivity(
       );
       verdict = verdictOfTask(answer as A2aTaskJson);
     } catch (error) {
-      verdict = verdictOrFailure(error, verdictOfA2aError, 'Polling', agent.mcpUrl);
+      verdict = verdictOrFailure(error, verdictOfA2aError, 'Polling', agent.endpointUrl);
     }
     if (verdict.kind === 'a2aTask') return { kind: 'working' };
-    return polledAnswer(verdict, taskStore, { task, attempt, keepsResult, url: agent.mcpUrl });
+    return polledAnswer(verdict, taskStore, { task, attempt, keepsResult, url: agent.endpointUrl });
   };
 }

@@ -60,7 +60,7 @@ export function pollMcpTaskActivity(
       );
       keepSession = verdict.kind === 'working';
     } catch (error) {
-      verdict = answerOf(error, 'Polling', agent.mcpUrl);
+      verdict = answerOf(error, 'Polling', agent.endpointUrl);
     } finally {
       await session?.close(keepSession);
     }
@@ -70,7 +70,7 @@ export function pollMcpTaskActivity(
         'The MCP server answered a poll with a new task',
         TaskErrorCode.AGENT_PROTOCOL_ERROR,
       );
-    return polledAnswer(verdict, taskStore, { task, attempt, keepsResult, url: agent.mcpUrl });
+    return polledAnswer(verdict, taskStore, { task, attempt, keepsResult, url: agent.endpointUrl });
   };
 }
 

@@ -61,7 +61,7 @@ function agentAt(index: number): Agent {
     description: 'A bench agent that answers',
     protocol: 'acs',
     defaultPrompt: 'Hello',
-    mcpUrl: 'https://agents.example/mcp',
+    endpointUrl: 'https://agents.example/mcp',
     chatUrl: 'https://agents.example/chat',
     capabilities: {
       tools: [{ name: `tool${index % 20}`, description: 'does a thing', inputSchema: { type: 'object' } }],

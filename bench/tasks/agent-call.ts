@@ -93,7 +93,7 @@ export async function reusedMcpSession(url: string): Promise<{
   call(text: string): Promise<McpCallVerdict>;
   close(): Promise<void>;
 }> {
-  const session = await McpSession.open({ mcpUrl: url }, mcpOptions());
+  const session = await McpSession.open({ endpointUrl: url }, mcpOptions());
   return {
     call: async (text) =>
       ended(

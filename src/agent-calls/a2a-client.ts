@@ -61,7 +61,7 @@ export async function a2aRequest(
 ): Promise<unknown> {
   const id = randomUUID();
   const answer = (await fetchObject(
-    target.mcpUrl,
+    target.endpointUrl,
     {
       method: 'POST',
       headers: { ...target.headers, 'content-type': 'application/json' },

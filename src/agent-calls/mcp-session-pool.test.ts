@@ -38,7 +38,7 @@ describe('McpSessionPool: a kept MCP session per agent version', () => {
     await server.close();
   });
 
-  const agent = (version = 1) => ({ id: 'agent-1', version, mcpUrl: server.url });
+  const agent = (version = 1) => ({ id: 'agent-1', version, endpointUrl: server.url });
 
   it('makes the calls of one agent in one session, side by side', async () => {
     await pool.withSession(agent(), echo('first'));

@@ -29,8 +29,8 @@ export interface McpSessionRef {
 }
 
 /**
- * One MCP session at an agent's mcpUrl over Streamable HTTP, with the official SDK's client. Every
- * request goes through the outbound guard, carries the owner's headers (to mcpUrl only: the
+ * One MCP session at an agent's endpoint over Streamable HTTP, with the official SDK's client. Every
+ * request goes through the outbound guard, carries the owner's headers (to the endpoint only: the
  * transport follows no redirect to another origin) and is bounded by `timeoutMs`.
  */
 export class McpSession {
@@ -42,7 +42,7 @@ export class McpSession {
 
   /** Initialises a new session, or goes on with `resume`. */
   static async open(target: McpTarget, options: McpSessionOptions, resume?: McpSessionRef): Promise<McpSession> {
-    const transport = new StreamableHTTPClientTransport(new URL(target.mcpUrl), {
+    const transport = new StreamableHTTPClientTransport(new URL(target.endpointUrl), {
       fetch: guardedFetch(options.dispatcher, options.maxReplyBytes),
       requestInit: { headers: target.headers ?? {} },
       // A dropped SSE stream ends the request: the activity's retries are the one retry policy.

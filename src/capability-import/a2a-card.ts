@@ -9,7 +9,7 @@ import { DestinationRefused } from '../agent-calls/outbound-guard';
 import { readAgentCard, type A2aRequestOptions, type A2aTarget } from '../agent-calls/a2a-client';
 import { A2A_PROTOCOL_VERSION, TOOL_SCHEMAS_EXTENSION } from '../agent-calls/a2a-protocol';
 
-/** Where A2A puts a card: the path an A2A agent's `mcpUrl` may end with instead of its endpoint's. */
+/** Where A2A puts a card: the path an A2A agent's registered URL may end with instead of its endpoint's. */
 const CARD_PATH = '/.well-known/agent-card.json';
 
 /** What a card says of one skill; the rest of its members are not read. */
@@ -21,12 +21,12 @@ interface CardSkill {
 
 /** An A2A agent's card as capabilities, and the JSON-RPC endpoint the card names. */
 export interface ImportedCard extends ImportedCapabilities {
-  /** The endpoint calls go to: the card's, when `mcpUrl` named the card; else `mcpUrl` itself. */
-  mcpUrl: string;
+  /** The endpoint calls go to: the card's, when the registered URL named the card; else that URL itself. */
+  endpointUrl: string;
 }
 
 /**
- * Reads an A2A agent's Agent Card through the outbound guard: from `mcpUrl` when it names a card,
+ * Reads an A2A agent's Agent Card through the outbound guard: from the registered URL when it names a card,
  * else from the well-known path at the endpoint's origin. Each skill becomes a tool named by its
  * id, with the schema the tool-schemas extension gives it (a card of this service has one), else
  * any object; a skill that fails a registration's checks is left out and named in the warnings.
@@ -36,18 +36,18 @@ export async function importAgentCard(
   options: A2aRequestOptions,
   compiler: UserSchemaCompiler,
 ): Promise<ImportedCard> {
-  const namesCard = new URL(target.mcpUrl).pathname.endsWith(CARD_PATH);
+  const namesCard = new URL(target.endpointUrl).pathname.endsWith(CARD_PATH);
   const card = await readAgentCard(
-    namesCard ? target.mcpUrl : new URL(CARD_PATH, target.mcpUrl).href,
+    namesCard ? target.endpointUrl : new URL(CARD_PATH, target.endpointUrl).href,
     target.headers,
     options,
   );
-  const mcpUrl = namesCard ? endpointOf(card) : target.mcpUrl;
+  const endpointUrl = namesCard ? endpointOf(card) : target.endpointUrl;
   const schemas = inputSchemasOf(card);
   const skills = Array.isArray(card.skills) ? (card.skills as CardSkill[]) : [];
   const warnings: ImportedCapabilities['warnings'] = [];
   const tools = skills.map((skill) => toolOf(skill, schemas));
-  return { mcpUrl, capabilities: { tools: accepted('tools', tools, warnings, checkTool, compiler) }, warnings };
+  return { endpointUrl, capabilities: { tools: accepted('tools', tools, warnings, checkTool, compiler) }, warnings };
 }
 
 /** The card's JSON-RPC interface of A2A 1.x: the only binding and version the service calls. */
@@ -116,7 +116,7 @@ export function agentCardImporter(options: A2aRequestOptions, compiler: UserSche
     } catch (error) {
       throw new ApiError(
         ErrorCode.CAPABILITY_IMPORT_FAILED,
-        `Reading the Agent Card of the A2A agent at ${target.mcpUrl} failed: ${
+        `Reading the Agent Card of the A2A agent at ${target.endpointUrl} failed: ${
           causeOf(error, DestinationRefused)?.message ?? describeError(error)
         }`,
       );

@@ -180,7 +180,7 @@ export function capabilityImporter(options: McpSessionOptions, compiler: UserSch
     } catch (error) {
       throw new ApiError(
         ErrorCode.CAPABILITY_IMPORT_FAILED,
-        `Reading the capabilities of the MCP server at ${target.mcpUrl} failed: ${whyImportFailed(error)}`,
+        `Reading the capabilities of the MCP server at ${target.endpointUrl} failed: ${whyImportFailed(error)}`,
       );
     }
   };

@@ -28,8 +28,14 @@ interface ChangeClaimDocument {
 
 /** The stored agent but its secrets: the caller seals them. */
 function documentFields(agent: Agent): Omit<AgentDocument, 'signingSecret' | 'headers'> {
-  const { id, capabilities, signingSecret: _sealedApart, headers: _sealedToo, ...rest } = agent;
-  return { _id: id, capabilities: JSON.stringify(capabilities), ...rest, ...derivedFields(agent) };
+  const { id, endpointUrl, capabilities, signingSecret: _sealedApart, headers: _sealedToo, ...rest } = agent;
+  return {
+    _id: id,
+    mcpUrl: endpointUrl,
+    capabilities: JSON.stringify(capabilities),
+    ...rest,
+    ...derivedFields(agent),
+  };
 }
 
 /** How versions before sealing stored a signing secret: as it is, `whsec_…`. */
@@ -97,6 +103,7 @@ export class AgentStore {
   private fromDocument(document: AgentDocument): Agent {
     const {
       _id,
+      mcpUrl,
       capabilities,
       signingSecret,
       protocol,
@@ -108,6 +115,7 @@ export class AgentStore {
     } = document;
     return {
       id: _id,
+      endpointUrl: mcpUrl,
       capabilities: JSON.parse(capabilities) as Agent['capabilities'],
       signingSecret: this.openSecret(_id, signingSecret),
       protocol: protocol ?? AgentProtocol.ACS,

@@ -17,7 +17,7 @@ export function agentView(agent: Agent, principal: Principal) {
     imageUrl: agent.imageUrl ?? null,
     backgroundImageUrl: agent.backgroundImageUrl ?? null,
     websiteUrl: agent.websiteUrl ?? null,
-    mcpUrl: agent.mcpUrl,
+    mcpUrl: agent.endpointUrl,
     chatUrl: agent.chatUrl,
     protocol: agent.protocol,
     capabilities: agent.capabilities,

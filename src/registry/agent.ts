@@ -38,7 +38,7 @@ export type CapabilityCategory = (typeof CAPABILITY_CATEGORIES)[number];
 export type Visibility = 'public' | 'private';
 
 /**
- * How the service calls an agent at its mcpUrl: `acs`, the service's own signed POST (docs/agents.md),
+ * How the service calls an agent at its endpoint: `acs`, the service's own signed POST (docs/agents.md),
  * `mcp`, the Model Context Protocol over Streamable HTTP, which any MCP server speaks, or `a2a`, the
  * Agent2Agent protocol's JSON-RPC binding (docs/a2a.md), which any A2A agent speaks.
  */
@@ -54,12 +54,13 @@ export interface Agent {
   imageUrl?: string;
   backgroundImageUrl?: string;
   websiteUrl?: string;
-  mcpUrl: string;
+  /** Where the service calls the agent, whatever its protocol: `mcpUrl` on the wire and in the store. */
+  endpointUrl: string;
   chatUrl: string;
   callbackUrl?: string;
   protocol: AgentProtocol;
   /**
-   * Sent with every MCP call to mcpUrl and nowhere else (an `Authorization` bearer, say): the
+   * Sent with every MCP or A2A call to the endpoint and nowhere else (an `Authorization` bearer, say): the
    * owner's secrets, sealed at rest and shown by no view but by name.
    */
   headers?: Record<string, string>;
@@ -82,8 +83,10 @@ export interface Agent {
  * `$ref` or `a.b` that stores refuse as field names in places (src/store/mongo.ts). What queries need
  * from the capabilities is copied into plain fields beside it.
  */
-export interface AgentDocument extends Omit<Agent, 'id' | 'capabilities' | 'protocol' | 'headers'> {
+export interface AgentDocument extends Omit<Agent, 'id' | 'endpointUrl' | 'capabilities' | 'protocol' | 'headers'> {
   _id: string;
+  /** The agent's endpoint, under the name the API gives it. */
+  mcpUrl: string;
   capabilities: string;
   /** Absent on agents registered before protocols: those speak `acs`. */
   protocol?: AgentProtocol;

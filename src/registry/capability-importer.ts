@@ -14,13 +14,13 @@ export interface ImportedCapabilities {
 }
 
 /** An agent whose capabilities the registry reads from the agent itself. */
-export type ImportTarget = Pick<Agent, 'mcpUrl' | 'headers' | 'protocol'>;
+export type ImportTarget = Pick<Agent, 'endpointUrl' | 'headers' | 'protocol'>;
 
 /**
  * Reads an agent's capabilities from the agent: an MCP server's lists, or an A2A agent's card, with
- * the endpoint that card names (`mcpUrl`). Whatever keeps it from them is 422 CAPABILITY_IMPORT_FAILED.
+ * the endpoint that card names. Whatever keeps it from them is 422 CAPABILITY_IMPORT_FAILED.
  */
-export type CapabilityImporter = (target: ImportTarget) => Promise<ImportedCapabilities & { mcpUrl?: string }>;
+export type CapabilityImporter = (target: ImportTarget) => Promise<ImportedCapabilities & { endpointUrl?: string }>;
 
 /** Whether the registry can read an agent's capabilities from the agent, by the protocol it speaks. */
 export const importsCapabilities = (protocol: AgentProtocol | undefined): boolean =>

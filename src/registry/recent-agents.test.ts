@@ -30,7 +30,7 @@ function storeWith(agent: Agent | null) {
   return store;
 }
 
-const agent = (mcpUrl: string) => ({ id: 'agent-1', visibility: 'public', mcpUrl }) as unknown as Agent;
+const agent = (endpointUrl: string) => ({ id: 'agent-1', visibility: 'public', endpointUrl }) as unknown as Agent;
 
 describe('RecentAgents', () => {
   afterEach(() => jest.useRealTimers());
@@ -39,8 +39,8 @@ describe('RecentAgents', () => {
     jest.useFakeTimers({ now: 1_000_000 });
     const store = storeWith(agent('http://a'));
     const recent = new RecentAgents(store as unknown as AgentStore);
-    expect(await recent.findById('agent-1')).toMatchObject({ mcpUrl: 'http://a' });
-    expect(await recent.findVisible(undefined, 'agent-1')).toMatchObject({ mcpUrl: 'http://a' });
+    expect(await recent.findById('agent-1')).toMatchObject({ endpointUrl: 'http://a' });
+    expect(await recent.findVisible(undefined, 'agent-1')).toMatchObject({ endpointUrl: 'http://a' });
     expect(store.reads).toBe(1);
     jest.setSystemTime(1_000_000 + RECENT_AGENT_MAX_AGE_MS);
     await recent.findById('agent-1');
@@ -52,7 +52,7 @@ describe('RecentAgents', () => {
     const recent = new RecentAgents(store as unknown as AgentStore);
     await recent.findById('agent-1');
     store.change(agent('http://b'));
-    expect(await recent.findById('agent-1')).toMatchObject({ mcpUrl: 'http://b' });
+    expect(await recent.findById('agent-1')).toMatchObject({ endpointUrl: 'http://b' });
     store.change(null);
     expect(await recent.findById('agent-1')).toBeNull();
   });
@@ -64,9 +64,9 @@ describe('RecentAgents', () => {
     const overtaken = recent.findById('agent-1');
     store.change(agent('http://b'));
     store.finishReads();
-    expect(await overtaken).toMatchObject({ mcpUrl: 'http://a' });
+    expect(await overtaken).toMatchObject({ endpointUrl: 'http://a' });
     store.holdReads = false;
-    expect(await recent.findById('agent-1')).toMatchObject({ mcpUrl: 'http://b' });
+    expect(await recent.findById('agent-1')).toMatchObject({ endpointUrl: 'http://b' });
 
     const empty = storeWith(null);
     const none = new RecentAgents(empty as unknown as AgentStore);

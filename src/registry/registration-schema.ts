@@ -189,7 +189,8 @@ export interface AgentRegistrationFields<Sharing extends SharingEntry = SharingE
       | 'callbackUrl'
       | 'headers'
     >,
-    Partial<Pick<Agent, 'mcpUrl' | 'chatUrl' | 'visibility' | 'protocol' | 'capabilities'>> {
+    Partial<Pick<Agent, 'chatUrl' | 'visibility' | 'protocol' | 'capabilities'>> {
+  mcpUrl?: string;
   sharedWith?: Sharing[];
   mcpEndpoint?: string;
   chatEndpoint?: string;

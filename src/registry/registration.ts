@@ -21,10 +21,12 @@ const REGISTRATION_FIELDS = [
   'capabilities',
   'visibility',
   'sharedWith',
-] as const satisfies ReadonlyArray<keyof Agent>;
+] as const satisfies ReadonlyArray<keyof Agent | 'mcpUrl'>;
 
-/** The fields of an agent that a registration sets, with the aliases resolved. */
-export type AgentRegistration = Pick<Agent, (typeof REGISTRATION_FIELDS)[number]>;
+/** The fields of an agent that a registration sets, with the aliases resolved, named as the API names them. */
+export type AgentRegistration = Pick<Agent, Exclude<(typeof REGISTRATION_FIELDS)[number], 'mcpUrl'>> & {
+  mcpUrl: string;
+};
 
 export interface RegistrationRules {
   allowInsecureAgentUrls: boolean;
@@ -55,7 +57,14 @@ export function resolveAliases<T extends AgentUpdateFields<ParticipantRef>>(
 }
 
 /** The part of a stored agent that its owner registered (and may change with PATCH). */
-export const registrationOf = (agent: Agent): AgentRegistration => pickRegistration(agent);
+export const registrationOf = ({ endpointUrl, ...agent }: Agent): AgentRegistration =>
+  pickRegistration({ ...agent, mcpUrl: endpointUrl });
+
+/** The agent's fields that a registration sets: the API's `mcpUrl` is the agent's endpoint, whatever its protocol. */
+export const agentFieldsOf = ({ mcpUrl, ...registration }: AgentRegistration) => ({
+  ...registration,
+  endpointUrl: mcpUrl,
+});
 
 /** Only the registration's fields, without unset ones (`headers: {}` unsets them): unknown members of a request are dropped here. */
 function pickRegistration(source: AgentRegistration): AgentRegistration {

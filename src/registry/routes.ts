@@ -24,7 +24,13 @@ import {
   type AgentSearchQuery,
   type AgentUpdateFields,
 } from './registration-schema';
-import { registrationFrom, registrationOf, updatedRegistration, type RegistrationRules } from './registration';
+import {
+  agentFieldsOf,
+  registrationFrom,
+  registrationOf,
+  updatedRegistration,
+  type RegistrationRules,
+} from './registration';
 import { queryTokens, rank } from './search';
 import { typedSharing } from './sharing';
 
@@ -73,10 +79,10 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
   const router = new Router();
 
   /** What an import changes of an agent: its capabilities, and the endpoint an A2A agent's card names, checked as a registered one is. */
-  function importedInto({ capabilities, mcpUrl }: Awaited<ReturnType<CapabilityImporter>>, current: string) {
-    if (mcpUrl === undefined) return { capabilities, mcpUrl: current };
-    requireHttps(mcpUrl, 'mcpUrl', rules.allowInsecureAgentUrls);
-    return { capabilities, mcpUrl };
+  function importedInto({ capabilities, endpointUrl }: Awaited<ReturnType<CapabilityImporter>>, current: string) {
+    if (endpointUrl === undefined) return { capabilities, endpointUrl: current };
+    requireHttps(endpointUrl, 'mcpUrl', rules.allowInsecureAgentUrls);
+    return { capabilities, endpointUrl };
   }
 
   /** The caller, and the agent of the route if the caller may see it (else 404). */
@@ -90,7 +96,7 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
     const body = checkRegistration(ctx.request.body);
     // An MCP or A2A agent registered without capabilities gets its own, read once the rest is checked.
     const imports = importsCapabilities(body.protocol) && body.capabilities === undefined;
-    let registration = registrationFrom(
+    const registration = registrationFrom(
       {
         ...body,
         sharedWith: await typedSharing(body.sharedWith, agents),
@@ -98,12 +104,13 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
       },
       rules,
     );
-    const imported = imports ? await importCapabilities(registration) : undefined;
-    if (imported) registration = { ...registration, ...importedInto(imported, registration.mcpUrl) };
+    let fields = agentFieldsOf(registration);
+    const imported = imports ? await importCapabilities(fields) : undefined;
+    if (imported) fields = { ...fields, ...importedInto(imported, fields.endpointUrl) };
     const now = new Date();
     const agent: Agent = {
       id: randomUUID(),
-      ...registration,
+      ...fields,
       ...(principal.kind === PrincipalKind.ADMIN ? {} : { owner: { kind: principal.kind, id: principal.id } }),
       signingSecret: newSigningSecret(),
       version: 1,
@@ -173,7 +180,12 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
     );
     // The registration replaces the stored one whole: headers it no longer has are gone.
     const { headers: _replaced, ...unregistered } = agent;
-    const updated: Agent = { ...unregistered, ...registration, version: agent.version + 1, updatedAt: new Date() };
+    const updated: Agent = {
+      ...unregistered,
+      ...agentFieldsOf(registration),
+      version: agent.version + 1,
+      updatedAt: new Date(),
+    };
     if (!(await agents.replace(updated, agent.version))) {
       throw changedMeanwhile(agent.id);
     }
@@ -192,8 +204,8 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
     }
     const imported = await importCapabilities(agent);
     const { warnings } = imported;
-    const read = importedInto(imported, agent.mcpUrl);
-    if (canonicalJson(read) === canonicalJson({ mcpUrl: agent.mcpUrl, capabilities: agent.capabilities })) {
+    const read = importedInto(imported, agent.endpointUrl);
+    if (canonicalJson(read) === canonicalJson({ endpointUrl: agent.endpointUrl, capabilities: agent.capabilities })) {
       ctx.body = { ...agentView(agent, principal), warnings };
       return;
     }
