@@ -353,7 +353,7 @@ function answerRecordedEarlier(task: TaskDocument | null): AgentAnswer {
   // A run a Reset started, without the cancellation that ended the run before: the task stays cancelled.
   if (view?.status === TaskStatus.CANCELLED) return { kind: 'cancelled', attempt: view.attempts ?? 0, recorded: true };
   throw ApplicationFailure.nonRetryable(
-    `Task ${task?._id ?? ''} is not in the task index: the agent is not called`,
+    `Task ${task?._id ?? ''} is not in the task store: the agent is not called`,
     TaskErrorCode.AGENT_PROTOCOL_ERROR,
   );
 }

@@ -82,7 +82,7 @@ export function deliverCallbackActivity(
   async function withStoredOutcome(callback: TaskCallback): Promise<TaskCallback> {
     const task = await taskStore.find(callback.taskId);
     const view = task && toTaskView(task);
-    if (!view) throw ApplicationFailure.nonRetryable(`Task ${callback.taskId} is not in the task index`);
+    if (!view) throw ApplicationFailure.nonRetryable(`Task ${callback.taskId} is not in the task store`);
     return {
       ...callback,
       ...(view.result === undefined ? {} : { result: view.result }),

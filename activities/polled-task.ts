@@ -29,7 +29,7 @@ export async function polledTask(
   const stored = await taskStore.find(taskId);
   if (!stored)
     throw ApplicationFailure.nonRetryable(
-      `Task ${taskId} is not in the task index`,
+      `Task ${taskId} is not in the task store`,
       TaskErrorCode.AGENT_PROTOCOL_ERROR,
     );
   if (!isLive(stored.status)) {

@@ -9,17 +9,18 @@ export interface RereadSchedule {
 }
 
 /**
- * With a worker in this process, a task requested here nearly always ends here: its workflow starts
- * eagerly on this worker, which also makes the agent call (a local activity). Re-reads are then a
- * safety net (a full worker, a restart) and each one costs a store round trip per waiting lookup.
+ * With a worker in this process, a task requested here mostly ends here: its workflow starts eagerly
+ * on this worker and records the task's end there, and the agent call (a regular activity of the
+ * same task queue) often runs there too. Re-reads are then a safety net (a call another worker made,
+ * a full worker, a restart) and each one costs a store round trip per waiting lookup.
  */
 const REREADS_WITH_WORKER: RereadSchedule = { firstMs: 1_000, lastMs: 5_000 };
 /** Without one, every end is written elsewhere and found only by re-reading. */
 const REREADS_WITHOUT_WORKER: RereadSchedule = { firstMs: 250, lastMs: 2_000 };
 
 /**
- * Tells lookups waiting in this process (`GET /tasks/{taskId}?waitMs=`) that a task's index entry
- * changed, and event streams that a log grew, when the worker or API that wrote it runs in the same
+ * Tells lookups waiting in this process (`GET /tasks/{taskId}?waitMs=`) that a task's record in the
+ * task store changed, and event streams that a log grew, when the worker or API that wrote it runs in the same
  * process. A writer elsewhere is not heard: waiters re-read the store too.
  */
 export class TaskChanges {

@@ -50,10 +50,11 @@ export interface TaskLauncherDeps {
 const SUMMARY_CHARS = 200;
 
 /**
- * Workflow task timeout of a task's workflow. Agent calls run as local activities inside a workflow
- * task, which the worker renews at 80 % of this while a call runs: a cancellation or a report that
- * arrives meanwhile waits for that renewal, up to 4 s (8 s with Temporal's default of 10 s). It is
- * also how long a crashed worker's workflow task waits before another worker takes it up.
+ * Workflow task timeout of a task's workflow: how long a crashed worker's workflow task waits before
+ * another worker takes it up. The bookkeeping runs as local activities inside a workflow task (and so
+ * does the agent call of runs started before it became a regular activity, VISIBLE_AGENT_CALLS),
+ * which the worker renews at 80 % of this while one runs: a cancellation or a report that arrives
+ * meanwhile waits for that renewal, up to 4 s (8 s with Temporal's default of 10 s).
  */
 const WORKFLOW_TASK_TIMEOUT = '5 seconds';
 
