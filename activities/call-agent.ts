@@ -4,7 +4,9 @@ import type { RecentAgents } from '../src/registry/recent-agents';
 import { AgentProtocol, type Agent } from '../src/registry/agent';
 import { interpretAgentReply, type AgentReplyVerdict } from '../src/agent-calls/agent-reply';
 import { toTaskView } from '../src/tasks/task-views';
-import { refOf, type TaskChange, type TaskDocument, type TaskStore } from '../src/tasks/task-store';
+import { refOf, type TaskChange, type TaskDocument } from '../src/tasks/task-document';
+import type { TaskClaims } from '../src/tasks/task-claims';
+import type { TaskStore } from '../src/tasks/task-store';
 import { TaskEventType, type TaskRef } from '../src/task-events/task-event';
 import {
   isLive,
@@ -133,6 +135,7 @@ function callOutcome({ verdict, status }: { verdict: CallVerdict; status?: numbe
 export function callAgentActivity(
   agents: RecentAgents,
   taskStore: TaskStore,
+  claims: TaskClaims,
   dispatcher: Dispatcher,
   settings: CallAgentSettings,
   metrics: Metrics,
@@ -230,7 +233,7 @@ export function callAgentActivity(
     const progress = new ProgressWrites(taskStore, task);
     try {
       // An MCP server's elicitation requests during the call become the task's input requests.
-      const elicitation = new TaskElicitation(taskStore, task, {
+      const elicitation = new TaskElicitation(taskStore, claims, task, {
         deadline: Date.now() + settings.callTimeoutMs,
         signal: context.cancellationSignal,
       });

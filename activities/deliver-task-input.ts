@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Dispatcher } from 'undici';
 import type { RecentAgents } from '../src/registry/recent-agents';
 import { isRetriedStatus } from '../src/agent-calls/agent-reply';
-import type { TaskStore } from '../src/tasks/task-store';
+import type { TaskClaims } from '../src/tasks/task-claims';
 import { describeError } from '../src/ops/describe-error';
 import { TaskErrorCode } from '../workflows/task-types';
 import { postSigned } from '../src/agent-calls/signed-post';
@@ -27,7 +27,7 @@ export interface DeliverTaskInputSettings {
  */
 export function deliverTaskInputActivity(
   agents: RecentAgents,
-  taskStore: TaskStore,
+  claims: TaskClaims,
   dispatcher: Dispatcher,
   settings: DeliverTaskInputSettings,
 ) {
@@ -35,7 +35,7 @@ export function deliverTaskInputActivity(
     const agent = await agents.findById(agentId);
     if (!agent)
       throw ApplicationFailure.nonRetryable(`Agent ${agentId} no longer exists`, TaskErrorCode.AGENT_NOT_FOUND);
-    const input = await taskStore.answeredInput(taskId, requestId);
+    const input = await claims.answeredInput(taskId, requestId);
     let status: number;
     try {
       ({ status } = await postSigned(dispatcher, {

@@ -4,6 +4,7 @@ import type { Metrics } from '../src/ops/metrics';
 import type { RecentAgents } from '../src/registry/recent-agents';
 import { UserSchemaCompiler } from '../src/registry/user-schemas';
 import { outboundDispatcher } from '../src/agent-calls/outbound-guard';
+import { TaskClaims } from '../src/tasks/task-claims';
 import type { TaskChanges } from '../src/tasks/task-changes';
 import { TaskStore } from '../src/tasks/task-store';
 import type { Store } from '../src/store/mongo';
@@ -35,6 +36,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   const { agents } = deps;
   const taskStore = new TaskStore(deps.store, deps.taskChanges, deps.metrics);
+  const claims = new TaskClaims(deps.store);
   const dispatcher = outboundDispatcher({
     allowPrivate: deps.config.allowPrivateAgentUrls,
     connectTimeoutMs: deps.config.agentCallTimeoutMs,
@@ -42,7 +44,7 @@ export function createActivities(deps: ActivityDeps) {
   // A call and a poll of the agent's own task are bounded alike.
   const calls = { callTimeoutMs: deps.config.agentCallTimeoutMs, maxReplyBytes: deps.config.maxBodyBytes };
   return {
-    callAgent: callAgentActivity(agents, taskStore, dispatcher, calls, deps.metrics),
+    callAgent: callAgentActivity(agents, taskStore, claims, dispatcher, calls, deps.metrics),
     pollMcpTask: pollMcpTaskActivity(agents, taskStore, dispatcher, calls),
     pollA2aTask: pollA2aTaskActivity(agents, taskStore, dispatcher, calls),
     notifyCancellation: notifyCancellationActivity(agents, dispatcher, {
@@ -55,7 +57,7 @@ export function createActivities(deps: ActivityDeps) {
       { callbackSigningSecret: deps.config.callbackSigningSecret, callTimeoutMs: deps.config.agentCallTimeoutMs },
       deps.metrics,
     ),
-    deliverTaskInput: deliverTaskInputActivity(agents, taskStore, dispatcher, {
+    deliverTaskInput: deliverTaskInputActivity(agents, claims, dispatcher, {
       callTimeoutMs: deps.config.agentCallTimeoutMs,
     }),
     validateParams: validateParamsActivity(agents, new UserSchemaCompiler()),

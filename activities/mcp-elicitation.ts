@@ -5,6 +5,7 @@ import type { ElicitationAnswerer } from '../src/agent-calls/mcp-elicitation';
 import { SchemaRejected, UserSchemaCompiler } from '../src/registry/user-schemas';
 import { TaskEventType, type TaskRef } from '../src/task-events/task-event';
 import { MAX_INPUT_REQUESTS } from '../src/tasks/task-inputs';
+import type { TaskClaims } from '../src/tasks/task-claims';
 import type { TaskStore } from '../src/tasks/task-store';
 import { TaskPhase, TaskStatus } from '../workflows/task-types';
 
@@ -25,6 +26,7 @@ const schemas = new UserSchemaCompiler();
 export class TaskElicitation implements ElicitationAnswerer {
   constructor(
     private readonly taskStore: TaskStore,
+    private readonly claims: Pick<TaskClaims, 'findInput'>,
     private readonly task: TaskRef,
     private readonly call: { deadline: number; signal: AbortSignal },
   ) {}
@@ -62,7 +64,7 @@ export class TaskElicitation implements ElicitationAnswerer {
   }
 
   private async found(requestId: string): Promise<ElicitResult | undefined> {
-    const answer = await this.taskStore.findInput(this.task.taskId, requestId);
+    const answer = await this.claims.findInput(this.task.taskId, requestId);
     return answer && { action: 'accept', content: answer.input as ElicitResult['content'] };
   }
 }

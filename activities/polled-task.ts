@@ -3,7 +3,8 @@ import type { Agent } from '../src/registry/agent';
 import type { RecentAgents } from '../src/registry/recent-agents';
 import type { TaskRef } from '../src/task-events/task-event';
 import type { AgentReplyVerdict } from '../src/agent-calls/agent-reply';
-import { refOf, type TaskStore } from '../src/tasks/task-store';
+import { refOf } from '../src/tasks/task-document';
+import type { TaskStore } from '../src/tasks/task-store';
 import { isLive, TaskErrorCode } from '../workflows/task-types';
 import { recordedAnswer, type AgentAnswer } from './call-agent';
 

@@ -1,4 +1,5 @@
-import { refOf, type TaskChange, type TaskStore } from '../src/tasks/task-store';
+import { refOf, type TaskChange } from '../src/tasks/task-document';
+import type { TaskStore } from '../src/tasks/task-store';
 import type { TaskRef } from '../src/task-events/task-event';
 
 /**

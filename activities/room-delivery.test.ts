@@ -1,4 +1,5 @@
 import pino from 'pino';
+import type { TaskClaims } from '../src/tasks/task-claims';
 import type { TaskStore } from '../src/tasks/task-store';
 import { TaskStatus } from '../workflows/task-types';
 import type { TemporalHandle } from '../src/tasks/temporal-client';
@@ -40,6 +41,7 @@ function apiProcess() {
   const activities = roomDeliveryActivities(
     hub,
     taskStore,
+    {} as TaskClaims,
     new DeliveredTasks({} as TemporalHandle, pino({ level: 'silent' })),
   );
   const connect = (participant: ParticipantRef) => {

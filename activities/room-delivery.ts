@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { TaskClaims } from '../src/tasks/task-claims';
 import type { TaskStore } from '../src/tasks/task-store';
 import { isLive, TaskPhase, TaskStatus, type Requester, type TaskUpdate } from '../workflows/task-types';
 import { FrameType, SystemEvent } from '../src/rooms/frames';
@@ -46,7 +47,12 @@ const REMEMBERED_FRAMES = 10_000;
  * after its frame went out (Temporal timed it out, or its answer was lost): each frame goes out of
  * a process once.
  */
-export function roomDeliveryActivities(hub: RoomHub, taskStore: TaskStore, deliveredTasks: DeliveredTasks) {
+export function roomDeliveryActivities(
+  hub: RoomHub,
+  taskStore: TaskStore,
+  claims: TaskClaims,
+  deliveredTasks: DeliveredTasks,
+) {
   /** Tasks whose TASK frame reached a socket of this process. */
   const sentTasks = new Set<string>();
   /** Ids of the task_updates this process published. */
@@ -83,7 +89,7 @@ export function roomDeliveryActivities(hub: RoomHub, taskStore: TaskStore, deliv
     async deliverTaskInput({ roomId, taskId, agentId, requestId }: TaskInputFrameInput): Promise<boolean> {
       const agent: ParticipantRef = { type: ParticipantType.AGENT, id: agentId };
       if (!hub.isConnected(roomId, agent)) return false;
-      const input = await taskStore.answeredInput(taskId, requestId);
+      const input = await claims.answeredInput(taskId, requestId);
       return hub.sendTo(roomId, agent, { type: FrameType.TASK_INPUT, data: { taskId, requestId, input } });
     },
 
@@ -100,7 +106,7 @@ export function roomDeliveryActivities(hub: RoomHub, taskStore: TaskStore, deliv
       // The answer to an input request is announced with the input, which only the task store holds.
       const answer =
         outcome.status === TaskStatus.PENDING && requestId !== undefined
-          ? await taskStore.findInput(taskId, requestId)
+          ? await claims.findInput(taskId, requestId)
           : undefined;
       hub.publish(roomId, {
         type: FrameType.SYSTEM,

@@ -31,18 +31,15 @@ import { UserSchemaCompiler } from './registry/user-schemas';
 import type { Logger } from './ops/logger';
 import { createMetrics, type Metrics } from './ops/metrics';
 import { createTaskRoutes } from './tasks/routes';
-import { createTaskEventRoutes } from './task-events/routes';
 import { TaskEventFeeds } from './task-events/event-feeds';
 import { TASK_EVENTS_COLLECTION, TaskEventStore } from './task-events/event-store';
+import { createTaskEventRoutes } from './tasks/event-routes';
 import { TaskChanges } from './tasks/task-changes';
 import { watchEndedRuns } from './tasks/ended-runs';
-import {
-  COMPOSITIONS_COLLECTION,
-  REPORTED_OUTCOMES_COLLECTION,
-  TASK_INPUTS_COLLECTION,
-  TASKS_COLLECTION,
-  TaskStore,
-} from './tasks/task-store';
+import { COMPOSITIONS_COLLECTION, TASKS_COLLECTION } from './tasks/task-document';
+import { REPORTED_OUTCOMES_COLLECTION, TASK_INPUTS_COLLECTION, TaskClaims } from './tasks/task-claims';
+import { TaskStore } from './tasks/task-store';
+import { TaskWaits } from './tasks/task-waits';
 import { TaskLauncher } from './tasks/task-launcher';
 import { IDEMPOTENCY_KEYS_COLLECTION, IdempotencyKeys } from './tasks/idempotency-keys';
 import { startTaskWorker, type RunningWorker } from './service/task-worker';
@@ -221,7 +218,9 @@ async function serveApi(
   const roomStore = new RoomStore(store);
   const idempotencyKeys = new IdempotencyKeys(store, metrics.tasks.idempotencyHits);
   const eventStore = new TaskEventStore(store);
-  const roomTasks = new RoomTaskRequests({ launcher, taskStore, temporal, agents, schemas, rooms: roomStore });
+  const claims = new TaskClaims(store);
+  const waits = new TaskWaits(taskStore, taskChanges);
+  const roomTasks = new RoomTaskRequests({ launcher, taskStore, claims, temporal, agents, schemas, rooms: roomStore });
   const rooms = await createRooms(
     config,
     store,
@@ -237,13 +236,14 @@ async function serveApi(
     store,
     hub: rooms.hub,
     taskStore,
+    claims,
     temporal,
     logger: logger.child({ component: 'room-delivery' }),
   });
   stops.push(() => delivery.stop());
-  const inputs = { taskStore, temporal, schemas, agents: recentAgents, rooms: roomStore };
+  const inputs = { taskStore, claims, temporal, schemas, agents: recentAgents, rooms: roomStore };
   // One feed per log in this process, read by the task event streams and A2A's alike.
-  const feeds = new TaskEventFeeds(taskStore, eventStore, taskChanges, logger.child({ component: 'task-events' }));
+  const feeds = new TaskEventFeeds(taskStore, eventStore, taskChanges.logs, logger.child({ component: 'task-events' }));
   const streamsOpen = metrics.eventStreamsOpen;
   const modules: RouteModule[] = [
     createRegistryRoutes({
@@ -265,10 +265,23 @@ async function serveApi(
     }),
     createKeyRoutes(apiKeys),
     createAgentCardRoutes(agents),
-    createA2aEndpoint({ agents, launcher, taskStore, temporal, idempotencyKeys, inputs, feeds, streamsOpen }),
+    createA2aEndpoint({
+      agents,
+      launcher,
+      taskStore,
+      claims,
+      waits,
+      temporal,
+      idempotencyKeys,
+      inputs,
+      feeds,
+      streamsOpen,
+    }),
     createTaskRoutes({
       launcher,
       taskStore,
+      claims,
+      waits,
       idempotencyKeys,
       temporal,
       maxCompositionSize: config.maxCompositionSize,

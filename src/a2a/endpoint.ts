@@ -10,7 +10,10 @@ import type { AgentStore } from '../registry/agent-store';
 import type { IdempotencyKeys } from '../tasks/idempotency-keys';
 import { answerInput, type TaskInputDeps } from '../tasks/task-inputs';
 import { MAX_TASK_WAIT_MS } from '../tasks/task-request-schema';
-import type { TaskDocument, TaskStore } from '../tasks/task-store';
+import type { TaskDocument } from '../tasks/task-document';
+import type { TaskClaims } from '../tasks/task-claims';
+import type { TaskStore } from '../tasks/task-store';
+import type { TaskWaits } from '../tasks/task-waits';
 import { isLive } from '../../workflows/task-types';
 import { canReadTask } from '../tasks/task-access';
 import { cancelTask } from '../tasks/task-cancellation';
@@ -29,6 +32,9 @@ export interface A2aEndpointDeps extends TaskStreamDeps {
   agents: Pick<AgentStore, 'findVisible'>;
   launcher: TaskLauncher;
   taskStore: TaskStore;
+  claims: TaskClaims;
+  /** SendMessage answers once the task left `pending`. */
+  waits: TaskWaits;
   temporal: TemporalHandle;
   idempotencyKeys: IdempotencyKeys;
   /** A message to a task waiting for input answers it, as `POST /tasks/{taskId}/input` does. */
@@ -86,7 +92,7 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
         // A2A's default: the answer waits for the task to end or ask for input, as long as GET /tasks waits.
         const answered = sent.configuration?.returnImmediately
           ? task
-          : await deps.taskStore.findEnded(task._id, MAX_TASK_WAIT_MS, abandoned, (found) => found ?? task);
+          : await deps.waits.whenNotPending(task._id, MAX_TASK_WAIT_MS, abandoned, (found) => found ?? task);
         return { result: { task: a2aTask(toTaskView(answered)) } };
       }
       case 'SendStreamingMessage':
@@ -144,7 +150,7 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
   async function cancel(principal: Principal, agent: Agent, taskId: string) {
     await readTask(principal, agent, taskId);
     try {
-      await cancelTask(deps.taskStore, deps.temporal, principal, taskId);
+      await cancelTask(deps, principal, taskId);
     } catch (error) {
       if (error instanceof ApiError && error.code === ErrorCode.CONFLICT)
         throw new JsonRpcError(JsonRpcCode.TASK_NOT_CANCELABLE, error.message);

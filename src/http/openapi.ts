@@ -22,7 +22,7 @@ import {
   TASK_LOOKUP_QUERY_SCHEMA,
   TASK_REQUEST_SCHEMA,
 } from '../tasks/task-request-schema';
-import { EVENTS_QUERY_SCHEMA } from '../task-events/routes';
+import { EVENTS_QUERY_SCHEMA } from '../tasks/event-routes';
 
 type Credential = 'none' | 'any' | 'adminOrService';
 

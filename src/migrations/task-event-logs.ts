@@ -1,4 +1,4 @@
-import { COMPOSITIONS_COLLECTION, TASKS_COLLECTION, type TaskDocument } from '../tasks/task-store';
+import { COMPOSITIONS_COLLECTION, TASKS_COLLECTION, type TaskDocument } from '../tasks/task-document';
 import type { Store } from '../store/mongo';
 import { isLive } from '../../workflows/task-types';
 import type { Migration } from './migration';

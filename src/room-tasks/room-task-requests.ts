@@ -4,6 +4,7 @@ import { validator } from '../http/validate';
 import type { AgentStore } from '../registry/agent-store';
 import type { UserSchemaCompiler } from '../registry/user-schemas';
 import { readableTask } from '../tasks/task-access';
+import type { TaskClaims } from '../tasks/task-claims';
 import type { TaskStore } from '../tasks/task-store';
 import type { TaskLauncher } from '../tasks/task-launcher';
 import { deliverReport, type AgentReportBody } from '../tasks/task-reports';
@@ -59,6 +60,7 @@ const readInput = validator<TaskInputBody & { taskId: string }>(TASK_INPUT_FRAME
 export interface RoomTaskDeps {
   launcher: TaskLauncher;
   taskStore: TaskStore;
+  claims: TaskClaims;
   temporal: TemporalHandle;
   agents: AgentStore;
   schemas: UserSchemaCompiler;
@@ -112,7 +114,7 @@ export class RoomTaskRequests {
   }
 
   private inputDeps(): TaskInputDeps {
-    const { taskStore, temporal, schemas, agents, rooms } = this.deps;
-    return { taskStore, temporal, schemas, agents, rooms };
+    const { taskStore, claims, temporal, schemas, agents, rooms } = this.deps;
+    return { taskStore, claims, temporal, schemas, agents, rooms };
   }
 }

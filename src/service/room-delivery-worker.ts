@@ -6,6 +6,7 @@ import { ParticipantType } from '../auth/participant';
 import type { RoomHub } from '../rooms/room-hub';
 import type { TemporalHandle } from '../tasks/temporal-client';
 import { DeliveredTasks } from '../room-tasks/delivered-tasks';
+import type { TaskClaims } from '../tasks/task-claims';
 import type { TaskStore } from '../tasks/task-store';
 import { startWorker, type RunningWorker } from './task-worker';
 import type { Store } from '../store/mongo';
@@ -22,9 +23,10 @@ export async function startRoomDelivery(
     store,
     hub,
     taskStore,
+    claims,
     temporal,
     logger,
-  }: { store: Store; hub: RoomHub; taskStore: TaskStore; temporal: TemporalHandle; logger: Logger },
+  }: { store: Store; hub: RoomHub; taskStore: TaskStore; claims: TaskClaims; temporal: TemporalHandle; logger: Logger },
 ): Promise<RunningWorker> {
   const queue = `${config.taskQueue}-rooms-${os.hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   const presence = new SocketPresence(store, queue);
@@ -47,7 +49,7 @@ export async function startRoomDelivery(
   const heartbeat = setInterval(() => void enqueue(() => presence.refresh()), PRESENCE_HEARTBEAT_MS);
   heartbeat.unref();
   const worker = await startWorker({ ...config, taskQueue: queue }, temporal.connection, logger, {
-    activities: roomDeliveryActivities(hub, taskStore, deliveredTasks),
+    activities: roomDeliveryActivities(hub, taskStore, claims, deliveredTasks),
   });
   return {
     async stop() {

@@ -1,13 +1,12 @@
 import type { Logger } from '../ops/logger';
-import type { TaskChanges } from '../tasks/task-changes';
-import type { TaskStore } from '../tasks/task-store';
 import type { TaskEventStore } from './event-store';
-import { LogReader, logIdOfSource, type LogSource } from './log-reader';
+import type { LogChanges } from './log-changes';
+import { LogReader, logIdOfSource, type LogSource, type LogTasks } from './log-reader';
 import type { TaskEvent } from './task-event';
 
 /**
  * How often a feed reads its log's counter for events written by other processes, while the log
- * grows. An event written in this process wakes its feed at once (TaskChanges.logged).
+ * grows. An event written in this process wakes its feed at once (LogChanges.logged).
  */
 export const FEED_POLL_MS = 200;
 /**
@@ -36,9 +35,9 @@ export class TaskEventFeeds {
   private readonly feeds = new Map<string, Feed>();
 
   constructor(
-    private readonly taskStore: TaskStore,
+    private readonly taskStore: LogTasks,
     private readonly eventStore: TaskEventStore,
-    private readonly changes: TaskChanges,
+    private readonly changes: LogChanges,
     private readonly logger: Logger,
     private readonly pollMs = FEED_POLL_MS,
   ) {}
@@ -70,7 +69,7 @@ class Feed {
   constructor(
     private readonly readerFrom: (after: number) => LogReader,
     firstAfter: number,
-    private readonly changes: TaskChanges,
+    private readonly changes: LogChanges,
     private readonly logger: Logger,
     private readonly pollMs: number,
     private readonly closed: () => void,

@@ -22,7 +22,7 @@ export interface TaskEventDocument {
 
 export const eventDocumentId = (logId: string, seq: number): string => `${logId}:${seq}`;
 
-/** The stored events of every log. Seqs are handed out by the task store (TaskStore.append), which owns the counters. */
+/** The stored events of every log. Seqs are handed out by the log writer (LogWriter), which keeps the counters. */
 export class TaskEventStore {
   constructor(private readonly store: Store) {}
 

@@ -1,18 +1,15 @@
-import type { TaskDocument, TaskStore } from '../tasks/task-store';
 import type { TaskEventDocument, TaskEventStore } from './event-store';
-import { LogReader } from './log-reader';
+import { LogReader, type LoggedTask, type LogTasks } from './log-reader';
 
 const at = new Date('2026-11-23T12:00:00Z');
 
-function task(overrides: Partial<TaskDocument>): TaskDocument {
+function task(overrides: Partial<LoggedTask>): LoggedTask {
   return {
     _id: 't1',
     agentId: 'a1',
     operation: 'tools/echo',
-    params: '{}',
     status: 'pending',
     eventSeq: 1,
-    createdBy: { kind: 'admin', id: 'admin' },
     createdAt: at,
     updatedAt: at,
     ...overrides,
@@ -40,7 +37,7 @@ describe('LogReader', () => {
         if (reads.length === 2) throw new Error('store went away');
         return ended;
       },
-    } as unknown as TaskStore;
+    } as unknown as LogTasks;
     const ending: TaskEventDocument = { _id: 't1:3', logId: 't1', seq: 3, taskId: 't1', type: 'completed', at };
     const eventStore = {
       read: async () =>
@@ -63,7 +60,7 @@ describe('LogReader', () => {
   it('starting after the end of an ended task, reads nothing and is done at once', async () => {
     const taskStore = {
       find: async () => task({ eventSeq: 3, status: 'failed', error: '"x"' }),
-    } as unknown as TaskStore;
+    } as unknown as LogTasks;
     const eventStore = { read: async () => new Map() } as unknown as TaskEventStore;
     const reader = new LogReader({ kind: 'task', taskId: 't1' }, taskStore, eventStore, 3);
     expect(await reader.next()).toEqual([]);

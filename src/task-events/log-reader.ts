@@ -1,7 +1,36 @@
-import type { TaskDocument, TaskStore } from '../tasks/task-store';
 import { isLive, TaskStatus, type TaskError, type TaskResult } from '../../workflows/task-types';
 import type { TaskEventStore, TaskEventDocument } from './event-store';
 import { ENDING_EVENTS, TaskEventType, type TaskEvent } from './task-event';
+
+/**
+ * What a log reads of a task it belongs to: the created event and the outcome of the ending one are
+ * drawn from it, and a task's own log is counted on it. The task store above (src/tasks/) keeps it.
+ */
+export interface LoggedTask {
+  _id: string;
+  compositionId?: string;
+  agentId: string;
+  operation: string;
+  status: TaskStatus;
+  /** JSON text of the TaskResult. */
+  result?: string;
+  /** JSON text of the TaskError. */
+  error?: string;
+  attempts?: number;
+  /** The last seq handed out in the task's own log. */
+  eventSeq?: number;
+  /** The seq of the event that ended the task: always in a composition's log, in its own when its writer moved it. */
+  endSeq?: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Where a log reads its tasks and a composition's counter. */
+export interface LogTasks {
+  find(taskId: string): Promise<LoggedTask | null>;
+  /** The composition's tasks, in order, and the last seq of its log. */
+  findCompositionLog(compositionId: string): Promise<{ taskIds: string[]; eventSeq: number } | null>;
+}
 
 /** A log to read: a task's own (a task outside any composition), or a composition's. */
 export type LogSource = { kind: 'task'; taskId: string } | { kind: 'composition'; compositionId: string };
@@ -17,7 +46,7 @@ export const GAP_WAIT_MS = 2_000;
 /** Most seqs read in one round. */
 const PAGE = 200;
 
-const isEnded = (task: TaskDocument): boolean => !isLive(task.status);
+const isEnded = (task: LoggedTask): boolean => !isLive(task.status);
 
 /**
  * Reads one log into events, in seq order, round after round (`next`). The created events are drawn
@@ -29,7 +58,7 @@ export class LogReader {
   /** Every event read so far, in seq order. */
   readonly events: TaskEvent[] = [];
   /** Tasks of the log, by id, as last read; in position order. */
-  private tasks = new Map<string, TaskDocument>();
+  private tasks = new Map<string, LoggedTask>();
   private taskIds: string[] = [];
   private readonly endedTasks = new Set<string>();
   private gapSince?: number;
@@ -39,7 +68,7 @@ export class LogReader {
   /** Reads the events after `startAfter` only; those before are not even looked up. */
   constructor(
     private readonly source: LogSource,
-    private readonly taskStore: TaskStore,
+    private readonly taskStore: LogTasks,
     private readonly eventStore: TaskEventStore,
     readonly startAfter = 0,
   ) {
@@ -171,7 +200,7 @@ export class LogReader {
     return undefined;
   }
 
-  private taskEndingAt(seq: number): TaskDocument | undefined {
+  private taskEndingAt(seq: number): LoggedTask | undefined {
     for (const task of this.tasks.values()) {
       if (!isEnded(task)) continue;
       if (endSeqOf(task, this.source.kind === 'task') === seq) return task;
@@ -185,10 +214,10 @@ export class LogReader {
  * own log, the counter's last seq, which the ending write took (never the created event's: tasks
  * stored before events have no counter).
  */
-const endSeqOf = (task: TaskDocument, ownLog: boolean): number | undefined =>
+const endSeqOf = (task: LoggedTask, ownLog: boolean): number | undefined =>
   task.endSeq ?? (ownLog ? Math.max(task.eventSeq ?? 1, 2) : undefined);
 
-function createdEvent(task: TaskDocument, seq: number): TaskEvent {
+function createdEvent(task: LoggedTask, seq: number): TaskEvent {
   return {
     seq,
     taskId: task._id,
@@ -211,7 +240,7 @@ function storedEvent(document: TaskEventDocument): TaskEvent {
   } as TaskEvent;
 }
 
-function endingEvent(task: TaskDocument, seq: number): TaskEvent | undefined {
+function endingEvent(task: LoggedTask, seq: number): TaskEvent | undefined {
   const base = { seq, taskId: task._id, at: task.updatedAt.toISOString() };
   const attempts = task.attempts === undefined ? {} : { attempts: task.attempts };
   switch (task.status) {

@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { watchEndedRuns } from './ended-runs';
-import type { TaskChange, TaskDocument, TaskStore } from './task-store';
+import type { TaskChange, TaskDocument } from './task-document';
+import type { TaskStore } from './task-store';
 import type { TemporalHandle } from './temporal-client';
 import { TaskStatus } from '../../workflows/task-types';
 

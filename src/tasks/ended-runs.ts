@@ -1,6 +1,7 @@
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import type { Logger } from '../ops/logger';
-import { refOf, type TaskChange, type TaskDocument, type TaskStore } from './task-store';
+import { refOf, type TaskChange, type TaskDocument } from './task-document';
+import type { TaskStore } from './task-store';
 import type { TemporalHandle } from './temporal-client';
 import {
   TaskErrorCode,

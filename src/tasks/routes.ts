@@ -7,7 +7,10 @@ import { ApiError, ErrorCode, notFound } from '../http/errors';
 import { validator } from '../http/validate';
 import { canReadComposition, readableTask } from './task-access';
 import { toCompositionView, toTaskView } from './task-views';
-import type { TaskDocument, TaskStore } from './task-store';
+import type { TaskDocument } from './task-document';
+import type { TaskClaims } from './task-claims';
+import type { TaskStore } from './task-store';
+import type { TaskWaits } from './task-waits';
 import { IDEMPOTENCY_KEY_HEADER, type IdempotencyKeys } from './idempotency-keys';
 import type { TaskLauncher } from './task-launcher';
 import {
@@ -27,6 +30,9 @@ import { TaskStatus, type TaskRequest } from '../../workflows/task-types';
 export interface TaskRoutesDeps {
   launcher: TaskLauncher;
   taskStore: TaskStore;
+  claims: TaskClaims;
+  /** `GET /tasks/{taskId}?waitMs=`. */
+  waits: TaskWaits;
   idempotencyKeys: IdempotencyKeys;
   temporal: TemporalHandle;
   maxCompositionSize: number;
@@ -44,6 +50,8 @@ const checkInput = validator<TaskInputBody>(TASK_INPUT_SCHEMA, 'task input');
 export function createTaskRoutes({
   launcher,
   taskStore,
+  claims,
+  waits,
   idempotencyKeys,
   temporal,
   maxCompositionSize,
@@ -90,7 +98,7 @@ export function createTaskRoutes({
     const readable = (task: TaskDocument | null): TaskDocument => readableTask(principal, task, ctx.params.taskId);
     const task =
       waitMs > 0
-        ? await taskStore.findEnded(ctx.params.taskId, waitMs, abandonedSignal(ctx), readable)
+        ? await waits.whenNotPending(ctx.params.taskId, waitMs, abandonedSignal(ctx), readable)
         : readable(await taskStore.find(ctx.params.taskId));
     ctx.body = toTaskView(task);
   });
@@ -107,7 +115,7 @@ export function createTaskRoutes({
 
   router.post('/tasks/:taskId/cancel', async (ctx) => {
     const principal = requirePrincipal(ctx);
-    ctx.body = await cancelTask(taskStore, temporal, principal, ctx.params.taskId);
+    ctx.body = await cancelTask({ taskStore, claims, temporal }, principal, ctx.params.taskId);
   });
 
   router.get('/compositions/:compositionId', async (ctx) => {

@@ -1,6 +1,6 @@
 import { PrincipalKind, samePrincipal, type Principal } from '../auth/principal';
 import { notFound } from '../http/errors';
-import type { StoredComposition, TaskDocument } from './task-store';
+import type { StoredComposition, TaskDocument } from './task-document';
 
 /** Admins and the agent itself may read every task of an agent; others only the tasks they created. */
 export function readsEveryTaskOf(principal: Principal, agentId: string): boolean {

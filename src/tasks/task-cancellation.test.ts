@@ -3,9 +3,14 @@ import { WorkflowNotFoundError } from '@temporalio/common';
 import { ADMIN_PRINCIPAL } from '../auth/principal';
 import { ApiError } from '../http/errors';
 import { cancelTask } from './task-cancellation';
-import type { TaskDocument, TaskStore } from './task-store';
+import type { TaskDocument } from './task-document';
+import type { TaskClaims } from './task-claims';
+import type { TaskStore } from './task-store';
 import type { TemporalHandle } from './temporal-client';
 import { TaskStatus } from '../../workflows/task-types';
+
+/** No outcome claimed before: every cancellation is the first. */
+const claims = { claimOutcome: async () => null } as unknown as TaskClaims;
 
 /** A Temporal client whose cancelTask updates `answer` decides, by workflow and task. */
 function temporalAnswering(answer: (workflowId: string, taskId: string) => TaskStatus): TemporalHandle {
@@ -41,7 +46,6 @@ function delegationTree() {
   const stuckWorkflow = { answers: false };
   const taskStore = {
     find: async (taskId: string) => tasks.get(taskId) ?? null,
-    claimOutcome: async () => null,
     findDelegated: async (parents: string[]) =>
       [...tasks.values()].filter((task) => parents.includes(task.parentTaskId ?? '')),
   } as unknown as TaskStore;
@@ -51,7 +55,7 @@ function delegationTree() {
     tasks.get(taskId)!.status = TaskStatus.CANCELLED;
     return TaskStatus.CANCELLED;
   });
-  const cancel = () => cancelTask(taskStore, temporal, ADMIN_PRINCIPAL, 'root');
+  const cancel = () => cancelTask({ taskStore, claims, temporal }, ADMIN_PRINCIPAL, 'root');
   const statuses = () => Object.fromEntries([...tasks.values()].map((task) => [task._id, task.status]));
   return { cancel, statuses, stuckWorkflow };
 }
@@ -99,7 +103,6 @@ describe('cancelTask down a delegation tree', () => {
     const task = { _id: 'orphan', status: TaskStatus.PENDING, createdBy: ADMIN_PRINCIPAL } as TaskDocument;
     const taskStore = {
       find: async () => task,
-      claimOutcome: async () => null,
       findDelegated: async () => [],
       updateIfNotEnded: async (_task: unknown, change: { status: TaskStatus }) => {
         if (task.status !== TaskStatus.PENDING) return false;
@@ -110,7 +113,7 @@ describe('cancelTask down a delegation tree', () => {
     const temporal = temporalAnswering((workflowId) => {
       throw new WorkflowNotFoundError('workflow execution already completed', workflowId, undefined);
     });
-    await expect(cancelTask(taskStore, temporal, ADMIN_PRINCIPAL, 'orphan')).resolves.toEqual({
+    await expect(cancelTask({ taskStore, claims, temporal }, ADMIN_PRINCIPAL, 'orphan')).resolves.toEqual({
       taskId: 'orphan',
       status: 'cancelled',
     });

@@ -2,7 +2,9 @@ import { WorkflowNotFoundError } from '@temporalio/common';
 import { WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { PrincipalKind, samePrincipal, type Principal } from '../auth/principal';
 import { ApiError, ErrorCode, forbidden, UnavailableError, UnavailableReason } from '../http/errors';
-import { CANCELLATION_CLAIM, refOf, type TaskDocument, type TaskStore } from './task-store';
+import { refOf, type TaskDocument } from './task-document';
+import { CANCELLATION_CLAIM, type TaskClaims } from './task-claims';
+import type { TaskStore } from './task-store';
 import { readableTask } from './task-access';
 import type { TemporalHandle } from './temporal-client';
 import { cancelTaskUpdate, isLive, TaskStatus, workflowIdOf } from '../../workflows/task-types';
@@ -16,6 +18,13 @@ const CANCEL_WAIT_MS = 10_000;
 /** Deepest delegation chain followed when cancelling a tree: a guard against a cycle in stored data. */
 const MAX_DELEGATION_DEPTH = 100;
 
+/** What a cancellation reads, claims and asks the workflow. */
+export interface TaskCancellationDeps {
+  taskStore: TaskStore;
+  claims: TaskClaims;
+  temporal: TemporalHandle;
+}
+
 const alreadyEnded = (taskId: string, status: string) =>
   new ApiError(ErrorCode.CONFLICT, `Task ${taskId} already ended: ${status}`);
 
@@ -27,30 +36,33 @@ const alreadyEnded = (taskId: string, status: string) =>
  * pending tasks is not a 409.
  */
 export async function cancelTask(
-  taskStore: TaskStore,
-  temporal: TemporalHandle,
+  deps: TaskCancellationDeps,
   principal: Principal,
   taskId: string,
 ): Promise<{ taskId: string; status: string }> {
+  const { taskStore } = deps;
   const task = readableTask(principal, await taskStore.find(taskId), taskId);
   if (!samePrincipal(principal, task.createdBy) && principal.kind !== PrincipalKind.ADMIN)
     throw forbidden('Only the task creator or an admin may cancel this task');
 
   if (task.status === TaskStatus.CANCELLED) {
-    if ((await cancelDelegatedTree(taskStore, temporal, taskId)) === 0) throw alreadyEnded(taskId, task.status);
+    if ((await cancelDelegatedTree(deps, taskId)) === 0) throw alreadyEnded(taskId, task.status);
     return { taskId, status: task.status };
   }
   if (!isLive(task.status)) throw alreadyEnded(taskId, task.status);
-  const status = await cancelInWorkflow(taskStore, temporal, task);
+  const status = await cancelInWorkflow(deps, task);
   if (status !== TaskStatus.CANCELLED) throw alreadyEnded(taskId, status);
-  await cancelDelegatedTree(taskStore, temporal, taskId);
+  await cancelDelegatedTree(deps, taskId);
   return { taskId, status };
 }
 
 /** The status the task has after the workflow handled the cancellation, or will have when its agent's report came first. */
-async function cancelInWorkflow(taskStore: TaskStore, temporal: TemporalHandle, task: TaskDocument): Promise<string> {
+async function cancelInWorkflow(
+  { taskStore, claims, temporal }: TaskCancellationDeps,
+  task: TaskDocument,
+): Promise<string> {
   // A cancellation and the agent's report arriving together: the one claimed first is the outcome, the other is 409.
-  const reported = await taskStore.claimOutcome(task._id, CANCELLATION_CLAIM, TaskStatus.CANCELLED);
+  const reported = await claims.claimOutcome(task._id, CANCELLATION_CLAIM, TaskStatus.CANCELLED);
   if (reported?.status !== undefined) return reported.status;
   try {
     const handle = temporal.client.workflow.getHandle(workflowIdOf(task));
@@ -81,19 +93,15 @@ async function cancelInWorkflow(taskStore: TaskStore, temporal: TemporalHandle, 
  * cancelled. A delegate that could not be cancelled does not stop the others; the caller then gets
  * a 503 saying how many are left.
  */
-async function cancelDelegatedTree(
-  taskStore: TaskStore,
-  temporal: TemporalHandle,
-  rootTaskId: string,
-): Promise<number> {
+async function cancelDelegatedTree(deps: TaskCancellationDeps, rootTaskId: string): Promise<number> {
   let parents = [rootTaskId];
   let cancelled = 0;
   const failures: unknown[] = [];
   for (let depth = 0; parents.length > 0 && depth < MAX_DELEGATION_DEPTH; depth += 1) {
-    const delegated = await taskStore.findDelegated(parents);
+    const delegated = await deps.taskStore.findDelegated(parents);
     // Ended tasks are passed through: their own delegates may still run.
     const outcomes = await Promise.allSettled(
-      delegated.filter((task) => isLive(task.status)).map((task) => cancelInWorkflow(taskStore, temporal, task)),
+      delegated.filter((task) => isLive(task.status)).map((task) => cancelInWorkflow(deps, task)),
     );
     for (const outcome of outcomes) {
       if (outcome.status === 'rejected') failures.push(outcome.reason);

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
-import type { TaskDocument } from './task-store';
+import { LogChanges } from '../task-events/log-changes';
+import type { TaskDocument } from './task-document';
 
 /** How often a waiting lookup re-reads its task, for the writes of workers in other processes. */
 export interface RereadSchedule {
@@ -19,13 +20,15 @@ const REREADS_WITH_WORKER: RereadSchedule = { firstMs: 1_000, lastMs: 5_000 };
 const REREADS_WITHOUT_WORKER: RereadSchedule = { firstMs: 250, lastMs: 2_000 };
 
 /**
- * Tells lookups waiting in this process (`GET /tasks/{taskId}?waitMs=`) that a task's record in the
- * task store changed, and event streams that a log grew, when the worker or API that wrote it runs in the same
+ * Tells lookups waiting in this process (TaskWaits) that a task's record in the task store changed,
+ * and event feeds that a log grew (`logs`), when the worker or API that wrote it runs in the same
  * process. A writer elsewhere is not heard: waiters re-read the store too.
  */
 export class TaskChanges {
   private readonly emitter = new EventEmitter().setMaxListeners(0);
   readonly rereads: RereadSchedule;
+  /** Hears of every event the task stores of this process log, for the event feeds. */
+  readonly logs = new LogChanges();
 
   constructor({ workerInProcess }: { workerInProcess: boolean }) {
     this.rereads = workerInProcess ? REREADS_WITH_WORKER : REREADS_WITHOUT_WORKER;
@@ -34,17 +37,6 @@ export class TaskChanges {
   /** `task` as the write left it. */
   changed(task: TaskDocument): void {
     this.emitter.emit(task._id, task);
-  }
-
-  /** An event was stored in the log `logId` (a task's or a composition's) by this process. */
-  logged(logId: string): void {
-    this.emitter.emit(`log:${logId}`);
-  }
-
-  /** Calls `listener` on every event logged in `logId` here, until the returned function is called. */
-  onLogged(logId: string, listener: () => void): () => void {
-    this.emitter.on(`log:${logId}`, listener);
-    return () => this.emitter.off(`log:${logId}`, listener);
   }
 
   /**

@@ -8,7 +8,9 @@ import { SchemaRejected, type UserSchemaCompiler } from '../registry/user-schema
 import { isParticipant, type Room } from '../rooms/room';
 import { TaskEventType } from '../task-events/task-event';
 import { canReadTask } from './task-access';
-import { refOf, type InputRequest, type TaskDocument, type TaskStore } from './task-store';
+import { refOf, type InputRequest, type TaskDocument } from './task-document';
+import type { TaskClaims } from './task-claims';
+import type { TaskStore } from './task-store';
 import type { TemporalHandle } from './temporal-client';
 import {
   inputAnsweredSignal,
@@ -28,6 +30,7 @@ export const MAX_INPUT_REQUESTS = 5;
 /** What asking for input and answering it need of the service. */
 export interface TaskInputDeps {
   taskStore: TaskStore;
+  claims: TaskClaims;
   temporal: TemporalHandle;
   schemas: UserSchemaCompiler;
   agents: { findById(agentId: string): Promise<Agent | null> };
@@ -121,7 +124,7 @@ export async function answerInput(
       throw invalid(`The input fails the request's inputSchema: ${summariseProblems(problems)}`, problems);
     }
   }
-  if (!(await deps.taskStore.claimInput(taskId, request.requestId, body.input, principal)))
+  if (!(await deps.claims.claimInput(taskId, request.requestId, body.input, principal)))
     throw new ApiError(ErrorCode.CONFLICT, `Input request ${request.requestId} of task ${taskId} is already answered`);
   await deps.taskStore.updateIfNotEnded(refOf(task), {
     status: TaskStatus.PENDING,

@@ -6,7 +6,8 @@ import type { Agent } from '../registry/agent';
 import type { RecentAgents } from '../registry/recent-agents';
 import { UserSchemaCompiler } from '../registry/user-schemas';
 import type { IdempotencyClaim, LaunchedIds, LaunchTakeover } from './idempotency-keys';
-import type { NewTask, TaskStore } from './task-store';
+import type { NewTask } from './task-document';
+import type { TaskStore } from './task-store';
 import { TaskLauncher } from './task-launcher';
 import type { TemporalHandle } from './temporal-client';
 

@@ -15,7 +15,8 @@ import { findOperation, paramsProblems } from './operations';
 import { requireHttps } from '../agent-calls/outbound-guard';
 import { pendingArgumentsOf } from '../../workflows/pending-arguments';
 import { AGENT_ID_ATTRIBUTE, OPERATION_ATTRIBUTE } from '../../workflows/search-attributes';
-import type { NewTask, TaskStore } from './task-store';
+import type { NewTask } from './task-document';
+import type { TaskStore } from './task-store';
 import {
   TaskPhase,
   DEFAULT_RETRY,

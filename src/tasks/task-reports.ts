@@ -4,7 +4,8 @@ import { PrincipalKind, type Principal } from '../auth/principal';
 import { ApiError, ErrorCode, forbidden, invalid } from '../http/errors';
 import { requestInput, type TaskInputDeps } from './task-inputs';
 import { canonicalJson } from '../util/canonical-json';
-import { CANCELLATION_CLAIM, refOf, type TaskDocument } from './task-store';
+import { refOf, type TaskDocument } from './task-document';
+import { CANCELLATION_CLAIM } from './task-claims';
 import { TaskEventType } from '../task-events/task-event';
 import { readableTask } from './task-access';
 import {
@@ -42,7 +43,7 @@ export async function deliverReport(
   taskId: string,
   body: AgentReportBody,
 ): Promise<{ taskId: string; status: string; requestId?: string }> {
-  const { taskStore, temporal } = deps;
+  const { taskStore, claims, temporal } = deps;
   const task = readableTask(principal, await taskStore.find(taskId), taskId);
   const isItsAgent = principal.kind === PrincipalKind.AGENT && principal.id === task.agentId;
   if (!isItsAgent && principal.kind !== PrincipalKind.ADMIN)
@@ -71,7 +72,7 @@ export async function deliverReport(
     if (!endedWith(task, report)) throw conflict(taskId);
     return { taskId, status: report.status };
   }
-  const held = await taskStore.claimOutcome(taskId, digestOf(report), report.status);
+  const held = await claims.claimOutcome(taskId, digestOf(report), report.status);
   if (held) {
     const which =
       held.digest === CANCELLATION_CLAIM

@@ -7,7 +7,7 @@ import {
   type TaskResult,
 } from '../../workflows/task-types';
 import { canReadTask } from './task-access';
-import type { AttemptError, InputRequest, StoredComposition, TaskDocument } from './task-store';
+import type { AttemptError, InputRequest, StoredComposition, TaskDocument } from './task-document';
 
 /** `GET /tasks/{taskId}` (docs/api.md, "Tasks"). */
 export interface TaskView {

@@ -6,6 +6,7 @@ import { TaskElicitation } from '../../activities/mcp-elicitation';
 import { PrincipalKind } from '../../src/auth/principal';
 import { Store } from '../../src/store/mongo';
 import { TaskChanges } from '../../src/tasks/task-changes';
+import { TaskClaims } from '../../src/tasks/task-claims';
 import { TaskStore } from '../../src/tasks/task-store';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { EventStreamReader } from '../support/event-stream';
@@ -113,6 +114,7 @@ describe('an MCP agent that asks for input through elicitation', () => {
       ]);
       const elicitation = new TaskElicitation(
         taskStore,
+        new TaskClaims(store),
         { taskId },
         { deadline: Date.now() + 1_600, signal: new AbortController().signal },
       );

@@ -6,6 +6,7 @@ import { RecentAgents } from '../../src/registry/recent-agents';
 import { stackAgents } from '../support/database';
 import { outboundDispatcher } from '../../src/agent-calls/outbound-guard';
 import { TaskChanges } from '../../src/tasks/task-changes';
+import { TaskClaims } from '../../src/tasks/task-claims';
 import { TaskStore } from '../../src/tasks/task-store';
 import { TaskPhase, TaskStatus } from '../../workflows/task-types';
 import { Store } from '../../src/store/mongo';
@@ -32,6 +33,7 @@ describe('one attempt of the call activity', () => {
     callAgent = callAgentActivity(
       new RecentAgents(stackAgents(store)),
       taskStore,
+      new TaskClaims(store),
       outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 5_000 }),
       { callTimeoutMs: 5_000, maxReplyBytes: 65_536 },
       createMetrics(),
@@ -215,6 +217,7 @@ describe('one attempt of the call activity', () => {
     const refusingCall = callAgentActivity(
       new RecentAgents(stackAgents(store)),
       unwritable,
+      new TaskClaims(store),
       outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 5_000 }),
       { callTimeoutMs: 5_000, maxReplyBytes: 65_536 },
       createMetrics(),

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import type { TaskChange } from '../../src/tasks/task-store';
+import type { TaskChange } from '../../src/tasks/task-document';
 import { agentReportSignal, DEFAULT_RETRY, TaskStatus, type CompositionInput } from '../../workflows/task-types';
 import { testStack } from '../support/test-stack';
 import { closedStatus, until } from '../support/until';

@@ -4,23 +4,24 @@ import { requirePrincipal, type Principal } from '../auth/principal';
 import type { RouteModule } from '../http/route-module';
 import { ApiError, ErrorCode, notFound } from '../http/errors';
 import { validator } from '../http/validate';
-import { canReadComposition, canReadTask, readableTask } from '../tasks/task-access';
-import type { TaskDocument, TaskStore } from '../tasks/task-store';
-import type { TaskEventStore } from './event-store';
-import { LogReader, type LogSource } from './log-reader';
-import { LogStream, type LogStreamDeps } from './log-stream';
-import type { TaskEvent } from './task-event';
+import type { TaskEventStore } from '../task-events/event-store';
+import { LogReader, type LogSource } from '../task-events/log-reader';
+import { LogStream, type LogStreamDeps } from '../task-events/log-stream';
+import type { TaskEvent } from '../task-events/task-event';
+import { canReadComposition, canReadTask, readableTask } from './task-access';
+import type { TaskDocument } from './task-document';
+import type { TaskStore } from './task-store';
 
 export interface TaskEventRoutesDeps extends LogStreamDeps {
   taskStore: TaskStore;
   eventStore: TaskEventStore;
 }
 
-/** `?after=` and `?format=` of the event routes, as a query string carries them. */
 /** An event id: `<seq>` on a task's stream, `<taskId>:<seq>` on a composition's; the seq orders the log either way. */
 const EVENT_ID_PATTERN = '^(?:[^:]{1,256}:)?(?:0|[1-9][0-9]{0,14})$';
 const EVENT_ID = new RegExp(EVENT_ID_PATTERN);
 
+/** `?after=` and `?format=` of the event routes, as a query string carries them. */
 export const EVENTS_QUERY_SCHEMA = {
   type: 'object',
   additionalProperties: false,

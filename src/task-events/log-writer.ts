@@ -1,0 +1,95 @@
+import { KeyedQueue } from '../store/keyed-queue';
+import type { Store } from '../store/mongo';
+import { TaskEventStore } from './event-store';
+import type { LogChanges } from './log-changes';
+import { ENDING_EVENTS, logIdOf, type LoggedEvent, type TaskEventType, type TaskRef } from './task-event';
+
+/** The collections of the documents that hold the logs' counters. */
+export interface CounterCollections {
+  /** A task counts its own log (`eventSeq`) and says where its end is (`endSeq`). */
+  tasks: string;
+  /** A composition counts its log (`eventSeq`). */
+  compositions: string;
+}
+
+/** The counter fields of a task or a composition. */
+interface CounterDocument {
+  _id: string;
+  eventSeq?: number;
+  endSeq?: number;
+}
+
+/**
+ * The writes of this process to a composition's counter, in turn: without atomic updates, those that
+ * raced would take the same seq (src/store/mongo.ts). Writers in other processes still may race;
+ * they then take the seqs above.
+ */
+const compositionTurns = new KeyedQueue();
+
+/** How many seqs above the one it was given a writer tries. */
+const SEQ_TRIES = 20;
+
+/**
+ * Stores the events of the task logs under the seqs it hands out. A log's counter is kept on the
+ * document the log belongs to: a composition's on the composition, taken here; a task's own log's
+ * on the task, taken by the task store's write of the change the event tells of, in the same update
+ * (src/tasks/task-store.ts).
+ */
+export class LogWriter {
+  private readonly events: TaskEventStore;
+
+  constructor(
+    private readonly store: Store,
+    private readonly collections: CounterCollections,
+    private readonly changes: LogChanges,
+  ) {
+    this.events = new TaskEventStore(store);
+  }
+
+  private get tasks() {
+    return this.store.collection<CounterDocument>(this.collections.tasks);
+  }
+
+  private get compositions() {
+    return this.store.collection<CounterDocument>(this.collections.compositions);
+  }
+
+  /**
+   * The next seq of a composition's log, from its counter. The whole document comes back:
+   * FerretDB's findAndModify takes no projection.
+   */
+  async nextCompositionSeq(compositionId: string): Promise<number> {
+    const counted = await compositionTurns.run(compositionId, () =>
+      this.compositions.findOneAndUpdate(
+        { _id: compositionId },
+        { $inc: { eventSeq: 1 } },
+        { returnDocument: 'after' },
+      ),
+    );
+    return counted?.eventSeq ?? 1;
+  }
+
+  /**
+   * Stores the event under `first`, the seq handed out to this writer, or the one above. The insert is
+   * the claim of the seq: one found taken was handed out twice, as an `$inc` lost on a store without
+   * atomic updates does, and leaves the counter behind the stored seqs. The writer then takes the
+   * seqs above in turn, and moves the counter past the one it stored; an ending event that moved
+   * records its seq on the task, where readers look for an end whose event is missing. Runs in the
+   * task's turn (TaskStore), whose document it may write.
+   */
+  async append(task: TaskRef, event: LoggedEvent | { type: TaskEventType }, first: number): Promise<void> {
+    const logId = logIdOf(task);
+    let next = first;
+    for (let tries = 1; !(await this.events.insert(logId, next, task.taskId, event)); tries += 1) {
+      if (tries === SEQ_TRIES) throw new Error(`No free seq for an event of task ${task.taskId} after ${tries} tries`);
+      next += 1;
+    }
+    if (next !== first) {
+      const counter = { $max: { eventSeq: next } };
+      if (task.compositionId === undefined) await this.tasks.updateOne({ _id: task.taskId }, counter);
+      else await this.compositions.updateOne({ _id: task.compositionId }, counter);
+      if (ENDING_EVENTS.has(event.type)) await this.tasks.updateOne({ _id: task.taskId }, { $set: { endSeq: next } });
+    }
+    this.changes.logged(logId);
+  }
+}
