@@ -1,6 +1,6 @@
-// bench/store-reads: the hot reads of item 9 on the embedded FerretDB at 1k, 10k and 100k documents,
-// in the query shapes the service used before (one find with a filter, sort and limit) and as it
-// reads now (by `_id`, and from the in-memory directories), each as a ratio to the cost of one
+// bench/store-reads: the reads that serve requests, on the embedded FerretDB at 1k, 10k and 100k
+// documents, in the plain query shape (one find with a filter, sort and limit) and as the service
+// reads (by `_id`, and from the in-memory directories), each as a ratio to the cost of one
 // `findOne({_id})` on the same collection measured in the same run.
 //
 //   npx tsx bench/store-reads/run.ts [largest size, default 100000]   (a few minutes at 100k)
