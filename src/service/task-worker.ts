@@ -12,7 +12,7 @@ import {
 import { activeTracing } from '../ops/tracing';
 import type { Config } from '../config/config';
 import type { Logger } from '../ops/logger';
-import { activityLogContext } from '../tasks/activity-log-context';
+import { activityLogContext } from './activity-log-context';
 import { createActivities, type ActivityDeps } from '../../activities';
 
 export interface RunningWorker {
