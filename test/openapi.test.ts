@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Ajv2020 from 'ajv/dist/2020';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { OPERATIONS } from '../src/http/openapi';
+import { OPERATIONS } from '../src/service/openapi';
 import { agentRegistration, registerAgent } from './support/agents';
 import { call, expectError } from './support/http';
 import { useMcpServer } from './support/mcp-server';

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { openApiDocument } from '../http/openapi';
+import { openApiDocument } from '../service/openapi';
 import type { Metrics } from './metrics';
 import type { TemporalMetrics } from './temporal-metrics';
 import { ApiError, ErrorCode, UnavailableError, UnavailableReason } from '../http/errors';

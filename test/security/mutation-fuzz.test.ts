@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { ApiError, ErrorCode } from '../../src/http/errors';
-import { openApiDocument } from '../../src/http/openapi';
+import { openApiDocument } from '../../src/service/openapi';
 import { agentRegistration } from '../support/agents';
 import { call } from '../support/http';
 import { hs256Token, humanHeaders } from '../support/humans';
