@@ -21,6 +21,7 @@ import { MIGRATIONS } from './migrations';
 import { MIGRATIONS_COLLECTION, runMigrations } from './migrations/migration';
 import { createOpsRoutes } from './ops/health';
 import { serveOps } from './service/ops-server';
+import { openApiDocument } from './service/openapi';
 import { AGENT_CHANGE_CLAIMS_COLLECTION, AGENTS_COLLECTION, AgentStore } from './registry/agent-store';
 import { RecentAgents } from './registry/recent-agents';
 import { createRegistryRoutes } from './registry/routes';
@@ -159,7 +160,7 @@ export async function startService(
         { name: 'temporal', check: () => temporal.ping() },
       ],
       metrics,
-      { metricsToken: config.metricsToken, temporalMetrics: temporal.metrics },
+      { document: openApiDocument(), metricsToken: config.metricsToken, temporalMetrics: temporal.metrics },
     );
     let url: string | undefined;
     if (options.api) {

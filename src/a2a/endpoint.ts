@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
-import Router from '@koa/router';
 import type { Context } from 'koa';
 import { requirePrincipal, type Principal } from '../auth/principal';
 import { abandonedSignal } from '../http/abandoned-signal';
-import type { RouteModule } from '../http/route-module';
+import { DocumentedRouter, routeTable, type RouteModule } from '../http/route-module';
 import { visibleAgentOr404 } from '../registry/routes';
 import type { Agent } from '../registry/agent';
 import type { AgentStore } from '../registry/agent-store';
@@ -23,7 +22,7 @@ import type { TaskLauncher } from '../tasks/task-launcher';
 import { toTaskView } from '../tasks/task-views';
 import { A2A_PROTOCOL_VERSION } from '../agent-calls/a2a-protocol';
 import { a2aTask } from './a2a-task';
-import { JsonRpcCode, JsonRpcError, readRequest } from './json-rpc';
+import { JSON_RPC_REQUEST_SCHEMA, JsonRpcCode, JsonRpcError, readRequest } from './json-rpc';
 import { paramsOf, type MessagePart, type SendMessageParams } from './method-params';
 import { listTasks } from './task-list';
 import { streamTask, type TaskStreamDeps } from './task-stream';
@@ -40,6 +39,23 @@ export interface A2aEndpointDeps extends TaskStreamDeps {
   /** A message to a task waiting for input answers it, as `POST /tasks/{taskId}/input` does. */
   inputs: TaskInputDeps;
 }
+
+export const A2A_ENDPOINT_ROUTES = routeTable({
+  versioned: false,
+  operations: {
+    'POST /a2a/:agentId': {
+      summary:
+        "The agent's A2A 1.0 JSON-RPC endpoint (docs/a2a.md): SendMessage, SendStreamingMessage, GetTask, ListTasks, CancelTask and SubscribeToTask",
+      credential: 'any',
+      body: JSON_RPC_REQUEST_SCHEMA,
+      success: [
+        200,
+        'A JSON-RPC response: its result, or its error with an A2A or JSON-RPC code; for SendStreamingMessage and SubscribeToTask a text/event-stream of them',
+      ],
+      errors: { '404': 'AGENT_NOT_FOUND' },
+    },
+  },
+});
 
 /** A2A methods this endpoint does not offer: the spec's "not supported" errors, not "no such method". */
 const NOT_OFFERED: Record<string, number> = {
@@ -59,8 +75,8 @@ type Answer = { result: unknown } | { stream: TaskDocument };
  * caller's credential and the registry's visibility rules.
  */
 export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
-  const router = new Router();
-  router.post('/a2a/:agentId', async (ctx) => {
+  const router = new DocumentedRouter(A2A_ENDPOINT_ROUTES);
+  router.serve('POST /a2a/:agentId', async (ctx) => {
     const principal = requirePrincipal(ctx);
     const agent = await visibleAgentOr404(deps.agents, principal, ctx.params.agentId);
     let id: string | number | null = null;
@@ -166,7 +182,7 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
     return task;
   }
 
-  return { router, versioned: false };
+  return router.module();
 }
 
 /**

@@ -1,10 +1,26 @@
-import Router from '@koa/router';
 import type { Context } from 'koa';
-import type { RouteModule } from '../http/route-module';
+import { DocumentedRouter, routeTable, type RouteModule } from '../http/route-module';
 import { visibleAgentOr404 } from '../registry/routes';
 import type { AgentStore } from '../registry/agent-store';
 import type { AuthState } from '../auth/principal';
 import { agentCard, serviceCard } from './agent-card';
+
+export const AGENT_CARD_ROUTES = routeTable({
+  versioned: false,
+  operations: {
+    'GET /.well-known/agent-card.json': {
+      summary: "The service's own A2A Agent Card: a directory, whose skill is searching the registry",
+      credential: 'none',
+      success: [200, 'An A2A AgentCard'],
+    },
+    'GET /agents/:agentId/.well-known/agent-card.json': {
+      summary: "The agent's A2A 1.0 Agent Card (docs/a2a.md); a private agent's only to those who may see it",
+      credential: 'none',
+      success: [200, "An A2A AgentCard: its skills are the agent's tools"],
+      errors: { '404': 'AGENT_NOT_FOUND' },
+    },
+  },
+});
 
 /**
  * A2A Agent Cards: one per agent, at `/agents/{agentId}/.well-known/agent-card.json`, served to
@@ -12,15 +28,15 @@ import { agentCard, serviceCard } from './agent-card';
  * others, as GET /agents/{agentId} answers); and the service's own at `/.well-known/agent-card.json`.
  */
 export function createAgentCardRoutes(agents: Pick<AgentStore, 'findVisible'>): RouteModule {
-  const router = new Router();
-  router.get('/.well-known/agent-card.json', (ctx) => {
+  const router = new DocumentedRouter(AGENT_CARD_ROUTES);
+  router.serve('GET /.well-known/agent-card.json', (ctx) => {
     ctx.body = serviceCard(originOf(ctx));
   });
-  router.get('/agents/:agentId/.well-known/agent-card.json', async (ctx) => {
+  router.serve('GET /agents/:agentId/.well-known/agent-card.json', async (ctx) => {
     const principal = (ctx.state as AuthState).principal;
     ctx.body = agentCard(await visibleAgentOr404(agents, principal, ctx.params.agentId), originOf(ctx));
   });
-  return { router, versioned: false };
+  return router.module();
 }
 
 /** The service's origin as the caller reached it (Koa 3's `ctx.origin` is the request's Origin header). */

@@ -1,13 +1,12 @@
-import Router from '@koa/router';
 import type { Schema } from 'ajv';
-import type { RouteModule } from '../http/route-module';
+import { DocumentedRouter, routeTable, type RouteModule } from '../http/route-module';
 import { forbidden, notFound } from '../http/errors';
 import { validator } from '../http/validate';
 import type { ApiKeyStore } from './api-keys';
 import { PrincipalKind, requireKind, samePrincipal } from './principal';
 
 /** POST /keys: an optional note saying what the key is for; an unknown member is refused, as in every request. */
-export const KEY_CREATION_SCHEMA: Schema = {
+const KEY_CREATION_SCHEMA: Schema = {
   type: 'object',
   additionalProperties: false,
   properties: { description: { type: 'string', maxLength: 200 } },
@@ -15,14 +14,27 @@ export const KEY_CREATION_SCHEMA: Schema = {
 
 const checkKeyCreation = validator<{ description?: string }>(KEY_CREATION_SCHEMA, 'key request');
 
+export const KEY_ROUTES = routeTable({
+  versioned: true,
+  operations: {
+    'POST /keys': {
+      summary: 'Create a service API key (shown once, as apiKey and its alias key)',
+      credential: 'adminOrService',
+      body: KEY_CREATION_SCHEMA,
+      success: [201, 'The key'],
+    },
+    'DELETE /keys/:keyId': { summary: 'Revoke an API key', credential: 'adminOrService', success: [204, 'Revoked'] },
+  },
+});
+
 /**
  * Service keys: created by an admin or a service (docs/api.md, "Credentials and roles"), shown
  * once. An admin may revoke any key; a service the keys it created and its own.
  */
 export function createKeyRoutes(apiKeys: ApiKeyStore): RouteModule {
-  const router = new Router();
+  const router = new DocumentedRouter(KEY_ROUTES);
 
-  router.post('/keys', async (ctx) => {
+  router.serve('POST /keys', async (ctx) => {
     const principal = requireKind(ctx, PrincipalKind.ADMIN, PrincipalKind.SERVICE);
     const { description } = checkKeyCreation(ctx.request.body ?? {});
     const issued = await apiKeys.issue(PrincipalKind.SERVICE, undefined, description, principal);
@@ -39,7 +51,7 @@ export function createKeyRoutes(apiKeys: ApiKeyStore): RouteModule {
     };
   });
 
-  router.delete('/keys/:keyId', async (ctx) => {
+  router.serve('DELETE /keys/:keyId', async (ctx) => {
     const principal = requireKind(ctx, PrincipalKind.ADMIN, PrincipalKind.SERVICE);
     const record = await apiKeys.find(ctx.params.keyId);
     if (!record || record.revokedAt) throw notFound(`Key ${ctx.params.keyId}`);
@@ -50,5 +62,5 @@ export function createKeyRoutes(apiKeys: ApiKeyStore): RouteModule {
     ctx.status = 204;
   });
 
-  return { router, versioned: true };
+  return router.module();
 }

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { openApiDocument } from '../service/openapi';
+import { DocumentedRouter, routeTable } from '../http/route-module';
 import type { Metrics } from './metrics';
 import type { TemporalMetrics } from './temporal-metrics';
 import { ApiError, ErrorCode, UnavailableError, UnavailableReason } from '../http/errors';
@@ -37,18 +37,40 @@ function requireMetricsToken(token: string | undefined): (ctx: Context) => void 
   };
 }
 
+/** The routes every process serves without a credential, before authentication. */
+export const OPS_ROUTES = routeTable({
+  versioned: false,
+  operations: {
+    'GET /healthz': { summary: 'The process answers', credential: 'none', success: [200, 'Alive'] },
+    'GET /readyz': {
+      summary: 'MongoDB and Temporal answer (503 naming what is down)',
+      credential: 'none',
+      success: [200, 'Ready'],
+    },
+    'GET /metrics': {
+      summary: 'Prometheus metrics; with METRICS_TOKEN set, only for Authorization: Bearer <METRICS_TOKEN> (else 401)',
+      credential: 'none',
+      success: [200, 'Metrics in the Prometheus text format'],
+    },
+    'GET /openapi.json': { summary: 'This document', credential: 'none', success: [200, 'OpenAPI 3.1 document'] },
+  },
+});
+
+export interface OpsRoutesOptions {
+  /** The API's OpenAPI document, served as it is. */
+  document: object;
+  metricsToken?: string;
+  temporalMetrics?: TemporalMetrics;
+}
+
 /** GET /healthz (the process answers), GET /readyz (every dependency answers), GET /metrics, GET /openapi.json. */
-export function createOpsRoutes(
-  checks: ReadinessCheck[],
-  metrics: Metrics,
-  options: { metricsToken?: string; temporalMetrics?: TemporalMetrics } = {},
-): Router {
+export function createOpsRoutes(checks: ReadinessCheck[], metrics: Metrics, options: OpsRoutesOptions): Router {
   const checkMetricsToken = requireMetricsToken(options.metricsToken);
-  const router = new Router();
-  router.get('/healthz', (ctx) => {
+  const router = new DocumentedRouter(OPS_ROUTES);
+  router.serve('GET /healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
-  router.get('/readyz', async (ctx) => {
+  router.serve('GET /readyz', async (ctx) => {
     const results = await Promise.all(
       checks.map(async ({ name, check }) => ({ name, problem: await failureOf(check) })),
     );
@@ -62,17 +84,16 @@ export function createOpsRoutes(
     }
     ctx.body = { status: 'ready', checks: Object.fromEntries(results.map((result) => [result.name, 'ok'])) };
   });
-  const document = openApiDocument();
-  router.get('/openapi.json', (ctx) => {
-    ctx.body = document;
+  router.serve('GET /openapi.json', (ctx) => {
+    ctx.body = options.document;
   });
-  router.get('/metrics', async (ctx) => {
+  router.serve('GET /metrics', async (ctx) => {
     checkMetricsToken(ctx);
     ctx.type = metrics.registry.contentType;
     const [own, temporal] = await Promise.all([metrics.registry.metrics(), options.temporalMetrics?.text()]);
     ctx.body = temporal === undefined ? own : `${own}\n${temporal}`;
   });
-  return router;
+  return router.module().router;
 }
 
 async function failureOf(check: () => Promise<void>): Promise<string | undefined> {

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import Router from '@koa/router';
 import type { RouterContext } from '@koa/router';
 import type { ApiKeyStore } from '../auth/api-keys';
 import { PrincipalKind, requireKind, requirePrincipal, type Principal } from '../auth/principal';
 import { newSigningSecret } from '../auth/signing-secret';
-import type { RouteModule } from '../http/route-module';
+import { DocumentedRouter, routeTable, type RouteModule } from '../http/route-module';
 import { ApiError, ErrorCode, forbidden, invalid } from '../http/errors';
 import { validator } from '../http/validate';
 import { requireHttps } from '../agent-calls/outbound-guard';
@@ -14,6 +13,7 @@ import type { AgentDirectory } from './agent-directory';
 import type { AgentStore } from './agent-store';
 import { agentView } from './agent-view';
 import { importsCapabilities, type CapabilityImporter } from './capability-importer';
+import { documentedRegistrationSchema, documentedUpdateSchema } from './documented-schemas';
 import {
   AGENT_LIST_QUERY_SCHEMA,
   AGENT_REGISTRATION_SCHEMA,
@@ -49,6 +49,75 @@ const checkUpdate = validator<AgentUpdateFields>(AGENT_UPDATE_SCHEMA, 'agent upd
 const checkListQuery = validator<AgentListQuery>(AGENT_LIST_QUERY_SCHEMA, 'query string');
 const checkSearchQuery = validator<AgentSearchQuery>(AGENT_SEARCH_QUERY_SCHEMA, 'query string');
 
+/** The error answered when an MCP or A2A agent's capabilities cannot be read. */
+const CAPABILITY_IMPORT_ERROR = {
+  '422':
+    "CAPABILITY_IMPORT_FAILED: the MCP server's capabilities, or the A2A agent's card, could not be read; the message says what it did",
+};
+
+export const REGISTRY_ROUTES = routeTable({
+  versioned: true,
+  operations: {
+    'POST /agents': {
+      summary:
+        'Register an agent; apiKey and signingSecret are shown only here. An MCP agent without capabilities gets those its server lists',
+      credential: 'any',
+      body: documentedRegistrationSchema(),
+      success: [
+        201,
+        'The agent record with apiKey and signingSecret, and warnings [{capability, message}] naming the entries of an MCP server left out when its capabilities were read',
+      ],
+      errors: CAPABILITY_IMPORT_ERROR,
+    },
+    'GET /agents': {
+      summary: 'Agents visible to the caller, paged by limit and after',
+      credential: 'any',
+      query: AGENT_LIST_QUERY_SCHEMA,
+      success: [200, 'Array of agent records'],
+    },
+    'GET /agents/search': {
+      summary: 'Ranked search over names, descriptions and tools',
+      credential: 'any',
+      query: AGENT_SEARCH_QUERY_SCHEMA,
+      success: [200, 'Array of agent records, best match first'],
+    },
+    'GET /agents/:agentId': {
+      summary: 'One agent',
+      credential: 'any',
+      success: [
+        200,
+        'The agent record, with its protocol; its owner and admins also see owner, sharedWith, callbackUrl and headerNames',
+      ],
+    },
+    'PATCH /agents/:agentId': {
+      summary: 'Change an agent (owner or admin); checked like a registration',
+      credential: 'any',
+      body: documentedUpdateSchema(),
+      success: [200, 'The agent record'],
+    },
+    'POST /agents/:agentId/capabilities/refresh': {
+      summary:
+        "Read an MCP agent's capabilities from its server, or an A2A agent's from its card, again and store them (owner or admin); 409 for an acs agent",
+      credential: 'any',
+      success: [
+        200,
+        'The agent record with warnings [{capability, message}]; its version increases only when the capabilities changed',
+      ],
+      errors: CAPABILITY_IMPORT_ERROR,
+    },
+    'DELETE /agents/:agentId': {
+      summary: 'Delete an agent and revoke its keys (owner or admin)',
+      credential: 'any',
+      success: [204, 'Deleted'],
+    },
+    'POST /agents/:agentId/keys/rotate': {
+      summary: 'Issue a new agent key and signing secret; the old key stops working',
+      credential: 'any',
+      success: [200, 'The new apiKey and signingSecret'],
+    },
+  },
+});
+
 const DEFAULT_PAGE_SIZE = 50;
 /** Most agents a search ranks: candidates come from the directory's token index, never every agent. */
 const SEARCH_CANDIDATES = 1_000;
@@ -76,7 +145,7 @@ export async function visibleAgentOr404(
 /** /agents: registration, lookup, change and removal of agents. Served bare and under /v1. */
 export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
   const { agents, directory, apiKeys, rules, importCapabilities } = deps;
-  const router = new Router();
+  const router = new DocumentedRouter(REGISTRY_ROUTES);
 
   /** What an import changes of an agent: its capabilities, and the endpoint an A2A agent's card names, checked as a registered one is. */
   function importedInto({ capabilities, endpointUrl }: Awaited<ReturnType<CapabilityImporter>>, current: string) {
@@ -91,7 +160,7 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
     return { principal, agent: await visibleAgentOr404(agents, principal, ctx.params.agentId) };
   }
 
-  router.post('/agents', async (ctx) => {
+  router.serve('POST /agents', async (ctx) => {
     const principal = requireKind(ctx, PrincipalKind.ADMIN, PrincipalKind.SERVICE, PrincipalKind.HUMAN);
     const body = checkRegistration(ctx.request.body);
     // An MCP or A2A agent registered without capabilities gets its own, read once the rest is checked.
@@ -129,14 +198,14 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
     };
   });
 
-  router.get('/agents', async (ctx) => {
+  router.serve('GET /agents', async (ctx) => {
     const principal = requirePrincipal(ctx);
     const found = await directory.listVisible(principal, pageOf(checkListQuery(ctx.query)));
     ctx.body = found.map((agent) => agentView(agent, principal));
   });
 
   // Before /agents/:agentId, which would take "search" for an id.
-  router.get('/agents/search', async (ctx) => {
+  router.serve('GET /agents/search', async (ctx) => {
     const principal = requirePrincipal(ctx);
     const query = checkSearchQuery(ctx.query);
     if (!query.query?.trim() && query.capability === undefined) {
@@ -164,12 +233,12 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
     ctx.body = found.map((agent) => agentView(agent, principal));
   });
 
-  router.get('/agents/:agentId', async (ctx) => {
+  router.serve('GET /agents/:agentId', async (ctx) => {
     const { principal, agent } = await visibleAgent(ctx);
     ctx.body = agentView(agent, principal);
   });
 
-  router.patch('/agents/:agentId', async (ctx) => {
+  router.serve('PATCH /agents/:agentId', async (ctx) => {
     const { principal, agent } = await visibleAgent(ctx);
     if (!canManageAgent(principal, agent)) throw forbidden('Only the owner of an agent or an admin may change it');
     const update = checkUpdate(ctx.request.body);
@@ -192,7 +261,7 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
     ctx.body = agentView(updated, principal);
   });
 
-  router.post('/agents/:agentId/capabilities/refresh', async (ctx) => {
+  router.serve('POST /agents/:agentId/capabilities/refresh', async (ctx) => {
     const { principal, agent } = await visibleAgent(ctx);
     if (!canManageAgent(principal, agent))
       throw forbidden('Only the owner of an agent or an admin may refresh its capabilities');
@@ -216,7 +285,7 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
     ctx.body = { ...agentView(updated, principal), warnings };
   });
 
-  router.delete('/agents/:agentId', async (ctx) => {
+  router.serve('DELETE /agents/:agentId', async (ctx) => {
     const { principal, agent } = await visibleAgent(ctx);
     if (!canManageAgent(principal, agent)) throw forbidden('Only the owner of an agent or an admin may delete it');
     // Keys first: a key must never outlive its agent, even if the delete below fails.
@@ -225,7 +294,7 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
     ctx.status = 204;
   });
 
-  router.post('/agents/:agentId/keys/rotate', async (ctx) => {
+  router.serve('POST /agents/:agentId/keys/rotate', async (ctx) => {
     const { principal, agent } = await visibleAgent(ctx);
     if (!isTheAgent(principal, agent) && !canManageAgent(principal, agent))
       throw forbidden("Only the agent, its owner or an admin may rotate the agent's credentials");
@@ -239,5 +308,5 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
     ctx.body = { agentId: agent.id, apiKey: key, signingSecret };
   });
 
-  return { router, versioned: true };
+  return router.module();
 }

@@ -1,8 +1,7 @@
-import Router from '@koa/router';
 import type { Context } from 'koa';
 import { PrincipalKind, requireKind, requirePrincipal, type AuthState, type Principal } from '../auth/principal';
 import { ApiError, ErrorCode, forbidden, invalid, notFound } from '../http/errors';
-import type { RouteModule } from '../http/route-module';
+import { DocumentedRouter, routeTable, type RouteModule } from '../http/route-module';
 import { validator } from '../http/validate';
 import { CloseCode, messageFrame } from './frames';
 import { messageInput } from './message-input';
@@ -20,6 +19,7 @@ import {
   PARTICIPANT_QUERY_SCHEMA,
   PARTICIPANT_SCHEMA,
   ROOM_LIST_QUERY_SCHEMA,
+  SEND_MESSAGE_SCHEMA,
   type MessageHistoryQuery,
   type ParticipantQuery,
   type RoomListQuery,
@@ -42,12 +42,61 @@ const readParticipantQuery = validator<ParticipantQuery>(PARTICIPANT_QUERY_SCHEM
 const readRoomListQuery = validator<RoomListQuery>(ROOM_LIST_QUERY_SCHEMA, 'query');
 const readHistoryQuery = validator<MessageHistoryQuery>(MESSAGE_HISTORY_QUERY_SCHEMA, 'query');
 
+export const ROOM_ROUTES = routeTable({
+  versioned: false,
+  operations: {
+    'POST /rooms': {
+      summary: 'Create a room',
+      credential: 'adminOrService',
+      body: CREATE_ROOM_SCHEMA,
+      success: [201, 'The room record'],
+    },
+    'GET /rooms': {
+      summary: 'Public rooms',
+      credential: 'none',
+      query: ROOM_LIST_QUERY_SCHEMA,
+      success: [200, 'Array of room records'],
+    },
+    'GET /user/rooms': {
+      summary: 'Rooms the caller participates in',
+      credential: 'any',
+      query: ROOM_LIST_QUERY_SCHEMA,
+      success: [200, 'Array of room records'],
+    },
+    'GET /rooms/:roomId': { summary: 'One room', credential: 'none', success: [200, 'The room record'] },
+    'POST /rooms/:roomId/participants': {
+      summary: 'Add a participant (an agent the caller may see)',
+      credential: 'adminOrService',
+      body: PARTICIPANT_SCHEMA,
+      success: [201, 'The room record'],
+    },
+    'DELETE /rooms/:roomId/participants/:participantId': {
+      summary: 'Remove a participant (type says which when a human and an agent share the id)',
+      credential: 'adminOrService',
+      query: PARTICIPANT_QUERY_SCHEMA,
+      success: [200, 'The room record'],
+    },
+    'GET /rooms/:roomId/messages': {
+      summary: 'History: the newest limit messages before a message, or those after a seq',
+      credential: 'none',
+      query: MESSAGE_HISTORY_QUERY_SCHEMA,
+      success: [200, 'Array of messages, oldest first'],
+    },
+    'POST /rooms/:roomId/messages': {
+      summary: 'Send a message as the caller',
+      credential: 'any',
+      body: SEND_MESSAGE_SCHEMA,
+      success: [201, 'The stored message'],
+    },
+  },
+});
+
 /** Rooms and messages over HTTP (docs/api.md, "Rooms and messages"). Room paths are bare. */
 export function createRoomRoutes(deps: RoomRoutesDeps): RouteModule {
-  const router = new Router();
+  const router = new DocumentedRouter(ROOM_ROUTES);
   const readMessage = messageInput(deps.maxMessageChars);
 
-  router.post('/rooms', async (ctx) => {
+  router.serve('POST /rooms', async (ctx) => {
     const principal = requireKind(ctx, PrincipalKind.ADMIN, PrincipalKind.SERVICE);
     const body = readCreateRoom(ctx.request.body);
     if (body.participants.length > body.maxParticipants) {
@@ -63,12 +112,12 @@ export function createRoomRoutes(deps: RoomRoutesDeps): RouteModule {
     ctx.body = toRoomRecord(await deps.rooms.create(body, principal));
   });
 
-  router.get('/rooms', async (ctx) => {
+  router.serve('GET /rooms', async (ctx) => {
     const query = readRoomListQuery(ctx.query);
     ctx.body = (await deps.directory.listPublic(pageSize(query.limit), query.after)).map(toRoomRecord);
   });
 
-  router.get('/user/rooms', async (ctx) => {
+  router.serve('GET /user/rooms', async (ctx) => {
     const principal = requireKind(ctx, PrincipalKind.HUMAN, PrincipalKind.AGENT);
     const query = readRoomListQuery(ctx.query);
     ctx.body = (
@@ -76,11 +125,11 @@ export function createRoomRoutes(deps: RoomRoutesDeps): RouteModule {
     ).map(toRoomRecord);
   });
 
-  router.get('/rooms/:roomId', async (ctx) => {
+  router.serve('GET /rooms/:roomId', async (ctx) => {
     ctx.body = toRoomRecord(await readableRoom(ctx, deps, ctx.params.roomId));
   });
 
-  router.post('/rooms/:roomId/participants', async (ctx) => {
+  router.serve('POST /rooms/:roomId/participants', async (ctx) => {
     const { principal } = await manageableRoom(ctx, deps, ctx.params.roomId);
     const participant = readParticipant(ctx.request.body);
     await requireVisibleAgent(deps, principal, participant);
@@ -95,7 +144,7 @@ export function createRoomRoutes(deps: RoomRoutesDeps): RouteModule {
     ctx.body = toRoomRecord(room!);
   });
 
-  router.delete('/rooms/:roomId/participants/:participantId', async (ctx) => {
+  router.serve('DELETE /rooms/:roomId/participants/:participantId', async (ctx) => {
     const { room } = await manageableRoom(ctx, deps, ctx.params.roomId);
     const member = namedMember(room, ctx.params.participantId, readParticipantQuery(ctx.query).type);
     const { change, room: updated } = await deps.rooms.removeParticipant(room.id, member);
@@ -112,14 +161,14 @@ export function createRoomRoutes(deps: RoomRoutesDeps): RouteModule {
     ctx.body = toRoomRecord(updated!);
   });
 
-  router.get('/rooms/:roomId/messages', async (ctx) => {
+  router.serve('GET /rooms/:roomId/messages', async (ctx) => {
     const query = readHistoryQuery(ctx.query);
     const room = await readableRoom(ctx, deps, ctx.params.roomId);
     const cursor = await pageCursor(deps.messages, room.id, query);
     ctx.body = (await deps.messages.page(room.id, cursor, pageSize(query.limit))).map(messageFrame);
   });
 
-  router.post('/rooms/:roomId/messages', async (ctx) => {
+  router.serve('POST /rooms/:roomId/messages', async (ctx) => {
     const principal = requireKind(ctx, PrincipalKind.HUMAN, PrincipalKind.AGENT);
     const room = await readableRoom(ctx, deps, ctx.params.roomId);
     const body = readMessage(ctx.request.body);
@@ -128,7 +177,7 @@ export function createRoomRoutes(deps: RoomRoutesDeps): RouteModule {
     ctx.body = messageFrame(message);
   });
 
-  return { router, versioned: false };
+  return router.module();
 }
 
 /**

@@ -1,7 +1,6 @@
-import Router from '@koa/router';
 import type { Context } from 'koa';
 import { requirePrincipal, type Principal } from '../auth/principal';
-import type { RouteModule } from '../http/route-module';
+import { DocumentedRouter, routeTable, type RouteModule } from '../http/route-module';
 import { ApiError, ErrorCode, notFound } from '../http/errors';
 import { validator } from '../http/validate';
 import type { TaskEventStore } from '../task-events/event-store';
@@ -22,7 +21,7 @@ const EVENT_ID_PATTERN = '^(?:[^:]{1,256}:)?(?:0|[1-9][0-9]{0,14})$';
 const EVENT_ID = new RegExp(EVENT_ID_PATTERN);
 
 /** `?after=` and `?format=` of the event routes, as a query string carries them. */
-export const EVENTS_QUERY_SCHEMA = {
+const EVENTS_QUERY_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -31,6 +30,26 @@ export const EVENTS_QUERY_SCHEMA = {
   },
 } as const;
 const checkQuery = validator<{ after?: string; format?: 'json' }>(EVENTS_QUERY_SCHEMA, 'query string');
+
+export const TASK_EVENT_ROUTES = routeTable({
+  versioned: true,
+  operations: {
+    'GET /tasks/:taskId/events': {
+      summary:
+        "The task's event log as Server-Sent Events (stored, then live; resume with Last-Event-ID or after), or with format=json as an array",
+      credential: 'any',
+      query: EVENTS_QUERY_SCHEMA,
+      success: [200, 'text/event-stream of {seq, taskId, type, at, ...}, or an array of them'],
+    },
+    'GET /compositions/:compositionId/events': {
+      summary:
+        "The composition's event log, every task's, as Server-Sent Events with ids <taskId>:<seq>, or with format=json as an array",
+      credential: 'any',
+      query: EVENTS_QUERY_SCHEMA,
+      success: [200, 'text/event-stream of {seq, taskId, type, at, ...}, or an array of them'],
+    },
+  },
+});
 
 /** Where the stream starts: after `?after=`, else after `Last-Event-ID` (a reconnecting EventSource), else at the first event. */
 function cursorOf(ctx: Context, after: string | undefined): number {
@@ -52,7 +71,7 @@ function outlineOf({ seq, taskId, type, at }: TaskEvent): Pick<TaskEvent, 'seq' 
 /** `GET /tasks/{taskId}/events` and `GET /compositions/{compositionId}/events`: a task's event log, stored then live. */
 export function createTaskEventRoutes(deps: TaskEventRoutesDeps): RouteModule {
   const { taskStore, eventStore } = deps;
-  const router = new Router();
+  const router = new DocumentedRouter(TASK_EVENT_ROUTES);
 
   async function answer(
     ctx: Context,
@@ -79,7 +98,7 @@ export function createTaskEventRoutes(deps: TaskEventRoutesDeps): RouteModule {
     });
   }
 
-  router.get('/tasks/:taskId/events', async (ctx) => {
+  router.serve('GET /tasks/:taskId/events', async (ctx) => {
     const principal = requirePrincipal(ctx);
     const task = readableTask(principal, await taskStore.find(ctx.params.taskId), ctx.params.taskId);
     const source: LogSource =
@@ -95,7 +114,7 @@ export function createTaskEventRoutes(deps: TaskEventRoutesDeps): RouteModule {
     );
   });
 
-  router.get('/compositions/:compositionId/events', async (ctx) => {
+  router.serve('GET /compositions/:compositionId/events', async (ctx) => {
     const principal = requirePrincipal(ctx);
     const composition = await taskStore.findComposition(ctx.params.compositionId);
     // Unknown to a caller who may not read it, as GET /compositions/{compositionId} does.
@@ -110,7 +129,7 @@ export function createTaskEventRoutes(deps: TaskEventRoutesDeps): RouteModule {
     );
   });
 
-  return { router, versioned: true };
+  return router.module();
 }
 
 function readableIds(principal: Principal, tasks: TaskDocument[]): Set<string> {

@@ -1,8 +1,7 @@
-import Router from '@koa/router';
 import type { Context } from 'koa';
 import { requirePrincipal } from '../auth/principal';
 import { abandonedSignal } from '../http/abandoned-signal';
-import type { RouteModule } from '../http/route-module';
+import { DocumentedRouter, routeTable, type RouteModule } from '../http/route-module';
 import { ApiError, ErrorCode, notFound } from '../http/errors';
 import { validator } from '../http/validate';
 import { canReadComposition, readableTask } from './task-access';
@@ -46,6 +45,55 @@ const checkReport = validator<AgentReportBody>(AGENT_REPORT_SCHEMA, 'task report
 const checkLookup = validator<TaskLookupQuery>(TASK_LOOKUP_QUERY_SCHEMA, 'query string');
 const checkInput = validator<TaskInputBody>(TASK_INPUT_SCHEMA, 'task input');
 
+export const TASK_ROUTES = routeTable({
+  versioned: true,
+  operations: {
+    'POST /tasks': {
+      summary: 'Create a task; checks run before anything starts; Idempotency-Key makes a repeat answer the same task',
+      credential: 'any',
+      body: TASK_REQUEST_SCHEMA,
+      success: [202, '{taskId, status: "pending"} with Location'],
+    },
+    'POST /tasks/compose': {
+      summary: 'Create a composition of tasks with parents and pending arguments',
+      credential: 'any',
+      body: COMPOSITION_REQUEST_SCHEMA,
+      success: [202, 'Array of {taskId, status, compositionId} in input order'],
+    },
+    'GET /tasks/:taskId': {
+      summary:
+        'A task: status, phase, result or error (creator, executing agent, admin); with waitMs (up to 30000), a pending task is answered once it ends',
+      credential: 'any',
+      query: TASK_LOOKUP_QUERY_SCHEMA,
+      success: [200, 'The task'],
+    },
+    'POST /tasks/:taskId/result': {
+      summary: "The executing agent's report on a task it answered 202 to",
+      credential: 'any',
+      body: AGENT_REPORT_SCHEMA,
+      success: [200, '{taskId, status}'],
+    },
+    'POST /tasks/:taskId/input': {
+      summary:
+        "A person's answer to the task's input request (creator, a person in the task's room, admin); checked against its inputSchema; 409 once answered",
+      credential: 'any',
+      body: TASK_INPUT_SCHEMA,
+      success: [200, '{taskId, status: "pending", requestId}'],
+    },
+    'POST /tasks/:taskId/cancel': {
+      summary:
+        'Cancel a pending task (creator or admin); dependants fail, delegated tasks are cancelled; 409 once ended',
+      credential: 'any',
+      success: [200, '{taskId, status: "cancelled"}'],
+    },
+    'GET /compositions/:compositionId': {
+      summary: 'A composition and its tasks',
+      credential: 'any',
+      success: [200, 'The composition'],
+    },
+  },
+});
+
 /** /tasks and /compositions: creation, composition and lookup of tasks. Served bare and under /v1. */
 export function createTaskRoutes({
   launcher,
@@ -57,11 +105,11 @@ export function createTaskRoutes({
   maxCompositionSize,
   inputs,
 }: TaskRoutesDeps): RouteModule {
-  const router = new Router();
+  const router = new DocumentedRouter(TASK_ROUTES);
   const idempotencyOf = (ctx: Context, route: string, body: unknown) =>
     idempotencyKeys.forRequest(requirePrincipal(ctx), ctx.get(IDEMPOTENCY_KEY_HEADER) || undefined, route, body);
 
-  router.post('/tasks', async (ctx) => {
+  router.serve('POST /tasks', async (ctx) => {
     const principal = requirePrincipal(ctx);
     const request = checkTask(ctx.request.body);
     const taskId = await launcher.launchTask(principal, request, { idempotency: idempotencyOf(ctx, 'task', request) });
@@ -70,7 +118,7 @@ export function createTaskRoutes({
     ctx.body = { taskId, status: TaskStatus.PENDING };
   });
 
-  router.post('/tasks/compose', async (ctx) => {
+  router.serve('POST /tasks/compose', async (ctx) => {
     const principal = requirePrincipal(ctx);
     const body = ctx.request.body;
     if (Array.isArray(body) && body.length > maxCompositionSize) {
@@ -92,7 +140,7 @@ export function createTaskRoutes({
 
   // With waitMs, a pending task is answered once it ends (or when waitMs ran out, still pending).
   // A task the caller may not read is answered as an unknown one: a 403 would tell that the id exists.
-  router.get('/tasks/:taskId', async (ctx) => {
+  router.serve('GET /tasks/:taskId', async (ctx) => {
     const principal = requirePrincipal(ctx);
     const waitMs = Number(checkLookup(ctx.query).waitMs ?? 0);
     const readable = (task: TaskDocument | null): TaskDocument => readableTask(principal, task, ctx.params.taskId);
@@ -103,22 +151,22 @@ export function createTaskRoutes({
     ctx.body = toTaskView(task);
   });
 
-  router.post('/tasks/:taskId/result', async (ctx) => {
+  router.serve('POST /tasks/:taskId/result', async (ctx) => {
     const principal = requirePrincipal(ctx);
     ctx.body = await deliverReport(inputs, principal, ctx.params.taskId, checkReport(ctx.request.body));
   });
 
-  router.post('/tasks/:taskId/input', async (ctx) => {
+  router.serve('POST /tasks/:taskId/input', async (ctx) => {
     const principal = requirePrincipal(ctx);
     ctx.body = await answerInput(inputs, principal, ctx.params.taskId, checkInput(ctx.request.body));
   });
 
-  router.post('/tasks/:taskId/cancel', async (ctx) => {
+  router.serve('POST /tasks/:taskId/cancel', async (ctx) => {
     const principal = requirePrincipal(ctx);
     ctx.body = await cancelTask({ taskStore, claims, temporal }, principal, ctx.params.taskId);
   });
 
-  router.get('/compositions/:compositionId', async (ctx) => {
+  router.serve('GET /compositions/:compositionId', async (ctx) => {
     const principal = requirePrincipal(ctx);
     const composition = await taskStore.findComposition(ctx.params.compositionId);
     // Unknown to a caller who may not read it, as GET /tasks/{taskId} does.
@@ -127,5 +175,5 @@ export function createTaskRoutes({
     ctx.body = toCompositionView(composition, principal);
   });
 
-  return { router, versioned: true };
+  return router.module();
 }
