@@ -4,37 +4,29 @@ import type { IndexDescription } from 'mongodb';
 import type Router from '@koa/router';
 import { ApiKeyStore, API_KEYS_COLLECTION } from './auth/api-keys';
 import { Authenticator } from './auth/authenticate';
-import { createKeyRoutes } from './auth/key-routes';
-import { createAgentCardRoutes } from './a2a/routes';
-import { createA2aEndpoint } from './a2a/endpoint';
 import { HumanTokenVerifier } from './auth/human-tokens';
 import { secretBoxOf } from './auth/secret-box';
 import type { Config } from './config/config';
 import type { Endpoints } from './embedded/stack';
 import { answerClientErrors } from './http/client-errors';
+import { apiModules } from './service/api-modules';
 import { createApp } from './service/app';
-import { type RouteModule } from './http/route-module';
 import { closeServer, listen } from './http/listen';
 import { capConnectionsPerAddress } from './limits/connection-cap';
 import { createLimits } from './limits/limits';
 import { MIGRATIONS } from './migrations';
 import { MIGRATIONS_COLLECTION, runMigrations } from './migrations/migration';
-import { createOpsRoutes } from './ops/health';
+import { createOpsRoutes } from './service/ops-routes';
 import { serveOps } from './service/ops-server';
 import { openApiDocument } from './service/openapi';
 import { AGENT_CHANGE_CLAIMS_COLLECTION, AGENTS_COLLECTION, AgentStore } from './registry/agent-store';
 import { RecentAgents } from './registry/recent-agents';
-import { createRegistryRoutes } from './registry/routes';
-import { capabilityImporter } from './service/capability-importers';
-import { outboundDispatcher } from './agent-calls/outbound-guard';
 import { AgentDirectory } from './registry/agent-directory';
 import { UserSchemaCompiler } from './registry/user-schemas';
 import type { Logger } from './ops/logger';
 import { createMetrics, type Metrics } from './ops/metrics';
-import { createTaskRoutes } from './tasks/routes';
 import { TaskEventFeeds } from './task-events/event-feeds';
 import { TASK_EVENTS_COLLECTION, TaskEventStore } from './task-events/event-store';
-import { createTaskEventRoutes } from './tasks/event-routes';
 import { TaskChanges } from './tasks/task-changes';
 import { watchEndedRuns } from './tasks/ended-runs';
 import { COMPOSITIONS_COLLECTION, TASKS_COLLECTION } from './tasks/task-document';
@@ -246,51 +238,24 @@ async function serveApi(
   // One feed per log in this process, read by the task event streams and A2A's alike.
   const feeds = new TaskEventFeeds(taskStore, eventStore, taskChanges.logs, logger.child({ component: 'task-events' }));
   const streamsOpen = metrics.eventStreamsOpen;
-  const modules: RouteModule[] = [
-    createRegistryRoutes({
-      agents,
-      directory,
-      apiKeys,
-      rules: { allowInsecureAgentUrls: config.allowInsecureAgentUrls, compiler: schemas },
-      importCapabilities: capabilityImporter(
-        {
-          dispatcher: outboundDispatcher({
-            allowPrivate: config.allowPrivateAgentUrls,
-            connectTimeoutMs: config.agentCallTimeoutMs,
-          }),
-          timeoutMs: config.agentCallTimeoutMs,
-          maxReplyBytes: config.maxBodyBytes,
-        },
-        schemas,
-      ),
-    }),
-    createKeyRoutes(apiKeys),
-    createAgentCardRoutes(agents),
-    createA2aEndpoint({
-      agents,
-      launcher,
-      taskStore,
-      claims,
-      waits,
-      temporal,
-      idempotencyKeys,
-      inputs,
-      feeds,
-      streamsOpen,
-    }),
-    createTaskRoutes({
-      launcher,
-      taskStore,
-      claims,
-      waits,
-      idempotencyKeys,
-      temporal,
-      maxCompositionSize: config.maxCompositionSize,
-      inputs,
-    }),
-    createTaskEventRoutes({ taskStore, eventStore, feeds, streamsOpen }),
-    rooms.routes,
-  ];
+  const modules = apiModules({
+    config,
+    agents,
+    directory,
+    apiKeys,
+    schemas,
+    launcher,
+    taskStore,
+    claims,
+    waits,
+    temporal,
+    idempotencyKeys,
+    inputs,
+    feeds,
+    eventStore,
+    streamsOpen,
+    roomRoutes: rooms.routes,
+  });
   const app = createApp({
     logger: logger.child({ component: 'http' }),
     metrics,

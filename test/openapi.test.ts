@@ -4,19 +4,14 @@ import type Router from '@koa/router';
 import type Koa from 'koa';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { createA2aEndpoint } from '../src/a2a/endpoint';
-import { createAgentCardRoutes } from '../src/a2a/routes';
-import { createKeyRoutes } from '../src/auth/key-routes';
+import { apiModules, type ApiParts } from '../src/service/api-modules';
 import { createApp } from '../src/service/app';
 import type { RouteModule } from '../src/http/route-module';
-import { createOpsRoutes } from '../src/ops/health';
+import { createOpsRoutes } from '../src/service/ops-routes';
 import { createLogger } from '../src/ops/logger';
 import { createMetrics } from '../src/ops/metrics';
-import { createRegistryRoutes } from '../src/registry/routes';
 import { createRoomRoutes } from '../src/rooms/routes';
 import { documentedPath, openApiDocument } from '../src/service/openapi';
-import { createTaskEventRoutes } from '../src/tasks/event-routes';
-import { createTaskRoutes } from '../src/tasks/routes';
 import { agentRegistration, registerAgent } from './support/agents';
 import { call, expectError } from './support/http';
 import { useMcpServer } from './support/mcp-server';
@@ -35,19 +30,17 @@ function tools(server: McpServer): void {
     }));
 }
 
-/** Dependencies no handler is called with: the routes are only walked. */
-const standIn = {} as never;
+/**
+ * Dependencies no handler is called with: the routes are only walked. Whatever is read of it, or
+ * called on it while the modules are built, is the stand-in again.
+ */
+const standIn: never = new Proxy(() => undefined, { get: () => standIn, apply: () => standIn }) as never;
 
-/** Every route module the service mounts, as src/service.ts builds them. */
-const apiModules = (): RouteModule[] => [
-  createRegistryRoutes(standIn),
-  createKeyRoutes(standIn),
-  createAgentCardRoutes(standIn),
-  createA2aEndpoint(standIn),
-  createTaskRoutes(standIn),
-  createTaskEventRoutes(standIn),
-  createRoomRoutes(standIn),
-];
+/** Every route module the service mounts, from the assembly's own list. */
+const mountedModules = (): RouteModule[] => {
+  const roomRoutes = createRoomRoutes(standIn);
+  return apiModules(new Proxy({} as ApiParts, { get: (_parts, key) => (key === 'roomRoutes' ? roomRoutes : standIn) }));
+};
 
 /** `METHOD /path` of every route the app serves, read from its routers' layers (the /v1 copies included). */
 function servedRoutes(app: Koa): string[] {
@@ -75,7 +68,7 @@ describe('the OpenAPI document and the routes the app serves', () => {
     authenticator: { middleware: () => (_ctx: unknown, next: () => Promise<void>) => next() } as never,
     limits: standIn,
     opsRouter: createOpsRoutes([], metrics, { document: {} }),
-    modules: apiModules(),
+    modules: mountedModules(),
     errorMappers: [],
   });
 

@@ -9,7 +9,7 @@ import {
   type RouteKey,
   type RouteTable,
 } from '../http/route-module';
-import { OPS_ROUTES } from '../ops/health';
+import { OPS_ROUTES } from './ops-routes';
 import { REGISTRY_ROUTES } from '../registry/routes';
 import { ROOM_ROUTES } from '../rooms/routes';
 import { TASK_EVENT_ROUTES } from '../tasks/event-routes';

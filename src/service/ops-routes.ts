@@ -2,8 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { DocumentedRouter, routeTable } from '../http/route-module';
-import type { Metrics } from './metrics';
-import type { TemporalMetrics } from './temporal-metrics';
+import type { Metrics } from '../ops/metrics';
+import type { TemporalMetrics } from '../ops/temporal-metrics';
 import { ApiError, ErrorCode, UnavailableError, UnavailableReason } from '../http/errors';
 
 /** A dependency the service needs to do useful work; `/readyz` asks each one. */

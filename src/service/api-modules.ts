@@ -1,0 +1,115 @@
+import type { Gauge } from 'prom-client';
+import { createA2aEndpoint } from '../a2a/endpoint';
+import { createAgentCardRoutes } from '../a2a/routes';
+import { outboundDispatcher } from '../agent-calls/outbound-guard';
+import type { ApiKeyStore } from '../auth/api-keys';
+import { createKeyRoutes } from '../auth/key-routes';
+import type { Config } from '../config/config';
+import type { RouteModule } from '../http/route-module';
+import type { AgentDirectory } from '../registry/agent-directory';
+import type { AgentStore } from '../registry/agent-store';
+import { createRegistryRoutes } from '../registry/routes';
+import type { UserSchemaCompiler } from '../registry/user-schemas';
+import type { TaskEventFeeds } from '../task-events/event-feeds';
+import type { TaskEventStore } from '../task-events/event-store';
+import { createTaskEventRoutes } from '../tasks/event-routes';
+import type { IdempotencyKeys } from '../tasks/idempotency-keys';
+import { createTaskRoutes } from '../tasks/routes';
+import type { TaskClaims } from '../tasks/task-claims';
+import type { TaskInputDeps } from '../tasks/task-inputs';
+import type { TaskLauncher } from '../tasks/task-launcher';
+import type { TaskStore } from '../tasks/task-store';
+import type { TaskWaits } from '../tasks/task-waits';
+import type { TemporalHandle } from '../tasks/temporal-client';
+import { capabilityImporter } from './capability-importers';
+
+/** The parts of one API process that its route modules are built from. */
+export interface ApiParts {
+  config: Config;
+  agents: AgentStore;
+  directory: AgentDirectory;
+  apiKeys: ApiKeyStore;
+  schemas: UserSchemaCompiler;
+  launcher: TaskLauncher;
+  taskStore: TaskStore;
+  claims: TaskClaims;
+  waits: TaskWaits;
+  temporal: TemporalHandle;
+  idempotencyKeys: IdempotencyKeys;
+  inputs: TaskInputDeps;
+  feeds: TaskEventFeeds;
+  eventStore: TaskEventStore;
+  /** Counts the open event streams, the task events' and A2A's alike. */
+  streamsOpen: Gauge;
+  /** The rooms' routes, which the rooms build with their WebSocket. */
+  roomRoutes: RouteModule;
+}
+
+/**
+ * Every route module the API mounts, in the order the app tries them. The OpenAPI test builds the
+ * app from this same list, so a module mounted here and missing from the document fails it.
+ */
+export function apiModules({
+  config,
+  agents,
+  directory,
+  apiKeys,
+  schemas,
+  launcher,
+  taskStore,
+  claims,
+  waits,
+  temporal,
+  idempotencyKeys,
+  inputs,
+  feeds,
+  eventStore,
+  streamsOpen,
+  roomRoutes,
+}: ApiParts): RouteModule[] {
+  return [
+    createRegistryRoutes({
+      agents,
+      directory,
+      apiKeys,
+      rules: { allowInsecureAgentUrls: config.allowInsecureAgentUrls, compiler: schemas },
+      importCapabilities: capabilityImporter(
+        {
+          dispatcher: outboundDispatcher({
+            allowPrivate: config.allowPrivateAgentUrls,
+            connectTimeoutMs: config.agentCallTimeoutMs,
+          }),
+          timeoutMs: config.agentCallTimeoutMs,
+          maxReplyBytes: config.maxBodyBytes,
+        },
+        schemas,
+      ),
+    }),
+    createKeyRoutes(apiKeys),
+    createAgentCardRoutes(agents),
+    createA2aEndpoint({
+      agents,
+      launcher,
+      taskStore,
+      claims,
+      waits,
+      temporal,
+      idempotencyKeys,
+      inputs,
+      feeds,
+      streamsOpen,
+    }),
+    createTaskRoutes({
+      launcher,
+      taskStore,
+      claims,
+      waits,
+      idempotencyKeys,
+      temporal,
+      maxCompositionSize: config.maxCompositionSize,
+      inputs,
+    }),
+    createTaskEventRoutes({ taskStore, eventStore, feeds, streamsOpen }),
+    roomRoutes,
+  ];
+}
