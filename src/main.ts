@@ -7,7 +7,8 @@ import { ensurePortsFree, PortTakenError, type ExitStatus, type ManagedProcess }
 import { embeddedPorts, startEmbeddedStack, type EmbeddedStack, type Endpoints } from './embedded/stack';
 import { createLogger } from './ops/logger';
 import { activeTracing } from './ops/tracing';
-import { SERVICE_COLLECTIONS, startService, type RunningService, type ServiceOptions } from './service';
+import { startService, type RunningService, type ServiceOptions } from './service';
+import { SERVICE_COLLECTIONS } from './service/collections';
 
 export interface MainOptions extends ServiceOptions {
   /** Start the Temporal dev server and FerretDB for what TEMPORAL_ADDRESS / MONGODB_URI leave unset. */

@@ -1,8 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { IndexDescription } from 'mongodb';
 import type Router from '@koa/router';
-import { ApiKeyStore, API_KEYS_COLLECTION } from './auth/api-keys';
+import { ApiKeyStore } from './auth/api-keys';
 import { Authenticator } from './auth/authenticate';
 import { HumanTokenVerifier } from './auth/human-tokens';
 import { secretBoxOf } from './auth/secret-box';
@@ -15,45 +14,33 @@ import { closeServer, listen } from './http/listen';
 import { capConnectionsPerAddress } from './limits/connection-cap';
 import { createLimits } from './limits/limits';
 import { MIGRATIONS } from './migrations';
-import { MIGRATIONS_COLLECTION, runMigrations } from './migrations/migration';
+import { runMigrations } from './migrations/migration';
 import { createOpsRoutes } from './service/ops-routes';
 import { serveOps } from './service/ops-server';
 import { openApiDocument } from './service/openapi';
-import { AGENT_CHANGE_CLAIMS_COLLECTION, AGENTS_COLLECTION, AgentStore } from './registry/agent-store';
+import { AgentStore } from './registry/agent-store';
 import { RecentAgents } from './registry/recent-agents';
 import { AgentDirectory } from './registry/agent-directory';
 import { UserSchemaCompiler } from './registry/user-schemas';
 import type { Logger } from './ops/logger';
 import { createMetrics, type Metrics } from './ops/metrics';
 import { TaskEventFeeds } from './task-events/event-feeds';
-import { TASK_EVENTS_COLLECTION, TaskEventStore } from './task-events/event-store';
+import { TaskEventStore } from './task-events/event-store';
 import { TaskChanges } from './tasks/task-changes';
 import { watchEndedRuns } from './tasks/ended-runs';
-import { COMPOSITIONS_COLLECTION, TASKS_COLLECTION } from './tasks/task-document';
-import { REPORTED_OUTCOMES_COLLECTION, TASK_INPUTS_COLLECTION, TaskClaims } from './tasks/task-claims';
+import { TaskClaims } from './tasks/task-claims';
 import { TaskStore } from './tasks/task-store';
 import { TaskWaits } from './tasks/task-waits';
 import { TaskLauncher } from './tasks/task-launcher';
-import { IDEMPOTENCY_KEYS_COLLECTION, IdempotencyKeys } from './tasks/idempotency-keys';
+import { IdempotencyKeys } from './tasks/idempotency-keys';
 import { startTaskWorker, type RunningWorker } from './service/task-worker';
 import { connectTemporal, temporalErrors, type TemporalHandle } from './tasks/temporal-client';
 import { createRooms } from './rooms/rooms';
-import {
-  MESSAGE_ALIASES_COLLECTION,
-  MESSAGES_COLLECTION,
-  MessageStore,
-  SEQUENCES_COLLECTION,
-} from './rooms/message-store';
-import { ROOMS_COLLECTION, RoomStore } from './rooms/room-store';
+import { RoomStore } from './rooms/room-store';
 import { startRoomDelivery } from './service/room-delivery-worker';
 import { RoomTaskRequests } from './room-tasks/room-task-requests';
-import {
-  PRESENCE_PROCESSES_COLLECTION,
-  SOCKET_PRESENCE_COLLECTION,
-  SocketPresence,
-} from './room-tasks/socket-presence';
-import { CHANGE_COUNTERS_COLLECTION, CHANGES_COLLECTION } from './store/change-log';
 import { Store } from './store/mongo';
+import { SERVICE_COLLECTIONS } from './service/collections';
 
 export interface ServiceOptions {
   /** Serve the HTTP API and WebSocket on config.port. */
@@ -67,28 +54,6 @@ export interface RunningService {
   url?: string;
   stop(): Promise<void>;
 }
-
-/** Every collection the service keeps, with its secondary indexes. */
-export const SERVICE_COLLECTIONS: ReadonlyArray<{ name: string; indexes: IndexDescription[] }> = [
-  { name: API_KEYS_COLLECTION, indexes: ApiKeyStore.indexes() },
-  { name: AGENTS_COLLECTION, indexes: AgentStore.indexes() },
-  { name: AGENT_CHANGE_CLAIMS_COLLECTION, indexes: [] },
-  { name: CHANGE_COUNTERS_COLLECTION, indexes: [] },
-  { name: CHANGES_COLLECTION, indexes: [] },
-  { name: TASKS_COLLECTION, indexes: TaskStore.indexes() },
-  { name: COMPOSITIONS_COLLECTION, indexes: [] },
-  { name: REPORTED_OUTCOMES_COLLECTION, indexes: [] },
-  { name: TASK_INPUTS_COLLECTION, indexes: [] },
-  { name: TASK_EVENTS_COLLECTION, indexes: TaskEventStore.indexes() },
-  { name: IDEMPOTENCY_KEYS_COLLECTION, indexes: [] },
-  { name: ROOMS_COLLECTION, indexes: RoomStore.indexes() },
-  { name: MESSAGES_COLLECTION, indexes: MessageStore.indexes() },
-  { name: SEQUENCES_COLLECTION, indexes: [] },
-  { name: MESSAGE_ALIASES_COLLECTION, indexes: [] },
-  { name: MIGRATIONS_COLLECTION, indexes: [] },
-  { name: SOCKET_PRESENCE_COLLECTION, indexes: SocketPresence.indexes() },
-  { name: PRESENCE_PROCESSES_COLLECTION, indexes: [] },
-];
 
 /** Connects to MongoDB and Temporal and starts the parts of the service `options` asks for. */
 export async function startService(

@@ -1,5 +1,5 @@
 import { MongoClient } from 'mongodb';
-import { SERVICE_COLLECTIONS } from '../src/service';
+import { SERVICE_COLLECTIONS } from '../src/service/collections';
 import { testStack } from './support/test-stack';
 
 // The test stack's FerretDB is prepared as `npm start` prepares the embedded one (src/embedded/ferretdb-id-index.ts).

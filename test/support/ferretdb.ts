@@ -1,6 +1,6 @@
 import { startFerretDb, type FerretDbOptions } from '../../src/embedded/ferretdb';
 import type { ManagedProcess } from '../../src/embedded/managed-process';
-import { SERVICE_COLLECTIONS } from '../../src/service';
+import { SERVICE_COLLECTIONS } from '../../src/service/collections';
 
 /** FerretDB as `npm start` prepares it for the service: its collections created and their `_id` lookups indexed. */
 export function startServiceFerretDb(
