@@ -35,7 +35,7 @@ export async function startTrivialAgent(): Promise<{
   };
 }
 
-/** The same signed POST the router's callAgent activity sends, without the router around it. */
+/** The same signed POST the service's callAgent activity sends, without the service around it. */
 export function directCaller(url: string, signingSecret: string) {
   const dispatcher = outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 5_000 });
   return async function callAgentOnce(taskId: string): Promise<unknown> {
@@ -75,7 +75,7 @@ function ended(verdict: McpCallVerdict): McpCallVerdict {
   return verdict;
 }
 
-/** The service's own MCP call (activities/mcp-call.ts) without the router around it: a session per call. */
+/** The service's own MCP call (activities/mcp-call.ts) without the service around it: a session per call. */
 export function directMcpCaller(url: string) {
   const agent = {
     id: 'bench-mcp',

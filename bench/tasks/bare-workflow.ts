@@ -1,4 +1,4 @@
-// The floor Temporal itself sets: one workflow, one activity making the same agent call as the router.
+// The floor Temporal itself sets: one workflow, one activity making the same agent call as the service.
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { BareActivities } from './agent-call';
 
@@ -6,7 +6,7 @@ const callOptions = { startToCloseTimeout: '30 seconds', retry: { maximumAttempt
 const { callAgentOnce } = proxyActivities<BareActivities>(callOptions);
 const local = proxyLocalActivities<BareActivities>(callOptions);
 
-/** (b): the call as a regular activity, the primitive the router uses. */
+/** (b): the call as a regular activity, the primitive the service uses. */
 export async function bareTaskWorkflow(taskId: string): Promise<unknown> {
   return callAgentOnce(taskId);
 }

@@ -1,4 +1,4 @@
-// bench/tasks: what the router adds over a bare Temporal workflow and over calling the agent directly,
+// bench/tasks: what the service adds over a bare Temporal workflow and over calling the agent directly,
 // and what calling the agent over MCP adds to a task. Starts its own stack (Temporal dev server with
 // WAL + synchronous=normal, FerretDB, the service as `npm start` runs it) on free loopback ports.
 // Run: npx tsx bench/tasks/run.ts [--write] [--sqlite-defaults] [--tracing]
@@ -39,7 +39,7 @@ const BARE_QUEUE = 'bench-bare';
 const ROUNDS = 2;
 /**
  * Tasks run one at a time, each after a pause in which the last one's workflow finishes: the latency
- * the router adds to a task, apart from the CPU it shares with the tasks around it.
+ * the service adds to a task, apart from the CPU it shares with the tasks around it.
  */
 const ALONE_TASKS = 60;
 const ALONE_PAUSE_MS = 150;
@@ -196,7 +196,7 @@ async function main(): Promise<void> {
           throw new Error(`task ${taskId} ended ${task.status}: ${JSON.stringify(task.error)}`);
       }
     };
-    const viaRouter = async () => {
+    const viaService = async () => {
       const { taskId, sent, accepted, indexedCompleted, observed } = await runTask(agent.agentId, 'bench');
       if (profiling) {
         profile.accepted += accepted - sent;
@@ -207,7 +207,7 @@ async function main(): Promise<void> {
       }
     };
     /** (d): the same task on the MCP agent; its text names it in the agent's records. */
-    const viaRouterOverMcp = async (text: string) => {
+    const viaServiceOverMcp = async (text: string) => {
       const { sent, accepted, indexedCompleted, observed } = await runTask(mcpBenchAgent.agentId, text);
       if (profiling) mcpProfile.set(text, { sent, accepted, indexedCompleted, observed });
     };
@@ -298,8 +298,8 @@ async function main(): Promise<void> {
       await measure(10, 2, (n) => direct(`warm-${n}`));
       await measure(10, 2, (n) => bare(`warm-bare-${n}`));
       await measure(10, 2, (n) => bareLocal(`warm-bare-local-${n}`));
-      await measure(10, 2, viaRouter);
-      await measure(10, 2, (n) => viaRouterOverMcp(`warm-mcp-${n}`));
+      await measure(10, 2, viaService);
+      await measure(10, 2, (n) => viaServiceOverMcp(`warm-mcp-${n}`));
       await mcpAgent.takeRecords();
       for (const concurrency of CONCURRENCY) {
         const total = TASKS_AT(concurrency);
@@ -317,8 +317,8 @@ async function main(): Promise<void> {
             }
           },
           bLocal: (n) => bareLocal(`bare-local-${concurrency}-${n}`),
-          c: viaRouter,
-          d: (n) => viaRouterOverMcp(`mcp-${concurrency}-${n}`),
+          c: viaService,
+          d: (n) => viaServiceOverMcp(`mcp-${concurrency}-${n}`),
         });
         if (profiling) mcpTimeline = mcpTaskTimeline(mcpRecords, mcpProfile);
         profiling = false;
@@ -342,8 +342,8 @@ async function main(): Promise<void> {
       const aloneJobs: Record<Variant, (n: number) => Promise<unknown>> = {
         b: (n) => bare(`bare-alone-${n}`),
         bLocal: (n) => bareLocal(`bare-local-alone-${n}`),
-        c: viaRouter,
-        d: (n) => viaRouterOverMcp(`mcp-alone-${n}`),
+        c: viaService,
+        d: (n) => viaServiceOverMcp(`mcp-alone-${n}`),
       };
       for (let round = 0; round < ROUNDS; round += 1) {
         for (const variant of variants)

@@ -151,7 +151,7 @@ function resourceEntry(resource: Resource): CapabilityEntry {
   };
 }
 
-/** A prompt's arguments (strings, by MCP) as an inputSchema, so the router checks them like a tool's params. */
+/** A prompt's arguments (strings, by MCP) as an inputSchema, so a task checks them as it checks a tool's params. */
 function promptEntry(prompt: Prompt): CapabilityEntry {
   const args = prompt.arguments ?? [];
   return {

@@ -183,7 +183,7 @@ describe('refreshing an MCP agent capabilities', () => {
     expect(read.body.version).toBe(2);
     expect(read.body.capabilities.tools).toHaveLength(2);
 
-    // The router checks params against the imported schemas of the new version.
+    // The service checks params against the imported schemas of the new version.
     await startTask({ agentId: agent.agentId, operation: 'tools/second', params: {} });
   });
 
