@@ -32,7 +32,9 @@ module.exports = {
     },
   ],
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
-  // Global only: Jest ignores a project's testTimeout.
-  testTimeout: 60_000,
+  // Global only: Jest ignores a project's testTimeout. A bound for a test that is stuck, not a
+  // measure of speed: a test waits up to a minute for each thing it expects (test/support/until.ts),
+  // and on a busy machine a test takes several times as long as on a quiet one.
+  testTimeout: 180_000,
   maxWorkers: 2,
 };

@@ -2,6 +2,7 @@ import net from 'node:net';
 import { call, expectError } from './support/http';
 import { rawRequest } from './support/raw-http';
 import { testStack } from './support/test-stack';
+import { STUCK_AFTER_MS } from './support/until';
 
 describe('HTTP edge of the running service', () => {
   it('answers /healthz and /readyz', async () => {
@@ -79,7 +80,7 @@ describe('HTTP edge of the running service', () => {
           },
           body,
         },
-        10_000,
+        STUCK_AFTER_MS,
       ).then(
         (answer) => answer.status,
         (error: NodeJS.ErrnoException) => error.code ?? error.message,
@@ -133,7 +134,7 @@ describe('HTTP edge of the running service', () => {
           headers: { expect: 'something-else', 'content-type': 'application/json' },
           body: Buffer.from('{"a":1}'),
         },
-        10_000,
+        STUCK_AFTER_MS,
       );
       expect(answer.status).toBe(417);
       expect(JSON.parse(answer.text)).toEqual({

@@ -6,7 +6,7 @@ import { startSecondApi } from './support/second-api';
 import { call, closePoolsFrom, expectError, type CallOptions, type Reply } from './support/http';
 import { humanHeaders, newUserId } from './support/humans';
 import { isError, isMessage, refusedHandshake, RoomClient, type SocketCredential } from './support/room-client';
-import { until } from './support/until';
+import { STUCK_AFTER_MS, until } from './support/until';
 
 /**
  * A second API process with small limits. Every limit counted per address gets loopback addresses
@@ -17,7 +17,7 @@ const LIMIT = 3;
 const SOCKETS_PER_PRINCIPAL = 2;
 const SOCKETS_PER_ADDRESS = 3;
 const CONNECTIONS_PER_ADDRESS = 4;
-/** Longest a test waits for a window or a block to end: the window, and slack for a busy machine. */
+/** How long a test sleeps for a window or a block to end: the window, and some more. */
 const RESET_WAIT_MS = WINDOW_MS + 2_000;
 
 let second: ServiceProcess;
@@ -97,14 +97,10 @@ describe('writes per principal', () => {
     await sleep(Math.min(waitMs, RESET_WAIT_MS));
     expect(
       (
-        await until(
-          async () => {
-            const reply = await createRoom(limited);
-            return reply.status === 201 && reply;
-          },
-          'a write after the window',
-          RESET_WAIT_MS,
-        )
+        await until(async () => {
+          const reply = await createRoom(limited);
+          return reply.status === 201 && reply;
+        }, 'a write after the window')
       ).status,
     ).toBe(201);
   });
@@ -162,11 +158,7 @@ describe('requests without a credential, per address', () => {
     expect(Number(/rate_limited_total\{limit="anonymous"\} (\d+)/.exec(metrics.body)?.[1])).toBeGreaterThanOrEqual(2);
 
     await sleep(Math.min(waitMs, RESET_WAIT_MS));
-    await until(
-      async () => (await listRooms(limited)).status === 200,
-      'an anonymous read after the window',
-      RESET_WAIT_MS,
-    );
+    await until(async () => (await listRooms(limited)).status === 200, 'an anonymous read after the window');
   });
 
   it('leaves the ops routes open', async () => {
@@ -202,7 +194,6 @@ describe('rejected credentials, per address', () => {
     await until(
       async () => (await on('GET', '/agents', { localAddress: guessing, apiKey: valid })).status === 200,
       'a valid key after the block',
-      RESET_WAIT_MS,
     );
   });
 });
@@ -226,11 +217,7 @@ describe('open WebSockets', () => {
 
       await open.shift()!.close();
       open.push(
-        await until(
-          () => connect(roomId, { human }, '127.0.0.7').catch(() => undefined),
-          'a socket after one closed',
-          RESET_WAIT_MS,
-        ),
+        await until(() => connect(roomId, { human }, '127.0.0.7').catch(() => undefined), 'a socket after one closed'),
       );
     } finally {
       await Promise.all(open.map((client) => client.close()));
@@ -282,7 +269,7 @@ describe('connections per address', () => {
       let giveUp: NodeJS.Timeout | undefined;
       const outcome = await Promise.race([
         excess.closed.then(() => 'closed'),
-        new Promise((resolve) => (giveUp = setTimeout(resolve, RESET_WAIT_MS, 'still open'))),
+        new Promise((resolve) => (giveUp = setTimeout(resolve, STUCK_AFTER_MS, 'still open'))),
       ]);
       clearTimeout(giveUp);
       expect({ outcome, received }).toEqual({ outcome: 'closed', received: '' });
@@ -300,7 +287,6 @@ describe('connections per address', () => {
       await until(
         async () => (await on('GET', '/healthz', { localAddress: crowded }).catch(() => undefined))?.status === 200,
         'a connection after one closed',
-        RESET_WAIT_MS,
       );
     } finally {
       for (const { socket } of held) socket.destroy();

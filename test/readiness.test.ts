@@ -11,9 +11,10 @@ import { call } from './support/http';
 import { scrape, valueOf } from './support/prometheus';
 import { serviceEnv } from './support/global-setup';
 import { testStack } from './support/test-stack';
+import { STUCK_AFTER_MS } from './support/until';
 
 /** Polls /readyz until it answers `status`, for at most `timeoutMs`; returns the last reply. */
-async function readyzUntil(baseUrl: string, status: number, timeoutMs = 30_000) {
+async function readyzUntil(baseUrl: string, status: number, timeoutMs = STUCK_AFTER_MS) {
   const deadline = Date.now() + timeoutMs;
   let reply = await call('GET', '/readyz', { baseUrl });
   while (reply.status !== status && Date.now() < deadline) {

@@ -34,7 +34,7 @@ describe('outbound guard', () => {
     afterAll(() => new Promise((resolve) => server.close(resolve)));
 
     it('refuses loopback by IP literal and by a name that resolves to it, without saying what the name resolved to', async () => {
-      const dispatcher = outboundDispatcher({ allowPrivate: false, connectTimeoutMs: 1_000 });
+      const dispatcher = outboundDispatcher({ allowPrivate: false, connectTimeoutMs: 10_000 });
       for (const url of [`http://127.0.0.1:${port}/`, `http://localhost:${port}/`]) {
         const refusal = await request(url, { dispatcher }).then(
           () => undefined,
@@ -46,7 +46,7 @@ describe('outbound guard', () => {
     });
 
     it('connects when private destinations are allowed', async () => {
-      const dispatcher = outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 1_000 });
+      const dispatcher = outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 10_000 });
       const reply = await request(`http://127.0.0.1:${port}/`, { dispatcher });
       expect(await reply.body.text()).toBe('ok');
     });

@@ -9,6 +9,8 @@ function deferred<T = void>() {
 }
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
+/** How long `exclusive` waits for the running calls here: they end when the test says, not by a clock. */
+const DRAIN_MS = 60_000;
 
 describe('StoreGate', () => {
   it('runs exclusive work once the running calls ended, and holds new calls back until it is done', async () => {
@@ -25,7 +27,7 @@ describe('StoreGate', () => {
       await work.promise;
       events.push('work ended');
       return 'done';
-    }, 1_000);
+    }, DRAIN_MS);
     const later = gate.pass(async () => events.push('later call ran'));
     await tick();
     expect(events).toEqual([]);
@@ -64,7 +66,7 @@ describe('StoreGate', () => {
     const guarded = gate.guard(collection);
     expect(guarded.collectionName).toBe('tasks');
     const work = deferred();
-    const exclusive = gate.exclusive(() => work.promise, 1_000);
+    const exclusive = gate.exclusive(() => work.promise, DRAIN_MS);
     const insert = guarded.insertOne({});
     const read = guarded.find({}).sort({ _id: 1 }).toArray();
     await tick();

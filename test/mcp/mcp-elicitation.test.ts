@@ -49,7 +49,7 @@ describe('an MCP agent that asks for input through elicitation', () => {
   it('makes the task input-required while the call waits, and answers the server with the checked input', async () => {
     const taskId = await startTask({ agentId: agent.agentId, operation: 'tools/delete', params: { what: 'the logs' } });
     const stream = await EventStreamReader.open(`/tasks/${taskId}/events`);
-    const waiting = await waitForTask(taskId, { until: (task) => task.status === 'input-required', timeoutMs: 10_000 });
+    const waiting = await waitForTask(taskId, { until: (task) => task.status === 'input-required' });
     expect(waiting).toMatchObject({
       status: 'input-required',
       inputRequest: { message: 'Delete the logs?', inputSchema: CONFIRMATION },
@@ -85,7 +85,7 @@ describe('an MCP agent that asks for input through elicitation', () => {
       ),
     );
     for (const taskId of [first, second])
-      await waitForTask(taskId, { until: (task) => task.status === 'input-required', timeoutMs: 10_000 });
+      await waitForTask(taskId, { until: (task) => task.status === 'input-required' });
     const answer = (taskId: string, confirm: boolean) =>
       call('POST', `/tasks/${taskId}/input`, { apiKey: 'admin', body: { input: { confirm } } });
     expect((await answer(second, false)).status).toBe(200);

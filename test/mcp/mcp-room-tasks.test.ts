@@ -7,8 +7,6 @@ import { useMcpServer } from '../support/mcp-server';
 import { createRoom, isError, useRoomClients } from '../support/room-client';
 import { waitForTask } from '../support/tasks';
 
-const FRAME_WAIT_MS = 10_000;
-
 function tools(server: McpServer): void {
   server.registerTool('shout', { description: 'Upper-cases', inputSchema: { text: z.string() } }, ({ text }) => ({
     content: [{ type: 'text', text: text.toUpperCase() }],
@@ -33,14 +31,12 @@ describe('room tasks of an MCP agent', () => {
     });
     const created = await asker.waitFor(
       (frame) => (frame.type === 'TASK_CREATED' || isError(frame)) && frame.data.requestId === requestId,
-      FRAME_WAIT_MS,
     );
     expect(created.type).toBe('TASK_CREATED');
     const { taskId } = created.data;
 
     const update = await asker.waitFor(
       (frame) => frame.type === 'SYSTEM' && frame.data.event === 'task_update' && frame.data.taskId === taskId,
-      FRAME_WAIT_MS,
     );
     expect(update.data).toMatchObject({
       taskId,

@@ -110,7 +110,7 @@ describe('GET /metrics', () => {
         code: failed.error.code,
       }),
     ).toBe(1);
-  }, 30_000);
+  });
 
   it("measures the wait from an agent's 202 to its report, and from an input request to its answer", async () => {
     const { agentId, apiKey, operation } = await agentAnswering(accepts);
@@ -184,7 +184,7 @@ describe('GET /metrics', () => {
     );
     expect(grew(samples, 'acs_idempotency_hits_total', { outcome: 'replayed' })).toBeGreaterThanOrEqual(1);
     expect(grew(samples, 'acs_idempotency_hits_total', { outcome: 'conflict' })).toBeGreaterThanOrEqual(1);
-  }, 30_000);
+  });
 
   it("counts an MCP server's answer as 2xx and its tool error by the task's code, under protocol mcp", async () => {
     const agent = await registerAgent({ protocol: 'mcp', mcpUrl: mcp().url, capabilities: undefined });

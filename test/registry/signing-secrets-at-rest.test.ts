@@ -93,7 +93,7 @@ describe('signing secrets at rest', () => {
 
     const after = await runTask(agent, 'legacy');
     expect(after.callback.headers['webhook-signature']).toBe(signatureWith(agent.signingSecret, after.callback));
-  }, 120_000);
+  });
 
   it('refuses to start with a SECRETS_KEY that did not seal the stored secrets, and says which key they need', async () => {
     const agent = await agentNamed('wrong-key');
@@ -102,5 +102,5 @@ describe('signing secrets at rest', () => {
       /does not open: Sealed with key [\w-]{8}, which is neither the current nor a previous key/,
     );
     expect(await storedAgent(agent.agentId)).toEqual(stored);
-  }, 120_000);
+  });
 });

@@ -7,7 +7,6 @@ import { createRoom, isError, useRoomClients } from '../support/room-client';
 import { reportOn, tool, waitForTask } from '../support/tasks';
 import { until } from '../support/until';
 
-const FRAME_WAIT_MS = 10_000;
 const CONFIRMATION = {
   type: 'object',
   required: ['confirm'],
@@ -65,7 +64,6 @@ async function roomTask({ agentConnected }: { agentConnected: boolean }) {
   });
   const created = await asker.waitFor(
     (frame) => (frame.type === 'TASK_CREATED' || isError(frame)) && frame.data.requestId === requestId,
-    FRAME_WAIT_MS,
   );
   expect(created.type).toBe('TASK_CREATED');
   const { taskId } = created.data as { taskId: string };
@@ -77,12 +75,12 @@ describe('an input request in a room', () => {
     const { agent, room, asker, agentSocket, taskId } = await roomTask({ agentConnected: true });
     // Connected to the public room, not listed among its participants.
     const passerby = await connect(room.roomId, { human: newUserId() });
-    await agentSocket!.waitFor(isFrame('TASK', taskId), FRAME_WAIT_MS);
+    await agentSocket!.waitFor(isFrame('TASK', taskId));
     agentSocket!.send({
       type: 'TASK_RESULT',
       data: { taskId, status: 'input-required', message: 'Delete the drafts?', inputSchema: CONFIRMATION },
     });
-    const asked = await passerby.waitFor(isTaskUpdate(taskId, 'input-required'), FRAME_WAIT_MS);
+    const asked = await passerby.waitFor(isTaskUpdate(taskId, 'input-required'));
     expect(asked.data).toMatchObject({
       agentId: agent.agentId,
       message: 'Delete the drafts?',
@@ -96,16 +94,16 @@ describe('an input request in a room', () => {
       (await call('POST', `/tasks/${taskId}/input`, { headers: stranger, body: { input: { confirm: true } } })).status,
     ).toBe(404);
     passerby.send({ type: 'TASK_INPUT', data: { taskId, input: { confirm: 'yes' } } });
-    expect((await passerby.waitFor(isError, FRAME_WAIT_MS)).data.code).toBe('VALIDATION_ERROR');
+    expect((await passerby.waitFor(isError)).data.code).toBe('VALIDATION_ERROR');
 
     passerby.send({ type: 'TASK_INPUT', data: { taskId, requestId: inputRequestId, input: { confirm: true } } });
-    const delivered = await agentSocket!.waitFor(isFrame('TASK_INPUT', taskId), FRAME_WAIT_MS);
+    const delivered = await agentSocket!.waitFor(isFrame('TASK_INPUT', taskId));
     expect(delivered.data).toEqual({ taskId, requestId: inputRequestId, input: { confirm: true } });
-    const answered = await asker.waitFor(isTaskUpdate(taskId, 'pending'), FRAME_WAIT_MS);
+    const answered = await asker.waitFor(isTaskUpdate(taskId, 'pending'));
     expect(answered.data).toMatchObject({ requestId: inputRequestId, input: { confirm: true } });
 
     agentSocket!.send({ type: 'TASK_RESULT', data: { taskId, status: 'completed', result: { deleted: true } } });
-    await asker.waitFor(isTaskUpdate(taskId, 'completed'), FRAME_WAIT_MS);
+    await asker.waitFor(isTaskUpdate(taskId, 'completed'));
     expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: { deleted: true } });
     // The room socket carried the task and the answer: nothing went to the agent's mcpUrl.
     expect(agentServer().callsTo(agent.route)).toEqual([]);
@@ -123,7 +121,7 @@ describe('an input request in a room', () => {
     });
     expect(asked.status).toBe(200);
     const { requestId } = asked.body as { requestId: string };
-    expect((await person.waitFor(isTaskUpdate(taskId, 'input-required'), FRAME_WAIT_MS)).data).toMatchObject({
+    expect((await person.waitFor(isTaskUpdate(taskId, 'input-required'))).data).toMatchObject({
       requestId,
       message: 'Delete the drafts?',
     });
@@ -141,7 +139,7 @@ describe('an input request in a room', () => {
       'the input delivered over HTTP',
     );
     expect(delivered.body).toEqual({ taskId, operation: 'tools/delete', requestId, input: { confirm: false } });
-    expect((await person.waitFor(isTaskUpdate(taskId, 'pending'), FRAME_WAIT_MS)).data).toMatchObject({
+    expect((await person.waitFor(isTaskUpdate(taskId, 'pending'))).data).toMatchObject({
       requestId,
       input: { confirm: false },
     });
@@ -155,7 +153,7 @@ describe('an input request in a room', () => {
       ).status,
     ).toBe(200);
     expect(await waitForTask(taskId)).toMatchObject({ status: 'failed', error: { code: 'NOT_CONFIRMED' } });
-    expect((await person.waitFor(isTaskUpdate(taskId, 'failed'), FRAME_WAIT_MS)).data).toMatchObject({
+    expect((await person.waitFor(isTaskUpdate(taskId, 'failed'))).data).toMatchObject({
       error: { code: 'NOT_CONFIRMED' },
     });
   });
@@ -172,7 +170,7 @@ describe('an input request in a room', () => {
       body: { input: ['old', 'older'] },
     });
     expect(answered.status).toBe(200);
-    expect((await agentSocket.waitFor(isFrame('TASK_INPUT', taskId), FRAME_WAIT_MS)).data).toEqual({
+    expect((await agentSocket.waitFor(isFrame('TASK_INPUT', taskId))).data).toEqual({
       taskId,
       requestId: asked.body.requestId,
       input: ['old', 'older'],
@@ -191,9 +189,9 @@ describe('an input request in a room', () => {
   it('of an agent whose socket closed while it waited goes to its mcpUrl, and the task is not sent again', async () => {
     const { agent, person, agentSocket: connected, taskId } = await roomTask({ agentConnected: true });
     const agentSocket = connected!;
-    await agentSocket.waitFor(isFrame('TASK', taskId), FRAME_WAIT_MS);
+    await agentSocket.waitFor(isFrame('TASK', taskId));
     agentSocket.send({ type: 'TASK_RESULT', data: { taskId, status: 'input-required', message: 'Delete?' } });
-    const { requestId } = (await person.waitFor(isTaskUpdate(taskId, 'input-required'), FRAME_WAIT_MS)).data;
+    const { requestId } = (await person.waitFor(isTaskUpdate(taskId, 'input-required'))).data;
     await agentSocket.close();
 
     person.send({ type: 'TASK_INPUT', data: { taskId, input: 'yes' } });
@@ -205,7 +203,7 @@ describe('an input request in a room', () => {
       'the input delivered over HTTP once the socket is gone',
     );
     expect(delivered.body).toEqual({ taskId, operation: 'tools/delete', requestId, input: 'yes' });
-    await person.waitFor(isTaskUpdate(taskId, 'pending'), FRAME_WAIT_MS);
+    await person.waitFor(isTaskUpdate(taskId, 'pending'));
 
     // Time for a call with the task, were there one, before the report ends the workflow.
     await new Promise((resolve) => setTimeout(resolve, 1_500));

@@ -8,7 +8,6 @@ import { createRoom, isError, RoomClient, useRoomClients } from '../support/room
 import { tool, waitForTask, reportOn } from '../support/tasks';
 import { withTemporal } from '../support/temporal';
 
-const FRAME_WAIT_MS = 10_000;
 const agentServer = useAgentServer();
 const connect = useRoomClients();
 
@@ -42,7 +41,6 @@ function requestTask(client: RoomClient, data: Record<string, unknown>): string 
 async function created(client: RoomClient, requestId: string): Promise<{ taskId: string; agentId: string }> {
   const frame = await client.waitFor(
     (candidate) => (candidate.type === 'TASK_CREATED' || isError(candidate)) && candidate.data.requestId === requestId,
-    FRAME_WAIT_MS,
   );
   expect(frame.type).toBe('TASK_CREATED');
   return frame.data;
@@ -61,7 +59,7 @@ async function taskOverSocket({
     asker,
     requestTask(asker, { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'x' }, ...request }),
   );
-  await agentSocket.waitFor(isFrame('TASK', taskId), FRAME_WAIT_MS);
+  await agentSocket.waitFor(isFrame('TASK', taskId));
   return { agent, asker, agentSocket, taskId };
 }
 
@@ -77,7 +75,7 @@ describe('a human asks for a task in a room', () => {
     const { taskId, agentId } = await created(asker, requestId);
     expect(agentId).toBe(agent.agentId);
 
-    const task = await agentSocket.waitFor(isFrame('TASK', taskId), FRAME_WAIT_MS);
+    const task = await agentSocket.waitFor(isFrame('TASK', taskId));
     expect(task.data).toEqual({
       taskId,
       operation: 'tools/echo',
@@ -90,7 +88,7 @@ describe('a human asks for a task in a room', () => {
     );
 
     agentSocket.send({ type: 'TASK_RESULT', data: { taskId, status: 'completed', result: { text: 'hi back' } } });
-    const update = await asker.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS);
+    const update = await asker.waitFor(isTaskUpdate(taskId));
     expect(update.data).toMatchObject({
       event: 'task_update',
       taskId,
@@ -98,7 +96,7 @@ describe('a human asks for a task in a room', () => {
       status: 'completed',
       result: { text: 'hi back' },
     });
-    await agentSocket.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS);
+    await agentSocket.waitFor(isTaskUpdate(taskId));
 
     const view = await waitForTask(taskId);
     expect(view).toMatchObject({
@@ -113,7 +111,7 @@ describe('a human asks for a task in a room', () => {
   it('names every activity of its workflow with a summary the operator reads in the Web UI', async () => {
     const { agentSocket, asker, taskId } = await taskOverSocket();
     agentSocket.send({ type: 'TASK_RESULT', data: { taskId, status: 'completed', result: { text: 'done' } } });
-    await asker.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS);
+    await asker.waitFor(isTaskUpdate(taskId));
     await withTemporal(async (client) => {
       const { events } = await client.workflow.getHandle(`task-${taskId}`).fetchHistory();
       const activities = (events ?? []).filter(
@@ -144,7 +142,7 @@ describe('a human asks for a task in a room', () => {
       asker,
       requestTask(asker, { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'by post' } }),
     );
-    const update = await asker.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS);
+    const update = await asker.waitFor(isTaskUpdate(taskId));
     expect(update.data).toMatchObject({ status: 'completed', result: { via: 'http' } });
     expect(
       agentServer()
@@ -157,7 +155,7 @@ describe('a human asks for a task in a room', () => {
     const { asker, agentSocket, taskId } = await taskOverSocket();
 
     asker.send({ type: 'TASK_RESULT', data: { taskId, status: 'completed', result: { forged: true } } });
-    const refusal = await asker.waitFor(isError, FRAME_WAIT_MS);
+    const refusal = await asker.waitFor(isError);
     expect(refusal.data.code).toBe('FORBIDDEN');
     expect((await call('GET', `/tasks/${taskId}`, { apiKey: 'admin' })).body.status).toBe('pending');
 
@@ -165,7 +163,7 @@ describe('a human asks for a task in a room', () => {
       type: 'TASK_RESULT',
       data: { taskId, status: 'failed', error: { code: 'NOPE', message: 'cannot' } },
     });
-    expect((await asker.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS)).data).toMatchObject({
+    expect((await asker.waitFor(isTaskUpdate(taskId))).data).toMatchObject({
       status: 'failed',
       error: { code: 'NOPE', message: 'cannot' },
     });
@@ -187,7 +185,7 @@ describe('a human asks for a task in a room', () => {
     ];
     for (const [data, code] of cases) {
       const requestId = requestTask(asker, data);
-      expect((await asker.waitFor(isErrorFor(requestId), FRAME_WAIT_MS)).data.code).toBe(code);
+      expect((await asker.waitFor(isErrorFor(requestId))).data.code).toBe(code);
     }
     const hostile: Array<[unknown, string]> = [
       [{ type: 'TASK_RESULT', data: { status: 'completed' } }, 'VALIDATION_ERROR'],
@@ -199,7 +197,7 @@ describe('a human asks for a task in a room', () => {
     for (const [frame, code] of hostile) {
       const before = asker.frames.filter(isError).length;
       asker.send(frame);
-      const errors = await asker.waitForCount(isError, before + 1, FRAME_WAIT_MS);
+      const errors = await asker.waitForCount(isError, before + 1);
       expect(errors[before].data.code).toBe(code);
     }
     expect(asker.ws.readyState).toBe(asker.ws.OPEN);
@@ -219,7 +217,7 @@ describe('capability matching without agentId', () => {
       requestTask(asker, { operation: 'tools/echo', params: { text: 'match me' } }),
     );
     expect(agentId).toBe(fitting.agentId);
-    expect((await asker.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS)).data).toMatchObject({
+    expect((await asker.waitFor(isTaskUpdate(taskId))).data).toMatchObject({
       agentId: fitting.agentId,
       status: 'completed',
     });
@@ -232,7 +230,7 @@ describe('capability matching without agentId', () => {
     const asker = await connect(room.roomId, { human: newUserId() });
 
     const requestId = requestTask(asker, { operation: 'tools/echo', params: { text: 'nobody' } });
-    const error = await asker.waitFor(isErrorFor(requestId), FRAME_WAIT_MS);
+    const error = await asker.waitFor(isErrorFor(requestId));
     expect(error.data.code).toBe('AGENT_NOT_FOUND');
     expect(error.data.message).toContain(`${other.agentId}: Agent ${other.agentId} registered no tools/echo`);
     expect(error.data.message).toContain(`${strict.agentId}: params do not match its inputSchema`);
@@ -252,7 +250,7 @@ describe('delegation', () => {
       asker,
       requestTask(asker, { agentId: first.agentId, operation: 'tools/plan', params: { goal: 'echo' } }),
     );
-    await firstSocket.waitFor(isFrame('TASK', parentTaskId), FRAME_WAIT_MS);
+    await firstSocket.waitFor(isFrame('TASK', parentTaskId));
 
     // Without agentId: the matching skips the asker itself and finds the second agent.
     const { taskId: childTaskId, agentId } = await created(
@@ -260,19 +258,19 @@ describe('delegation', () => {
       requestTask(firstSocket, { operation: 'tools/echo', params: { text: 'sub' }, parentTaskId }),
     );
     expect(agentId).toBe(second.agentId);
-    const delegated = await secondSocket.waitFor(isFrame('TASK', childTaskId), FRAME_WAIT_MS);
+    const delegated = await secondSocket.waitFor(isFrame('TASK', childTaskId));
     expect(delegated.data.requestedBy).toEqual({ type: 'AGENT', id: first.agentId });
     secondSocket.send({
       type: 'TASK_RESULT',
       data: { taskId: childTaskId, status: 'completed', result: { text: 'sub done' } },
     });
 
-    const childUpdate = await firstSocket.waitFor(isTaskUpdate(childTaskId), FRAME_WAIT_MS);
+    const childUpdate = await firstSocket.waitFor(isTaskUpdate(childTaskId));
     firstSocket.send({
       type: 'TASK_RESULT',
       data: { taskId: parentTaskId, status: 'completed', result: { child: childUpdate.data.result } },
     });
-    expect((await asker.waitFor(isTaskUpdate(parentTaskId), FRAME_WAIT_MS)).data).toMatchObject({
+    expect((await asker.waitFor(isTaskUpdate(parentTaskId))).data).toMatchObject({
       status: 'completed',
       result: { child: { text: 'sub done' } },
     });
@@ -302,7 +300,7 @@ describe('delegation', () => {
       parentTaskId: taskId,
     });
     // To the stranger the parent is unknown: the same answer as for a task that does not exist.
-    expect((await strangerSocket.waitFor(isErrorFor(requestId), FRAME_WAIT_MS)).data).toMatchObject({
+    expect((await strangerSocket.waitFor(isErrorFor(requestId))).data).toMatchObject({
       code: 'NOT_FOUND',
       message: `Task ${taskId} not found`,
     });
@@ -314,7 +312,7 @@ describe('an agent that does not answer its TASK frame', () => {
     const { agent, asker, agentSocket, taskId } = await taskOverSocket();
     await agentSocket.close();
 
-    expect((await asker.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS)).data).toMatchObject({
+    expect((await asker.waitFor(isTaskUpdate(taskId))).data).toMatchObject({
       status: 'completed',
       result: { via: 'http' },
     });
@@ -328,11 +326,11 @@ describe('an agent that does not answer its TASK frame', () => {
   it('may report over HTTP after the fallback call accepted the task', async () => {
     const { agent, asker, agentSocket, taskId } = await taskOverSocket({ overHttp: accepts });
     await agentSocket.close();
-    await waitForTask(taskId, { until: () => agentServer().callsTo(agent.route).length > 0, timeoutMs: FRAME_WAIT_MS });
+    await waitForTask(taskId, { until: () => agentServer().callsTo(agent.route).length > 0 });
 
     const report = await reportOn(taskId, agent.apiKey, { status: 'completed', result: { late: true } });
     expect(report.status).toBe(200);
-    expect((await asker.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS)).data).toMatchObject({
+    expect((await asker.waitFor(isTaskUpdate(taskId))).data).toMatchObject({
       status: 'completed',
       result: { late: true },
     });
@@ -341,7 +339,7 @@ describe('an agent that does not answer its TASK frame', () => {
   it('fails at its timeout while the agent stays connected and silent, instead of waiting for ever', async () => {
     const { agent, asker, taskId } = await taskOverSocket({ request: { timeoutMs: 2_000 } });
 
-    const update = await asker.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS);
+    const update = await asker.waitFor(isTaskUpdate(taskId));
     expect(update.data).toMatchObject({ status: 'failed', error: { code: 'AGENT_TIMEOUT' } });
     expect(agentServer().callsTo(agent.route)).toHaveLength(0);
   });

@@ -31,8 +31,8 @@ describe('two API processes writing to one room', () => {
       there.sendMessage(`b${index}`);
     }
     // Each process echoes its own sender's messages once they are stored.
-    await here.waitForCount((frame) => isMessage()(frame) && frame.data.sender.id === alice, count, 15_000);
-    await there.waitForCount((frame) => isMessage()(frame) && frame.data.sender.id === bob, count, 15_000);
+    await here.waitForCount((frame) => isMessage()(frame) && frame.data.sender.id === alice, count);
+    await there.waitForCount((frame) => isMessage()(frame) && frame.data.sender.id === bob, count);
 
     const history = await call('GET', `/rooms/${room.roomId}/messages?limit=200`);
     const seqs = history.body.map((message: any) => message.data.seq);

@@ -20,6 +20,7 @@ import {
 } from '../support/request-mutations';
 import { fuzzSeed, SeededRandom } from '../support/seeded-random';
 import { testStack } from '../support/test-stack';
+import { STUCK_AFTER_MS } from '../support/until';
 
 /**
  * Mutated requests against every operation of the OpenAPI document, and mutated frames on a room
@@ -34,7 +35,7 @@ const FRAME_CASES = Number(process.env.FUZZ_FRAME_CASES ?? 300);
 const HANDSHAKE_CASES = Number(process.env.FUZZ_HANDSHAKE_CASES ?? 200);
 const CONCURRENCY = 4;
 /** Bound on one answer; far above what any should take, so that only a hang trips it. */
-const ANSWER_TIMEOUT_MS = 20_000;
+const ANSWER_TIMEOUT_MS = STUCK_AFTER_MS;
 const MAX_BODY_BYTES = 1024 * 1024;
 /** What only the victim may see: in its private agent, room, message and task. */
 const MARKER = `victim-secret-${SEED}-f1e2d3`;
@@ -404,7 +405,7 @@ beforeAll(async () => {
     ),
   ]);
   health = new HealthProbe(service.port);
-}, 180_000);
+});
 
 afterAll(async () => {
   await health?.stop();

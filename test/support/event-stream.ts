@@ -1,4 +1,5 @@
 import { testStack } from './test-stack';
+import { STUCK_AFTER_MS } from './until';
 
 /** One message of a Server-Sent Events stream: its id and its data, parsed as JSON. */
 export interface StreamedEvent {
@@ -60,7 +61,7 @@ export class EventStreamReader {
   }
 
   /** Resolves once the server ended the stream; otherwise cuts it after `timeoutMs` and rejects, naming the events so far. */
-  async closedWithin(timeoutMs = 20_000): Promise<void> {
+  async closedWithin(timeoutMs = STUCK_AFTER_MS): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => {
@@ -77,7 +78,7 @@ export class EventStreamReader {
   }
 
   /** Resolves once `predicate` holds for the events so far, or rejects after `timeoutMs`. */
-  async waitFor(predicate: (events: StreamedEvent[]) => boolean, timeoutMs = 20_000): Promise<void> {
+  async waitFor(predicate: (events: StreamedEvent[]) => boolean, timeoutMs = STUCK_AFTER_MS): Promise<void> {
     if (predicate(this.events)) return;
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {

@@ -2,6 +2,7 @@ import WebSocket from 'ws';
 import { call } from './http';
 import { humanTokens } from './humans';
 import { testStack } from './test-stack';
+import { STUCK_AFTER_MS } from './until';
 
 /** A room WebSocket credential as the query carries it. */
 export type SocketCredential =
@@ -43,8 +44,6 @@ export async function roomSocketUrl(
   if (options.since !== undefined) url.searchParams.set('since', String(options.since));
   return url.toString();
 }
-
-const WAIT_MS = 5_000;
 
 /** A connected test client: every frame it receives is kept, and waits are bounded. */
 export class RoomClient {
@@ -90,12 +89,12 @@ export class RoomClient {
   }
 
   /** The first frame received that matches, waiting up to `timeoutMs` for it. */
-  async waitFor(predicate: (frame: any) => boolean, timeoutMs = WAIT_MS): Promise<any> {
+  async waitFor(predicate: (frame: any) => boolean, timeoutMs = STUCK_AFTER_MS): Promise<any> {
     return (await this.waitForCount(predicate, 1, timeoutMs))[0];
   }
 
   /** The first `count` frames that match, in the order received. */
-  waitForCount(predicate: (frame: any) => boolean, count: number, timeoutMs = WAIT_MS): Promise<any[]> {
+  waitForCount(predicate: (frame: any) => boolean, count: number, timeoutMs = STUCK_AFTER_MS): Promise<any[]> {
     return new Promise((resolve, reject) => {
       const check = () => {
         const matching = this.frames.filter(predicate);

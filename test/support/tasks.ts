@@ -1,4 +1,5 @@
 import { call, type Reply } from './http';
+import { STUCK_AFTER_MS } from './until';
 
 const TERMINAL = ['completed', 'failed', 'cancelled'];
 
@@ -8,12 +9,15 @@ const TERMINAL = ['completed', 'failed', 'cancelled'];
  */
 export async function waitForTask(
   taskId: string,
-  options: { apiKey?: string; timeoutMs?: number; until?: (task: any) => boolean } = {},
+  options: { apiKey?: string; baseUrl?: string; timeoutMs?: number; until?: (task: any) => boolean } = {},
 ): Promise<any> {
   const until = options.until ?? ((task: any) => TERMINAL.includes(task.status));
-  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  const deadline = Date.now() + (options.timeoutMs ?? STUCK_AFTER_MS);
   for (;;) {
-    const reply = await call('GET', `/tasks/${taskId}`, { apiKey: options.apiKey ?? 'admin' });
+    const reply = await call('GET', `/tasks/${taskId}`, {
+      apiKey: options.apiKey ?? 'admin',
+      baseUrl: options.baseUrl,
+    });
     if (reply.status !== 200)
       throw new Error(`GET /tasks/${taskId} answered ${reply.status}: ${JSON.stringify(reply.body)}`);
     if (until(reply.body) || Date.now() > deadline) return reply.body;

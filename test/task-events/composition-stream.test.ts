@@ -60,7 +60,7 @@ describe('a composition event stream', () => {
     const rightOnly = await openStream(`/tasks/${right}/events`);
     expect(stream.status).toBe(200);
     // The root runs first; without it nothing else of the diamond does.
-    const rootTask = await waitForTask(root, { timeoutMs: 15_000 });
+    const rootTask = await waitForTask(root);
     expect({ status: rootTask.status, phase: rootTask.phase, attempts: rootTask.attempts }).toEqual({
       status: 'completed',
       phase: undefined,
@@ -78,7 +78,7 @@ describe('a composition event stream', () => {
     expect((await reportOn(right, slow.apiKey, { status: 'completed', result: { text: 'right, later' } })).status).toBe(
       200,
     );
-    await stream.closedWithin(20_000);
+    await stream.closedWithin();
 
     const { events } = stream;
     for (const event of events) expect(event.id).toBe(`${event.data.taskId}:${event.data.seq}`);
@@ -111,21 +111,21 @@ describe('a composition event stream', () => {
     // Resuming from an event in the middle, by header or query: exactly the rest, then the close.
     const middle = events.findIndex((event) => event.data.type === 'progress');
     const resumed = await openStream(path, { lastEventId: events[middle].id });
-    await resumed.closedWithin(10_000);
+    await resumed.closedWithin();
     expect(resumed.events).toEqual(events.slice(middle + 1));
     const resumedByQuery = await openStream(`${path}?after=${encodeURIComponent(events[middle].id!)}`);
-    await resumedByQuery.closedWithin(10_000);
+    await resumedByQuery.closedWithin();
     expect(resumedByQuery.events).toEqual(events.slice(middle + 1));
 
     // One task's stream: its events only, with their seqs in the composition's log as ids.
-    await rightOnly.closedWithin(10_000);
+    await rightOnly.closedWithin();
     const rightEvents = events.filter((event) => event.data.taskId === right);
     expect(rightOnly.data).toEqual(rightEvents.map((event) => event.data));
     expect(rightOnly.ids).toEqual(rightEvents.map((event) => String(event.data.seq)));
     const joinOnly = await call('GET', `/tasks/${join}/events?format=json`, { apiKey: 'admin' });
     expect(joinOnly.body).toEqual(events.filter((event) => event.data.taskId === join).map((event) => event.data));
     const joinResumed = await openStream(`/tasks/${join}/events`, { lastEventId: String(seqOf(join, 'started')) });
-    await joinResumed.closedWithin(10_000);
+    await joinResumed.closedWithin();
     expect(joinResumed.data.map((event) => event.type)).toEqual(['completed']);
   });
 
@@ -143,8 +143,8 @@ describe('a composition event stream', () => {
     const { compositionId } = reply.body[0];
     const taskIds: string[] = reply.body.map((element: { taskId: string }) => element.taskId);
     const stream = await openStream(`/compositions/${compositionId}/events`);
-    const tasks = await Promise.all(taskIds.map((taskId) => waitForTask(taskId, { timeoutMs: 15_000 })));
-    const closing = await stream.closedWithin(15_000).then(
+    const tasks = await Promise.all(taskIds.map((taskId) => waitForTask(taskId)));
+    const closing = await stream.closedWithin().then(
       () => 'closed',
       (error: Error) => error.message,
     );
@@ -170,7 +170,7 @@ describe('a composition event stream', () => {
       events.some((event) => event.data.taskId === right && event.data.type === 'accepted'),
     );
     expect((await reportOn(right, slow.apiKey, { status: 'completed', result: { text: 'mine' } })).status).toBe(200);
-    await stream.closedWithin(20_000);
+    await stream.closedWithin();
 
     const asAdmin = await call('GET', `/compositions/${compositionId}/events?format=json`, { apiKey: 'admin' });
     expect(stream.data).toHaveLength(asAdmin.body.length);

@@ -21,17 +21,17 @@ describe('a task event stream on another API process', () => {
     const onSecond = await openStream(path, { baseUrl: secondApi() });
     const onFirst = await openStream(path);
     expect(onSecond.status).toBe(200);
-    await onSecond.waitFor((events) => events.some((event) => event.data.type === 'accepted'), 10_000);
+    await onSecond.waitFor((events) => events.some((event) => event.data.type === 'accepted'));
 
     for (const [step, message] of ['reading', 'writing'].entries()) {
       expect((await reportOn(taskId, agent.apiKey, { status: 'pending', progress: step / 2, message })).status).toBe(
         200,
       );
-      await onSecond.waitFor((events) => events.some((event) => event.data.message === message), 10_000);
+      await onSecond.waitFor((events) => events.some((event) => event.data.message === message));
     }
     expect((await reportOn(taskId, agent.apiKey, { status: 'completed', result: { text: 'done' } })).status).toBe(200);
-    await onSecond.closedWithin(10_000);
-    await onFirst.closedWithin(10_000);
+    await onSecond.closedWithin();
+    await onFirst.closedWithin();
 
     expect(onSecond.data.map((event) => event.type)).toEqual([
       'created',
@@ -51,7 +51,7 @@ describe('a task event stream on another API process', () => {
 
     // Opened after the end, on the process that wrote none of it: the whole log, then the close.
     const replay = await openStream(path, { baseUrl: secondApi(), lastEventId: '2' });
-    await replay.closedWithin(10_000);
+    await replay.closedWithin();
     expect(replay.events).toEqual(onSecond.events.slice(2));
   });
 
@@ -59,12 +59,12 @@ describe('a task event stream on another API process', () => {
     const agent = await registerAgent({ mcpUrl: server().route('takes-it-too', accepts) });
     const taskId = await startTask({ agentId: agent.agentId, operation: 'tools/echo', params: { text: 'there' } });
     const onSecond = await openStream(`/tasks/${taskId}/events`, { baseUrl: secondApi() });
-    await onSecond.waitFor((events) => events.some((event) => event.data.type === 'accepted'), 10_000);
+    await onSecond.waitFor((events) => events.some((event) => event.data.type === 'accepted'));
     const viaSecond = (body: Record<string, unknown>) =>
       call('POST', `/tasks/${taskId}/result`, { apiKey: agent.apiKey, body, baseUrl: secondApi() });
     expect((await viaSecond({ status: 'pending', message: 'halfway' })).status).toBe(200);
     expect((await viaSecond({ status: 'completed', result: { via: 'second' } })).status).toBe(200);
-    await onSecond.closedWithin(10_000);
+    await onSecond.closedWithin();
     expect(onSecond.data.map((event) => [event.seq, event.type])).toEqual([
       [1, 'created'],
       [2, 'started'],

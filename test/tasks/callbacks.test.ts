@@ -67,7 +67,7 @@ describe('completion callbacks', () => {
       status: 'failed',
       error: { code: 'NOPE' },
     });
-  }, 30_000);
+  });
 
   it('gives up on a callback refused with 410 after one try; the task stays completed', async () => {
     const agent = await registerAgent({ mcpUrl: server().route('done-refused', completes({ text: 'ok' })) });

@@ -40,7 +40,7 @@ describe('a composition whose tasks answer large results at the same time', () =
     const taskIds: string[] = reply.body.map((entry: { taskId: string }) => entry.taskId);
 
     for (const taskId of taskIds) {
-      const ended = await waitForTask(taskId, { timeoutMs: 30_000 });
+      const ended = await waitForTask(taskId);
       expect({ status: ended.status, blobLength: ended.result?.blob?.length }).toEqual({
         status: 'completed',
         blobLength: blob.length,
@@ -57,7 +57,6 @@ describe('a composition whose tasks answer large results at the same time', () =
           .callsTo('large-hook')
           .find((received) => received.body?.taskId === taskIds[0]),
       'the callback',
-      20_000,
     );
     expect({ status: callback.body.status, blobLength: callback.body.result?.blob?.length }).toEqual({
       status: 'completed',
@@ -66,7 +65,7 @@ describe('a composition whose tasks answer large results at the same time', () =
 
     await withTemporal(async (client) => {
       const workflow = client.workflow.getHandle(`composition-${reply.body[0].compositionId}`);
-      expect(await closedStatus(workflow, 20_000)).toBe('COMPLETED');
+      expect(await closedStatus(workflow)).toBe('COMPLETED');
     });
-  }, 90_000);
+  });
 });

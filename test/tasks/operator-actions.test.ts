@@ -38,7 +38,7 @@ describe('Reset of a task workflow in the Temporal Web UI', () => {
     });
     expect(reset.runId).not.toBe(runId);
     const newRun = client().workflow.getHandle(workflowId, reset.runId);
-    if (!running) expect(await closedStatus(newRun, 20_000)).toBe('COMPLETED');
+    if (!running) expect(await closedStatus(newRun)).toBe('COMPLETED');
     return newRun;
   }
 
@@ -147,7 +147,7 @@ describe('Reset of a task workflow in the Temporal Web UI', () => {
     ).toEqual([`${taskId}-1`, `${taskId}-2`]);
 
     expect((await reportOn(taskId, agent.apiKey, { status: 'completed', result: { late: true } })).status).toBe(200);
-    expect(await closedStatus(newRun, 20_000)).toBe('COMPLETED');
+    expect(await closedStatus(newRun)).toBe('COMPLETED');
     expect(await task(taskId)).toMatchObject({ status: 'completed', result: { late: true } });
   });
 

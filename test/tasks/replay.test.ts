@@ -156,17 +156,15 @@ describe('workflow replay', () => {
         });
         const created = await asker.waitFor(
           (frame) => frame.type === 'TASK_CREATED' && frame.data.requestId === requestId,
-          10_000,
         );
         const { taskId } = created.data;
         workflowIds[name] = `task-${taskId}`;
         if (agentSocket) {
-          await agentSocket.waitFor((frame) => frame.type === 'TASK' && frame.data.taskId === taskId, 10_000);
+          await agentSocket.waitFor((frame) => frame.type === 'TASK' && frame.data.taskId === taskId);
           agentSocket.send({ type: 'TASK_RESULT', data: { taskId, status: 'completed', result: { via: 'socket' } } });
         }
         await asker.waitFor(
           (frame) => frame.type === 'SYSTEM' && frame.data.event === 'task_update' && frame.data.taskId === taskId,
-          10_000,
         );
         return waitForTask(taskId);
       } finally {

@@ -76,7 +76,7 @@ describe('upgrading the worker while a run is open', () => {
     nativeConnection = await NativeConnection.connect({ address: stack.temporalAddress });
     ({ client, close: closeTemporal } = await connectTemporal());
     await api.waitReady(baseUrl);
-  }, 60_000);
+  });
   afterAll(async () => {
     await api?.stop();
     await server.close();
@@ -152,5 +152,5 @@ describe('upgrading the worker while a run is open', () => {
       ).toHaveLength(2);
     });
     expect(server.callsTo('accepts')).toHaveLength(1);
-  }, 120_000);
+  });
 });
