@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { freePort } from '../src/util/ports';
-import { AgentServer, type AgentBehaviour, accepts } from './support/agent-server';
+import { AgentServer, type AgentBehaviour, accepts, forever } from './support/agent-server';
 import { registerAgent, type RegisteredAgent } from './support/agents';
 import { call } from './support/http';
 import { serviceEnv } from './support/global-setup';
@@ -8,18 +8,19 @@ import { ServiceProcess } from './support/service-process';
 import { waitForTask } from './support/tasks';
 import { testStack } from './support/test-stack';
 import { until } from './support/until';
+import { gate } from './support/gate';
 
-/** Long enough that no task here times out while its worker is down. */
-const PATIENT_TIMEOUT_MS = 120_000;
+/** Long enough that no task here times out while its worker is down, however slow the machine. */
+const PATIENT_TIMEOUT_MS = 30 * 60_000;
 /** The default timeout of this file's API, to see DEFAULT_TASK_TIMEOUT_MS applied without waiting 24 h. */
 const SHORT_DEFAULT_TIMEOUT_MS = 3_000;
 /**
- * Far longer than the call activity's heartbeat timeout (10 s): a call lost with its worker must be
- * made again once its heartbeats stop, not after this (plus the activity's margin of 10 s).
+ * The longest allowed, far longer than the call activity's heartbeat timeout (10 s) and than any
+ * wait of this file: a call lost with its worker that is made again within a test was made again
+ * because its heartbeats stopped, not because its timeout ran out. How soon is measured by
+ * bench/timing (a call lost with its worker).
  */
-const AGENT_CALL_TIMEOUT_MS = 60_000;
-/** A lost call is made again within this of the kill: the heartbeat timeout and a retry's interval, with room for a loaded machine. */
-const LOST_CALL_RETRIED_WITHIN_MS = 30_000;
+const AGENT_CALL_TIMEOUT_MS = 10 * 60_000;
 
 /**
  * Crashes and restarts with real processes: a worker and an API of their own on a task queue of
@@ -63,7 +64,7 @@ describe('durability across process crashes', () => {
     server = await AgentServer.start();
     hookUrl = server.route('completions', () => ({ status: 200, body: {} }));
     await Promise.all([startWorker(), startApi()]);
-  }, 120_000);
+  });
   afterAll(async () => {
     await Promise.all([worker?.stop(), api?.stop()]);
     await server.close();
@@ -106,13 +107,14 @@ describe('durability across process crashes', () => {
 
   it('completes each task exactly once across a worker SIGKILL: mid-call, awaiting its report, between retries', async () => {
     let inFlightCalls = 0;
+    const workerKilled = gate();
     // The first call is answered only after the worker died; the retry answers at once.
     const inFlightAgent = await register('in-flight', () => {
       inFlightCalls += 1;
       return {
         status: 200,
         body: { status: 'completed', result: { from: inFlightCalls === 1 ? 'first' : 'retry' } },
-        delayMs: inFlightCalls === 1 ? 3_000 : 0,
+        heldUntil: inFlightCalls === 1 ? workerKilled.opened : undefined,
       };
     });
     let recoveringCalls = 0;
@@ -129,7 +131,7 @@ describe('durability across process crashes', () => {
     });
     await until(() => inFlightCalls === 1 && recoveringCalls === 1, 'first agent calls');
     await worker.stop('SIGKILL');
-    const killedAt = Date.now();
+    workerKilled.open();
     // Reported while no worker runs: the signal waits in Temporal.
     expect(
       (
@@ -142,31 +144,30 @@ describe('durability across process crashes', () => {
     ).toBe(200);
     await startWorker();
 
-    expect(await waitForTask(awaiting.taskId, { timeoutMs: 30_000 })).toMatchObject({
+    expect(await waitForTask(awaiting.taskId)).toMatchObject({
       status: 'completed',
       result: { answer: 42 },
       attempts: 1,
     });
     expect(callsAbout('awaits', awaiting.taskId)).toHaveLength(1);
-    const recovered = await waitForTask(recovering, { timeoutMs: 30_000 });
+    const recovered = await waitForTask(recovering);
     expect(recovered).toMatchObject({ status: 'completed', result: { ok: true }, attempts: 3 });
     // Attempt 1's error is lost when the kill comes between the 503 and its record; attempt 2's is not.
     expect(recovered.attemptErrors).toEqual(
       expect.arrayContaining([expect.objectContaining({ attempt: 2, code: 'AGENT_UNREACHABLE' })]),
     );
     expect(recoveringCalls).toBe(3);
-    expect(await waitForTask(inFlight, { timeoutMs: 60_000 })).toMatchObject({
+    expect(await waitForTask(inFlight)).toMatchObject({
       status: 'completed',
       result: { from: 'retry' },
       attempts: 2,
     });
-    process.stdout.write(`[durability] call in flight at the kill: completed ${Date.now() - killedAt} ms after it\n`);
     expect(callsAbout('in-flight', inFlight).map((received) => received.headers['webhook-id'])).toEqual([
       `${inFlight}-1`,
       `${inFlight}-2`,
     ]);
     for (const taskId of [awaiting.taskId, recovering, inFlight]) await expectEndedOnce(taskId);
-  }, 120_000);
+  });
 
   it('makes a call lost with its SIGKILLed worker again once its heartbeats stop, long before its timeout, and keeps the answers given before', async () => {
     let fastCalls = 0;
@@ -174,14 +175,14 @@ describe('durability across process crashes', () => {
       status: 200,
       body: { status: 'completed', result: { call: (fastCalls += 1) } },
     }));
-    const slowCalls: number[] = [];
+    let slowCalls = 0;
     const slowAgent = await register('slow-at-kill', () => {
-      slowCalls.push(Date.now());
-      // Still answering when the worker dies, and long after: only a new call can end the task.
+      slowCalls += 1;
+      // Still answering when the worker dies, and until the test ends: only a new call can end the task.
       return {
         status: 200,
-        body: { status: 'completed', result: { from: slowCalls.length === 1 ? 'first' : 'retry' } },
-        delayMs: slowCalls.length === 1 ? 50_000 : 0,
+        body: { status: 'completed', result: { from: slowCalls === 1 ? 'first' : 'retry' } },
+        heldUntil: slowCalls === 1 ? forever : undefined,
       };
     });
     const task = (agent: RegisteredAgent) => ({
@@ -198,24 +199,19 @@ describe('durability across process crashes', () => {
     });
     expect(reply.status).toBe(202);
     const [fast, slow] = reply.body.map((entry: { taskId: string }) => entry.taskId);
-    await until(() => slowCalls.length === 1, 'the slow call');
+    await until(() => slowCalls === 1, 'the slow call');
     expect(await waitForTask(fast)).toMatchObject({ status: 'completed', result: { call: 1 } });
     // The fast task's callback goes out as it ends: killed in flight, it would wait out its activity's
     // one-minute timeout, which is not what this test is about.
     await until(() => callsAbout('completions', fast).length > 0, "the fast task's callback, before the kill");
     await worker.stop('SIGKILL');
-    const killedAt = Date.now();
     await startWorker();
 
-    expect(await waitForTask(slow, { timeoutMs: 45_000 })).toMatchObject({
+    expect(await waitForTask(slow)).toMatchObject({
       status: 'completed',
       result: { from: 'retry' },
       attempts: 2,
     });
-    process.stdout.write(
-      `[durability] call lost with its worker: made again ${slowCalls[1] - killedAt} ms after the kill\n`,
-    );
-    expect(slowCalls[1] - killedAt).toBeLessThan(LOST_CALL_RETRIED_WITHIN_MS);
     expect(callsAbout('slow-at-kill', slow).map((received) => received.headers['webhook-id'])).toEqual([
       `${slow}-1`,
       `${slow}-2`,
@@ -223,23 +219,19 @@ describe('durability across process crashes', () => {
     expect(await waitForTask(fast)).toMatchObject({ status: 'completed', result: { call: 1 }, attempts: 1 });
     expect(fastCalls).toBe(1);
     for (const taskId of [fast, slow]) await expectEndedOnce(taskId);
-  }, 90_000);
+  });
 
   it('answers 503 to a cancellation while no worker runs, and cancels once one does', async () => {
     const { taskId } = await awaitingTask('cancel-without-worker');
     await worker.stop('SIGKILL');
-    const startedAt = Date.now();
     const refused = await call('POST', `/tasks/${taskId}/cancel`, { baseUrl, apiKey: 'admin' });
-    process.stdout.write(
-      `[durability] cancel without a worker: ${refused.status} after ${Date.now() - startedAt} ms\n`,
-    );
     expect(refused.status).toBe(503);
     await startWorker();
     const retried = await call('POST', `/tasks/${taskId}/cancel`, { baseUrl, apiKey: 'admin' });
     // 409 when the first attempt's update was applied after all once the worker came back.
     expect([200, 409]).toContain(retried.status);
-    expect(await waitForTask(taskId, { timeoutMs: 20_000 })).toMatchObject({ status: 'cancelled' });
-  }, 90_000);
+    expect(await waitForTask(taskId)).toMatchObject({ status: 'cancelled' });
+  });
 
   it('takes the report through a restarted API server', async () => {
     const { agent, taskId } = await awaitingTask('api-restart');
@@ -255,33 +247,30 @@ describe('durability across process crashes', () => {
       ).status,
     ).toBe(200);
     expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: { after: 'restart' } });
-  }, 90_000);
+  });
 
   it('fails a silent task after DEFAULT_TASK_TIMEOUT_MS when it names no timeoutMs', async () => {
     const agent = await register('silent', accepts);
-    const startedAt = Date.now();
     const taskId = await launch(agent, { timeoutMs: undefined });
-    const task = await waitForTask(taskId, { timeoutMs: 20_000 });
-    expect(task).toMatchObject({
+    expect(await waitForTask(taskId)).toMatchObject({
       status: 'failed',
       error: { code: 'AGENT_TIMEOUT', message: expect.stringContaining(`${SHORT_DEFAULT_TIMEOUT_MS} ms`) },
     });
-    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(SHORT_DEFAULT_TIMEOUT_MS);
-  }, 60_000);
+  });
 
   it('answers a waiting lookup on an API without a worker once the worker in the other process ended the task', async () => {
+    const answer = gate();
     const agent = await register('slow-elsewhere', () => ({
       status: 200,
       body: { status: 'completed', result: { slow: true } },
-      delayMs: 1_000,
+      heldUntil: answer.opened,
     }));
     const taskId = await launch(agent);
-    const startedAt = Date.now();
-    const reply = await call('GET', `/tasks/${taskId}?waitMs=20000`, { baseUrl, apiKey: 'admin' });
-    const elapsedMs = Date.now() - startedAt;
-    expect(reply.body).toMatchObject({ taskId, status: 'completed', result: { slow: true } });
-    // Seen by re-reading (this API process runs no worker): after the 1 s call, within a few re-reads.
-    expect(elapsedMs).toBeGreaterThanOrEqual(900);
-    expect(elapsedMs).toBeLessThan(10_000);
-  }, 30_000);
+    await until(() => callsAbout('slow-elsewhere', taskId).length > 0, 'the call');
+    // Sent while the agent still holds its answer, which it gives once the lookup is on its way; this
+    // API process runs no worker, so it sees the end by re-reading the task.
+    const waiting = call('GET', `/tasks/${taskId}?waitMs=30000`, { baseUrl, apiKey: 'admin' });
+    setTimeout(answer.open, 200);
+    expect((await waiting).body).toMatchObject({ taskId, status: 'completed', result: { slow: true } });
+  });
 });

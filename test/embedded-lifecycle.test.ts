@@ -9,18 +9,17 @@ import { freePort } from '../src/util/ports';
 import { agentRegistration } from './support/agents';
 import { call } from './support/http';
 import { testStack } from './support/test-stack';
-import { until } from './support/until';
+import { STUCK_AFTER_MS, until } from './support/until';
 
 const ROOT = path.resolve(__dirname, '..');
-/** A start on a loaded 2-core machine answers /readyz within about 10 s. */
-const READY_WITHIN_MS = 30_000;
-/** The servers' end after their parent's, and the service's after a server's: both are immediate by design. */
-const GONE_WITHIN_MS = 5_000;
+/** A start answers /readyz within about 10 s on a loaded 2-core machine; this is for one that is stuck. */
+const READY_WITHIN_MS = 2 * STUCK_AFTER_MS;
 /**
  * A start refused for its ports exits once tsx has loaded it, within about 2 s; one whose server
- * died gives the API and the worker at most 10 s to stop, then stops the other server.
+ * died gives the API and the worker at most 10 s to stop, then stops the other server. This is for
+ * one that does not exit at all.
  */
-const EXITS_WITHIN_MS = 20_000;
+const EXITS_WITHIN_MS = STUCK_AFTER_MS;
 
 type ServerName = 'temporal' | 'ferretdb';
 type Exit = { code: number | null; signal: NodeJS.Signals | null };
@@ -182,14 +181,11 @@ describe('the embedded servers live and die with npm start', () => {
 
     process.kill(launched.pid, 'SIGKILL');
     await launched.exited;
-    const killedAt = Date.now();
     await until(
       () => !runs(servers.temporal, binaries.temporal) && !runs(servers.ferretdb, binaries.ferretdb),
       'both servers gone after the SIGKILL',
-      GONE_WITHIN_MS,
     );
-    process.stdout.write(`[embedded-lifecycle] servers gone ${Date.now() - killedAt} ms after the SIGKILL\n`);
-  }, 60_000);
+  });
 
   it.each(['PORT', 'EMBEDDED_TEMPORAL_PORT', 'EMBEDDED_TEMPORAL_UI_PORT', 'EMBEDDED_MONGODB_PORT'] as const)(
     'refuses to start, naming the port and %s, when something else listens on it',
@@ -208,7 +204,6 @@ describe('the embedded servers live and die with npm start', () => {
         await new Promise((resolve) => squatter.close(resolve));
       }
     },
-    30_000,
   );
 
   it('refuses to start two servers on one port', async () => {
@@ -217,7 +212,7 @@ describe('the embedded servers live and die with npm start', () => {
     expect(await launched.exitWithin(EXITS_WITHIN_MS)).toEqual({ code: 1, signal: null });
     expect(launched.log).toContain(`EMBEDDED_TEMPORAL_PORT and EMBEDDED_MONGODB_PORT are both ${port}`);
     expect(launched.log).not.toContain('service is up');
-  }, 30_000);
+  });
 
   it.each(['ferretdb', 'temporal'] as const)(
     'exits with status 1, and stops the other server, when the embedded %s dies under it',
@@ -227,17 +222,11 @@ describe('the embedded servers live and die with npm start', () => {
       const servers = serversOf(launched);
 
       process.kill(servers[name], 'SIGKILL');
-      const killedAt = Date.now();
-      const exit = await launched.exitWithin(EXITS_WITHIN_MS);
-      process.stdout.write(
-        `[embedded-lifecycle] ${name} killed: the service ${exit ? 'exited' : 'still ran'} ${Date.now() - killedAt} ms after it\n`,
-      );
-      expect(exit).toEqual({ code: 1, signal: null });
+      expect(await launched.exitWithin(EXITS_WITHIN_MS)).toEqual({ code: 1, signal: null });
       expect(launched.log).toContain(`the embedded ${name} exited`);
       const other = name === 'temporal' ? 'ferretdb' : 'temporal';
-      await until(() => !runs(servers[other], binaryOf[other]), `the ${other} server gone`, GONE_WITHIN_MS);
+      await until(() => !runs(servers[other], binaryOf[other]), `the ${other} server gone`);
     },
-    60_000,
   );
 
   it('generates SECRETS_KEY into its data folder on the first start, seals signing secrets with it, and reuses it', async () => {
@@ -267,11 +256,11 @@ describe('the embedded servers live and die with npm start', () => {
       await client.close();
     }
     process.kill(first.pid, 'SIGTERM');
-    expect(await first.exitWithin(15_000)).toEqual({ code: 0, signal: null });
+    expect(await first.exitWithin(EXITS_WITHIN_MS)).toEqual({ code: 0, signal: null });
 
     // A start whose key did not seal the stored secrets would stop (test/registry/signing-secrets-at-rest.test.ts).
     const second = await start({}, dataDir);
     await second.waitReady();
     expect(fs.readFileSync(keyFile, 'utf8').trim()).toBe(key);
-  }, 90_000);
+  });
 });

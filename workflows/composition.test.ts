@@ -212,7 +212,7 @@ describe('the composition workflow, time skipped', () => {
 
   it('fails a task whose agent accepted it but reported nothing within its 24 h timeout, the day skipped', async () => {
     const tasks = plan(['accepts', {}, { timeoutMs: DAY_MS }]);
-    const [serverStart, wallStart] = [await env.currentTimeMs(), Date.now()];
+    const serverStart = await env.currentTimeMs();
 
     const summary = await run(tasks);
 
@@ -222,8 +222,8 @@ describe('the composition workflow, time skipped', () => {
       error: { code: TaskErrorCode.AGENT_TIMEOUT },
       attempts: 1,
     });
+    // The test server's clock passed the day, which this test could not have waited for.
     expect((await env.currentTimeMs()) - serverStart).toBeGreaterThanOrEqual(DAY_MS);
-    expect(Date.now() - wallStart).toBeLessThan(10_000);
   });
 
   it('completes a task whose report arrives 23 h after the agent accepted it', async () => {

@@ -5,7 +5,9 @@ import { startEchoAgent } from '../../examples/echo-agent';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call } from '../support/http';
 import { waitForTask, startTask } from '../support/tasks';
+import { withTemporal } from '../support/temporal';
 import { testStack } from '../support/test-stack';
+import { closedStatus } from '../support/until';
 
 /** examples/echo-agent.ts against the running service: both ways of answering, and a cancellation. */
 describe('the example echo agent', () => {
@@ -63,10 +65,12 @@ describe('the example echo agent', () => {
   });
 
   it('stops work that is cancelled', async () => {
-    const taskId = await launch({ text: 'never', laterMs: 3_000 });
+    // Its report would come long after the test: the cancellation comes first however slow the machine.
+    const taskId = await launch({ text: 'never', laterMs: 10 * 60_000 });
     await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' });
     expect((await call('POST', `/tasks/${taskId}/cancel`, { apiKey: 'admin' })).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    // The run ends once the agent took the cancellation notice, which stops its work.
+    expect(await withTemporal((client) => closedStatus(client.workflow.getHandle(`task-${taskId}`)))).toBe('CANCELLED');
     expect((await call('GET', `/tasks/${taskId}`, { apiKey: 'admin' })).body).toMatchObject({ status: 'cancelled' });
   });
 

@@ -1,10 +1,13 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call } from '../support/http';
 import { useMcpServer } from '../support/mcp-server';
 import { startTask, waitForTask } from '../support/tasks';
 import { until } from '../support/until';
+import { gate } from '../support/gate';
 
 /** Fast retries so the retry paths end within a test. */
 const QUICK_RETRY = { maxAttempts: 3, initialIntervalMs: 100, backoffCoefficient: 1, maxIntervalMs: 100 };
@@ -51,20 +54,38 @@ function tools(server: McpServer): void {
       ],
     }),
   );
-  server.registerTool('slow', { description: 'Reports its progress', inputSchema: {} }, async (_args, extra) => {
-    const token = extra._meta?.progressToken;
-    for (let step = 1; step <= 3; step += 1) {
-      if (token !== undefined) {
-        await extra.sendNotification({
-          method: 'notifications/progress',
-          params: { progressToken: token, progress: step, total: 4, message: `step ${step} of 4` },
-        });
+  // Three steps of progress, then the last one waits for the test: `slow` until it lets it end,
+  // `stuck` until the call is cancelled.
+  const progressThen =
+    (lastStep: (signal: AbortSignal) => Promise<unknown>) =>
+    async (_args: unknown, extra: RequestHandlerExtra<ServerRequest, ServerNotification>) => {
+      const token = extra._meta?.progressToken;
+      for (let step = 1; step <= 3; step += 1) {
+        if (token !== undefined) {
+          await extra.sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress: step, total: 4, message: `step ${step} of 4` },
+          });
+        }
+        await new Promise((resolve) => setTimeout(resolve, 400));
       }
-      await new Promise((resolve) => setTimeout(resolve, 400));
-    }
-    return { content: [{ type: 'text', text: 'slow done' }] };
-  });
+      await lastStep(extra.signal);
+      return { content: [{ type: 'text' as const, text: 'slow done' }] };
+    };
+  server.registerTool(
+    'slow',
+    { description: 'Reports its progress', inputSchema: {} },
+    progressThen(() => slowCallsMayEnd.opened),
+  );
+  server.registerTool(
+    'stuck',
+    { description: 'Reports its progress, then runs until cancelled', inputSchema: {} },
+    progressThen((signal) => new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))),
+  );
 }
+
+/** Lets the calls of `slow` end, once the test saw their progress. */
+const slowCallsMayEnd = gate();
 
 describe('tasks on an MCP agent, called over MCP', () => {
   const mcp = useMcpServer({ setup: tools });
@@ -86,6 +107,7 @@ describe('tasks on an MCP agent, called over MCP', () => {
       'huge',
       'refuse',
       'slow',
+      'stuck',
       'weather',
     ]);
     const weather = agent.capabilities.tools.find((tool: { name: string }) => tool.name === 'weather');
@@ -161,6 +183,7 @@ describe('tasks on an MCP agent, called over MCP', () => {
     expect(running.progress).toBeGreaterThan(0);
     expect(running.progress).toBeLessThan(1);
     expect(running.message).toMatch(/^step \d of 4$/);
+    slowCallsMayEnd.open();
     expect(await waitForTask(taskId)).toMatchObject({
       status: 'completed',
       result: { content: [{ text: 'slow done' }] },
@@ -227,7 +250,7 @@ describe('tasks on an MCP agent, called over MCP', () => {
   });
 
   it('cancels a call in flight as a cancellation, not a failed attempt, and tells the server', async () => {
-    const taskId = await run('tools/slow');
+    const taskId = await run('tools/stuck');
     await waitForTask(taskId, { until: (task) => task.progress !== undefined });
     expect((await call('POST', `/tasks/${taskId}/cancel`, { apiKey: 'admin' })).status).toBe(200);
     const ended = await waitForTask(taskId);

@@ -7,15 +7,19 @@ import { registerTaskTool, useMcpServer } from '../support/mcp-server';
 import { startTask, waitForTask, reportOn } from '../support/tasks';
 import { useTemporalClient } from '../support/temporal';
 import { until } from '../support/until';
+import { gate } from '../support/gate';
 
 const { EventType } = temporal.api.enums.v1;
+
+/** Ends the `report` tool's tasks once the test saw their status message. */
+const reportsMayEnd = gate();
 
 /** Tools that run as MCP tasks: the server answers tools/call with a task handle, and ends the task later, or never. */
 function taskTools(server: McpServer): void {
   registerTaskTool(server, 'report', { topic: z.string() }, (taskId, store, { topic }) => {
     setTimeout(() => void store.updateTaskStatus(taskId, 'working', `halfway through ${topic}`), 300);
     const report = { content: [{ type: 'text', text: `report on ${topic}` }] };
-    setTimeout(() => void store.storeTaskResult(taskId, 'completed', report), 2_500);
+    void reportsMayEnd.opened.then(() => store.storeTaskResult(taskId, 'completed', report));
   });
   registerTaskTool(server, 'doomed', {}, (taskId, store) => {
     const failure = { isError: true, content: [{ type: 'text', text: 'the archive is gone' }] };
@@ -70,6 +74,7 @@ describe('MCP tasks: a tool the server runs on its side, polled by the workflow'
       phase: 'awaiting_agent_report',
       message: 'halfway through tides',
     });
+    reportsMayEnd.open();
     const ended = await waitForTask(taskId);
     expect(ended).toMatchObject({
       status: 'completed',

@@ -4,8 +4,8 @@ import { startTask } from '../support/tasks';
 import { call, expectError, type Reply } from '../support/http';
 
 /**
- * Input meant to hurt: every case gets a 4xx with the contract's error body, quickly, and the
- * service stays up. Nothing here may produce a 500 or a hang.
+ * Input meant to hurt: every case gets a 4xx with the contract's error body, and the service stays
+ * up. Nothing here may produce a 500 or a hang.
  */
 const database = useTestDatabase();
 const LONG = 'x'.repeat(100_000);
@@ -50,15 +50,8 @@ async function expectTaskRefused(agentId: string, params: unknown, message: stri
   expect(await database().collection('tasks').countDocuments({ agentId })).toBe(0);
 }
 
-async function timed(request: () => Promise<Reply>): Promise<Reply & { ms: number }> {
-  const started = Date.now();
-  const reply = await request();
-  return { ...reply, ms: Date.now() - started };
-}
-
-function expectRefused(reply: Reply & { ms: number }, status: number): void {
+function expectRefused(reply: Reply, status: number): void {
   expect({ status: reply.status, code: typeof reply.body?.error?.code }).toEqual({ status, code: 'string' });
-  expect(reply.ms).toBeLessThan(5_000);
 }
 
 describe('hostile registrations', () => {
@@ -112,7 +105,7 @@ describe('hostile registrations', () => {
       withTools(tool({ inputSchema: { $schema: 'https://example.com/my-meta', type: 'object' } })),
     ],
   ])('answers 400 to %s', async (_what, body) => {
-    expectRefused(await timed(() => call('POST', '/agents', { apiKey: 'admin', body })), 400);
+    expectRefused(await call('POST', '/agents', { apiKey: 'admin', body }), 400);
   });
 
   it.each([
@@ -121,9 +114,7 @@ describe('hostile registrations', () => {
   ])('answers 400 to %s nested 50 000 deep', async (_what, member) => {
     const rawBody = deeplyNested(member, 50_000);
     expectRefused(
-      await timed(() =>
-        call('POST', '/agents', { apiKey: 'admin', rawBody, headers: { 'content-type': 'application/json' } }),
-      ),
+      await call('POST', '/agents', { apiKey: 'admin', rawBody, headers: { 'content-type': 'application/json' } }),
       400,
     );
   });
@@ -133,14 +124,13 @@ describe('hostile registrations', () => {
     const agent = await registerAgent({
       capabilities: { tools: [{ name: 'backtrack', description: 'd', inputSchema }] },
     });
-    // About 10 s of backtracking for JavaScript's RegExp, doubling with each further character.
-    const params = { s: `${'a'.repeat(30)}b` };
-    const reply = await timed(() =>
-      call('POST', '/tasks', {
-        apiKey: 'admin',
-        body: { agentId: agent.agentId, operation: 'tools/backtrack', params },
-      }),
-    );
+    // Backtracking would never end: JavaScript's RegExp takes about 10 s at 30 characters, doubling
+    // with each further one, so 50 would take months.
+    const params = { s: `${'a'.repeat(50)}b` };
+    const reply = await call('POST', '/tasks', {
+      apiKey: 'admin',
+      body: { agentId: agent.agentId, operation: 'tools/backtrack', params },
+    });
     expectRefused(reply, 400);
     expect(reply.body.error.message).toMatch(/must match pattern/);
 
@@ -227,13 +217,14 @@ describe('hostile registrations', () => {
 
   it('answers 413 to a body over 1 MiB', async () => {
     const body = agentRegistration({ description: 'z'.repeat(1_100_000) });
-    expectRefused(await timed(() => call('POST', '/agents', { apiKey: 'admin', body })), 413);
+    expectRefused(await call('POST', '/agents', { apiKey: 'admin', body }), 413);
   });
 
   it('keeps the answer to a huge invalid array small and quick', async () => {
-    const reply = await timed(() =>
-      call('POST', '/agents', { apiKey: 'admin', body: withTools(...Array.from({ length: 100_000 }, () => 0)) }),
-    );
+    const reply = await call('POST', '/agents', {
+      apiKey: 'admin',
+      body: withTools(...Array.from({ length: 100_000 }, () => 0)),
+    });
     expectRefused(reply, 400);
     expect(reply.body.error.details.length).toBeLessThanOrEqual(100);
   });
@@ -264,7 +255,7 @@ describe('hostile queries and paths', () => {
     ['a repeated query', '/agents/search?query=a&query=b'],
     ['a repeated capability', '/agents/search?capability=tools/a&capability=tools/b'],
   ])('answers 400 to %s', async (_what, path) => {
-    const reply = await timed(() => call('GET', path, { apiKey: 'admin' }));
+    const reply = await call('GET', path, { apiKey: 'admin' });
     // A URL this long may be refused by Node itself with 414 or 431; never a 500.
     if (reply.status === 414 || reply.status === 431) return;
     expectRefused(reply, 400);
@@ -296,7 +287,7 @@ describe('hostile queries and paths', () => {
     ['an operator id', '/agents/%24where'],
     ['an encoded path id', '/agents/..%2F..%2Fkeys'],
   ])('answers 404 to %s', async (_what, path) => {
-    expectRefused(await timed(() => call('GET', path, { apiKey: 'admin' })), 404);
+    expectRefused(await call('GET', path, { apiKey: 'admin' }), 404);
   });
 
   it('is still healthy afterwards', async () => {

@@ -6,14 +6,13 @@ import { createRoom, isMessage, RoomClient } from '../support/room-client';
 import { startSecondApi } from '../support/second-api';
 import type { ServiceProcess } from '../support/service-process';
 import { tool } from '../support/tasks';
+import { STUCK_AFTER_MS, until } from '../support/until';
 
 /** A second API process (no worker of the task queue) on the same Temporal and MongoDB. */
 let second: ServiceProcess;
 let secondWsUrl: string;
 let agentServer: AgentServer;
 const clients: RoomClient[] = [];
-const FRAME_WAIT_MS = 10_000;
-
 beforeAll(async () => {
   ({ process: second, wsUrl: secondWsUrl } = await startSecondApi('room-tasks-second'));
   agentServer = await AgentServer.start();
@@ -65,48 +64,53 @@ describe('two API processes', () => {
         type: 'TASK_REQUEST',
         data: { requestId, agentId: agent.agentId, operation: 'tools/echo', params: { text: 'across' } },
       });
-      const createdFrame = await asker.waitFor((frame) => frame.data?.requestId === requestId, FRAME_WAIT_MS);
+      const createdFrame = await asker.waitFor((frame) => frame.data?.requestId === requestId);
       expect(createdFrame.type).toBe('TASK_CREATED');
       const { taskId } = createdFrame.data;
 
-      const task = await agentSocket.waitFor(
-        (frame) => frame.type === 'TASK' && frame.data.taskId === taskId,
-        FRAME_WAIT_MS,
-      );
+      const task = await agentSocket.waitFor((frame) => frame.type === 'TASK' && frame.data.taskId === taskId);
       expect(task.data).toMatchObject({ operation: 'tools/echo', params: { text: 'across' }, roomId: room.roomId });
       agentSocket.send({ type: 'TASK_RESULT', data: { taskId, status: 'completed', result: { via: 'socket' } } });
 
-      expect((await asker.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS)).data).toMatchObject({
+      expect((await asker.waitFor(isTaskUpdate(taskId))).data).toMatchObject({
         status: 'completed',
         result: { via: 'socket' },
       });
-      await agentSocket.waitFor(isTaskUpdate(taskId), FRAME_WAIT_MS);
+      await agentSocket.waitFor(isTaskUpdate(taskId));
     },
   );
 
-  it('bring chat messages sent through one process to sockets on the other (poll mode on FerretDB), and measure the delay', async () => {
+  it('bring chat messages sent through one process to sockets on the other (poll mode on FerretDB)', async () => {
     const room = await createRoom();
     const [alice, bob] = [newUserId(), newUserId()];
     const here = await connect(room.roomId, { human: alice }, false);
     const there = await connect(room.roomId, { human: bob }, true);
-    // The poll of a newly connected room starts at the room's last seq on its first round.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The poll of a newly connected room starts at the room's last seq on its first round, so a
+    // message sent before that round is not brought over: once one is, each way, the polls run.
+    let warmUps = 0;
+    const broughtOver = (from: RoomClient, to: RoomClient, sender: string) =>
+      until(
+        () => {
+          const seen = (frame: any) =>
+            isMessage()(frame) && frame.data.sender.id === sender && frame.data.content.startsWith('warm-up');
+          if (to.frames.some(seen)) return true;
+          from.sendMessage(`warm-up ${(warmUps += 1)}`);
+          return false;
+        },
+        'a message brought over once the poll ran',
+        STUCK_AFTER_MS,
+        500,
+      );
+    await broughtOver(here, there, alice);
+    await broughtOver(there, here, bob);
 
-    const delays: number[] = [];
     for (let index = 0; index < 20; index++) {
       const content = `across-${index}`;
-      const sentAt = Date.now();
       here.sendMessage(content);
-      await there.waitFor(isMessage(content), FRAME_WAIT_MS);
-      delays.push(Date.now() - sentAt);
+      await there.waitFor(isMessage(content));
       there.sendMessage(`back-${index}`);
-      await here.waitFor(isMessage(`back-${index}`), FRAME_WAIT_MS);
+      await here.waitFor(isMessage(`back-${index}`));
     }
-    delays.sort((a, b) => a - b);
-    process.stdout.write(
-      `\ncross-process message delay (poll mode): median ${delays[10]} ms, max ${delays[19]} ms over 20 messages\n`,
-    );
-    expect(delays[19]).toBeLessThan(2_000);
 
     // Each side saw every message of the other, once.
     const contents = (client: RoomClient) => client.frames.filter(isMessage()).map((frame) => frame.data.content);

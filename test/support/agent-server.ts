@@ -20,6 +20,8 @@ export interface AgentReply {
   body?: unknown;
   /** Wait this long before answering. */
   delayMs?: number;
+  /** Answer only once this settled (then after delayMs): the test decides when the answer comes, or that none does. */
+  heldUntil?: Promise<unknown>;
   /** More response headers (a redirect's `location`, say). */
   headers?: Record<string, string>;
 }
@@ -83,7 +85,7 @@ export class AgentServer {
       response.once('close', () => {
         if (!response.headersSent) call.abandoned = true;
       });
-      setTimeout(() => {
+      const answer = () => {
         if (call.abandoned) return;
         const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? null);
         response.writeHead(reply.status, {
@@ -91,10 +93,16 @@ export class AgentServer {
           ...reply.headers,
         });
         response.end(text);
-      }, reply.delayMs ?? 0);
+      };
+      const answerAfterDelay = () => setTimeout(answer, reply.delayMs ?? 0);
+      if (reply.heldUntil) void reply.heldUntil.then(answerAfterDelay, answerAfterDelay);
+      else answerAfterDelay();
     });
   }
 }
+
+/** A `heldUntil` that never settles: the agent is still answering when the test ends. */
+export const forever: Promise<never> = new Promise(() => undefined);
 
 /** 202: the agent took the task and reports its outcome later. */
 export const accepts: AgentBehaviour = () => ({ status: 202, body: { status: 'received' } });

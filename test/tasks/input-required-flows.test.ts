@@ -273,7 +273,7 @@ describe('input required', () => {
       expect(asked.status).toBe(200);
       expect((await answer(taskId, { input: 'the first' })).status).toBe(200);
 
-      const ended = await waitForTask(taskId, { timeoutMs: 15_000 });
+      const ended = await waitForTask(taskId);
       expect(ended).toMatchObject({ status: 'failed', error: { code: 'AGENT_REJECTED' } });
       const deliveries = server()
         .callsTo('refuses-input')
@@ -288,13 +288,11 @@ describe('input required', () => {
       const taskId = await acceptedTask({ timeoutMs });
       const stream = await EventStreamReader.open(`/tasks/${taskId}/events`);
       const requestId = await askConfirmation(taskId, 'Anyone there?');
-      const askedAt = Date.now();
 
-      const ended = await waitForTask(taskId, { timeoutMs: 15_000 });
+      const ended = await waitForTask(taskId);
       expect(ended).toMatchObject({ status: 'failed', error: { code: 'INPUT_TIMEOUT' } });
       expect(ended.error.message).toContain('Anyone there?');
       expect(ended.inputRequest).toBeUndefined();
-      expect(Date.now() - askedAt).toBeLessThan(timeoutMs + 8_000);
 
       expectError(await answer(taskId, { input: { confirm: true } }), 409, 'CONFLICT');
       expectError(await answer(taskId, { input: { confirm: true }, requestId }), 409, 'CONFLICT');

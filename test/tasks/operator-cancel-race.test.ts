@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { Client, Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { TaskChange } from '../../src/tasks/task-document';
 import { agentReportSignal, DEFAULT_RETRY, TaskStatus, type CompositionInput } from '../../workflows/task-types';
 import { testStack } from '../support/test-stack';
 import { closedStatus, until } from '../support/until';
+import { gate } from '../support/gate';
+
+const { EventType } = temporal.api.enums.v1;
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
@@ -21,12 +25,14 @@ describe('an operator cancelling a workflow while it records a task', () => {
     const taskId = randomUUID();
     const recordsStarted: TaskChange[] = [];
     const recordsFinished: TaskChange[] = [];
+    const recordMayFinish = gate();
     const activities = {
       callAgent: async () => ({ kind: 'accepted', attempt: 1 }),
       recordTask: async (_taskId: string, change: TaskChange) => {
         recordsStarted.push(change);
-        // Longer than the workflow task's renewal (80 % of 2 s), which is when the cancel comes in.
-        await Context.current().sleep(4_000);
+        // Past the workflow task's renewal (80 % of 2 s), which is when the cancel comes in; a
+        // record the workflow let be cancelled ends here, unfinished.
+        await Promise.race([recordMayFinish.opened, Context.current().cancelled]);
         recordsFinished.push(change);
       },
     };
@@ -67,9 +73,20 @@ describe('an operator cancelling a workflow while it records a task', () => {
           workflowTaskTimeout: '2 seconds',
         });
         await workflow.signal(agentReportSignal, { taskId, status: TaskStatus.COMPLETED, result: { done: true } });
-        await until(() => recordsStarted.length > 0, 'the record of the task started', 10_000);
+        await until(() => recordsStarted.length > 0, 'the record of the task started');
         await workflow.cancel();
-        expect(await closedStatus(workflow, 15_000)).toBe('CANCELLED');
+        await until(async () => {
+          const events = (await workflow.fetchHistory()).events ?? [];
+          const requested = events.findIndex(
+            (event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED,
+          );
+          return (
+            requested >= 0 &&
+            events.slice(requested).some((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED)
+          );
+        }, 'a renewed workflow task that brings the cancel while the record runs');
+        recordMayFinish.open();
+        expect(await closedStatus(workflow)).toBe('CANCELLED');
       });
     } finally {
       await connection.close();

@@ -1,6 +1,8 @@
 import { useAgentServer, completes } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call, expectError } from '../support/http';
+import { until } from '../support/until';
+import { gate } from '../support/gate';
 
 /** GET /tasks/{taskId}?waitMs=: a pending task is answered once it ends, or as it stands when waitMs ran out. */
 describe('GET /tasks/{taskId}?waitMs=', () => {
@@ -8,13 +10,15 @@ describe('GET /tasks/{taskId}?waitMs=', () => {
   let agent: RegisteredAgent;
   let slowAgent: RegisteredAgent;
   let silentAgent: RegisteredAgent;
+  /** Holds the slow agent's answer until the test opens it. */
+  const slowAnswer = gate();
   beforeAll(async () => {
     agent = await registerAgent({ mcpUrl: server().route('wait-quick', completes('quick')) });
     slowAgent = await registerAgent({
       mcpUrl: server().route('wait-slow', () => ({
         status: 200,
         body: { status: 'completed', result: 'slow' },
-        delayMs: 1_000,
+        heldUntil: slowAnswer.opened,
       })),
     });
     // Accepts and never reports: the task stays pending.
@@ -34,40 +38,34 @@ describe('GET /tasks/{taskId}?waitMs=', () => {
 
   it('answers a slow task once it completed, in one request', async () => {
     const taskId = await createTask(slowAgent);
-    const started = Date.now();
-    const reply = await call('GET', `/tasks/${taskId}?waitMs=20000`, { apiKey: 'admin' });
-    const elapsedMs = Date.now() - started;
+    await until(() => server().callsTo('wait-slow').length > 0, 'the call to the slow agent');
+    // Sent while the agent still holds its answer, which it gives once the lookup is on its way.
+    const waiting = call('GET', `/tasks/${taskId}?waitMs=30000`, { apiKey: 'admin' });
+    setTimeout(slowAnswer.open, 200);
+    const reply = await waiting;
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ taskId, status: 'completed', result: { 0: 'slow' } });
-    // The agent took 1 s to answer; the lookup returned with the outcome, long before its bound.
-    expect(elapsedMs).toBeGreaterThanOrEqual(900);
-    expect(elapsedMs).toBeLessThan(15_000);
   });
 
   it('answers at once when the task has already ended', async () => {
     const taskId = await createTask(agent);
-    expect((await call('GET', `/tasks/${taskId}?waitMs=20000`, { apiKey: 'admin' })).body.status).toBe('completed');
-    const started = Date.now();
-    const reply = await call('GET', `/tasks/${taskId}?waitMs=20000`, { apiKey: 'admin' });
+    expect((await call('GET', `/tasks/${taskId}?waitMs=30000`, { apiKey: 'admin' })).body.status).toBe('completed');
+    // That it answers without waiting is measured by bench/timing (a lookup of an ended task).
+    const reply = await call('GET', `/tasks/${taskId}?waitMs=30000`, { apiKey: 'admin' });
     expect(reply.body).toMatchObject({ taskId, status: 'completed', result: { 0: 'quick' } });
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('returns the task still pending when waitMs runs out', async () => {
     const taskId = await createTask(silentAgent);
-    const started = Date.now();
     const reply = await call('GET', `/tasks/${taskId}?waitMs=1500`, { apiKey: 'admin' });
-    const elapsedMs = Date.now() - started;
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ taskId, status: 'pending' });
-    expect(elapsedMs).toBeGreaterThanOrEqual(1_400);
-    expect(elapsedMs).toBeLessThan(10_000);
     await call('POST', `/tasks/${taskId}/cancel`, { apiKey: 'admin' });
   });
 
   it('wakes on a cancellation too', async () => {
     const taskId = await createTask(silentAgent);
-    const waiting = call('GET', `/tasks/${taskId}?waitMs=20000`, { apiKey: 'admin' });
+    const waiting = call('GET', `/tasks/${taskId}?waitMs=30000`, { apiKey: 'admin' });
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect((await call('POST', `/tasks/${taskId}/cancel`, { apiKey: 'admin' })).status).toBe(200);
     expect((await waiting).body).toMatchObject({ taskId, status: 'cancelled' });
@@ -77,14 +75,13 @@ describe('GET /tasks/{taskId}?waitMs=', () => {
     const creator = await registerAgent();
     const stranger = await registerAgent();
     const taskId = await createTask(silentAgent, creator.apiKey);
-    const started = Date.now();
+    // That they are refused without waiting is measured by bench/timing (a refused lookup).
     expect(
-      expectError(await call('GET', `/tasks/${taskId}?waitMs=20000`, { apiKey: stranger.apiKey }), 404, 'NOT_FOUND')
+      expectError(await call('GET', `/tasks/${taskId}?waitMs=30000`, { apiKey: stranger.apiKey }), 404, 'NOT_FOUND')
         .message,
     ).toBe(`Task ${taskId} not found`);
-    expectError(await call('GET', '/tasks/no-such-task?waitMs=20000', { apiKey: 'admin' }), 404, 'NOT_FOUND');
-    expectError(await call('GET', `/tasks/${taskId}?waitMs=20000`), 401, 'UNAUTHENTICATED');
-    expect(Date.now() - started).toBeLessThan(5_000);
+    expectError(await call('GET', '/tasks/no-such-task?waitMs=30000', { apiKey: 'admin' }), 404, 'NOT_FOUND');
+    expectError(await call('GET', `/tasks/${taskId}?waitMs=30000`), 401, 'UNAUTHENTICATED');
     await call('POST', `/tasks/${taskId}/cancel`, { apiKey: 'admin' });
   });
 
