@@ -1,6 +1,8 @@
-// Two projects: `unit` needs no servers (the tests beside the code, the workflow under Temporal's
-// time-skipping test server); `integration` runs against the real stack the global setup starts.
-// `npm run test:unit` and `npm run test:integration` pick one; `npm test` runs both.
+// Three projects: `unit` needs no servers (the tests beside the code, the workflow under Temporal's
+// time-skipping test server); `integration` and `slow` run against the real stack the global setup
+// starts. `slow` holds the suites that take minutes (the fuzzer, the SSRF matrix, crashes and
+// restarts, replays), so that the rest can be run on their own while working.
+// `npm run test:unit`, `test:integration` and `test:slow` pick one; `npm test` runs all three.
 const shared = {
   testEnvironment: 'node',
   testMatch: ['**/*.test.ts'],
@@ -14,6 +16,25 @@ const shared = {
   transformIgnorePatterns: ['/node_modules/(?!jose/)'],
 };
 
+const SLOW = [
+  'test/security/mutation-fuzz.test.ts',
+  'test/security/ssrf-matrix.test.ts',
+  'test/durability.test.ts',
+  'test/embedded-lifecycle.test.ts',
+  'test/ops/tracing.test.ts',
+  'test/tasks/replay.test.ts',
+];
+
+// The real Temporal dev server and FerretDB, and the service, for the projects that test against them.
+// Jest runs a global setup once per run for each distinct file, whichever projects name it, and only
+// when a test of such a project is selected: one stack for `integration` and `slow` together.
+const onTheStack = {
+  ...shared,
+  roots: ['<rootDir>/test'],
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+};
+
 /** @type {import('jest').Config} */
 module.exports = {
   projects: [
@@ -23,12 +44,14 @@ module.exports = {
       roots: ['<rootDir>/src', '<rootDir>/workflows', '<rootDir>/activities'],
     },
     {
-      ...shared,
+      ...onTheStack,
       displayName: 'integration',
-      roots: ['<rootDir>/test'],
-      // Run only when an integration test is selected: the real Temporal dev server and FerretDB, and the service.
-      globalSetup: '<rootDir>/test/support/global-setup.ts',
-      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+      testPathIgnorePatterns: ['/node_modules/', ...SLOW.map((file) => `<rootDir>/${file}`)],
+    },
+    {
+      ...onTheStack,
+      displayName: 'slow',
+      testMatch: SLOW.map((file) => `<rootDir>/${file}`),
     },
   ],
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
