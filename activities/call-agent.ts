@@ -8,16 +8,8 @@ import { refOf, type TaskChange, type TaskDocument } from '../src/tasks/task-doc
 import type { TaskClaims } from '../src/tasks/task-claims';
 import type { TaskStore } from '../src/tasks/task-store';
 import { TaskEventType, type TaskRef } from '../src/task-events/task-event';
-import {
-  isLive,
-  TaskErrorCode,
-  TaskPhase,
-  TaskStatus,
-  type A2aTaskHandle,
-  type McpTaskHandle,
-  type TaskError,
-  type TaskResult,
-} from '../workflows/task-types';
+import { isLive, TaskErrorCode, TaskPhase, TaskStatus, type TaskError, type TaskResult } from '../workflows/task-types';
+import type { AgentAnswer, CallAgentInput, CallAgentResult } from '../workflows/activity-contract';
 import { McpSessionPool } from '../src/agent-calls/mcp-session-pool';
 import { callOverMcp, type McpCallVerdict } from './mcp-call';
 import { callOverA2a, type A2aCallVerdict } from './a2a-call';
@@ -28,47 +20,6 @@ import { postSigned } from '../src/agent-calls/signed-post';
 import { refusalOf } from './call-failures';
 import { describeError } from '../src/ops/describe-error';
 import { errorCodeLabel, statusClassLabel, type Metrics } from '../src/ops/metrics';
-
-export interface CallAgentInput {
-  taskId: string;
-  agentId: string;
-  operation: string;
-  params: Record<string, unknown>;
-  /** The task's retry.maxAttempts, held across worker restarts by the task store's count of calls. */
-  maxAttempts: number;
-  /**
-   * The workflow needs the result itself (a dependant's pending argument, a room's task_update).
-   * Otherwise a recorded answer comes back without its result or error, which stay in the task store.
-   */
-  keepsResult?: boolean;
-  /**
-   * The call is made in its workflow's first run, not one a Reset started: the first attempt of a
-   * regular activity there is the task's first call, with no earlier answer to look for.
-   */
-  firstRun?: boolean;
-}
-
-/**
- * What the workflow goes on with; every other outcome is thrown as an ApplicationFailure. `recorded`:
- * the agent's answer is already the task's outcome in the task store, so lookups see it without waiting
- * for the workflow; false only when that write failed, and the workflow records it then. (The field's
- * name is in every recorded history: renaming it would change what replays read.)
- *
- * A recorded answer leaves out its result or error unless the input `keepsResult`: a local
- * activity's result goes into the workflow's history, and Temporal terminates a run whose workflow
- * task completes with more than 4 MiB (five sibling tasks answering 900 KB each at once did).
- */
-export type CallAgentResult =
-  | { kind: 'completed'; result?: TaskResult; attempt: number; recorded: boolean }
-  | { kind: 'failed'; error?: TaskError; attempt: number; recorded: boolean }
-  /** Found cancelled in the task store: by the run before a Reset, which the new run does not undo. */
-  | { kind: 'cancelled'; attempt: number; recorded: true }
-  /** The agent took the task and owes a report: 202 from an `acs` agent. */
-  | { kind: 'accepted'; attempt: number }
-  /** An MCP agent runs the task on its side: the workflow polls it. */
-  | { kind: 'mcpTask'; attempt: number; handle: McpTaskHandle }
-  /** An A2A agent goes on with the task after answering: the workflow polls it. */
-  | { kind: 'a2aTask'; attempt: number; handle: A2aTaskHandle };
 
 /**
  * How often a call heartbeats while it waits for the agent. A heartbeat is how a regular activity
@@ -303,9 +254,6 @@ export function callAgentActivity(
     }
   };
 }
-
-/** An answer that ends the call: the task's outcome, not a wait for more. */
-export type AgentAnswer = Exclude<CallAgentResult, { kind: 'accepted' | 'mcpTask' | 'a2aTask' }>;
 
 /** The agent's answer, recorded as the task's outcome: what the workflow goes on with. */
 export async function recordedAnswer(

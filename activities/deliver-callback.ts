@@ -5,13 +5,11 @@ import { isRetriedStatus } from '../src/agent-calls/agent-reply';
 import { toTaskView } from '../src/tasks/task-views';
 import type { TaskStore } from '../src/tasks/task-store';
 import type { TaskCallback } from '../workflows/task-types';
+import type { CallbackTarget } from '../workflows/activity-contract';
 import { postSigned } from '../src/agent-calls/signed-post';
 import { refusalOf } from './call-failures';
 import { describeError } from '../src/ops/describe-error';
 import type { Metrics } from '../src/ops/metrics';
-
-/** Who receives a completion callback, which decides the URL and the secret that signs it. */
-export type CallbackTarget = { kind: 'task'; url: string } | { kind: 'agent'; agentId: string };
 
 export interface DeliverCallbackSettings {
   /** CALLBACK_SIGNING_SECRET: signs callbacks to a task's own callbackUrl. */

@@ -5,15 +5,9 @@ import { isRetriedStatus } from '../src/agent-calls/agent-reply';
 import type { TaskClaims } from '../src/tasks/task-claims';
 import { describeError } from '../src/ops/describe-error';
 import { TaskErrorCode } from '../workflows/task-types';
+import type { TaskInputDelivery } from '../workflows/activity-contract';
 import { postSigned } from '../src/agent-calls/signed-post';
 import { refusalOf } from './call-failures';
-
-export interface TaskInputDelivery {
-  taskId: string;
-  agentId: string;
-  operation: string;
-  requestId: string;
-}
 
 export interface DeliverTaskInputSettings {
   callTimeoutMs: number;

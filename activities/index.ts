@@ -18,6 +18,7 @@ import { pollMcpTaskActivity } from './poll-mcp-task';
 import { pollA2aTaskActivity } from './poll-a2a-task';
 import { recordTaskActivity } from './record-task';
 import { validateParamsActivity } from './validate-params';
+import type { TaskActivities } from '../workflows/activity-contract';
 
 /** What activities need from the process that hosts the worker. */
 export interface ActivityDeps {
@@ -32,7 +33,11 @@ export interface ActivityDeps {
   agents: RecentAgents;
 }
 
-/** Every activity the task worker registers; each lives in its own file beside this one (room-delivery.ts holds those of an API process's own delivery queue, registered by src/room-tasks/delivery-worker.ts). */
+/**
+ * Every activity the task worker registers, as the workflow's contract declares them
+ * (workflows/activity-contract.ts); each lives in its own file beside this one (room-delivery.ts holds
+ * those of an API process's own delivery queue, registered by src/room-tasks/delivery-worker.ts).
+ */
 export function createActivities(deps: ActivityDeps) {
   const { agents } = deps;
   const taskStore = new TaskStore(deps.store, deps.taskChanges, deps.metrics);
@@ -63,7 +68,5 @@ export function createActivities(deps: ActivityDeps) {
     validateParams: validateParamsActivity(agents, new UserSchemaCompiler()),
     recordTask: recordTaskActivity(taskStore),
     ...findRoomSocketsActivities(new PresenceLookup(deps.store), agents),
-  };
+  } satisfies TaskActivities;
 }
-
-export type Activities = ReturnType<typeof createActivities>;

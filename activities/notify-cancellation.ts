@@ -4,6 +4,7 @@ import { McpSession } from '../src/agent-calls/mcp-session';
 import type { Agent } from '../src/registry/agent';
 import type { RecentAgents } from '../src/registry/recent-agents';
 import type { A2aTaskHandle, McpTaskHandle } from '../workflows/task-types';
+import type { CancellationNotice } from '../workflows/activity-contract';
 import { isRetriedStatus } from '../src/agent-calls/agent-reply';
 import { answerOf } from './mcp-call';
 import { verdictOfA2aError } from './a2a-call';
@@ -29,17 +30,7 @@ export function notifyCancellationActivity(
   dispatcher: Dispatcher,
   settings: NotifyCancellationSettings,
 ) {
-  return async function notifyCancellation({
-    taskId,
-    agentId,
-    mcpTask,
-    a2aTask,
-  }: {
-    taskId: string;
-    agentId: string;
-    mcpTask?: McpTaskHandle;
-    a2aTask?: A2aTaskHandle;
-  }): Promise<void> {
+  return async function notifyCancellation({ taskId, agentId, mcpTask, a2aTask }: CancellationNotice): Promise<void> {
     const agent = await agents.findById(agentId);
     if (!agent) return;
     if (mcpTask) return cancelMcpTask(agent, mcpTask, dispatcher, settings);

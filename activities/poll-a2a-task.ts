@@ -3,18 +3,11 @@ import type { Dispatcher } from 'undici';
 import { a2aRequest } from '../src/agent-calls/a2a-client';
 import type { RecentAgents } from '../src/registry/recent-agents';
 import type { TaskStore } from '../src/tasks/task-store';
-import type { A2aTaskHandle } from '../workflows/task-types';
-import type { AgentAnswer, CallAgentSettings } from './call-agent';
+import type { A2aTaskPoll, PollA2aTaskInput } from '../workflows/activity-contract';
+import type { CallAgentSettings } from './call-agent';
 import { verdictOfA2aError, verdictOfTask, type A2aCallVerdict, type A2aTaskJson } from './a2a-call';
-import { polledAnswer, polledTask, type PolledTask } from './polled-task';
+import { polledAnswer, polledTask } from './polled-task';
 import { verdictOrFailure } from './call-failures';
-
-export interface PollA2aTaskInput extends PolledTask {
-  handle: A2aTaskHandle;
-}
-
-/** Still running at the agent: poll again. */
-export type A2aTaskPoll = { kind: 'working' } | AgentAnswer;
 
 /**
  * One poll of a task an A2A agent goes on with: `GetTask`, and once it ended its outcome recorded as

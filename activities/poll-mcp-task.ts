@@ -5,17 +5,11 @@ import { McpSession } from '../src/agent-calls/mcp-session';
 import type { RecentAgents } from '../src/registry/recent-agents';
 import type { TaskStore } from '../src/tasks/task-store';
 import { TaskEventType } from '../src/task-events/task-event';
-import { TaskErrorCode, type McpTaskHandle } from '../workflows/task-types';
-import type { AgentAnswer, CallAgentSettings } from './call-agent';
+import { TaskErrorCode } from '../workflows/task-types';
+import type { McpTaskPoll, PollMcpTaskInput } from '../workflows/activity-contract';
+import type { CallAgentSettings } from './call-agent';
 import { answerOf, toolVerdict, type McpCallVerdict } from './mcp-call';
-import { polledAnswer, polledTask, type PolledTask } from './polled-task';
-
-export interface PollMcpTaskInput extends PolledTask {
-  handle: McpTaskHandle;
-}
-
-/** Still running at the agent: poll again after `pollIntervalMs`, the server's suggestion. */
-export type McpTaskPoll = { kind: 'working'; pollIntervalMs?: number } | AgentAnswer;
+import { polledAnswer, polledTask } from './polled-task';
 
 /**
  * One poll of a task an MCP agent runs on its side, in the session that created it: `tasks/get`,

@@ -6,16 +6,8 @@ import type { AgentReplyVerdict } from '../src/agent-calls/agent-reply';
 import { refOf } from '../src/tasks/task-document';
 import type { TaskStore } from '../src/tasks/task-store';
 import { isLive, TaskErrorCode } from '../workflows/task-types';
-import { recordedAnswer, type AgentAnswer } from './call-agent';
-
-/** The task a poll of the agent's own task is for, as each poll activity takes it beside the agent's handle. */
-export interface PolledTask {
-  taskId: string;
-  agentId: string;
-  /** The call whose answer was the agent's own task: the poll's answer counts as its. */
-  attempt: number;
-  keepsResult: boolean;
-}
+import type { AgentAnswer } from '../workflows/activity-contract';
+import { recordedAnswer } from './call-agent';
 
 /**
  * The task a poll of the agent's own task is for, and its agent: a task that already ended is not

@@ -8,7 +8,8 @@ import type { MessageStore } from '../src/rooms/message-store';
 import { ParticipantType, type ParticipantRef } from '../src/auth/participant';
 import { RoomHub } from '../src/rooms/room-hub';
 import { DeliveredTasks } from '../src/room-tasks/delivered-tasks';
-import { roomDeliveryActivities, type TaskFrameInput } from './room-delivery';
+import type { TaskFrameInput } from '../workflows/room-delivery-contract';
+import { roomDeliveryActivities } from './room-delivery';
 import { createMetrics } from '../src/ops/metrics';
 
 const ROOM = 'room-1';

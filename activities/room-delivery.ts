@@ -1,38 +1,18 @@
 import { createHash } from 'node:crypto';
 import type { TaskClaims } from '../src/tasks/task-claims';
 import type { TaskStore } from '../src/tasks/task-store';
-import { isLive, TaskPhase, TaskStatus, type Requester, type TaskUpdate } from '../workflows/task-types';
+import { isLive, TaskPhase, TaskStatus } from '../workflows/task-types';
+import type {
+  RoomDeliveryActivities,
+  TaskFrameInput,
+  TaskInputFrameInput,
+  TaskUpdateInput,
+} from '../workflows/room-delivery-contract';
 import { FrameType, SystemEvent } from '../src/rooms/frames';
 import { ParticipantType, type ParticipantRef } from '../src/auth/participant';
 import { remember } from '../src/rooms/remember';
 import type { RoomHub } from '../src/rooms/room-hub';
 import type { DeliveredTasks } from '../src/room-tasks/delivered-tasks';
-
-export interface TaskFrameInput {
-  taskId: string;
-  agentId: string;
-  operation: string;
-  params: Record<string, unknown>;
-  roomId: string;
-  requestedBy: Requester;
-  /** Told if the agent's socket closes before it answers. */
-  workflowId: string;
-}
-
-export interface TaskUpdateInput {
-  roomId: string;
-  taskId: string;
-  agentId: string;
-  /** The task's new state: its outcome, an input request, or (`pending` with a requestId) the answer to one. */
-  outcome: TaskUpdate;
-}
-
-export interface TaskInputFrameInput {
-  roomId: string;
-  taskId: string;
-  agentId: string;
-  requestId: string;
-}
 
 /**
  * How many TASK frames and task_updates a process remembers having sent. Temporal retries a
@@ -127,10 +107,8 @@ export function roomDeliveryActivities(
         },
       });
     },
-  };
+  } satisfies RoomDeliveryActivities;
 }
-
-export type RoomDeliveryActivities = ReturnType<typeof roomDeliveryActivities>;
 
 /**
  * A task_update's id: a UUID (RFC 9562 version 8) made of the SHA-256 of the task and its status,

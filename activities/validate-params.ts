@@ -4,12 +4,7 @@ import type { UserSchemaCompiler } from '../src/registry/user-schemas';
 import { findOperation, paramsProblems } from '../src/tasks/operations';
 import { summariseProblems } from '../src/http/validate';
 import { TaskErrorCode } from '../workflows/task-types';
-
-export interface ValidateParamsInput {
-  agentId: string;
-  operation: string;
-  params: Record<string, unknown>;
-}
+import type { ValidateParamsInput } from '../workflows/activity-contract';
 
 /**
  * Checks params after pending arguments were substituted, against the tool's inputSchema (Ajv is

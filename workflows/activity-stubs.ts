@@ -1,8 +1,8 @@
 // How the composition workflow reaches its activities: each kind of work with the timeouts and
-// retries it needs. The activities themselves live under activities/.
+// retries it needs. Their contract is activity-contract.ts and room-delivery-contract.ts.
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities';
-import type { RoomDeliveryActivities } from '../activities/room-delivery';
+import type { TaskActivities } from './activity-contract';
+import type { RoomDeliveryActivities } from './room-delivery-contract';
 
 /**
  * Index writes and schema checks: short, run by the worker within the workflow task (no round trip
@@ -12,14 +12,14 @@ export const bookkeepingOptions = {
   startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds' },
 } as const;
-export const bookkeeping = proxyLocalActivities<Activities>(bookkeepingOptions);
+export const bookkeeping = proxyLocalActivities<TaskActivities>(bookkeepingOptions);
 
 /**
  * The agent call: a regular activity, so that Pending Activities in the Web UI shows it with its
  * attempt, last failure and next retry. Its timeouts and retry policy are the task's own, given at
  * the call site.
  */
-export const agentCalls = proxyActivities<Activities>(bookkeepingOptions);
+export const agentCalls = proxyActivities<TaskActivities>(bookkeepingOptions);
 
 /** Margin of the call activity's own timeout over the HTTP call's, for loading the agent and recording. */
 export const CALL_ACTIVITY_MARGIN_MS = 10_000;
@@ -36,14 +36,14 @@ export const notificationOptions = {
   startToCloseTimeout: '1 minute',
   retry: { maximumAttempts: 3, initialInterval: '1 second', backoffCoefficient: 2 },
 } as const;
-export const notifications = proxyActivities<Activities>(notificationOptions);
+export const notifications = proxyActivities<TaskActivities>(notificationOptions);
 
 /** Completion callbacks: retried with backoff for about ten minutes, then given up (the task's outcome stands). */
 export const callbackOptions = {
   startToCloseTimeout: '1 minute',
   retry: { maximumAttempts: 12, initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '2 minutes' },
 } as const;
-export const callbacks = proxyActivities<Activities>(callbackOptions);
+export const callbacks = proxyActivities<TaskActivities>(callbackOptions);
 
 /**
  * The answer to an agent's input request: retried for about half a minute, then the task fails
@@ -53,7 +53,7 @@ export const inputDeliveryOptions = {
   startToCloseTimeout: '1 minute',
   retry: { maximumAttempts: 5, initialInterval: '1 second', backoffCoefficient: 2 },
 } as const;
-export const inputDeliveries = proxyActivities<Activities>(inputDeliveryOptions);
+export const inputDeliveries = proxyActivities<TaskActivities>(inputDeliveryOptions);
 
 /**
  * Work on the room sockets of one API process, on that process's own queue. A process that died

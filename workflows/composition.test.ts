@@ -4,8 +4,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
-import type { CallAgentInput, CallAgentResult } from '../activities/call-agent';
-import type { ValidateParamsInput } from '../activities/validate-params';
+import type { CallAgentInput, CallAgentResult, ValidateParamsInput } from './activity-contract';
 import { startTimeSkippingEnvironment, TIME_SKIPPING_SETUP_TIMEOUT_MS } from '../test/support/time-skipping';
 import type { compositionWorkflow } from './composition';
 import {

@@ -1,6 +1,6 @@
 // How an agent's answer, its report or a failed activity becomes a task's outcome. Pure functions.
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
-import type { AgentAnswer } from '../activities/call-agent';
+import type { AgentAnswer } from './activity-contract';
 import { TaskErrorCode, TaskStatus, type AgentReport, type TaskError, type TaskOutcome } from './task-types';
 
 export const failure = (error: TaskError, attempts?: number): TaskOutcome => ({

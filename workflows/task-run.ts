@@ -10,11 +10,7 @@ import {
   workflowInfo,
   type ActivityOptions,
 } from '@temporalio/workflow';
-import type { CallAgentResult } from '../activities/call-agent';
-import type { McpTaskPoll } from '../activities/poll-mcp-task';
-import type { A2aTaskPoll } from '../activities/poll-a2a-task';
-import type { PolledTask } from '../activities/polled-task';
-import type { CallbackTarget } from '../activities/deliver-callback';
+import type { A2aTaskPoll, CallAgentResult, CallbackTarget, McpTaskPoll, PolledTask } from './activity-contract';
 import {
   TaskErrorCode,
   TaskPhase,
