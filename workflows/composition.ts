@@ -22,7 +22,8 @@ import {
 } from './task-types';
 import { detailsOf } from './live-details';
 import { pendingArgumentsOf } from './pending-arguments';
-import { TaskRun, type RunOfTask } from './task-run';
+import type { RunOfTask } from './running-task';
+import { TaskRun } from './task-run';
 import { VISIBLE_AGENT_CALLS } from './versions';
 
 export interface CompositionSummary {
