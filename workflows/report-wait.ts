@@ -2,13 +2,13 @@
 // another, within the task's timeoutMs; over a room socket, also the socket closing. A task waits
 // so after the TASK frame, after a 202, and over HTTP once a socket that asked for input closed.
 //
-// Each waits in two parts: agentAnswered(), awaited by the step itself, and, only when the agent
-// asked for input, inputsTaken(). A run without requests then keeps the order of awaits the
-// workflow always had (see TaskRun.execute()).
+// Each step loops over agentAnswered() and inputTaken() itself (TaskRun.execute()): a helper that
+// looped for it would be one more async function to return from, so the step would go on one
+// microtask later than the runs recorded before it did, and its next command could come after
+// another task's, which a replay of those runs refuses.
 import { condition } from '@temporalio/workflow';
-import { inputTaken } from './input-request';
 import type { RunningTask } from './running-task';
-import { TaskWait, type TaskOutcome } from './task-types';
+import { TaskWait } from './task-types';
 
 /**
  * Until the agent reports, asks for input, or (`overSocket`) its room socket closes: false once the
@@ -30,23 +30,4 @@ export function agentAnswered(running: RunningTask, startedAt: number, overSocke
 export function asksForInput(running: RunningTask, answered: boolean, overSocket: boolean): boolean {
   const { inbox } = running;
   return answered && inbox.openRequest() !== undefined && !inbox.report && !(overSocket && inbox.socketLost);
-}
-
-/**
- * The agent's open input requests taken up one after another, each followed by agentAnswered()
- * again: what the last wait answered, or the outcome when a request ended the task.
- */
-export async function inputsTaken(
-  running: RunningTask,
-  startedAt: number,
-  attempt: number,
-  overSocket: boolean,
-): Promise<boolean | TaskOutcome> {
-  let answered: boolean;
-  do {
-    const failed = await inputTaken(running, running.inbox.openRequest()!, startedAt, attempt);
-    if (failed) return failed;
-    answered = await agentAnswered(running, startedAt, overSocket);
-  } while (asksForInput(running, answered, overSocket));
-  return answered;
 }

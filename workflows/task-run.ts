@@ -11,7 +11,8 @@ import { callAgent } from './agent-call';
 import { a2aTaskEnded, mcpTaskEnded } from './followed-task';
 import { activityError, failure, outcomeOfAnswer, outcomeOfReport } from './outcomes';
 import { pendingArgumentsOf, substitute, usesPointers } from './pending-arguments';
-import { agentAnswered, asksForInput, inputsTaken } from './report-wait';
+import { inputTaken } from './input-request';
+import { agentAnswered, asksForInput } from './report-wait';
 import { describe, recordedTaskOf, type RunningTask, type RunOfTask, type TaskOfRun } from './running-task';
 import { deliverAfterEnd, recordOutcome } from './task-end';
 import { TaskInbox } from './task-inbox';
@@ -172,9 +173,12 @@ export class TaskRun implements RunningTask, TaskOfRun {
 
     if (task.room && (await deliverTaskFrame(this, task.room, params))) {
       this.agent = OWES_REPORT;
-      let answered: boolean | TaskOutcome = await agentAnswered(this, startedAt, true);
-      if (asksForInput(this, answered, true)) answered = await inputsTaken(this, startedAt, 1, true);
-      if (typeof answered !== 'boolean') return answered;
+      let answered = await agentAnswered(this, startedAt, true);
+      while (asksForInput(this, answered, true)) {
+        const failed = await inputTaken(this, inbox.openRequest()!, startedAt, 1);
+        if (failed) return failed;
+        answered = await agentAnswered(this, startedAt, true);
+      }
       if (inbox.report) return outcomeOfReport(inbox.report, 1);
       if (!answered)
         return failure({
@@ -216,9 +220,12 @@ export class TaskRun implements RunningTask, TaskOfRun {
     }
 
     this.agent = OWES_REPORT;
-    let arrived: boolean | TaskOutcome = await agentAnswered(this, startedAt, false);
-    if (asksForInput(this, arrived, false)) arrived = await inputsTaken(this, startedAt, replied.attempt, false);
-    if (typeof arrived !== 'boolean') return arrived;
+    let arrived = await agentAnswered(this, startedAt, false);
+    while (asksForInput(this, arrived, false)) {
+      const failed = await inputTaken(this, inbox.openRequest()!, startedAt, replied.attempt);
+      if (failed) return failed;
+      arrived = await agentAnswered(this, startedAt, false);
+    }
     if (!arrived) {
       return failure(
         {
@@ -284,9 +291,12 @@ export class TaskRun implements RunningTask, TaskOfRun {
 
   /** Step, in a room, after the agent asked for input and its socket closed: its report, within the task's timeoutMs. */
   private async reportOverHttp(startedAt: number): Promise<TaskOutcome> {
-    let arrived: boolean | TaskOutcome = await agentAnswered(this, startedAt, false);
-    if (asksForInput(this, arrived, false)) arrived = await inputsTaken(this, startedAt, 1, false);
-    if (typeof arrived !== 'boolean') return arrived;
+    let arrived = await agentAnswered(this, startedAt, false);
+    while (asksForInput(this, arrived, false)) {
+      const failed = await inputTaken(this, this.inbox.openRequest()!, startedAt, 1);
+      if (failed) return failed;
+      arrived = await agentAnswered(this, startedAt, false);
+    }
     if (this.inbox.report) return outcomeOfReport(this.inbox.report, 1);
     return failure({
       code: TaskErrorCode.AGENT_TIMEOUT,
