@@ -52,14 +52,14 @@ export const TaskErrorCode = {
 export type TaskErrorCode = (typeof TaskErrorCode)[keyof typeof TaskErrorCode];
 
 /** An error the service itself puts on a failed task. */
-export interface RouterError {
+export interface ServiceTaskError {
   code: TaskErrorCode;
   message: string;
   details?: unknown;
 }
 
 /** A task's error: the service's own, or the agent's, any JSON value but null, kept exactly as it was sent. */
-export type TaskError = RouterError | Record<string, unknown> | unknown[] | string | number | boolean;
+export type TaskError = ServiceTaskError | Record<string, unknown> | unknown[] | string | number | boolean;
 
 /** A result as stored: a JSON object, or `{"0": value}` for anything else (docs/api.md, "Tasks"). */
 export type TaskResult = Record<string, unknown>;
