@@ -1,7 +1,8 @@
 // typescript-eslint's type-checked rules over all TypeScript; workflow files also follow Temporal's
 // rule (as in temporalio/samples-typescript): the workflow sandbox has no Node modules, and anything
-// a workflow imports is bundled into it, so workflow files import values only from each other and
-// from @temporalio/workflow and @temporalio/common, and types from anywhere.
+// a workflow imports is bundled into it, so workflow files import only from each other and from
+// @temporalio/workflow and @temporalio/common. Types too: workflows/ declares its contract with the
+// activities, which import it from there (npm run deps checks the same, with the other layers).
 import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
@@ -11,8 +12,7 @@ import tseslint from 'typescript-eslint';
 const nodeBuiltins = builtinModules.filter((name) => name !== 'assert').flatMap((name) => [name, `node:${name}`]);
 const escaped = (name) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 // Everything but workflows/ itself, the workflow-safe packages and the built-ins (reported above).
-// Temporal's OpenTelemetry interceptors have a workflow part made for the sandbox (workflows/tracing-interceptors.ts).
-const outsideWorkflows = `^(?!\\./|@temporalio/(workflow|common)$|@temporalio/interceptors-opentelemetry/lib/workflow$|(node:)?(${builtinModules.map(escaped).join('|')})$)`;
+const outsideWorkflows = `^(?!\\./|@temporalio/(workflow|common)$|(node:)?(${builtinModules.map(escaped).join('|')})$)`;
 
 export default defineConfig(
   {
@@ -51,9 +51,8 @@ export default defineConfig(
           patterns: [
             {
               regex: outsideWorkflows,
-              allowTypeImports: true,
               message:
-                'A workflow imports values only from workflows/, @temporalio/workflow, @temporalio/common and the workflow part of @temporalio/interceptors-opentelemetry (types from anywhere).',
+                'A workflow imports only from workflows/, @temporalio/workflow and @temporalio/common, types included.',
             },
           ],
         },
