@@ -36,7 +36,7 @@ export interface ActivityDeps {
 /**
  * Every activity the task worker registers, as the workflow's contract declares them
  * (workflows/activity-contract.ts); each lives in its own file beside this one (room-delivery.ts holds
- * those of an API process's own delivery queue, registered by src/room-tasks/delivery-worker.ts).
+ * those of an API process's own delivery queue, registered by src/service/room-delivery-worker.ts).
  */
 export function createActivities(deps: ActivityDeps) {
   const { agents } = deps;

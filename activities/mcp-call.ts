@@ -226,7 +226,7 @@ export function verdictOfError(error: unknown): McpCallVerdict {
   throw error;
 }
 
-/** What a failed MCP request of an activity means: signed-post.ts's verdictOrFailure of verdictOfError. */
+/** What a failed MCP request of an activity means: call-failures.ts's verdictOrFailure of verdictOfError. */
 export function answerOf(error: unknown, doing: string, url: string): McpCallVerdict {
   return verdictOrFailure(error, verdictOfError, doing, url);
 }

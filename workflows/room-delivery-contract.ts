@@ -29,7 +29,7 @@ export interface TaskInputFrameInput {
   requestId: string;
 }
 
-/** The activities of an API process's delivery queue, by name (src/room-tasks/delivery-worker.ts registers them). */
+/** The activities of an API process's delivery queue, by name (src/service/room-delivery-worker.ts registers them). */
 export interface RoomDeliveryActivities {
   /** The TASK frame to the agent's socket; false when its socket is gone. */
   deliverTaskFrame: (frame: TaskFrameInput) => Promise<boolean>;

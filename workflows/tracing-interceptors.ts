@@ -1,4 +1,4 @@
-// Loaded into the workflow bundle only when tracing is on (src/tasks/task-worker.ts). The spans of
+// Loaded into the workflow bundle only when tracing is on (src/service/task-worker.ts). The spans of
 // Temporal's OpenTelemetry workflow interceptors, by the same names and parents: RunWorkflow under the
 // client's StartWorkflow, a HandleSignal/HandleUpdate/ValidateUpdate/HandleQuery under its sender's span,
 // and a StartActivity (or StartChildWorkflow, SignalWorkflow, ContinueAsNew) under the span that issued

@@ -17,7 +17,7 @@ const UNTRACED_PATHS = new Set(['/metrics', '/healthz', '/readyz']);
  * Traces to the OTLP endpoint of OTEL_EXPORTER_OTLP_ENDPOINT, over OTEL_EXPORTER_OTLP_PROTOCOL
  * (`http/protobuf` by default, `http/json`, `grpc`). HTTP in and out (undici's requests to agents
  * carry `traceparent`), Koa's routes and MongoDB's commands are traced; Temporal's interceptors
- * (temporal-client.ts, task-worker.ts) carry the trace through workflows and activities.
+ * (src/tasks/temporal-client.ts, src/service/task-worker.ts) carry the trace through workflows and activities.
  * OTEL_NODE_DISABLED_INSTRUMENTATIONS (`http`, `koa`, `mongodb`, `undici`, comma-separated, as
  * @opentelemetry/auto-instrumentations-node reads it) leaves some out. The OpenTelemetry packages
  * read their other standard variables themselves (OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER, OTEL_BSP_*,

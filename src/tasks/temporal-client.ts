@@ -74,7 +74,7 @@ export async function connectTemporal(
 ): Promise<TemporalHandle> {
   const metrics = await installRuntime(logger, config.temporalMetricsPort);
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
-  // With tracing on, a workflow's start carries the request's trace to the workflow (task-worker.ts).
+  // With tracing on, a workflow's start carries the request's trace to the workflow (src/service/task-worker.ts).
   const client = new Client({
     connection,
     namespace: config.temporalNamespace,

@@ -53,7 +53,7 @@ const historyText = (history: RecordedHistory['history']): string =>
   );
 const historyOf = (text: string) => History.fromObject(JSON.parse(text));
 
-/** The workflow bundle as a worker with tracing on has it (src/tasks/task-worker.ts), its spans kept in memory. */
+/** The workflow bundle as a worker with tracing on has it (src/service/task-worker.ts), its spans kept in memory. */
 const TRACED = {
   interceptors: { workflowModules: [require.resolve('../../workflows/tracing-interceptors')] },
   sinks: {
