@@ -7,9 +7,9 @@ import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundle
 import type { CallAgentInput, CallAgentResult, ValidateParamsInput } from './activity-contract';
 import { startTimeSkippingEnvironment, TIME_SKIPPING_SETUP_TIMEOUT_MS } from '../test/support/time-skipping';
 import type { compositionWorkflow } from './composition';
+import { plannedTask } from '../test/support/planned-task';
 import {
   agentReportSignal,
-  DEFAULT_RETRY,
   TaskErrorCode,
   TaskPhase,
   TaskStatus,
@@ -83,19 +83,9 @@ let workflowCount = 0;
 /** A composition's tasks, each `[agentId, params, more]`; task ids carry the workflow's number. */
 function plan(...tasks: Array<[string, Record<string, unknown>?, Partial<PlannedTask>?]>): PlannedTask[] {
   workflowCount += 1;
-  return tasks.map(([agentId, params = {}, more = {}], position) => ({
-    taskId: `w${workflowCount}-t${position}`,
-    agentId,
-    agentName: agentId,
-    operation: 'run',
-    params,
-    parents: [],
-    executeOnParentFailure: false,
-    timeoutMs: 60_000,
-    retry: DEFAULT_RETRY,
-    notifyAgent: false,
-    ...more,
-  }));
+  return tasks.map(([agentId, params = {}, more = {}], position) =>
+    plannedTask(`w${workflowCount}-t${position}`, agentId, { params, ...more }),
+  );
 }
 
 const outcomeOf = (taskId: string) =>

@@ -26,8 +26,8 @@ import type {
   TaskInputFrameInput,
   TaskUpdateInput,
 } from '../../workflows/room-delivery-contract';
+import { plannedTask } from './planned-task';
 import {
-  DEFAULT_RETRY,
   tasksQuery,
   type PlannedTask,
   type TaskCallback,
@@ -182,19 +182,7 @@ export async function startTaskWorkflow(): Promise<TaskWorkflow> {
     start(more = {}) {
       started += 1;
       const taskId = `task-${started}`;
-      const task: PlannedTask = {
-        taskId,
-        agentId: 'agent-1',
-        agentName: 'agent',
-        operation: 'run',
-        params: {},
-        parents: [],
-        executeOnParentFailure: false,
-        timeoutMs: 60_000,
-        retry: DEFAULT_RETRY,
-        notifyAgent: false,
-        ...more,
-      };
+      const task = plannedTask(taskId, 'agent-1', { agentName: 'agent', ...more });
       return env.client.workflow.start<typeof compositionWorkflow>('compositionWorkflow', {
         args: [{ tasks: [task], agentCallTimeoutMs: 30_000 }],
         workflowId: `task-${taskId}`,

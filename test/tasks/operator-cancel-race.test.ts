@@ -4,7 +4,8 @@ import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { TaskChange } from '../../src/tasks/task-document';
-import { agentReportSignal, DEFAULT_RETRY, TaskStatus, type CompositionInput } from '../../workflows/task-types';
+import { agentReportSignal, TaskStatus, type CompositionInput } from '../../workflows/task-types';
+import { plannedTask } from '../support/planned-task';
 import { testStack } from '../support/test-stack';
 import { closedStatus, until } from '../support/until';
 import { gate } from '../support/gate';
@@ -38,20 +39,7 @@ describe('an operator cancelling a workflow while it records a task', () => {
     };
     const input: CompositionInput = {
       agentCallTimeoutMs: 5_000,
-      tasks: [
-        {
-          taskId,
-          agentId: 'agent',
-          agentName: 'Slow recorder',
-          operation: 'tools/echo',
-          params: {},
-          parents: [],
-          executeOnParentFailure: false,
-          timeoutMs: 60_000,
-          retry: DEFAULT_RETRY,
-          notifyAgent: false,
-        },
-      ],
+      tasks: [plannedTask(taskId, 'agent', { agentName: 'Slow recorder', operation: 'tools/echo' })],
     };
 
     const workerConnection = await NativeConnection.connect({ address: stack.temporalAddress });
