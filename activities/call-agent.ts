@@ -1,8 +1,10 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { Dispatcher } from 'undici';
+import { callOverAcs } from '../src/agent-calls/acs-call';
 import type { RecentAgents } from '../src/registry/recent-agents';
 import { AgentProtocol, type Agent } from '../src/registry/agent';
-import { interpretAgentReply, type AgentReplyVerdict } from '../src/agent-calls/agent-reply';
+import type { AgentReplyVerdict } from '../src/agent-calls/agent-reply';
+import { findOperation } from '../src/tasks/operations';
 import { toTaskView } from '../src/tasks/task-views';
 import { refOf, type TaskChange, type TaskDocument } from '../src/tasks/task-document';
 import type { TaskClaims } from '../src/tasks/task-claims';
@@ -11,12 +13,11 @@ import { TaskEventType, type TaskRef } from '../src/task-events/task-event';
 import { isLive, TaskErrorCode, TaskPhase, TaskStatus, type TaskError, type TaskResult } from '../workflows/task-types';
 import type { AgentAnswer, CallAgentInput, CallAgentResult } from '../workflows/activity-contract';
 import { McpSessionPool } from '../src/agent-calls/mcp-session-pool';
-import { callOverMcp, type McpCallVerdict } from './mcp-call';
-import { callOverA2a, type A2aCallVerdict } from './a2a-call';
+import { callOverMcp, type McpCallVerdict } from '../src/agent-calls/mcp-call';
+import { callOverA2a, type A2aCallVerdict } from '../src/agent-calls/a2a-call';
 import { ProgressWrites } from './mcp-progress';
 import { TaskElicitation } from './mcp-elicitation';
 import { withElicitation } from '../src/agent-calls/mcp-elicitation';
-import { postSigned } from '../src/agent-calls/signed-post';
 import { refusalOf } from './call-failures';
 import { describeError } from '../src/ops/describe-error';
 import { errorCodeLabel, statusClassLabel, type Metrics } from '../src/ops/metrics';
@@ -40,23 +41,11 @@ const CALL_ABANDONED = 'ABANDONED';
 const abandoned = (agent: Agent) =>
   new CancelledFailure(`Call to ${agent.endpointUrl} abandoned: the task was cancelled or reported on`);
 
-/** One signed `POST mcpUrl` of the service's own protocol, and what its reply means. */
-async function callOverAcs(
-  dispatcher: Dispatcher,
-  agent: Agent,
-  payload: { taskId: string; operation: string; params: Record<string, unknown> },
-  messageId: string,
-  call: { timeoutMs: number; maxReplyBytes: number; signal: AbortSignal },
-): Promise<{ verdict: AgentReplyVerdict; status: number }> {
-  const { status, text } = await postSigned(dispatcher, {
-    url: agent.endpointUrl,
-    secret: agent.signingSecret,
-    messageId,
-    payload,
-    ...call,
-  });
-  return { verdict: interpretAgentReply(status, text), status };
-}
+/** An operation the agent does not offer over its protocol: refused before any request. */
+const operationRefused = ({ code, message }: { code: string; message: string }): CallVerdict => ({
+  kind: 'refused',
+  error: { code, message },
+});
 
 /** What one call's reply means, whichever protocol carried it. */
 type CallVerdict = McpCallVerdict | A2aCallVerdict | AgentReplyVerdict;
@@ -189,16 +178,26 @@ export function callAgentActivity(
         signal: context.cancellationSignal,
       });
       switch (agent.protocol) {
-        case AgentProtocol.MCP:
+        case AgentProtocol.MCP: {
+          const lookup = findOperation(agent, operation);
           reply = {
-            verdict: await withElicitation(elicitation, () =>
-              callOverMcp(agent, operation, params, { ...call, dispatcher, sessions, onProgress: progress.record }),
-            ),
+            verdict: lookup.found
+              ? await withElicitation(elicitation, () =>
+                  callOverMcp(agent, lookup, params, { ...call, dispatcher, sessions, onProgress: progress.record }),
+                )
+              : operationRefused(lookup),
           };
           break;
-        case AgentProtocol.A2A:
-          reply = { verdict: await callOverA2a(agent, taskId, operation, params, { ...call, dispatcher }) };
+        }
+        case AgentProtocol.A2A: {
+          const lookup = findOperation(agent, operation);
+          reply = {
+            verdict: lookup.found
+              ? await callOverA2a(agent, taskId, lookup.entry.name, params, { ...call, dispatcher })
+              : operationRefused(lookup),
+          };
           break;
+        }
         default:
           reply = await callOverAcs(dispatcher, agent, { taskId, operation, params }, `${taskId}-${attempt}`, call);
       }

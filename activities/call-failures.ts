@@ -1,6 +1,7 @@
 import { ApplicationFailure, log } from '@temporalio/activity';
 import { DestinationRefused } from '../src/agent-calls/outbound-guard';
 import { causeOf, describeError } from '../src/ops/describe-error';
+import { verdictOfError, type McpCallVerdict } from '../src/agent-calls/mcp-call';
 import { TaskErrorCode } from '../workflows/task-types';
 
 /**
@@ -30,4 +31,9 @@ export function verdictOrFailure<V>(error: unknown, read: (error: unknown) => V,
       ApplicationFailure.retryable(`${doing} ${url} failed: ${describeError(thrown)}`, TaskErrorCode.AGENT_UNREACHABLE)
     );
   }
+}
+
+/** What a failed MCP request of an activity means: verdictOrFailure of verdictOfError. */
+export function answerOf(error: unknown, doing: string, url: string): McpCallVerdict {
+  return verdictOrFailure(error, verdictOfError, doing, url);
 }

@@ -1,7 +1,7 @@
 import { log } from '@temporalio/activity';
 import { describeError } from '../src/ops/describe-error';
 import type { TaskStore } from '../src/tasks/task-store';
-import type { McpProgress } from './mcp-call';
+import type { McpProgress } from '../src/agent-calls/mcp-call';
 import { TaskEventType, type TaskRef } from '../src/task-events/task-event';
 
 /**

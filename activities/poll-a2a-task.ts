@@ -5,7 +5,7 @@ import type { RecentAgents } from '../src/registry/recent-agents';
 import type { TaskStore } from '../src/tasks/task-store';
 import type { A2aTaskPoll, PollA2aTaskInput } from '../workflows/activity-contract';
 import type { CallAgentSettings } from './call-agent';
-import { verdictOfA2aError, verdictOfTask, type A2aCallVerdict, type A2aTaskJson } from './a2a-call';
+import { verdictOfA2aError, verdictOfTask, type A2aCallVerdict, type A2aTaskJson } from '../src/agent-calls/a2a-call';
 import { polledAnswer, polledTask } from './polled-task';
 import { verdictOrFailure } from './call-failures';
 

@@ -8,7 +8,8 @@ import { TaskEventType } from '../src/task-events/task-event';
 import { TaskErrorCode } from '../workflows/task-types';
 import type { McpTaskPoll, PollMcpTaskInput } from '../workflows/activity-contract';
 import type { CallAgentSettings } from './call-agent';
-import { answerOf, toolVerdict, type McpCallVerdict } from './mcp-call';
+import { toolVerdict, type McpCallVerdict } from '../src/agent-calls/mcp-call';
+import { answerOf } from './call-failures';
 import { polledAnswer, polledTask } from './polled-task';
 
 /**

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { callOverMcp, toolVerdict, type McpCallVerdict } from '../../activities/mcp-call';
+import { callOverMcp, toolVerdict, type McpCallVerdict } from '../../src/agent-calls/mcp-call';
 import { McpSession, type McpSessionOptions } from '../../src/agent-calls/mcp-session';
 import { AgentProtocol, type Agent } from '../../src/registry/agent';
 import { outboundDispatcher } from '../../src/agent-calls/outbound-guard';
@@ -75,17 +75,18 @@ function ended(verdict: McpCallVerdict): McpCallVerdict {
   return verdict;
 }
 
-/** The service's own MCP call (activities/mcp-call.ts) without the service around it: a session per call. */
+/** The service's own MCP call (src/agent-calls/mcp-call.ts) without the service around it: a session per call. */
 export function directMcpCaller(url: string) {
   const agent = {
     id: 'bench-mcp',
-    mcpUrl: url,
+    endpointUrl: url,
     protocol: AgentProtocol.MCP,
     capabilities: { tools: [ECHO_TOOL] },
     version: 1,
   } as unknown as Agent;
   const options = { ...mcpOptions(), onProgress: () => undefined };
-  return async (text: string) => ended(await callOverMcp(agent, 'tools/echo', { text }, options));
+  return async (text: string) =>
+    ended(await callOverMcp(agent, { category: 'tools', entry: ECHO_TOOL }, { text }, options));
 }
 
 /** The same tools/call in one session opened once and kept: what a call costs without the session around it. */

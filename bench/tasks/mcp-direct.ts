@@ -1,5 +1,5 @@
 // bench/tasks, MCP alone: what one MCP call costs its caller and its agent, without the service.
-// No Temporal, no store: the service's own call code (activities/mcp-call.ts) from this process
+// No Temporal, no store: the service's own call code (src/agent-calls/mcp-call.ts) from this process
 // against the bench's MCP agent in a child process, beside the signed POST of (a).
 // Run: npx tsx bench/tasks/mcp-direct.ts [--profile]
 import inspector from 'node:inspector/promises';

@@ -12,7 +12,7 @@ import { SchemaRejected, type UserSchemaCompiler } from '../registry/user-schema
 import { TaskErrorCode } from '../../workflows/task-types';
 
 export type OperationLookup =
-  | { found: true; entry: ToolDefinition | CapabilityEntry }
+  | { found: true; category: CapabilityCategory; entry: ToolDefinition | CapabilityEntry }
   | { found: false; code: typeof TaskErrorCode.VALIDATION_ERROR | 'OPERATION_NOT_SUPPORTED'; message: string };
 
 /** The capability entry `operation` (`capability/method`) names on `agent`, or why there is none. The method may hold slashes: a resource's URI. */
@@ -42,7 +42,7 @@ export function findOperation(agent: Agent, operation: string): OperationLookup 
   );
   if (!entry)
     return { found: false, code: 'OPERATION_NOT_SUPPORTED', message: `Agent ${agent.id} registered no ${operation}` };
-  return { found: true, entry };
+  return { found: true, category, entry };
 }
 
 /**

@@ -8,17 +8,15 @@ import {
   ReadResourceResultSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Agent, CapabilityEntry, ToolDefinition } from '../src/registry/agent';
-import type { AgentReplyVerdict } from '../src/agent-calls/agent-reply';
-import { rejectedByJsonRpc, verdictOfRefusedStatus } from '../src/agent-calls/agent-reply';
-import { findOperation } from '../src/tasks/operations';
-import { serverAnswerOf } from '../src/agent-calls/mcp-answers';
-import { causeOf } from '../src/ops/describe-error';
-import { REPLY_TOO_LARGE, ReplyTooLarge } from '../src/agent-calls/guarded-fetch';
-import { McpSession, type McpSessionOptions } from '../src/agent-calls/mcp-session';
-import type { McpSessionPool } from '../src/agent-calls/mcp-session-pool';
-import { verdictOrFailure } from './call-failures';
-import { normaliseResult, TaskErrorCode, type McpTaskHandle } from '../workflows/task-types';
+import type { AgentReplyVerdict } from './agent-reply';
+import { rejectedByJsonRpc, verdictOfRefusedStatus } from './agent-reply';
+import { serverAnswerOf } from './mcp-answers';
+import { causeOf } from '../ops/describe-error';
+import { REPLY_TOO_LARGE, ReplyTooLarge } from './guarded-fetch';
+import { McpSession, type McpSessionOptions } from './mcp-session';
+import type { McpSessionPool } from './mcp-session-pool';
+import type { AgentEndpoint } from './agent-endpoint';
+import { normaliseResult, TaskErrorCode, type McpTaskHandle } from '../../workflows/task-types';
 
 /** What one MCP call means for its task: the verdicts of a signed POST, or a task the server runs on its side. */
 export type McpCallVerdict =
@@ -38,9 +36,18 @@ const FINAL_JSON_RPC_ERRORS = new Set<number>([
   JsonRpcError.InvalidParams,
 ]);
 
+/**
+ * The capability an operation names, as the registry holds it: a tool, a resource (by its name or
+ * URI) or a prompt.
+ */
+export interface McpOperation {
+  category: string;
+  entry: { name: string; uri?: string; execution?: { taskSupport?: unknown } };
+}
+
 /** Whether a tool asks to run as an MCP task (`execution.taskSupport`), which the workflow then polls. */
-function runsAsMcpTask(entry: ToolDefinition | CapabilityEntry): boolean {
-  const taskSupport = (entry as { execution?: { taskSupport?: unknown } }).execution?.taskSupport;
+function runsAsMcpTask(entry: McpOperation['entry']): boolean {
+  const taskSupport = entry.execution?.taskSupport;
   return taskSupport === 'required' || taskSupport === 'optional';
 }
 
@@ -51,22 +58,18 @@ export interface McpCallOptions extends McpSessionOptions {
 }
 
 /**
- * One call of `operation` on an MCP agent: `tools/<name>` is `tools/call`, `resources/<name or uri>`
+ * One call of an operation on an MCP agent: `tools/<name>` is `tools/call`, `resources/<name or uri>`
  * `resources/read`, `prompts/<name>` `prompts/get`. Network trouble and the outbound guard's refusal
  * are thrown, as for a signed POST; everything the server answered is a verdict. A plain call goes
  * on in the agent's kept session when there is a pool; a tool that may run as an MCP task gets a
  * session of its own, which stays open for the polls when it does.
  */
 export async function callOverMcp(
-  agent: Agent,
-  operation: string,
+  agent: AgentEndpoint & { id: string; version: number },
+  { category, entry }: McpOperation,
   params: Record<string, unknown>,
   options: McpCallOptions,
 ): Promise<McpCallVerdict> {
-  const lookup = findOperation(agent, operation);
-  if (!lookup.found) return { kind: 'refused', error: { code: lookup.code, message: lookup.message } };
-  const { entry } = lookup;
-  const category = operation.slice(0, operation.indexOf('/'));
   const inOwnSession = category === 'tools' && runsAsMcpTask(entry);
   if (options.sessions && !inOwnSession) {
     try {
@@ -93,7 +96,7 @@ export async function callOverMcp(
 async function request(
   session: McpSession,
   category: string,
-  entry: ToolDefinition | CapabilityEntry,
+  entry: McpOperation['entry'],
   params: Record<string, unknown>,
   { onProgress, signal }: Pick<McpCallOptions, 'onProgress' | 'signal'>,
 ): Promise<McpCallVerdict> {
@@ -129,7 +132,7 @@ async function request(
     }
     case 'resources': {
       const read = await session.client.request(
-        { method: 'resources/read', params: { uri: (entry as CapabilityEntry).uri ?? entry.name } },
+        { method: 'resources/read', params: { uri: entry.uri ?? entry.name } },
         ReadResourceResultSchema,
         requestOptions,
       );
@@ -224,9 +227,4 @@ export function verdictOfError(error: unknown): McpCallVerdict {
     };
   }
   throw error;
-}
-
-/** What a failed MCP request of an activity means: call-failures.ts's verdictOrFailure of verdictOfError. */
-export function answerOf(error: unknown, doing: string, url: string): McpCallVerdict {
-  return verdictOrFailure(error, verdictOfError, doing, url);
 }

@@ -1,17 +1,10 @@
-import {
-  A2aHttpError,
-  A2aProtocolError,
-  A2aRpcError,
-  a2aRequest,
-  type A2aRequestOptions,
-} from '../src/agent-calls/a2a-client';
-import { causeOf } from '../src/ops/describe-error';
-import { ReplyTooLarge } from '../src/agent-calls/guarded-fetch';
-import type { Agent } from '../src/registry/agent';
-import type { AgentReplyVerdict } from '../src/agent-calls/agent-reply';
-import { rejectedByJsonRpc, verdictOfRefusedStatus } from '../src/agent-calls/agent-reply';
-import { findOperation } from '../src/tasks/operations';
-import { normaliseResult, TaskErrorCode, type A2aTaskHandle, type TaskResult } from '../workflows/task-types';
+import { A2aHttpError, A2aProtocolError, A2aRpcError, a2aRequest, type A2aRequestOptions } from './a2a-client';
+import { causeOf } from '../ops/describe-error';
+import { ReplyTooLarge } from './guarded-fetch';
+import type { AgentEndpoint } from './agent-endpoint';
+import type { AgentReplyVerdict } from './agent-reply';
+import { rejectedByJsonRpc, verdictOfRefusedStatus } from './agent-reply';
+import { normaliseResult, TaskErrorCode, type A2aTaskHandle, type TaskResult } from '../../workflows/task-types';
 
 /** What one A2A request means for its task: the verdicts of a signed POST, or a task the agent goes on with. */
 export type A2aCallVerdict =
@@ -44,22 +37,19 @@ export interface A2aTaskJson {
 }
 
 /**
- * `SendMessage` of `operation` (`tools/<skill>`) to an A2A agent, with `returnImmediately`: the
+ * `SendMessage` of `skill` (the operation `tools/<skill>`) to an A2A agent, with `returnImmediately`: the
  * agent answers at once, and a task it goes on with is followed by the workflow with GetTask on
  * timers, however long it runs. The message's id is the task's, on every attempt, so an agent that
  * deduplicates starts it once. Params `{text}` alone go as a text part, anything else as the data
  * part `{skill, params}` the service's own A2A endpoint reads (docs/a2a.md).
  */
 export async function callOverA2a(
-  agent: Agent,
+  agent: AgentEndpoint,
   taskId: string,
-  operation: string,
+  skill: string,
   params: Record<string, unknown>,
   options: A2aRequestOptions,
 ): Promise<A2aCallVerdict> {
-  const lookup = findOperation(agent, operation);
-  if (!lookup.found) return { kind: 'refused', error: { code: lookup.code, message: lookup.message } };
-  const skill = lookup.entry.name;
   const onlyText = Object.keys(params).length === 1 && typeof params.text === 'string';
   const message = {
     messageId: taskId,

@@ -1,5 +1,5 @@
-import { A2aHttpError, A2aProtocolError, A2aRpcError } from '../src/agent-calls/a2a-client';
-import { ReplyTooLarge } from '../src/agent-calls/guarded-fetch';
+import { A2aHttpError, A2aProtocolError, A2aRpcError } from './a2a-client';
+import { ReplyTooLarge } from './guarded-fetch';
 import { resultOfParts, verdictOfA2aError, verdictOfTask } from './a2a-call';
 
 const task = (state: string, extra: Record<string, unknown> = {}) => ({ id: 'a2a-1', status: { state }, ...extra });

@@ -1,6 +1,6 @@
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { ReplyTooLarge } from '../src/agent-calls/guarded-fetch';
+import { ReplyTooLarge } from './guarded-fetch';
 import { toolVerdict, verdictOfError } from './mcp-call';
 
 describe('toolVerdict', () => {
