@@ -1,8 +1,8 @@
 import { AgentProtocol, type Agent, type AgentCapabilities } from './agent';
 
-/** An entry of the server's lists that was left out, and why. */
+/** A capability the agent offered that the registry left out, and why. */
 export interface ImportWarning {
-  /** `tools/<name>`, `resources/<name>` or `prompts/<name>`, as the server named it. */
+  /** `tools/<name>`, `resources/<name>` or `prompts/<name>`, as the agent named it. */
   capability: string;
   message: string;
 }
