@@ -57,14 +57,17 @@ export const A2A_ENDPOINT_ROUTES = routeTable({
   },
 });
 
-/** A2A methods this endpoint does not offer: the spec's "not supported" errors, not "no such method". */
-const NOT_OFFERED: Record<string, number> = {
-  CreateTaskPushNotificationConfig: JsonRpcCode.PUSH_NOTIFICATION_NOT_SUPPORTED,
-  GetTaskPushNotificationConfig: JsonRpcCode.PUSH_NOTIFICATION_NOT_SUPPORTED,
-  ListTaskPushNotificationConfigs: JsonRpcCode.PUSH_NOTIFICATION_NOT_SUPPORTED,
-  DeleteTaskPushNotificationConfig: JsonRpcCode.PUSH_NOTIFICATION_NOT_SUPPORTED,
-  GetExtendedAgentCard: JsonRpcCode.EXTENDED_AGENT_CARD_NOT_CONFIGURED,
-};
+/**
+ * A2A methods this endpoint does not offer: the spec's "not supported" errors, not "no such method".
+ * A Map: the caller names the method, and `__proto__` or `constructor` must not find Object's members.
+ */
+const NOT_OFFERED = new Map<string, number>([
+  ['CreateTaskPushNotificationConfig', JsonRpcCode.PUSH_NOTIFICATION_NOT_SUPPORTED],
+  ['GetTaskPushNotificationConfig', JsonRpcCode.PUSH_NOTIFICATION_NOT_SUPPORTED],
+  ['ListTaskPushNotificationConfigs', JsonRpcCode.PUSH_NOTIFICATION_NOT_SUPPORTED],
+  ['DeleteTaskPushNotificationConfig', JsonRpcCode.PUSH_NOTIFICATION_NOT_SUPPORTED],
+  ['GetExtendedAgentCard', JsonRpcCode.EXTENDED_AGENT_CARD_NOT_CONFIGURED],
+]);
 
 /** What a method answers: one JSON-RPC result, or a stream of them over Server-Sent Events for the task. */
 type Answer = { result: unknown } | { stream: TaskDocument };
@@ -125,10 +128,11 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
           throw new JsonRpcError(JsonRpcCode.UNSUPPORTED_OPERATION, `Task ${task._id} ended ${task.status}`);
         return { stream: task };
       }
-      default:
-        if (method in NOT_OFFERED)
-          throw new JsonRpcError(NOT_OFFERED[method], `${method} is not offered by this endpoint`);
+      default: {
+        const notOffered = NOT_OFFERED.get(method);
+        if (notOffered !== undefined) throw new JsonRpcError(notOffered, `${method} is not offered by this endpoint`);
         throw new JsonRpcError(JsonRpcCode.METHOD_NOT_FOUND, `No method ${method}`);
+      }
     }
   }
 

@@ -129,6 +129,21 @@ describe('the A2A JSON-RPC endpoint of an agent', () => {
       error: { code: -32600 },
     });
   });
+  it("answers -32601 for a method named after a member of JavaScript's objects", async () => {
+    const agent = await registerAgent();
+    for (const method of ['__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty']) {
+      const answered = await call('POST', `/a2a/${agent.agentId}`, {
+        apiKey: 'admin',
+        body: { jsonrpc: '2.0', id: 8, method, params: {} },
+      });
+      expect({ method, status: answered.status, body: answered.body }).toEqual({
+        method,
+        status: 200,
+        body: { jsonrpc: '2.0', id: 8, error: { code: -32601, message: `No method ${method}` } },
+      });
+    }
+  });
+
   it('lists the tasks of the agent a caller may read, newest first, a page at a time', async () => {
     const agent = await registerAgent({ mcpUrl: server().route('a2a-listed', completes({ done: true })) });
     const other = await registerAgent();
