@@ -100,10 +100,12 @@ function inputSchemasOf(card: Record<string, unknown>): Record<string, unknown> 
 /** A skill as a tool; a malformed one is still returned, for the checks to name what is wrong. */
 function toolOf(skill: CardSkill, schemas: Record<string, unknown>): ToolDefinition {
   const name = typeof skill.id === 'string' ? skill.id : String(skill.id);
+  // Own members only: a skill id such as `constructor` must not find Object's.
+  const given = Object.hasOwn(schemas, name) ? schemas[name] : undefined;
   return {
     name,
     description: typeof skill.description === 'string' ? skill.description : '',
-    inputSchema: (schemas[name] as ToolDefinition['inputSchema'] | undefined) ?? { type: 'object' },
+    inputSchema: (given as ToolDefinition['inputSchema'] | undefined) ?? { type: 'object' },
     ...(typeof skill.name === 'string' && skill.name !== name ? { title: skill.name } : {}),
   };
 }

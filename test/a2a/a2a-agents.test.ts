@@ -3,7 +3,7 @@ import { completes, useAgentServer } from '../support/agent-server';
 import { testStack } from '../support/test-stack';
 import { agentRegistration, registerAgent } from '../support/agents';
 import { call, expectError } from '../support/http';
-import { startTask, waitForTask } from '../support/tasks';
+import { startTask, tool, waitForTask } from '../support/tasks';
 import { until } from '../support/until';
 
 describe('an A2A agent registered with protocol "a2a"', () => {
@@ -191,6 +191,35 @@ describe('an A2A agent registered with protocol "a2a"', () => {
     });
     expect(agents().callsTo('a2a-inner')).toHaveLength(1);
   });
+  it("imports skills named after members of JavaScript's objects with their own schemas, and calls them", async () => {
+    const { baseUrl, adminKey } = testStack();
+    const names = ['__proto__', 'constructor', 'toString'];
+    const inner = await registerAgent({
+      mcpUrl: agents().route('a2a-object-members', (received) =>
+        completes({ echoed: (received.body as { params: unknown }).params })(received),
+      ),
+      capabilities: { tools: names.map((name) => tool(name, { [`${name}Param`]: { type: 'string' } })) },
+    });
+    expect(inner.capabilities.tools.map((entry: { name: string }) => entry.name)).toEqual(names);
+    const outer = await registerAgent({
+      protocol: 'a2a',
+      mcpUrl: `${baseUrl}/agents/${inner.agentId}/.well-known/agent-card.json`,
+      headers: { 'X-Api-Key': adminKey },
+      capabilities: undefined,
+    });
+    expect(outer.warnings).toEqual([]);
+    expect(outer.capabilities.tools).toEqual(names.map((name) => tool(name, { [`${name}Param`]: { type: 'string' } })));
+    const taskId = await startTask({
+      agentId: outer.agentId,
+      operation: 'tools/constructor',
+      params: { constructorParam: 'called' },
+    });
+    expect(await waitForTask(taskId)).toMatchObject({
+      status: 'completed',
+      result: { echoed: { constructorParam: 'called' } },
+    });
+  });
+
   it('follows no redirect: an A2A agent answering 307 refuses the task, and the target is not called', async () => {
     const target = agents().route('a2a-redirect-target', completes({ reached: true }));
     const agent = await registerAgent({
@@ -204,5 +233,26 @@ describe('an A2A agent registered with protocol "a2a"', () => {
       error: { code: 'AGENT_REJECTED', details: { status: 307 } },
     });
     expect(agents().callsTo('a2a-redirect-target')).toHaveLength(0);
+  });
+});
+
+describe('an A2A agent whose skill ids are names of members of JavaScript objects', () => {
+  const names = ['__proto__', 'constructor', 'toString'];
+  // Object.fromEntries makes `__proto__` an own key, where a literal would set the prototype.
+  const a2a = useA2aAgent(Object.fromEntries(names.map((name) => [name, 'echo' as const])));
+
+  it('imports each skill as an ordinary tool, without an inputSchema the card does not give, and calls it', async () => {
+    const agent = await registerAgent({ protocol: 'a2a', mcpUrl: a2a().cardUrl, capabilities: undefined });
+    expect(agent.warnings).toEqual([]);
+    expect(agent.capabilities.tools).toEqual(
+      names.map((name) => ({
+        name,
+        title: `The ${name} skill`,
+        description: 'Does echo',
+        inputSchema: { type: 'object' },
+      })),
+    );
+    const taskId = await startTask({ agentId: agent.agentId, operation: 'tools/__proto__', params: { word: 'hi' } });
+    expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: { echoed: { word: 'hi' } } });
   });
 });
