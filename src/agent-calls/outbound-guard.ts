@@ -3,6 +3,7 @@ import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { invalid } from '../http/errors';
+import { hasCredentials } from '../util/url-credentials';
 
 /**
  * The guard refused the address a URL leads to: a decision of policy, which no retry changes. Its
@@ -17,15 +18,27 @@ export class DestinationRefused extends Error {
 }
 
 /**
- * The https rule for the URLs the service calls or posts results to (an agent's mcpUrl and
- * callbackUrl, a task's callbackUrl): 400 VALIDATION_ERROR naming `field` unless
- * ALLOW_INSECURE_AGENT_URLS. `position` is the element's index in a composition, named in the
- * message and the path.
+ * The rules for the URLs the service calls or posts results to (an agent's mcpUrl and callbackUrl, a
+ * task's callbackUrl): https unless ALLOW_INSECURE_AGENT_URLS, and no user name or password, which
+ * would show wherever the URL does (messages, logs); else 400 VALIDATION_ERROR naming `field`.
+ * `position` is the element's index in a composition, named in the message and the path.
  */
-export function requireHttps(url: string | undefined, field: string, allowInsecure: boolean, position?: number): void {
-  if (allowInsecure || url === undefined || /^https:/i.test(url)) return;
+export function requireCallableUrl(
+  url: string | undefined,
+  field: string,
+  allowInsecure: boolean,
+  position?: number,
+): void {
+  if (url === undefined) return;
   const [where, path] = position === undefined ? ['', `/${field}`] : [`Task ${position}: `, `/${position}/${field}`];
-  throw invalid(`${where}${field} must be an https URL`, [{ path, message: 'must use https' }]);
+  if (!allowInsecure && !/^https:/i.test(url))
+    throw invalid(`${where}${field} must be an https URL`, [{ path, message: 'must use https' }]);
+  if (hasCredentials(url)) {
+    throw invalid(
+      `${where}${field} must not carry credentials (user:password@): an MCP or A2A agent takes them in headers`,
+      [{ path, message: 'must not contain a user name or password' }],
+    );
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import { participantKey, type ParticipantRef } from '../auth/participant';
 import { ApiError, ErrorCode, invalid } from '../http/errors';
-import { requireHttps } from '../agent-calls/outbound-guard';
+import { requireCallableUrl } from '../agent-calls/outbound-guard';
 import { AgentProtocol, CAPABILITY_CATEGORIES, type Agent, type AgentCapabilities, type JsonSchema } from './agent';
 import type { AgentRegistrationFields, AgentUpdateFields } from './registration-schema';
 import { SchemaRejected, type UserSchemaCompiler } from './user-schemas';
@@ -108,13 +108,12 @@ export function updatedRegistration(
   return merged;
 }
 
-/** What the schema cannot say: the https rule, the headers, unique capability names, and every agent-supplied schema compiling. */
+/** What the schema cannot say: the rules of the URLs the service calls, the headers, unique capability names, and every agent-supplied schema compiling. */
 function checkRegistration(registration: AgentRegistration, rules: RegistrationRules): void {
   // The URLs the service itself calls; the others are only shown to users.
   for (const name of ['mcpUrl', 'callbackUrl'] as const)
-    requireHttps(registration[name], name, rules.allowInsecureAgentUrls);
+    requireCallableUrl(registration[name], name, rules.allowInsecureAgentUrls);
   checkHeaders(registration);
-  checkMcpUrl(registration);
   checkUniqueNames(registration.capabilities);
   compileSchemas(registration.capabilities, rules.compiler);
 }
@@ -140,18 +139,6 @@ const RESERVED_HEADERS = new Set([
   'last-event-id',
   'a2a-version',
 ]);
-
-/** fetch, which the MCP and A2A clients use, makes no request to a URL with credentials in it: they belong in `headers`. */
-function checkMcpUrl({ mcpUrl, protocol }: AgentRegistration): void {
-  if (!sendsHeaders(protocol)) return;
-  const url = new URL(mcpUrl);
-  if (url.username !== '' || url.password !== '') {
-    throw invalid(
-      `The mcpUrl of an ${protocol.toUpperCase()} agent carries no credentials: give them in headers (Authorization, say)`,
-      [{ path: '/mcpUrl', message: 'must not contain a user name or password' }],
-    );
-  }
-}
 
 /** The protocols whose requests carry the owner's `headers`: the service's own signed POST carries none. */
 const sendsHeaders = (protocol: AgentProtocol): boolean => protocol !== AgentProtocol.ACS;

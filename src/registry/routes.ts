@@ -6,7 +6,7 @@ import { newSigningSecret } from '../auth/signing-secret';
 import { DocumentedRouter, routeTable, type RouteModule } from '../http/route-module';
 import { ApiError, ErrorCode, forbidden, invalid } from '../http/errors';
 import { validator } from '../http/validate';
-import { requireHttps } from '../agent-calls/outbound-guard';
+import { requireCallableUrl } from '../agent-calls/outbound-guard';
 import { canonicalJson } from '../util/canonical-json';
 import { canManageAgent, isTheAgent, type Agent } from './agent';
 import type { AgentDirectory } from './agent-directory';
@@ -150,7 +150,7 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
   /** What an import changes of an agent: its capabilities, and the endpoint an A2A agent's card names, checked as a registered one is. */
   function importedInto({ capabilities, endpointUrl }: Awaited<ReturnType<CapabilityImporter>>, current: string) {
     if (endpointUrl === undefined) return { capabilities, endpointUrl: current };
-    requireHttps(endpointUrl, 'mcpUrl', rules.allowInsecureAgentUrls);
+    requireCallableUrl(endpointUrl, 'mcpUrl', rules.allowInsecureAgentUrls);
     return { capabilities, endpointUrl };
   }
 

@@ -12,7 +12,7 @@ import type { compositionWorkflow } from '../../workflows/composition';
 import { checkCompositionGraph } from './composition-graph';
 import type { IdempotencyClaim, LaunchedIds } from './idempotency-keys';
 import { findOperation, paramsProblems } from './operations';
-import { requireHttps } from '../agent-calls/outbound-guard';
+import { requireCallableUrl } from '../agent-calls/outbound-guard';
 import { pendingArgumentsOf } from '../../workflows/pending-arguments';
 import { AGENT_ID_ATTRIBUTE, OPERATION_ATTRIBUTE } from '../../workflows/search-attributes';
 import type { NewTask } from './task-document';
@@ -143,8 +143,8 @@ export class TaskLauncher {
       }
     }
     const { maxTaskTimeoutMs, defaultTaskTimeoutMs, callbackSigningSecret, allowInsecureAgentUrls } = this.deps.config;
-    // The signed result goes to callbackUrl: the rule of the agents' URLs, which receive the same.
-    requireHttps(request.callbackUrl, 'callbackUrl', allowInsecureAgentUrls, position);
+    // The signed result goes to callbackUrl: the rules of the agents' URLs, which receive the same.
+    requireCallableUrl(request.callbackUrl, 'callbackUrl', allowInsecureAgentUrls, position);
     if (request.callbackUrl !== undefined && callbackSigningSecret === undefined) {
       // Accepted, the callback could never be signed: the caller would wait for it in vain.
       throw new ApiError(
