@@ -21,6 +21,7 @@ import { withElicitation } from '../src/agent-calls/mcp-elicitation';
 import { refusalOf } from './call-failures';
 import { describeError } from '../src/ops/describe-error';
 import { errorCodeLabel, statusClassLabel, type Metrics } from '../src/ops/metrics';
+import { withoutCredentials } from '../src/util/url-credentials';
 
 /**
  * How often a call heartbeats while it waits for the agent. A heartbeat is how a regular activity
@@ -39,7 +40,9 @@ export interface CallAgentSettings {
 const CALL_ABANDONED = 'ABANDONED';
 
 const abandoned = (agent: Agent) =>
-  new CancelledFailure(`Call to ${agent.endpointUrl} abandoned: the task was cancelled or reported on`);
+  new CancelledFailure(
+    `Call to ${withoutCredentials(agent.endpointUrl)} abandoned: the task was cancelled or reported on`,
+  );
 
 /** An operation the agent does not offer over its protocol: refused before any request. */
 const operationRefused = ({ code, message }: { code: string; message: string }): CallVerdict => ({
@@ -209,7 +212,7 @@ export function callAgentActivity(
       const failure =
         refusalOf(error, 'Call to', agent.endpointUrl, TaskErrorCode.AGENT_URL_REFUSED) ??
         ApplicationFailure.retryable(
-          `Calling ${agent.endpointUrl} failed: ${describeError(error)}`,
+          withoutCredentials(`Calling ${agent.endpointUrl} failed: ${describeError(error)}`),
           TaskErrorCode.AGENT_UNREACHABLE,
         );
       callEnded(failure.type!);
@@ -230,7 +233,7 @@ export function callAgentActivity(
       case 'retry':
         throw await failedAttempt(
           ApplicationFailure.retryable(
-            `Calling ${agent.endpointUrl}: ${verdict.reason}`,
+            withoutCredentials(`Calling ${agent.endpointUrl}: ${verdict.reason}`),
             TaskErrorCode.AGENT_UNREACHABLE,
           ),
         );

@@ -10,6 +10,7 @@ import { postSigned } from '../src/agent-calls/signed-post';
 import { refusalOf } from './call-failures';
 import { describeError } from '../src/ops/describe-error';
 import type { Metrics } from '../src/ops/metrics';
+import { withoutCredentials } from '../src/util/url-credentials';
 
 export interface DeliverCallbackSettings {
   /** CALLBACK_SIGNING_SECRET: signs callbacks to a task's own callbackUrl. */
@@ -68,11 +69,13 @@ export function deliverCallbackActivity(
     } catch (error) {
       throw (
         refusalOf(error, 'Callback to', destination.url) ??
-        ApplicationFailure.retryable(`Callback to ${destination.url} failed: ${describeError(error)}`)
+        ApplicationFailure.retryable(
+          withoutCredentials(`Callback to ${destination.url} failed: ${describeError(error)}`),
+        )
       );
     }
     if (status >= 200 && status < 300) return;
-    const message = `Callback to ${destination.url} answered ${status}`;
+    const message = `Callback to ${withoutCredentials(destination.url)} answered ${status}`;
     if (isRetriedStatus(status)) throw ApplicationFailure.retryable(message);
     throw ApplicationFailure.nonRetryable(message);
   }
@@ -94,7 +97,9 @@ export function deliverCallbackActivity(
       return agent?.callbackUrl ? { url: agent.callbackUrl, secret: agent.signingSecret } : undefined;
     }
     if (!settings.callbackSigningSecret) {
-      log.warn('CALLBACK_SIGNING_SECRET is not set: a task callback is not sent', { url: target.url });
+      log.warn('CALLBACK_SIGNING_SECRET is not set: a task callback is not sent', {
+        url: withoutCredentials(target.url),
+      });
       return undefined;
     }
     return { url: target.url, secret: settings.callbackSigningSecret };

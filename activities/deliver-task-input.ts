@@ -8,6 +8,7 @@ import { TaskErrorCode } from '../workflows/task-types';
 import type { TaskInputDelivery } from '../workflows/activity-contract';
 import { postSigned } from '../src/agent-calls/signed-post';
 import { refusalOf } from './call-failures';
+import { withoutCredentials } from '../src/util/url-credentials';
 
 export interface DeliverTaskInputSettings {
   callTimeoutMs: number;
@@ -44,7 +45,7 @@ export function deliverTaskInputActivity(
       throw (
         refusalOf(error, 'Input delivery to', agent.endpointUrl, TaskErrorCode.AGENT_URL_REFUSED) ??
         ApplicationFailure.retryable(
-          `Delivering the input to ${agent.endpointUrl} failed: ${describeError(error)}`,
+          withoutCredentials(`Delivering the input to ${agent.endpointUrl} failed: ${describeError(error)}`),
           TaskErrorCode.AGENT_UNREACHABLE,
         )
       );
@@ -52,11 +53,11 @@ export function deliverTaskInputActivity(
     if (status >= 200 && status < 300) return;
     if (isRetriedStatus(status))
       throw ApplicationFailure.retryable(
-        `${agent.endpointUrl} answered ${status} to the input`,
+        `${withoutCredentials(agent.endpointUrl)} answered ${status} to the input`,
         TaskErrorCode.AGENT_UNREACHABLE,
       );
     throw ApplicationFailure.nonRetryable(
-      `${agent.endpointUrl} refused the input with ${status}`,
+      `${withoutCredentials(agent.endpointUrl)} refused the input with ${status}`,
       TaskErrorCode.AGENT_REJECTED,
     );
   };

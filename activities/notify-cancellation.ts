@@ -13,6 +13,7 @@ import { postSigned } from '../src/agent-calls/signed-post';
 import { verdictOrFailure } from './call-failures';
 import { refusalOf } from './call-failures';
 import { describeError } from '../src/ops/describe-error';
+import { withoutCredentials } from '../src/util/url-credentials';
 
 export interface NotifyCancellationSettings {
   callTimeoutMs: number;
@@ -48,11 +49,15 @@ export function notifyCancellationActivity(
     } catch (error) {
       throw (
         refusalOf(error, 'Cancellation notice to', agent.endpointUrl) ??
-        ApplicationFailure.retryable(`Telling ${agent.endpointUrl} of the cancellation failed: ${describeError(error)}`)
+        ApplicationFailure.retryable(
+          withoutCredentials(`Telling ${agent.endpointUrl} of the cancellation failed: ${describeError(error)}`),
+        )
       );
     }
     if (isRetriedStatus(status))
-      throw ApplicationFailure.retryable(`${agent.endpointUrl} answered ${status} to the cancellation`);
+      throw ApplicationFailure.retryable(
+        `${withoutCredentials(agent.endpointUrl)} answered ${status} to the cancellation`,
+      );
   };
 }
 
@@ -74,7 +79,9 @@ async function cancelMcpTask(
   } catch (error) {
     const answer = answerOf(error, 'Cancelling the MCP task at', agent.endpointUrl);
     if (answer.kind === 'retry')
-      throw ApplicationFailure.retryable(`Cancelling the MCP task at ${agent.endpointUrl}: ${answer.reason}`);
+      throw ApplicationFailure.retryable(
+        withoutCredentials(`Cancelling the MCP task at ${agent.endpointUrl}: ${answer.reason}`),
+      );
     // Any other answer settles it: a task that already ended cannot be cancelled.
   } finally {
     await session?.close();
@@ -98,6 +105,8 @@ async function cancelA2aTask(
   } catch (error) {
     const answer = verdictOrFailure(error, verdictOfA2aError, 'Cancelling the A2A task at', agent.endpointUrl);
     if (answer.kind === 'retry')
-      throw ApplicationFailure.retryable(`Cancelling the A2A task at ${agent.endpointUrl}: ${answer.reason}`);
+      throw ApplicationFailure.retryable(
+        withoutCredentials(`Cancelling the A2A task at ${agent.endpointUrl}: ${answer.reason}`),
+      );
   }
 }

@@ -8,6 +8,7 @@ import type { TaskStore } from '../src/tasks/task-store';
 import { isLive, TaskErrorCode } from '../workflows/task-types';
 import type { AgentAnswer } from '../workflows/activity-contract';
 import { recordedAnswer } from './call-agent';
+import { withoutCredentials } from '../src/util/url-credentials';
 
 /**
  * The task a poll of the agent's own task is for, and its agent: a task that already ended is not
@@ -47,7 +48,10 @@ export async function polledAnswer(
 ): Promise<AgentAnswer> {
   switch (verdict.kind) {
     case 'retry':
-      throw ApplicationFailure.retryable(`Polling ${url}: ${verdict.reason}`, TaskErrorCode.AGENT_UNREACHABLE);
+      throw ApplicationFailure.retryable(
+        withoutCredentials(`Polling ${url}: ${verdict.reason}`),
+        TaskErrorCode.AGENT_UNREACHABLE,
+      );
     case 'refused':
       throw ApplicationFailure.nonRetryable(verdict.error.message, verdict.error.code, verdict.error.details);
     case 'completed':

@@ -8,6 +8,7 @@ import type { UserSchemaCompiler } from '../registry/user-schemas';
 import { DestinationRefused } from '../agent-calls/outbound-guard';
 import { readAgentCard, type A2aRequestOptions, type A2aTarget } from '../agent-calls/a2a-client';
 import { A2A_PROTOCOL_VERSION, TOOL_SCHEMAS_EXTENSION } from '../agent-calls/a2a-protocol';
+import { hasCredentials, withoutCredentials } from '../util/url-credentials';
 
 /** Where A2A puts a card: the path an A2A agent's registered URL may end with instead of its endpoint's. */
 const CARD_PATH = '/.well-known/agent-card.json';
@@ -77,8 +78,7 @@ function usableEndpoint(url: string): string {
     !parsed ||
     !['http:', 'https:'].includes(parsed.protocol) ||
     url.length > REGISTRATION_LIMITS.urlChars ||
-    parsed.username !== '' ||
-    parsed.password !== ''
+    hasCredentials(url)
   )
     throw new Error(
       `the card's JSONRPC endpoint is not an http(s) URL of at most ${REGISTRATION_LIMITS.urlChars} characters without credentials`,
@@ -118,9 +118,11 @@ export function agentCardImporter(options: A2aRequestOptions, compiler: UserSche
     } catch (error) {
       throw new ApiError(
         ErrorCode.CAPABILITY_IMPORT_FAILED,
-        `Reading the Agent Card of the A2A agent at ${target.endpointUrl} failed: ${
-          causeOf(error, DestinationRefused)?.message ?? describeError(error)
-        }`,
+        withoutCredentials(
+          `Reading the Agent Card of the A2A agent at ${target.endpointUrl} failed: ${
+            causeOf(error, DestinationRefused)?.message ?? describeError(error)
+          }`,
+        ),
       );
     }
   };

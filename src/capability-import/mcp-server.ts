@@ -10,6 +10,7 @@ import type { UserSchemaCompiler } from '../registry/user-schemas';
 import type { ImportedCapabilities, ImportWarning } from '../registry/capability-importer';
 import { serverAnswerOf } from '../agent-calls/mcp-answers';
 import { McpSession, type McpSessionOptions, type McpTarget } from '../agent-calls/mcp-session';
+import { withoutCredentials } from '../util/url-credentials';
 
 /** Pages read of one list at most: a server that pages forever is not followed forever. */
 const MAX_PAGES = 64;
@@ -180,7 +181,9 @@ export function capabilityImporter(options: McpSessionOptions, compiler: UserSch
     } catch (error) {
       throw new ApiError(
         ErrorCode.CAPABILITY_IMPORT_FAILED,
-        `Reading the capabilities of the MCP server at ${target.endpointUrl} failed: ${whyImportFailed(error)}`,
+        withoutCredentials(
+          `Reading the capabilities of the MCP server at ${target.endpointUrl} failed: ${whyImportFailed(error)}`,
+        ),
       );
     }
   };
