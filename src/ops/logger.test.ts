@@ -56,4 +56,26 @@ describe('createLogger', () => {
     expect(line).toContain('taskId: "t2"');
     expect(() => JSON.parse(line) as unknown).toThrow();
   });
+
+  it("redacts task tokens, header values, keys and URLs' credentials", () => {
+    const { stream, text } = capture(false);
+    createLogger({ logLevel: 'info' }, stream).warn(
+      {
+        taskToken: 'CiQ3ZmE0token',
+        activity: { taskToken: 'CiQ3ZmE0nested' },
+        agent: { headers: { Authorization: 'Bearer planted-1', 'X-Custom': 'planted-2' }, apiKey: 'planted-3' },
+        headers: { cookie: 'planted-4' },
+        url: 'https://user:planted-5@host.example/hook',
+      },
+      'Calling https://user:planted-6@host.example/mcp failed',
+    );
+    const line = text();
+    expect(line).not.toMatch(/CiQ3ZmE0|planted-/);
+    expect(JSON.parse(line)).toMatchObject({
+      taskToken: '[redacted]',
+      agent: { headers: { Authorization: '[redacted]', 'X-Custom': '[redacted]' }, apiKey: '[redacted]' },
+      url: 'https://[redacted]@host.example/hook',
+      msg: 'Calling https://[redacted]@host.example/mcp failed',
+    });
+  });
 });
