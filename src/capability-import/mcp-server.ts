@@ -11,6 +11,7 @@ import type { ImportedCapabilities, ImportWarning } from '../registry/capability
 import { serverAnswerOf } from '../agent-calls/mcp-answers';
 import { McpSession, type McpSessionOptions, type McpTarget } from '../agent-calls/mcp-session';
 import { withoutCredentials } from '../util/url-credentials';
+import { toolsPage } from './mcp-tool-list';
 
 /** Pages read of one list at most: a server that pages forever is not followed forever. */
 const MAX_PAGES = 64;
@@ -37,7 +38,11 @@ export async function importCapabilities(
     const requestOptions = session.requestOptions();
     const [tools, resources, prompts] = [
       offered.tools
-        ? await allPages<'tools', Tool>((cursor) => client.listTools({ cursor }, requestOptions), 'tools', warnings)
+        ? await allPages<'tools', Tool>(
+            (cursor) => toolsPage(client, cursor, requestOptions, warnings),
+            'tools',
+            warnings,
+          )
         : [],
       offered.resources
         ? await allPages<'resources', Resource>(

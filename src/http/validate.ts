@@ -24,9 +24,10 @@ export function toProblems(errors: ErrorObject[] | null | undefined): Validation
 function messageOf(error: ErrorObject): string {
   if (error.keyword === 'additionalProperties')
     return `unknown property "${(error.params as { additionalProperty: string }).additionalProperty}"`;
-  // "must match pattern ^(?:0|[1-9]…)$" says little to a caller; the service's own patterns describe themselves.
+  // "must match pattern ^(?:0|[1-9]…)$" or "must be equal to constant" says little to a caller; the
+  // service's own patterns and constants describe themselves.
   const description = (error.parentSchema as { description?: unknown } | undefined)?.description;
-  if (error.keyword === 'pattern' && typeof description === 'string') return description;
+  if ((error.keyword === 'pattern' || error.keyword === 'const') && typeof description === 'string') return description;
   return error.message ?? 'is invalid';
 }
 

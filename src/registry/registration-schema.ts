@@ -36,6 +36,15 @@ export const HTTP_URL_FIELD = {
   pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#\\s]',
 } as const;
 const SCHEMA_OBJECT = { type: 'object' } as const;
+/**
+ * A tool's inputSchema: MCP's Tool.inputSchema requires `type: "object"`, since a tool's arguments
+ * are always an object. Any other schema would register and then refuse every task's params.
+ */
+const TOOL_INPUT_SCHEMA = {
+  type: 'object',
+  required: ['type'],
+  properties: { type: { const: 'object', description: 'must be "object": a tool takes an object of arguments' } },
+} as const;
 const CAPABILITY_NAME = { type: 'string', pattern: CAPABILITY_NAME_PATTERN } as const;
 
 export const TOOL_DEFINITION_SCHEMA = {
@@ -44,7 +53,7 @@ export const TOOL_DEFINITION_SCHEMA = {
   properties: {
     name: CAPABILITY_NAME,
     description: text(REGISTRATION_LIMITS.textChars),
-    inputSchema: SCHEMA_OBJECT,
+    inputSchema: TOOL_INPUT_SCHEMA,
     // MCP tools carry more members (title, outputSchema, ...): kept as sent.
     annotations: { type: 'object', properties: { outputSchema: SCHEMA_OBJECT } },
     outputSchema: SCHEMA_OBJECT,

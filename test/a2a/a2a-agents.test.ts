@@ -5,6 +5,7 @@ import { agentRegistration, registerAgent } from '../support/agents';
 import { call, expectError } from '../support/http';
 import { startTask, tool, waitForTask } from '../support/tasks';
 import { until } from '../support/until';
+import { useTestDatabase } from '../support/database';
 
 describe('an A2A agent registered with protocol "a2a"', () => {
   const a2a = useA2aAgent({
@@ -14,6 +15,7 @@ describe('an A2A agent registered with protocol "a2a"', () => {
     broken: 'fails',
   });
   const agents = useAgentServer();
+  const database = useTestDatabase();
 
   /** The agent registered by its card's URL, its skills imported as tools. */
   const registerByCard = () => registerAgent({ protocol: 'a2a', mcpUrl: a2a().cardUrl, capabilities: undefined });
@@ -220,6 +222,28 @@ describe('an A2A agent registered with protocol "a2a"', () => {
     });
   });
 
+  it('leaves out a skill whose card schema is not an object, as an MCP tool, and names it in warnings', async () => {
+    const { baseUrl, adminKey } = testStack();
+    const inner = await registerAgent({ mcpUrl: agents().route('a2a-inner-scalar', completes({})) });
+    // Stored as a registration before the object rule: its card still offers the schema.
+    const tools = [
+      { name: 'echo', description: 'Returns its text', inputSchema: { type: 'object' } },
+      { name: 'count', description: 'Counts', inputSchema: { type: 'integer' } },
+    ];
+    await database()
+      .collection('agents')
+      .updateOne({ _id: inner.agentId as never }, { $set: { capabilities: JSON.stringify({ tools }) } });
+    const outer = await registerAgent({
+      protocol: 'a2a',
+      mcpUrl: `${baseUrl}/agents/${inner.agentId}/.well-known/agent-card.json`,
+      headers: { 'X-Api-Key': adminKey },
+      capabilities: undefined,
+    });
+    expect(outer.capabilities.tools.map((tool: { name: string }) => tool.name)).toEqual(['echo']);
+    expect(outer.warnings).toEqual([
+      { capability: 'tools/count', message: expect.stringContaining('/inputSchema/type must be "object"') },
+    ]);
+  });
   it('follows no redirect: an A2A agent answering 307 refuses the task, and the target is not called', async () => {
     const target = agents().route('a2a-redirect-target', completes({ reached: true }));
     const agent = await registerAgent({

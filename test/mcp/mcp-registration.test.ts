@@ -49,6 +49,17 @@ describe('registering an MCP agent', () => {
     });
   });
 
+  it('leaves out a tool whose inputSchema is not an object, as MCP requires, and names it in warnings', async () => {
+    listed = [tool('fine'), tool('scalar', { type: 'string' }), tool('untyped', { properties: {} })];
+    const agent = await registerAgent({ protocol: 'mcp', mcpUrl: mcp().url, capabilities: undefined });
+    expect(agent.capabilities.tools.map((entry: { name: string }) => entry.name)).toEqual(['fine']);
+    const refused = 'not an MCP tool: /inputSchema/type Invalid input: expected "object"';
+    expect(agent.warnings).toEqual([
+      { capability: 'tools/scalar', message: refused },
+      { capability: 'tools/untyped', message: refused },
+    ]);
+  });
+
   it('takes capabilities given by hand as they are, without reading the server', async () => {
     const before = mcp().callsOf('initialize').length;
     const agent = await registerAgent({ protocol: 'mcp', mcpUrl: mcp().url });

@@ -145,6 +145,21 @@ describe('registration rules', () => {
     ['a tool name of 129 characters', withTools(tool('x'.repeat(129))), '/capabilities/tools/0/name'],
     ['an inputSchema that is an array', withTools(tool('a', { inputSchema: [] })), '/capabilities/tools/0/inputSchema'],
     [
+      'an inputSchema of a string',
+      withTools(tool('a', { inputSchema: { type: 'string' } })),
+      '/capabilities/tools/0/inputSchema/type',
+    ],
+    [
+      'an inputSchema whose type is a list',
+      withTools(tool('a', { inputSchema: { type: ['object', 'null'] } })),
+      '/capabilities/tools/0/inputSchema/type',
+    ],
+    [
+      'an inputSchema without a type',
+      withTools(tool('a', { inputSchema: { properties: { text: { type: 'string' } } } })),
+      '/capabilities/tools/0/inputSchema',
+    ],
+    [
       'an outputSchema that is a string',
       withTools(tool('a', { annotations: { outputSchema: 'object' } })),
       '/capabilities/tools/0/annotations/outputSchema',
@@ -182,7 +197,7 @@ describe('registration rules', () => {
     ],
     [
       'a remote $ref',
-      tool('translate', { inputSchema: { $ref: 'https://example.com/schema.json' } }),
+      tool('translate', { inputSchema: { type: 'object', $ref: 'https://example.com/schema.json' } }),
       /translate/,
       /can't resolve reference/,
     ],
@@ -192,6 +207,21 @@ describe('registration rules', () => {
     expect(error.message).toMatch(names);
     expect(error.message).toMatch(why);
     expect((error.details as Array<{ path: string }>)[0].path).toMatch(/^\/capabilities\/tools\/1\//);
+  });
+
+  it('refuses a PATCH that gives a tool an inputSchema that is not an object, and keeps the agent', async () => {
+    const agent = await registerAgent();
+    const body = { capabilities: { tools: [tool('a'), tool('count', { inputSchema: { type: 'integer' } })] } };
+    const error = expectError(
+      await call('PATCH', `/agents/${agent.agentId}`, { apiKey: 'admin', body }),
+      400,
+      'VALIDATION_ERROR',
+    );
+    expect(error.details).toContainEqual({
+      path: '/capabilities/tools/1/inputSchema/type',
+      message: 'must be "object": a tool takes an object of arguments',
+    });
+    expect((await storedAgent(agent.agentId))?.version).toBe(1);
   });
 
   it('compiles the inputSchema of prompts, resources and experimental entries too', async () => {

@@ -16,6 +16,8 @@ const tool = (extra: Record<string, unknown>) => ({
   ...extra,
 });
 const withTools = (...tools: unknown[]) => agentRegistration({ capabilities: { tools } });
+/** A tool's inputSchema (an object, as MCP requires) whose one property `s` has `schema`. */
+const withProperty = (schema: object) => ({ type: 'object', properties: { s: schema } });
 const nestedText = (depth: number) => `${'{"not":'.repeat(depth)}{}${'}'.repeat(depth)}`;
 /** A registration whose one tool has `member` nested `depth` deep, as raw JSON: too deep for JSON.stringify here. */
 const deeplyNested = (member: 'inputSchema' | 'annotations', depth: number) => {
@@ -81,7 +83,7 @@ describe('hostile registrations', () => {
     ],
     [
       'a schema with a remote $ref',
-      withTools(tool({ inputSchema: { $ref: 'http://169.254.169.254/latest/meta-data' } })),
+      withTools(tool({ inputSchema: { type: 'object', $ref: 'http://169.254.169.254/latest/meta-data' } })),
     ],
     [
       'a schema with a file $ref',
@@ -89,12 +91,18 @@ describe('hostile registrations', () => {
     ],
     [
       'a schema with $id and a relative remote $ref',
-      withTools(tool({ inputSchema: { $id: 'https://example.com/a.json', $ref: 'b.json' } })),
+      withTools(tool({ inputSchema: { $id: 'https://example.com/a.json', type: 'object', $ref: 'b.json' } })),
     ],
-    ['a schema nested 40 deep', withTools(tool({ inputSchema: JSON.parse(nestedText(40)) }))],
+    ['a schema nested 40 deep', withTools(tool({ inputSchema: { type: 'object', ...JSON.parse(nestedText(40)) } }))],
     ['a schema over 64 KiB', withTools(tool({ inputSchema: { type: 'object', description: 'y'.repeat(70_000) } }))],
-    ['a schema with an invalid regular expression', withTools(tool({ inputSchema: { type: 'string', pattern: '(' } }))],
-    ['a schema with an unknown format', withTools(tool({ inputSchema: { type: 'string', format: 'shoe-size' } }))],
+    [
+      'a schema with an invalid regular expression',
+      withTools(tool({ inputSchema: withProperty({ type: 'string', pattern: '(' }) })),
+    ],
+    [
+      'a schema with an unknown format',
+      withTools(tool({ inputSchema: withProperty({ type: 'string', format: 'shoe-size' }) })),
+    ],
     ['a schema whose type is an object', withTools(tool({ inputSchema: { type: { $gt: '' } } }))],
     [
       'an $async schema, whose validator would answer with a promise',
@@ -134,7 +142,7 @@ describe('hostile registrations', () => {
     expectRefused(reply, 400);
     expect(reply.body.error.message).toMatch(/must match pattern/);
 
-    const lookahead = withTools(tool({ inputSchema: { type: 'string', pattern: '^(?=a)' } }));
+    const lookahead = withTools(tool({ inputSchema: withProperty({ type: 'string', pattern: '^(?=a)' }) }));
     const refused = await call('POST', '/agents', { apiKey: 'admin', body: lookahead });
     expect({ status: refused.status, message: refused.body.error.message }).toEqual({
       status: 400,
