@@ -59,8 +59,7 @@ export function canManageRoom(principal: Principal, room: Pick<Room, 'createdBy'
 
 export const RoomAccess = {
   ALLOWED: 'allowed',
-  NEEDS_CREDENTIAL: 'needs_credential',
-  /** The caller may not learn that the room exists. */
+  /** The caller, with a credential or without, may not learn that the room exists. */
   HIDDEN: 'hidden',
 } as const;
 export type RoomAccess = (typeof RoomAccess)[keyof typeof RoomAccess];
@@ -71,7 +70,8 @@ export function readAccess(
   principal: Principal | undefined,
 ): RoomAccess {
   if (!room.private) return RoomAccess.ALLOWED;
-  if (!principal) return RoomAccess.NEEDS_CREDENTIAL;
+  // Anonymous too: a 401 here where an unknown room is 404 would tell which room ids exist.
+  if (!principal) return RoomAccess.HIDDEN;
   if (canManageRoom(principal, room)) return RoomAccess.ALLOWED;
   const participant = participantOf(principal);
   return participant && isParticipant(room, participant) ? RoomAccess.ALLOWED : RoomAccess.HIDDEN;

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { PrincipalKind, requireKind, requirePrincipal, type AuthState, type Principal } from '../auth/principal';
+import { PrincipalKind, requireKind, type AuthState, type Principal } from '../auth/principal';
 import { ApiError, ErrorCode, forbidden, invalid, notFound } from '../http/errors';
 import { DocumentedRouter, routeTable, type RouteModule } from '../http/route-module';
 import { validator } from '../http/validate';
@@ -181,13 +181,12 @@ export function createRoomRoutes(deps: RoomRoutesDeps): RouteModule {
 }
 
 /**
- * The room when the caller may read it: 401 private without credential; 404 unknown, or private
- * and the caller may not read it, with the same body, so that a private room is not admitted to exist.
+ * The room when the caller may read it: 404 unknown, or private and the caller (anonymous or not)
+ * may not read it, with the same body, so that a private room is not admitted to exist.
  */
 async function readableRoom(ctx: Context, deps: RoomRoutesDeps, roomId: string): Promise<Room> {
   const room = await deps.rooms.findById(roomId);
   const access = room ? readAccess(room, (ctx.state as AuthState).principal) : RoomAccess.HIDDEN;
-  if (access === RoomAccess.NEEDS_CREDENTIAL) requirePrincipal(ctx);
   if (access === RoomAccess.HIDDEN) throw notFound('Room');
   return room!;
 }

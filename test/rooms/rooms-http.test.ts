@@ -140,7 +140,10 @@ describe('reading rooms', () => {
   it('GET /rooms/{roomId}: public for anyone, private for participants, its creator and admin (others: 404)', async () => {
     const member = newUserId();
     const room = await createRoom({ private: true, participants: [human(member)] });
-    expectError(await call('GET', `/rooms/${room.roomId}`), 401, 'UNAUTHENTICATED');
+    // Anonymous callers get the answer of a room that does not exist: no 401 tells that it does.
+    const anonymous = await call('GET', `/rooms/${room.roomId}`);
+    expectError(anonymous, 404, 'NOT_FOUND');
+    expect(anonymous.body).toEqual((await call('GET', '/rooms/no-such-room')).body);
     expectError(
       await call('GET', `/rooms/${room.roomId}`, { headers: await humanHeaders(newUserId()) }),
       404,
@@ -328,7 +331,9 @@ describe('GET /rooms/{roomId}/messages', () => {
     const closed = await createRoom({ private: true, participants: [human(member)] });
     await post(closed.roomId, member, 'secret');
     const path = `/rooms/${closed.roomId}/messages`;
-    expectError(await call('GET', path), 401, 'UNAUTHENTICATED');
+    const anonymous = await call('GET', path);
+    expectError(anonymous, 404, 'NOT_FOUND');
+    expect(anonymous.body).toEqual((await call('GET', '/rooms/no-such-room/messages')).body);
     expectError(await call('GET', path, { headers: await humanHeaders(newUserId()) }), 404, 'NOT_FOUND');
     const agent = await registerAgent();
     expectError(await call('GET', path, { apiKey: agent.apiKey }), 404, 'NOT_FOUND');

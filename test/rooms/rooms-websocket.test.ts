@@ -58,6 +58,11 @@ describe('room WebSocket handshake', () => {
         body: { error: { code: 'UNAUTHENTICATED', message: expect.any(String) } },
       });
     }
+    // Alike for a private room and an unknown one: the refusal comes before the room is looked up.
+    const hidden = await createRoom({ private: true });
+    expect(await refusedHandshake(hidden.roomId, { none: true })).toEqual(
+      await refusedHandshake('no-such-room', { none: true }),
+    );
     const sessionOnly = new URL(await roomSocketUrl(room.roomId, { human: 'x' }));
     sessionOnly.searchParams.delete('X-Identity-Token');
     expect((await refusedHandshakeAt(sessionOnly.toString())).status).toBe(401);
