@@ -136,6 +136,31 @@ describe('writes per principal', () => {
     }
   });
 
+  it('counts the service keys a service key mints against their creator: the tenant has one budget', async () => {
+    const tenant = await newServiceKey();
+    const minted = await on('POST', '/keys', { apiKey: tenant, body: { description: 'child' } });
+    expect(minted.status).toBe(201);
+    const grandchild = await on('POST', '/keys', { apiKey: minted.body.apiKey, body: {} });
+    expect(grandchild.status).toBe(201);
+    // Two writes so far (the mints); one more by the child fills the tenant's budget.
+    expect((await on('POST', '/rooms', { apiKey: minted.body.apiKey, body: { name: 'Child' } })).status).toBe(201);
+    for (const apiKey of [tenant, minted.body.apiKey, grandchild.body.apiKey])
+      expectRateLimited(await on('POST', '/rooms', { apiKey, body: { name: 'Over' } }));
+    // A key the admin creates is a tenant of its own.
+    expect((await on('POST', '/rooms', { apiKey: await newServiceKey(), body: { name: 'Other' } })).status).toBe(201);
+  });
+
+  it('counts the A2A methods that only read as reads', async () => {
+    const apiKey = await newServiceKey();
+    const getTask = { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'no-such-task' } };
+    for (let index = 0; index <= LIMIT; index++)
+      expectError(await on('POST', '/a2a/no-such-agent', { apiKey, body: getTask }), 404, 'AGENT_NOT_FOUND');
+    expect((await on('POST', '/rooms', { apiKey, body: { name: 'After reads' } })).status).toBe(201);
+    const sendMessage = { jsonrpc: '2.0', id: 2, method: 'SendMessage', params: {} };
+    for (let index = 1; index < LIMIT; index++) await on('POST', '/a2a/no-such-agent', { apiKey, body: sendMessage });
+    expectRateLimited(await on('POST', '/a2a/no-such-agent', { apiKey, body: sendMessage }));
+  });
+
   it('does not limit the admin', async () => {
     for (let index = 0; index <= LIMIT; index++)
       expect((await on('POST', '/rooms', { apiKey: 'admin', body: { name: 'Admin' } })).status).toBe(201);

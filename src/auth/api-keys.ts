@@ -15,6 +15,11 @@ export interface ApiKeyRecord {
   description?: string;
   /** Who created a service key: an admin or another service. */
   createdBy?: Principal;
+  /**
+   * The service key whose limits this one shares: the minting service's tenant. Absent on keys an
+   * admin created, and on keys minted before it was recorded, which keep their own.
+   */
+  tenantId?: string;
   createdAt: Date;
   revokedAt?: Date;
 }
@@ -56,6 +61,7 @@ export class ApiKeyStore {
     const id = randomBytes(12).toString('base64url');
     const key = `acs_${id}_${randomBytes(32).toString('base64url')}`;
     const createdAt = new Date();
+    const tenantId = createdBy?.kind === PrincipalKind.SERVICE ? (createdBy.tenantId ?? createdBy.id) : undefined;
     await this.keys.insertOne({
       _id: id,
       hash: sha256(key).toString('hex'),
@@ -63,6 +69,7 @@ export class ApiKeyStore {
       subjectId: subjectId ?? id,
       ...(description === undefined ? {} : { description }),
       ...(createdBy === undefined ? {} : { createdBy: { kind: createdBy.kind, id: createdBy.id } }),
+      ...(tenantId === undefined ? {} : { tenantId }),
       createdAt,
     });
     return { id, key, createdAt };
@@ -77,7 +84,11 @@ export class ApiKeyStore {
     const record = await this.keys.findOne({ _id: match[1] });
     if (!record || record.revokedAt) return undefined;
     if (!timingSafeEqual(digest, Buffer.from(record.hash, 'hex'))) return undefined;
-    return { kind: record.kind, id: record.subjectId };
+    return {
+      kind: record.kind,
+      id: record.subjectId,
+      ...(record.tenantId === undefined ? {} : { tenantId: record.tenantId }),
+    };
   }
 
   async revoke(id: string): Promise<boolean> {

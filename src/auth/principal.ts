@@ -14,6 +14,8 @@ export interface Principal {
   kind: PrincipalKind;
   /** admin: "admin"; service: the key id; agent: the agentId; human: the identity token's `sub`. */
   id: string;
+  /** service: the key whose limits this one shares, when another service key minted it (docs/security.md). */
+  tenantId?: string;
 }
 
 export const ADMIN_PRINCIPAL: Principal = { kind: PrincipalKind.ADMIN, id: 'admin' };

@@ -1,4 +1,5 @@
 import type { Context, Next } from 'koa';
+import { isA2aRead } from '../a2a/read-methods';
 import { isAdmin, type AuthState } from '../auth/principal';
 import { addressOf, principalKey } from '../limits/limit-keys';
 import type { Limits } from '../limits/limits';
@@ -6,15 +7,18 @@ import type { Limits } from '../limits/limits';
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * Koa middleware after authentication: a principal's writes count against it, a request without a
- * credential against its address. The admin is the operator and is not limited.
+ * Koa middleware after authentication: a principal's writes count against its tenant (a service key
+ * minted by another counts with its creator), a request without a credential against its address.
+ * An A2A call that only reads is a read. The admin is the operator and is not limited.
  */
 export function limitRequests(limits: Pick<Limits, 'writesPerPrincipal' | 'anonymousPerAddress'>) {
   return async function limitRequest(ctx: Context, next: Next): Promise<void> {
     const principal = (ctx.state as AuthState).principal;
     if (!principal) await limits.anonymousPerAddress.consume(addressOf(ctx.req.socket));
-    else if (!isAdmin(principal) && !READ_METHODS.has(ctx.method))
-      await limits.writesPerPrincipal.consume(principalKey(principal));
+    else if (!isAdmin(principal) && !isRead(ctx)) await limits.writesPerPrincipal.consume(principalKey(principal));
     await next();
   };
 }
+
+const isRead = (ctx: Context): boolean =>
+  READ_METHODS.has(ctx.method) || isA2aRead({ method: ctx.method, path: ctx.path, body: ctx.request.body });
