@@ -186,6 +186,14 @@ describe('requests without a credential, per address', () => {
     await until(async () => (await listRooms(limited)).status === 200, 'an anonymous read after the window');
   });
 
+  it('counts every client behind an untrusted proxy as its address: X-Forwarded-For is not believed', async () => {
+    const proxy = '127.0.0.13';
+    const listRoomsFor = (forwardedFor: string) =>
+      on('GET', '/rooms', { localAddress: proxy, headers: { 'x-forwarded-for': forwardedFor } });
+    for (let index = 0; index < LIMIT; index++) expect((await listRoomsFor(`10.0.1.${index}`)).status).toBe(200);
+    expectRateLimited(await listRoomsFor('10.0.1.200'));
+  });
+
   it('leaves the ops routes open', async () => {
     for (let index = 0; index <= LIMIT; index++)
       expect((await on('GET', '/healthz', { localAddress: '127.0.0.4' })).status).toBe(200);

@@ -1,7 +1,7 @@
 import type { Context, Next } from 'koa';
 import { ApiError, ErrorCode } from '../http/errors';
 import type { RateLimit } from '../limits/rate-limit';
-import { addressOf } from '../limits/limit-keys';
+import type { ClientAddress } from '../limits/limit-keys';
 import type { ApiKeyStore } from './api-keys';
 import type { HumanTokenVerifier } from './human-tokens';
 import type { AuthState, Principal } from './principal';
@@ -55,7 +55,7 @@ export class Authenticator {
   }
 
   /** Koa middleware: sets `ctx.state.principal` from the request headers when a credential is presented. */
-  middleware() {
+  middleware(clientAddress: ClientAddress) {
     return async (ctx: Context, next: Next): Promise<void> => {
       (ctx.state as AuthState).principal = await this.resolve(
         {
@@ -63,7 +63,7 @@ export class Authenticator {
           sessionToken: ctx.get('authorization') || undefined,
           identityToken: ctx.get('x-identity-token') || undefined,
         },
-        addressOf(ctx.req.socket),
+        clientAddress(ctx.req),
       );
       await next();
     };

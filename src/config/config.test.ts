@@ -162,6 +162,7 @@ describe('loadConfig', () => {
       socketsPerPrincipal: 100,
       socketsPerAddress: 500,
       connectionsPerAddress: 1_000,
+      trustedProxies: 0,
     });
     const off = {
       RATE_LIMIT_WRITES: '0',
@@ -181,6 +182,8 @@ describe('loadConfig', () => {
     });
     expect(() => loadConfig({ RATE_LIMIT_WRITES: '-1' })).toThrow(/RATE_LIMIT_WRITES must be an integer from 0/);
     expect(() => loadConfig({ RATE_LIMIT_WINDOW_MS: '0' })).toThrow(/RATE_LIMIT_WINDOW_MS must be an integer from 100/);
+    expect(loadConfig({ TRUSTED_PROXIES: '2' }).limits.trustedProxies).toBe(2);
+    expect(() => loadConfig({ TRUSTED_PROXIES: 'all' })).toThrow(/TRUSTED_PROXIES must be an integer from 0/);
   });
 
   it('refuses a WebSocket cap per address above the connection cap per address, which would never be reached', () => {

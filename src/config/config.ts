@@ -91,6 +91,8 @@ export interface LimitsConfig {
   socketsPerAddress: number;
   /** Open TCP connections from one address, WebSockets included; the next one is closed at once. */
   connectionsPerAddress: number;
+  /** Proxies in front whose X-Forwarded-For entries name the client; 0: the peer of the connection is the client. */
+  trustedProxies: number;
 }
 
 /** `poll` is the default on every server: `change-streams` has never run in this project's tests (no replica set here). */
@@ -259,6 +261,7 @@ export function loadConfig(env: Env = process.env): Config {
       socketsPerPrincipal: read.integer('WS_MAX_SOCKETS_PER_PRINCIPAL', 100, 0, 1_000_000_000),
       socketsPerAddress: read.integer('WS_MAX_SOCKETS_PER_ADDRESS', 500, 0, 1_000_000_000),
       connectionsPerAddress: read.integer('HTTP_MAX_CONNECTIONS_PER_ADDRESS', 1_000, 0, 1_000_000_000),
+      trustedProxies: read.integer('TRUSTED_PROXIES', 0, 0, 16),
     },
   };
 

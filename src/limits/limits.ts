@@ -2,6 +2,7 @@ import type { LimitsConfig } from '../config/config';
 import type { Logger } from '../ops/logger';
 import type { Metrics } from '../ops/metrics';
 import { ConcurrencyCap } from './concurrency-cap';
+import { clientAddressOf, type ClientAddress } from './limit-keys';
 import { LimitReporter } from './limit-reporter';
 import { RateLimit } from './rate-limit';
 
@@ -13,6 +14,8 @@ export interface Limits {
   socketsPerPrincipal: ConcurrencyCap;
   socketsPerAddress: ConcurrencyCap;
   connectionsPerAddress: ConcurrencyCap;
+  /** Where a request is from, for the limits counted per address (TRUSTED_PROXIES). */
+  clientAddress: ClientAddress;
 }
 
 export function createLimits(config: LimitsConfig, logger: Logger, metrics: Metrics): Limits {
@@ -50,5 +53,6 @@ export function createLimits(config: LimitsConfig, logger: Logger, metrics: Metr
     socketsPerPrincipal: new ConcurrencyCap('sockets-per-principal', config.socketsPerPrincipal, reporter),
     socketsPerAddress: new ConcurrencyCap('sockets-per-address', config.socketsPerAddress, reporter),
     connectionsPerAddress: new ConcurrencyCap('connections-per-address', config.connectionsPerAddress, reporter),
+    clientAddress: clientAddressOf(config.trustedProxies),
   };
 }

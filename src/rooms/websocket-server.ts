@@ -6,7 +6,7 @@ import { endWithError } from '../http/answer-headers';
 import { ApiError, ErrorCode, forbidden, invalid, notFound, rateLimited } from '../http/errors';
 import { CAP_RETRY_AFTER_MS, type ConcurrencyCap } from '../limits/concurrency-cap';
 import type { Limits } from '../limits/limits';
-import { addressOf, principalKey } from '../limits/limit-keys';
+import { principalKey } from '../limits/limit-keys';
 import { toApiError, type ErrorMapper } from '../http/error-handler';
 import type { Logger } from '../ops/logger';
 import type { RoomMetrics } from '../ops/metrics';
@@ -38,7 +38,7 @@ export interface RoomWebSocketDeps {
   maxMessageChars: number;
   heartbeatMs: number;
   maxBufferedBytes: number;
-  limits: Pick<Limits, 'socketsPerPrincipal' | 'socketsPerAddress' | 'writesPerPrincipal'>;
+  limits: Pick<Limits, 'socketsPerPrincipal' | 'socketsPerAddress' | 'writesPerPrincipal' | 'clientAddress'>;
   errorMappers: readonly ErrorMapper[];
 }
 
@@ -77,7 +77,7 @@ export class RoomWebSocketServer {
   private async upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     // A client that hangs up mid-handshake must not crash the process.
     socket.on('error', () => socket.destroy());
-    const address = addressOf(request.socket);
+    const address = this.deps.limits.clientAddress(request);
     try {
       const url = new URL(request.url ?? '/', 'http://localhost');
       const match = ROOM_PATH.exec(url.pathname);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
 import type { Authenticator } from '../auth/authenticate';
+import type { ClientAddress } from '../limits/limit-keys';
 import type { Limits } from '../limits/limits';
 import { limitRequests } from './request-limits';
 import type { Logger } from '../ops/logger';
@@ -16,7 +17,7 @@ export interface AppDeps {
   metrics: Metrics;
   maxBodyBytes: number;
   authenticator: Authenticator;
-  limits: Pick<Limits, 'writesPerPrincipal' | 'anonymousPerAddress'>;
+  limits: Pick<Limits, 'writesPerPrincipal' | 'anonymousPerAddress' | 'clientAddress'>;
   /** Routes that need no credential and run before authentication (health, metrics). */
   opsRouter: Router;
   modules: RouteModule[];
@@ -29,11 +30,11 @@ export function createApp(deps: AppDeps): Koa {
   app.proxy = false;
   app.silent = true;
   app.use(setAnswerHeaders);
-  app.use(requestLog(deps.logger, deps.metrics));
+  app.use(requestLog(deps.logger, deps.metrics, deps.limits.clientAddress));
   app.use(errorHandler(deps.logger, deps.metrics.unavailable, deps.errorMappers));
   app.use(deps.opsRouter.routes());
   app.use(jsonBody(deps.maxBodyBytes));
-  app.use(deps.authenticator.middleware());
+  app.use(deps.authenticator.middleware(deps.limits.clientAddress));
   app.use(limitRequests(deps.limits));
 
   for (const module of deps.modules) {
@@ -48,7 +49,7 @@ export function createApp(deps: AppDeps): Koa {
 }
 
 /** One log line and one histogram sample per request, with a request id echoed to the caller. */
-function requestLog(logger: Logger, metrics: Metrics) {
+function requestLog(logger: Logger, metrics: Metrics, clientAddress: ClientAddress) {
   return async function logRequest(ctx: Context, next: Next): Promise<void> {
     const started = process.hrtime.bigint();
     const requestId = ctx.get('x-request-id') || randomUUID();
@@ -60,7 +61,14 @@ function requestLog(logger: Logger, metrics: Metrics) {
       const route = (ctx as Context & { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
       metrics.httpRequests.observe({ method: ctx.method, route: String(route), status: String(ctx.status) }, seconds);
       logger.debug(
-        { requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(seconds * 1000) },
+        {
+          requestId,
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          ms: Math.round(seconds * 1000),
+          address: clientAddress(ctx.req),
+        },
         'request',
       );
     }

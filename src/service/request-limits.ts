@@ -1,7 +1,7 @@
 import type { Context, Next } from 'koa';
 import { isA2aRead } from '../a2a/read-methods';
 import { isAdmin, type AuthState } from '../auth/principal';
-import { addressOf, principalKey } from '../limits/limit-keys';
+import { principalKey } from '../limits/limit-keys';
 import type { Limits } from '../limits/limits';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -11,10 +11,10 @@ const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * minted by another counts with its creator), a request without a credential against its address.
  * An A2A call that only reads is a read. The admin is the operator and is not limited.
  */
-export function limitRequests(limits: Pick<Limits, 'writesPerPrincipal' | 'anonymousPerAddress'>) {
+export function limitRequests(limits: Pick<Limits, 'writesPerPrincipal' | 'anonymousPerAddress' | 'clientAddress'>) {
   return async function limitRequest(ctx: Context, next: Next): Promise<void> {
     const principal = (ctx.state as AuthState).principal;
-    if (!principal) await limits.anonymousPerAddress.consume(addressOf(ctx.req.socket));
+    if (!principal) await limits.anonymousPerAddress.consume(limits.clientAddress(ctx.req));
     else if (!isAdmin(principal) && !isRead(ctx)) await limits.writesPerPrincipal.consume(principalKey(principal));
     await next();
   };
