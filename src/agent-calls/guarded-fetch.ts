@@ -15,15 +15,20 @@ export class ReplyTooLarge extends Error {
   }
 }
 
+/** The bytes of the reply bodies read so far, counted across every response of one or more fetches. */
+export interface BytesRead {
+  total: number;
+}
+
 /**
  * The fetch the MCP transport makes its requests with: through the outbound guard's dispatcher (the
  * same checks as every call to an agent), and no body read past `maxReplyBytes`, each response on
  * its own. The transport would take an SSE answer cut short for a dropped connection and leave its
  * request waiting: such an answer ends instead with a JSON-RPC error for that request
  * (REPLY_TOO_LARGE), and the session's other requests go on. A JSON answer cut short fails with
- * ReplyTooLarge; a cut server-sent stream (GET) just ends.
+ * ReplyTooLarge; a cut server-sent stream (GET) just ends. Each body's bytes are added to `read`, when given.
  */
-export function guardedFetch(dispatcher: Dispatcher, maxReplyBytes: number): FetchLike {
+export function guardedFetch(dispatcher: Dispatcher, maxReplyBytes: number, read?: BytesRead): FetchLike {
   return async (url, init) => {
     const response = await fetch(url, { ...(init as Parameters<typeof fetch>[1]), dispatcher });
     if (response.body === null) return response;
@@ -34,6 +39,7 @@ export function guardedFetch(dispatcher: Dispatcher, maxReplyBytes: number): Fet
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
           total += chunk.byteLength;
+          if (read) read.total += chunk.byteLength;
           if (total <= maxReplyBytes) return controller.enqueue(chunk);
           const tooLarge = new ReplyTooLarge(maxReplyBytes);
           if (!isStream || requestId === undefined) return controller.error(tooLarge);

@@ -5,7 +5,7 @@ import type { Dispatcher } from 'undici';
 import type { AgentEndpoint } from './agent-endpoint';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { answerElicitation } from './mcp-elicitation';
-import { guardedFetch } from './guarded-fetch';
+import { guardedFetch, type BytesRead } from './guarded-fetch';
 
 /** Who the service is to an MCP server: its `clientInfo` at initialisation. */
 const CLIENT_INFO = { name: 'agent-coordination-service', version: '1' } as const;
@@ -18,6 +18,8 @@ export interface McpSessionOptions {
   /** Bound of each request of the session, initialisation included. */
   timeoutMs: number;
   maxReplyBytes: number;
+  /** Counts the bytes of every reply of the session, when given: what an import bounds its reading by. */
+  bytesRead?: BytesRead;
   /** Ends every request of the session early (an activity's cancellation). */
   signal?: AbortSignal;
 }
@@ -43,7 +45,7 @@ export class McpSession {
   /** Initialises a new session, or goes on with `resume`. */
   static async open(target: McpTarget, options: McpSessionOptions, resume?: McpSessionRef): Promise<McpSession> {
     const transport = new StreamableHTTPClientTransport(new URL(target.endpointUrl), {
-      fetch: guardedFetch(options.dispatcher, options.maxReplyBytes),
+      fetch: guardedFetch(options.dispatcher, options.maxReplyBytes, options.bytesRead),
       requestInit: { headers: target.headers ?? {} },
       // A dropped SSE stream ends the request: the activity's retries are the one retry policy.
       reconnectionOptions: {

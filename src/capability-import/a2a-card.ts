@@ -1,5 +1,6 @@
 import { ApiError, ErrorCode } from '../http/errors';
-import { accepted, checkTool } from './mcp-server';
+import { checkTool } from './mcp-server';
+import { KeptEntries } from './kept-entries';
 import { type ImportedCapabilities } from '../registry/capability-importer';
 import { causeOf, describeError } from '../ops/describe-error';
 import type { ToolDefinition } from '../registry/agent';
@@ -47,8 +48,12 @@ export async function importAgentCard(
   const schemas = inputSchemasOf(card);
   const skills = Array.isArray(card.skills) ? (card.skills as CardSkill[]) : [];
   const warnings: ImportedCapabilities['warnings'] = [];
-  const tools = skills.map((skill) => toolOf(skill, schemas));
-  return { endpointUrl, capabilities: { tools: accepted('tools', tools, warnings, checkTool, compiler) }, warnings };
+  const tools = new KeptEntries<ToolDefinition>('tools', warnings, checkTool, compiler);
+  // Skills are made tools only as long as the category has room: a card of thousands costs what one of 256 does.
+  for (const [index, skill] of skills.entries()) {
+    if (!tools.take([toolOf(skill, schemas)], index < skills.length - 1)) break;
+  }
+  return { endpointUrl, capabilities: { tools: tools.kept }, warnings };
 }
 
 /** The card's JSON-RPC interface of A2A 1.x: the only binding and version the service calls. */

@@ -1,11 +1,11 @@
 import type { Prompt, Resource, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ApiError, ErrorCode } from '../http/errors';
+import { KeptEntries } from './kept-entries';
 import { causeOf, describeError } from '../ops/describe-error';
 import { DestinationRefused } from '../agent-calls/outbound-guard';
 import { validator } from '../http/validate';
 import type { AgentCapabilities, CapabilityEntry, ToolDefinition } from '../registry/agent';
-import { CAPABILITY_ENTRY_SCHEMA, REGISTRATION_LIMITS, TOOL_DEFINITION_SCHEMA } from '../registry/registration-schema';
-import { rejectedSchemaOf } from '../registry/registration';
+import { CAPABILITY_ENTRY_SCHEMA, TOOL_DEFINITION_SCHEMA } from '../registry/registration-schema';
 import type { UserSchemaCompiler } from '../registry/user-schemas';
 import type { ImportedCapabilities, ImportWarning } from '../registry/capability-importer';
 import { serverAnswerOf } from '../agent-calls/mcp-answers';
@@ -16,6 +16,13 @@ import { toolsPage } from './mcp-tool-list';
 /** Pages read of one list at most: a server that pages forever is not followed forever. */
 const MAX_PAGES = 64;
 
+/**
+ * The bytes an import reads of a server's replies, all pages of all lists together, in replies of
+ * MAX_BODY_BYTES each at most: the next page is not asked for once they are spent, so one import
+ * reads at most this many replies' worth and one more reply.
+ */
+export const IMPORT_REPLIES = 4;
+
 export const checkTool = validator<ToolDefinition>(TOOL_DEFINITION_SCHEMA, 'tool');
 const checkEntry = validator<CapabilityEntry>(CAPABILITY_ENTRY_SCHEMA, 'capability entry');
 
@@ -23,46 +30,57 @@ const checkEntry = validator<CapabilityEntry>(CAPABILITY_ENTRY_SCHEMA, 'capabili
  * An MCP server's tools, resources and prompts as an agent's capabilities: `tools/list`,
  * `resources/list` and `prompts/list` (each followed through its pages, when the server has that
  * capability at all). Each entry passes the checks of a hand-written registration, its schemas
- * compiled by the same rules, or is left out and named in the warnings.
+ * compiled by the same rules, or is left out and named in the warnings. Each page is checked as it
+ * comes and dropped, and a list is read no further once its category is full or the import's
+ * bytes are spent: work and memory follow what is kept, not what the server offers.
  */
 export async function importCapabilities(
   target: McpTarget,
   options: McpSessionOptions,
   compiler: UserSchemaCompiler,
 ): Promise<ImportedCapabilities> {
-  const session = await McpSession.open(target, options);
+  const bytesRead = { total: 0 };
+  const session = await McpSession.open(target, { ...options, bytesRead });
   try {
     const { client } = session;
     const warnings: ImportWarning[] = [];
+    const budget = new ReadBudget(bytesRead, IMPORT_REPLIES * options.maxReplyBytes, warnings);
     const offered = client.getServerCapabilities() ?? {};
     const requestOptions = session.requestOptions();
-    const [tools, resources, prompts] = [
-      offered.tools
-        ? await allPages<'tools', Tool>(
-            (cursor) => toolsPage(client, cursor, requestOptions, warnings),
-            'tools',
-            warnings,
-          )
-        : [],
-      offered.resources
-        ? await allPages<'resources', Resource>(
-            (cursor) => client.listResources({ cursor }, requestOptions),
-            'resources',
-            warnings,
-          )
-        : [],
-      offered.prompts
-        ? await allPages<'prompts', Prompt>(
-            (cursor) => client.listPrompts({ cursor }, requestOptions),
-            'prompts',
-            warnings,
-          )
-        : [],
-    ];
+    const tools = new KeptEntries<ToolDefinition>('tools', warnings, checkTool, compiler);
+    const resources = new KeptEntries<CapabilityEntry>('resources', warnings, checkEntry, compiler);
+    const prompts = new KeptEntries<CapabilityEntry>('prompts', warnings, checkEntry, compiler);
+    if (offered.tools)
+      await readPages(
+        (cursor) => toolsPage(client, cursor, requestOptions, warnings),
+        'tools',
+        toolDefinition,
+        tools,
+        budget,
+        warnings,
+      );
+    if (offered.resources)
+      await readPages(
+        (cursor) => client.listResources({ cursor }, requestOptions),
+        'resources',
+        resourceEntry,
+        resources,
+        budget,
+        warnings,
+      );
+    if (offered.prompts)
+      await readPages(
+        (cursor) => client.listPrompts({ cursor }, requestOptions),
+        'prompts',
+        promptEntry,
+        prompts,
+        budget,
+        warnings,
+      );
     const capabilities: AgentCapabilities = {
-      tools: accepted('tools', tools.map(toolDefinition), warnings, (tool) => checkTool(tool), compiler),
-      ...optional('resources', accepted('resources', resources.map(resourceEntry), warnings, checkEntry, compiler)),
-      ...optional('prompts', accepted('prompts', prompts.map(promptEntry), warnings, checkEntry, compiler)),
+      tools: tools.kept,
+      ...optional('resources', resources.kept),
+      ...optional('prompts', prompts.kept),
     };
     return { capabilities, warnings };
   } finally {
@@ -70,67 +88,50 @@ export async function importCapabilities(
   }
 }
 
-/** Every page of one list, up to MAX_PAGES; a list cut there is named in the warnings. */
-async function allPages<K extends 'tools' | 'resources' | 'prompts', T>(
-  list: (cursor: string | undefined) => Promise<{ nextCursor?: string } & Record<K, T[]>>,
-  key: K,
-  warnings: ImportWarning[],
-): Promise<T[]> {
-  const entries: T[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page += 1) {
-    const answer = await list(cursor);
-    entries.push(...answer[key]);
-    cursor = answer.nextCursor;
-    if (cursor === undefined) return entries;
+/** The bytes one import may still read; spent, it says so once in the warnings. */
+class ReadBudget {
+  private told = false;
+
+  constructor(
+    private readonly read: { total: number },
+    private readonly maxBytes: number,
+    private readonly warnings: ImportWarning[],
+  ) {}
+
+  /** Whether another page of `category` may be asked for. */
+  allows(category: string): boolean {
+    if (this.read.total < this.maxBytes) return true;
+    if (!this.told) {
+      this.told = true;
+      this.warnings.push({
+        capability: category,
+        message: `the server's replies passed ${this.maxBytes} bytes (${IMPORT_REPLIES} times MAX_BODY_BYTES): no more pages are read`,
+      });
+    }
+    return false;
   }
-  warnings.push({ capability: key, message: `more than ${MAX_PAGES} pages: the entries after them are left out` });
-  return entries;
 }
 
 /**
- * The entries that pass a registration's checks, the first of each name, at most as many as a
- * registration holds; the others are named in the warnings. An A2A agent's skills pass here too.
+ * The pages of one list, each checked into `kept` as it comes, up to MAX_PAGES, until the category
+ * is full or the budget spent; a list cut at MAX_PAGES is named in the warnings.
  */
-export function accepted<T extends { name: string }>(
-  category: string,
-  entries: T[],
+async function readPages<K extends 'tools' | 'resources' | 'prompts', T, E extends { name: string }>(
+  list: (cursor: string | undefined) => Promise<{ nextCursor?: string } & Record<K, T[]>>,
+  key: K,
+  entryOf: (item: T) => E,
+  kept: KeptEntries<E>,
+  budget: ReadBudget,
   warnings: ImportWarning[],
-  check: (entry: T) => unknown,
-  compiler: UserSchemaCompiler,
-): T[] {
-  const kept: T[] = [];
-  const names = new Set<string>();
-  for (const entry of entries) {
-    const capability = `${category}/${entry.name}`;
-    const problem = problemOf(entry, check, compiler, names);
-    if (problem !== undefined) {
-      warnings.push({ capability, message: problem });
-    } else if (kept.length >= REGISTRATION_LIMITS.capabilityEntries) {
-      warnings.push({ capability, message: `more than ${REGISTRATION_LIMITS.capabilityEntries} ${category}` });
-    } else {
-      kept.push(entry);
-      names.add(entry.name);
-    }
+): Promise<void> {
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page += 1) {
+    if (!budget.allows(key)) return;
+    const answer = await list(cursor);
+    cursor = answer.nextCursor;
+    if (!kept.take(answer[key].map(entryOf), cursor !== undefined) || cursor === undefined) return;
   }
-  return kept;
-}
-
-function problemOf<T extends { name: string }>(
-  entry: T,
-  check: (entry: T) => unknown,
-  compiler: UserSchemaCompiler,
-  names: Set<string>,
-): string | undefined {
-  try {
-    check(entry);
-  } catch (error) {
-    if (error instanceof ApiError) return error.message;
-    throw error;
-  }
-  if (names.has(entry.name)) return 'a second entry of the same name';
-  const rejected = rejectedSchemaOf(entry as Parameters<typeof rejectedSchemaOf>[0], compiler);
-  return rejected && `invalid ${rejected.member}: ${rejected.error.message}`;
+  warnings.push({ capability: key, message: `more than ${MAX_PAGES} pages: the entries after them are left out` });
 }
 
 const optional = <K extends string, T>(key: K, entries: T[]) =>

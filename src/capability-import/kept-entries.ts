@@ -1,0 +1,81 @@
+import { ApiError } from '../http/errors';
+import type { ImportWarning } from '../registry/capability-importer';
+import { rejectedSchemaOf } from '../registry/registration';
+import { REGISTRATION_LIMITS } from '../registry/registration-schema';
+import type { UserSchemaCompiler } from '../registry/user-schemas';
+
+/** The most entries of one category a registration holds, and the most left-out entries named one by one. */
+const CAP = REGISTRATION_LIMITS.capabilityEntries;
+
+/**
+ * The entries of one category of an import, kept as they are read: those that pass a registration's
+ * checks, the first of each name, until the category holds as many as a registration does. Each of
+ * the first CAP entries left out for a problem is named in the warnings; the entries past those, and
+ * those past a full category, are each named once together. So a source of endless entries costs
+ * what a full registration does, in work, memory and warnings. An A2A agent's skills pass here too.
+ */
+export class KeptEntries<T extends { name: string }> {
+  readonly kept: T[] = [];
+  private readonly names = new Set<string>();
+  private rejected = 0;
+  private cut = false;
+
+  constructor(
+    private readonly category: string,
+    private readonly warnings: ImportWarning[],
+    private readonly check: (entry: T) => unknown,
+    private readonly compiler: UserSchemaCompiler,
+  ) {}
+
+  /**
+   * Checks `entries` in order while the category has room; `more` says the source has entries
+   * after them. False once the category is full: nothing more of it is worth reading.
+   */
+  take(entries: readonly T[], more: boolean): boolean {
+    for (const entry of entries) {
+      if (this.kept.length >= CAP) return this.leaveOutRest(true);
+      this.offer(entry);
+    }
+    return this.kept.length < CAP || this.leaveOutRest(more);
+  }
+
+  private offer(entry: T): void {
+    const problem = this.problemOf(entry);
+    if (problem === undefined) {
+      this.kept.push(entry);
+      this.names.add(entry.name);
+      return;
+    }
+    this.rejected += 1;
+    if (this.rejected <= CAP) this.warnings.push({ capability: `${this.category}/${entry.name}`, message: problem });
+    else if (this.rejected === CAP + 1)
+      this.warnings.push({
+        capability: this.category,
+        message: `more than ${CAP} ${this.category} fail the checks: the others that fail them are left out unnamed`,
+      });
+  }
+
+  /** Names once that the category had more entries than a registration holds; always false. */
+  private leaveOutRest(more: boolean): false {
+    if (more && !this.cut) {
+      this.cut = true;
+      this.warnings.push({
+        capability: this.category,
+        message: `more than ${CAP} ${this.category}: the first ${CAP} that pass the checks are kept, the others are not read`,
+      });
+    }
+    return false;
+  }
+
+  private problemOf(entry: T): string | undefined {
+    try {
+      this.check(entry);
+    } catch (error) {
+      if (error instanceof ApiError) return error.message;
+      throw error;
+    }
+    if (this.names.has(entry.name)) return 'a second entry of the same name';
+    const rejected = rejectedSchemaOf(entry as Parameters<typeof rejectedSchemaOf>[0], this.compiler);
+    return rejected && `invalid ${rejected.member}: ${rejected.error.message}`;
+  }
+}

@@ -1,0 +1,95 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { agentRegistration } from '../support/agents';
+import { useTestDatabase } from '../support/database';
+import { call } from '../support/http';
+import { useMcpServer } from '../support/mcp-server';
+import { useForFile } from '../support/use-for-file';
+
+/** As many tools as a page of a hostile server holds: far more than a registration keeps (256). */
+const PER_PAGE = 2_000;
+
+/** Every page full and another one after it: a server that pages forever. */
+function endlessPages(name: (page: number, index: number) => string) {
+  return (server: McpServer): void => {
+    server.server.registerCapabilities({ tools: {} });
+    server.server.setRequestHandler(ListToolsRequestSchema, (request) => {
+      const page = Number(request.params?.cursor ?? 0);
+      const tools = Array.from({ length: PER_PAGE }, (_, index) => ({
+        name: name(page, index),
+        description: 'one of many',
+        inputSchema: { type: 'object' },
+      }));
+      return { tools, nextCursor: String(page + 1) };
+    });
+  };
+}
+
+/** A server that answers its A2A Agent Card, with `skills` skills, at every path. */
+function useCardServer(skills: number) {
+  return useForFile(
+    'the card server',
+    async () => {
+      const card = JSON.stringify({
+        name: 'many skills',
+        description: 'a card with more skills than a registration keeps',
+        version: '1',
+        skills: Array.from({ length: skills }, (_, index) => ({ id: `skill-${index}`, name: `skill ${index}` })),
+      });
+      const server = http.createServer((_request, response) => {
+        response.writeHead(200, { 'content-type': 'application/json' }).end(card);
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return server;
+    },
+    (server) => new Promise<void>((resolve) => server.close(() => resolve())),
+  );
+}
+
+const urlOf = (server: http.Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}/a2a`;
+
+describe('importing capabilities is bounded in work and memory', () => {
+  const endless = useMcpServer({ setup: endlessPages((page, index) => `tool-${page}-${index}`) });
+  const endlessInvalid = useMcpServer({ setup: endlessPages(() => 'not a valid name') });
+  const cards = useCardServer(1_000);
+  useTestDatabase();
+
+  it('stops reading pages once a category is full, and says so in one warning', async () => {
+    const before = endless().callsOf('tools/list').length;
+    const reply = await call('POST', '/agents', {
+      apiKey: 'admin',
+      body: agentRegistration({ protocol: 'mcp', mcpUrl: endless().url, capabilities: undefined }),
+    });
+    expect(reply.status).toBe(201);
+    expect(reply.body.capabilities.tools).toHaveLength(256);
+    expect(reply.body.capabilities.tools[255].name).toBe('tool-0-255');
+    expect(reply.body.warnings).toEqual([{ capability: 'tools', message: expect.stringContaining('256') }]);
+    expect(endless().callsOf('tools/list').length - before).toBe(1);
+  });
+
+  it('stops reading pages past the bytes an import reads, and says so once', async () => {
+    const before = endlessInvalid().callsOf('tools/list').length;
+    const reply = await call('POST', '/agents', {
+      apiKey: 'admin',
+      body: agentRegistration({ protocol: 'mcp', mcpUrl: endlessInvalid().url, capabilities: undefined }),
+    });
+    expect(reply.status).toBe(201);
+    expect(reply.body.capabilities).toEqual({ tools: [] });
+    const warnings = reply.body.warnings as Array<{ capability: string; message: string }>;
+    expect(warnings.filter((warning) => /bytes/.test(warning.message))).toHaveLength(1);
+    expect(warnings.length).toBeLessThanOrEqual(258);
+    expect(endlessInvalid().callsOf('tools/list').length - before).toBeLessThan(64);
+  });
+
+  it("keeps as many of an A2A card's skills as a registration holds, and says so in one warning", async () => {
+    const reply = await call('POST', '/agents', {
+      apiKey: 'admin',
+      body: agentRegistration({ protocol: 'a2a', mcpUrl: urlOf(cards()), capabilities: undefined }),
+    });
+    expect(reply.status).toBe(201);
+    expect(reply.body.capabilities.tools).toHaveLength(256);
+    expect(reply.body.warnings).toEqual([{ capability: 'tools', message: expect.stringContaining('256') }]);
+  });
+});
