@@ -220,6 +220,7 @@ async function serveApi(
     eventStore,
     streamsOpen,
     roomRoutes: rooms.routes,
+    limits,
   });
   const app = createApp({
     logger: logger.child({ component: 'http' }),

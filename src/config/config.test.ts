@@ -159,6 +159,7 @@ describe('loadConfig', () => {
       anonymousPerAddress: 300,
       authFailuresPerAddress: 20,
       authFailureBlockMs: 300_000,
+      capabilityRefreshIntervalMs: 60_000,
       socketsPerPrincipal: 100,
       socketsPerAddress: 500,
       connectionsPerAddress: 1_000,
@@ -171,6 +172,7 @@ describe('loadConfig', () => {
       WS_MAX_SOCKETS_PER_PRINCIPAL: '0',
       WS_MAX_SOCKETS_PER_ADDRESS: '0',
       HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0',
+      CAPABILITY_REFRESH_INTERVAL_MS: '0',
     };
     expect(loadConfig(off).limits).toMatchObject({
       writesPerPrincipal: 0,
@@ -179,6 +181,7 @@ describe('loadConfig', () => {
       socketsPerPrincipal: 0,
       socketsPerAddress: 0,
       connectionsPerAddress: 0,
+      capabilityRefreshIntervalMs: 0,
     });
     expect(() => loadConfig({ RATE_LIMIT_WRITES: '-1' })).toThrow(/RATE_LIMIT_WRITES must be an integer from 0/);
     expect(() => loadConfig({ RATE_LIMIT_WINDOW_MS: '0' })).toThrow(/RATE_LIMIT_WINDOW_MS must be an integer from 100/);

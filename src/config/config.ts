@@ -87,6 +87,8 @@ export interface LimitsConfig {
   authFailuresPerAddress: number;
   /** How long an address over its authentication failures is refused; 0: until its window ends. */
   authFailureBlockMs: number;
+  /** The least time between two refreshes of one agent's capabilities by a non-admin; 0: no limit. */
+  capabilityRefreshIntervalMs: number;
   socketsPerPrincipal: number;
   socketsPerAddress: number;
   /** Open TCP connections from one address, WebSockets included; the next one is closed at once. */
@@ -258,6 +260,7 @@ export function loadConfig(env: Env = process.env): Config {
       anonymousPerAddress: read.integer('RATE_LIMIT_ANONYMOUS_REQUESTS', 300, 0, 1_000_000_000),
       authFailuresPerAddress: read.integer('RATE_LIMIT_AUTH_FAILURES', 20, 0, 1_000_000_000),
       authFailureBlockMs: read.integer('AUTH_FAILURE_BLOCK_MS', 300_000, 0, 24 * HOUR_MS),
+      capabilityRefreshIntervalMs: read.integer('CAPABILITY_REFRESH_INTERVAL_MS', 60_000, 0, 24 * HOUR_MS),
       socketsPerPrincipal: read.integer('WS_MAX_SOCKETS_PER_PRINCIPAL', 100, 0, 1_000_000_000),
       socketsPerAddress: read.integer('WS_MAX_SOCKETS_PER_ADDRESS', 500, 0, 1_000_000_000),
       connectionsPerAddress: read.integer('HTTP_MAX_CONNECTIONS_PER_ADDRESS', 1_000, 0, 1_000_000_000),

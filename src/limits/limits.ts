@@ -11,6 +11,7 @@ export interface Limits {
   writesPerPrincipal: RateLimit;
   anonymousPerAddress: RateLimit;
   authFailuresPerAddress: RateLimit;
+  capabilityRefreshesPerAgent: RateLimit;
   socketsPerPrincipal: ConcurrencyCap;
   socketsPerAddress: ConcurrencyCap;
   connectionsPerAddress: ConcurrencyCap;
@@ -47,6 +48,16 @@ export function createLimits(config: LimitsConfig, logger: Logger, metrics: Metr
         windowMs,
         blockMs: config.authFailureBlockMs,
         message: `More than ${config.authFailuresPerAddress} rejected credentials from this address; credentials from it are not checked for a while`,
+      },
+      reporter,
+    ),
+    // One refresh per agent and interval: a refresh reads the agent's server or card, at its owner's request.
+    capabilityRefreshesPerAgent: new RateLimit(
+      {
+        name: 'capability-refreshes',
+        points: config.capabilityRefreshIntervalMs > 0 ? 1 : 0,
+        windowMs: Math.max(config.capabilityRefreshIntervalMs, 1),
+        message: `This agent's capabilities were refreshed less than ${config.capabilityRefreshIntervalMs} ms ago`,
       },
       reporter,
     ),

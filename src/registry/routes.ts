@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RouterContext } from '@koa/router';
 import type { ApiKeyStore } from '../auth/api-keys';
-import { PrincipalKind, requireKind, requirePrincipal, type Principal } from '../auth/principal';
+import { isAdmin, PrincipalKind, requireKind, requirePrincipal, type Principal } from '../auth/principal';
 import { newSigningSecret } from '../auth/signing-secret';
 import { DocumentedRouter, routeTable, type RouteModule } from '../http/route-module';
 import { ApiError, ErrorCode, forbidden, invalid } from '../http/errors';
@@ -42,6 +42,8 @@ export interface RegistryDeps {
   rules: RegistrationRules;
   /** Reads an MCP agent's tools, resources and prompts from its server, an A2A agent's skills from its card. */
   importCapabilities: CapabilityImporter;
+  /** Counts a non-admin's refresh of an agent's capabilities, by agent id; 429 RATE_LIMITED when too soon. */
+  refreshLimit: { consume(agentId: string): Promise<void> };
 }
 
 const checkRegistration = validator<AgentRegistrationFields>(AGENT_REGISTRATION_SCHEMA, 'agent registration');
@@ -144,7 +146,7 @@ export async function visibleAgentOr404(
 
 /** /agents: registration, lookup, change and removal of agents. Served bare and under /v1. */
 export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
-  const { agents, directory, apiKeys, rules, importCapabilities } = deps;
+  const { agents, directory, apiKeys, rules, importCapabilities, refreshLimit } = deps;
   const router = new DocumentedRouter(REGISTRY_ROUTES);
 
   /** What an import changes of an agent: its capabilities, and the endpoint an A2A agent's card names, checked as a registered one is. */
@@ -271,6 +273,7 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
         `Agent ${agent.id} speaks ${agent.protocol}: only an MCP or A2A agent's capabilities are read from the agent`,
       );
     }
+    if (!isAdmin(principal)) await refreshLimit.consume(agent.id);
     const imported = await importCapabilities(agent);
     const { warnings } = imported;
     const read = importedInto(imported, agent.endpointUrl);

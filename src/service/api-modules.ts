@@ -9,6 +9,7 @@ import type { RouteModule } from '../http/route-module';
 import type { AgentDirectory } from '../registry/agent-directory';
 import type { AgentStore } from '../registry/agent-store';
 import { createRegistryRoutes } from '../registry/routes';
+import type { Limits } from '../limits/limits';
 import type { UserSchemaCompiler } from '../registry/user-schemas';
 import type { TaskEventFeeds } from '../task-events/event-feeds';
 import type { TaskEventStore } from '../task-events/event-store';
@@ -43,6 +44,7 @@ export interface ApiParts {
   streamsOpen: Gauge;
   /** The rooms' routes, which the rooms build with their WebSocket. */
   roomRoutes: RouteModule;
+  limits: Limits;
 }
 
 /**
@@ -66,6 +68,7 @@ export function apiModules({
   eventStore,
   streamsOpen,
   roomRoutes,
+  limits,
 }: ApiParts): RouteModule[] {
   return [
     createRegistryRoutes({
@@ -84,6 +87,7 @@ export function apiModules({
         },
         schemas,
       ),
+      refreshLimit: limits.capabilityRefreshesPerAgent,
     }),
     createKeyRoutes(apiKeys),
     createAgentCardRoutes(agents),

@@ -2,9 +2,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { agentRegistration } from '../support/agents';
+import { agentRegistration, registerAgent } from '../support/agents';
 import { useTestDatabase } from '../support/database';
-import { call } from '../support/http';
+import { call, expectError } from '../support/http';
 import { useMcpServer } from '../support/mcp-server';
 import { useForFile } from '../support/use-for-file';
 
@@ -91,5 +91,16 @@ describe('importing capabilities is bounded in work and memory', () => {
     expect(reply.status).toBe(201);
     expect(reply.body.capabilities.tools).toHaveLength(256);
     expect(reply.body.warnings).toEqual([{ capability: 'tools', message: expect.stringContaining('256') }]);
+  });
+
+  it("refuses an owner's second refresh of an agent in a row with 429 and Retry-After; an admin is not limited", async () => {
+    const owner = (await call('POST', '/keys', { apiKey: 'admin', body: { description: 'owner' } })).body.apiKey;
+    const agent = await registerAgent({ protocol: 'a2a', mcpUrl: urlOf(cards()), capabilities: undefined }, owner);
+    const path = `/agents/${agent.agentId}/capabilities/refresh`;
+    expect((await call('POST', path, { apiKey: owner })).status).toBe(200);
+    const refused = await call('POST', path, { apiKey: owner });
+    expectError(refused, 429, 'RATE_LIMITED');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await call('POST', path, { apiKey: 'admin' })).status).toBe(200);
   });
 });
