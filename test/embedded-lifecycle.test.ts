@@ -5,7 +5,7 @@ import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { loadConfig } from '../src/config/config';
 import { mongoUriFor } from '../src/embedded/ferretdb';
-import { freePort } from '../src/util/ports';
+import { freePort, freePorts } from '../src/util/ports';
 import { agentRegistration } from './support/agents';
 import { call } from './support/http';
 import { testStack } from './support/test-stack';
@@ -140,11 +140,13 @@ describe('the embedded servers live and die with npm start', () => {
     taken: Partial<Start['ports']> = {},
     dataDir = fs.mkdtempSync(path.join(runDir, 'lifecycle-')),
   ): Promise<Start> {
+    // Ports of their own for the servers the test does not place, none equal to a placed one.
+    const [api, temporal, ui, mongo] = (await freePorts(8)).filter((port) => !Object.values(taken).includes(port));
     const ports = {
-      PORT: await freePort(),
-      EMBEDDED_TEMPORAL_PORT: await freePort(),
-      EMBEDDED_TEMPORAL_UI_PORT: await freePort(),
-      EMBEDDED_MONGODB_PORT: await freePort(),
+      PORT: api,
+      EMBEDDED_TEMPORAL_PORT: temporal,
+      EMBEDDED_TEMPORAL_UI_PORT: ui,
+      EMBEDDED_MONGODB_PORT: mongo,
       ...taken,
     };
     const launched = new Start(ports, dataDir);

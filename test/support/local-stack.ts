@@ -5,7 +5,7 @@ import path from 'node:path';
 import { loadConfig } from '../../src/config/config';
 import { mongoUriFor } from '../../src/embedded/ferretdb';
 import { type ManagedProcess } from '../../src/embedded/managed-process';
-import { freePort } from '../../src/util/ports';
+import { freePorts } from '../../src/util/ports';
 import { ensureBinaries } from '../../src/embedded/provision';
 import { startTemporalDevServer, temporalAddress } from '../../src/embedded/temporal-dev-server';
 import { startServiceFerretDb } from './ferretdb';
@@ -51,8 +51,8 @@ export interface LocalStack {
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const binaries = ensureBinaries(loadConfig().cacheDir);
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), options.runDirPrefix));
-  const [temporalPort, mongoPort, apiPort] = [await freePort(), await freePort(), await freePort()];
-  const uiPort = options.webUi ? await freePort() : undefined;
+  const [temporalPort, mongoPort, apiPort, webUiPort] = await freePorts(4);
+  const uiPort = options.webUi ? webUiPort : undefined;
   const namespace = 'default';
   const processes = await Promise.all([
     startTemporalDevServer({
