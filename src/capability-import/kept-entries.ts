@@ -46,8 +46,13 @@ export class KeptEntries<T extends { name: string }> {
       this.names.add(entry.name);
       return;
     }
+    this.leaveOut(entry.name, problem);
+  }
+
+  /** An entry left out for `problem`: named in the warnings while fewer than CAP were, then all others once together. */
+  leaveOut(name: string, problem: string): void {
     this.rejected += 1;
-    if (this.rejected <= CAP) this.warnings.push({ capability: `${this.category}/${entry.name}`, message: problem });
+    if (this.rejected <= CAP) this.warnings.push({ capability: `${this.category}/${name}`, message: problem });
     else if (this.rejected === CAP + 1)
       this.warnings.push({
         capability: this.category,

@@ -52,7 +52,7 @@ export async function importCapabilities(
     const prompts = new KeptEntries<CapabilityEntry>('prompts', warnings, checkEntry, compiler);
     if (offered.tools)
       await readPages(
-        (cursor) => toolsPage(client, cursor, requestOptions, warnings),
+        (cursor) => toolsPage(client, cursor, requestOptions, (name, problem) => tools.leaveOut(name, problem)),
         'tools',
         toolDefinition,
         tools,

@@ -1,18 +1,18 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { PaginatedResultSchema, ToolSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { ImportWarning } from '../registry/capability-importer';
 
 /**
  * One page of an MCP server's `tools/list`, each tool read on its own: the SDK's `listTools`
  * refuses the whole page when one tool breaks MCP's rules (an `inputSchema` whose `type` is not
- * "object", say), and with it the whole import. Here that tool is left out and named in `warnings`.
+ * "object", say), and with it the whole import. Here that tool is handed to `leaveOut`, which names
+ * it in the warnings as it names the tools that fail the registry's own checks.
  */
 export async function toolsPage(
   client: Client,
   cursor: string | undefined,
   options: RequestOptions,
-  warnings: ImportWarning[],
+  leaveOut: (name: string, problem: string) => void,
 ): Promise<{ tools: Tool[]; nextCursor?: string }> {
   const answer = await client.request({ method: 'tools/list', params: { cursor } }, PaginatedResultSchema, options);
   if (!Array.isArray(answer.tools)) throw new Error('its tools/list answer holds no tools list');
@@ -20,8 +20,7 @@ export async function toolsPage(
   for (const entry of answer.tools as unknown[]) {
     const parsed = ToolSchema.safeParse(entry);
     if (parsed.success) tools.push(parsed.data);
-    else
-      warnings.push({ capability: `tools/${nameOf(entry)}`, message: `not an MCP tool: ${problemsOf(parsed.error)}` });
+    else leaveOut(nameOf(entry), `not an MCP tool: ${problemsOf(parsed.error)}`);
   }
   return { tools, ...(answer.nextCursor === undefined ? {} : { nextCursor: answer.nextCursor }) };
 }
