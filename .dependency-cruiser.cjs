@@ -15,6 +15,8 @@ const LAYERS = [
   ['ops', '^src/ops/'],
   ['embedded', '^src/embedded/'],
   ['http', '^src/http/'],
+  // Agents' schemas: compiled and checked off the event loop.
+  ['user-schemas', '^src/user-schemas/'],
   // Who calls, and how much.
   ['limits', '^src/limits/'],
   ['auth', '^src/auth/'],

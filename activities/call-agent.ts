@@ -17,6 +17,7 @@ import { callOverMcp, type McpCallVerdict } from '../src/agent-calls/mcp-call';
 import { callOverA2a, type A2aCallVerdict } from '../src/agent-calls/a2a-call';
 import { ProgressWrites } from './mcp-progress';
 import { TaskElicitation } from './mcp-elicitation';
+import type { SchemaChecks } from '../src/user-schemas/schema-checks';
 import { withElicitation } from '../src/agent-calls/mcp-elicitation';
 import { refusalOf } from './call-failures';
 import { describeError } from '../src/ops/describe-error';
@@ -79,6 +80,7 @@ export function callAgentActivity(
   agents: RecentAgents,
   taskStore: TaskStore,
   claims: TaskClaims,
+  schemas: SchemaChecks,
   dispatcher: Dispatcher,
   settings: CallAgentSettings,
   metrics: Metrics,
@@ -176,7 +178,7 @@ export function callAgentActivity(
     const progress = new ProgressWrites(taskStore, task);
     try {
       // An MCP server's elicitation requests during the call become the task's input requests.
-      const elicitation = new TaskElicitation(taskStore, claims, task, {
+      const elicitation = new TaskElicitation(taskStore, claims, schemas, task, {
         deadline: Date.now() + settings.callTimeoutMs,
         signal: context.cancellationSignal,
       });

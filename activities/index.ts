@@ -2,7 +2,7 @@ import type { Config } from '../src/config/config';
 import type { Logger } from '../src/ops/logger';
 import type { Metrics } from '../src/ops/metrics';
 import type { RecentAgents } from '../src/registry/recent-agents';
-import { UserSchemaCompiler } from '../src/registry/user-schemas';
+import type { SchemaChecks } from '../src/user-schemas/schema-checks';
 import { outboundDispatcher } from '../src/agent-calls/outbound-guard';
 import { TaskClaims } from '../src/tasks/task-claims';
 import type { TaskChanges } from '../src/tasks/task-changes';
@@ -31,6 +31,8 @@ export interface ActivityDeps {
   taskChanges: TaskChanges;
   /** The process's agent reads, shared with the API so its changes apply here at once. */
   agents: RecentAgents;
+  /** The process's schema checks, off its event loop (src/user-schemas/check-pool.ts). */
+  schemas: SchemaChecks;
 }
 
 /**
@@ -49,7 +51,7 @@ export function createActivities(deps: ActivityDeps) {
   // A call and a poll of the agent's own task are bounded alike.
   const calls = { callTimeoutMs: deps.config.agentCallTimeoutMs, maxReplyBytes: deps.config.maxBodyBytes };
   return {
-    callAgent: callAgentActivity(agents, taskStore, claims, dispatcher, calls, deps.metrics),
+    callAgent: callAgentActivity(agents, taskStore, claims, deps.schemas, dispatcher, calls, deps.metrics),
     pollMcpTask: pollMcpTaskActivity(agents, taskStore, dispatcher, calls),
     pollA2aTask: pollA2aTaskActivity(agents, taskStore, dispatcher, calls),
     notifyCancellation: notifyCancellationActivity(agents, dispatcher, {
@@ -65,7 +67,7 @@ export function createActivities(deps: ActivityDeps) {
     deliverTaskInput: deliverTaskInputActivity(agents, claims, dispatcher, {
       callTimeoutMs: deps.config.agentCallTimeoutMs,
     }),
-    validateParams: validateParamsActivity(agents, new UserSchemaCompiler()),
+    validateParams: validateParamsActivity(agents, deps.schemas),
     recordTask: recordTaskActivity(taskStore),
     ...findRoomSocketsActivities(new PresenceLookup(deps.store), agents),
   } satisfies TaskActivities;

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ElicitationAnswerer } from '../src/agent-calls/mcp-elicitation';
-import { SchemaRejected, UserSchemaCompiler } from '../src/registry/user-schemas';
+import { SchemaRejected } from '../src/user-schemas/compiler';
+import type { SchemaChecks } from '../src/user-schemas/schema-checks';
 import { TaskEventType, type TaskRef } from '../src/task-events/task-event';
 import { MAX_INPUT_REQUESTS } from '../src/tasks/task-inputs';
 import type { TaskClaims } from '../src/tasks/task-claims';
@@ -13,8 +14,6 @@ import { TaskPhase, TaskStatus } from '../workflows/task-types';
 const ANSWER_POLL_MS = 250;
 /** Time left to the MCP server, after a wait that got no answer, to end its call before the call's own timeout. */
 const ANSWER_MARGIN_MS = 1_000;
-
-const schemas = new UserSchemaCompiler();
 
 /**
  * An MCP agent's elicitation request during a call, as the task's input request: the task is
@@ -27,6 +26,7 @@ export class TaskElicitation implements ElicitationAnswerer {
   constructor(
     private readonly taskStore: TaskStore,
     private readonly claims: Pick<TaskClaims, 'findInput'>,
+    private readonly schemas: SchemaChecks,
     private readonly task: TaskRef,
     private readonly call: { deadline: number; signal: AbortSignal },
   ) {}
@@ -34,7 +34,7 @@ export class TaskElicitation implements ElicitationAnswerer {
   async answer(message: string, requestedSchema: Record<string, unknown>): Promise<ElicitResult> {
     const { taskId } = this.task;
     try {
-      schemas.compile(requestedSchema);
+      await this.schemas.compile(requestedSchema);
     } catch (error) {
       if (error instanceof SchemaRejected) return { action: 'decline' };
       throw error;

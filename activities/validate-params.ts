@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { RecentAgents } from '../src/registry/recent-agents';
-import type { UserSchemaCompiler } from '../src/registry/user-schemas';
-import { findOperation, paramsProblems } from '../src/tasks/operations';
+import type { SchemaChecks } from '../src/user-schemas/schema-checks';
+import { checkParams, findOperation } from '../src/tasks/operations';
 import { summariseProblems } from '../src/http/validate';
 import { TaskErrorCode } from '../workflows/task-types';
 import type { ValidateParamsInput } from '../workflows/activity-contract';
@@ -10,7 +10,7 @@ import type { ValidateParamsInput } from '../workflows/activity-contract';
  * Checks params after pending arguments were substituted, against the tool's inputSchema (Ajv is
  * not workflow-safe, hence an activity). Returns them with the schema's defaults filled in.
  */
-export function validateParamsActivity(agents: RecentAgents, schemas: UserSchemaCompiler) {
+export function validateParamsActivity(agents: RecentAgents, schemas: SchemaChecks) {
   return async function validateParams({
     agentId,
     operation,
@@ -21,14 +21,14 @@ export function validateParamsActivity(agents: RecentAgents, schemas: UserSchema
       throw ApplicationFailure.nonRetryable(`Agent ${agentId} no longer exists`, TaskErrorCode.AGENT_NOT_FOUND);
     const lookup = findOperation(agent, operation);
     if (!lookup.found) throw ApplicationFailure.nonRetryable(lookup.message, TaskErrorCode.VALIDATION_ERROR);
-    const problems = paramsProblems(schemas, agent, operation, lookup.entry, params);
-    if (problems.length > 0) {
+    const checked = await checkParams(schemas, agent, operation, lookup.entry, params);
+    if (!checked.valid) {
       throw ApplicationFailure.nonRetryable(
-        `Params after substitution fail the inputSchema of ${operation}: ${summariseProblems(problems)}`,
+        `Params after substitution fail the inputSchema of ${operation}: ${summariseProblems(checked.problems)}`,
         TaskErrorCode.VALIDATION_ERROR,
-        problems,
+        checked.problems,
       );
     }
-    return params;
+    return checked.params;
   };
 }

@@ -21,7 +21,8 @@ import { openApiDocument } from './service/openapi';
 import { AgentStore } from './registry/agent-store';
 import { RecentAgents } from './registry/recent-agents';
 import { AgentDirectory } from './registry/agent-directory';
-import { UserSchemaCompiler } from './registry/user-schemas';
+import { CheckPool } from './user-schemas/check-pool';
+import type { SchemaChecks } from './user-schemas/schema-checks';
 import type { Logger } from './ops/logger';
 import { createMetrics, type Metrics } from './ops/metrics';
 import { TaskEventFeeds } from './task-events/event-feeds';
@@ -84,7 +85,11 @@ export async function startService(
     const secrets = await agents.sealStoredSecrets();
     if (secrets.sealed > 0 || secrets.leftBusy > 0)
       logger.info(secrets, 'sealed the signing secrets stored in plaintext or under a previous SECRETS_KEY');
+    // Agents' schemas are compiled and checked off the event loop, for the API and the worker alike.
+    const schemas = new CheckPool(config.schemaChecks);
+    stops.push(() => schemas.close());
     const shared: SharedInProcess = {
+      schemas,
       metrics,
       taskStore: new TaskStore(store, taskChanges, metrics),
       taskChanges,
@@ -100,6 +105,7 @@ export async function startService(
         agents: shared.recentAgents,
         logger: logger.child({ component: 'worker' }),
         metrics,
+        schemas,
       });
       stops.push(() => worker!.stop());
       const endedRuns = watchEndedRuns({
@@ -139,6 +145,8 @@ export async function startService(
 
 /** What the API and the worker of one process share. */
 interface SharedInProcess {
+  /** Checks of data against agents' schemas, on threads of their own. */
+  schemas: SchemaChecks;
   /** One registry per process: GET /metrics serves what the API and the worker record. */
   metrics: Metrics;
   /** Tasks and compositions; its writes wake the lookups waiting in this process (TaskChanges). */
@@ -156,13 +164,12 @@ async function serveApi(
   temporal: TemporalHandle,
   logger: Logger,
   stops: Array<() => Promise<void>>,
-  { metrics, taskStore, taskChanges, agents, recentAgents }: SharedInProcess,
+  { metrics, taskStore, taskChanges, agents, recentAgents, schemas }: SharedInProcess,
   opsRouter: Router,
 ): Promise<http.Server> {
   const limits = createLimits(config.limits, logger.child({ component: 'limits' }), metrics);
   const apiKeys = new ApiKeyStore(store, config.adminApiKey);
   const authenticator = new Authenticator(apiKeys, new HumanTokenVerifier(config), limits.authFailuresPerAddress);
-  const schemas = new UserSchemaCompiler();
   const directory = new AgentDirectory(agents);
   directory.warm();
   const launcher = new TaskLauncher({

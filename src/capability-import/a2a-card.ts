@@ -5,7 +5,7 @@ import { type ImportedCapabilities } from '../registry/capability-importer';
 import { causeOf, describeError } from '../ops/describe-error';
 import type { ToolDefinition } from '../registry/agent';
 import { REGISTRATION_LIMITS } from '../registry/registration-schema';
-import type { UserSchemaCompiler } from '../registry/user-schemas';
+import type { SchemaChecks } from '../user-schemas/schema-checks';
 import { DestinationRefused } from '../agent-calls/outbound-guard';
 import { readAgentCard, type A2aRequestOptions, type A2aTarget } from '../agent-calls/a2a-client';
 import { A2A_PROTOCOL_VERSION, TOOL_SCHEMAS_EXTENSION } from '../agent-calls/a2a-protocol';
@@ -36,7 +36,7 @@ export interface ImportedCard extends ImportedCapabilities {
 export async function importAgentCard(
   target: A2aTarget,
   options: A2aRequestOptions,
-  compiler: UserSchemaCompiler,
+  checks: SchemaChecks,
 ): Promise<ImportedCard> {
   const namesCard = new URL(target.endpointUrl).pathname.endsWith(CARD_PATH);
   const card = await readAgentCard(
@@ -48,10 +48,10 @@ export async function importAgentCard(
   const schemas = inputSchemasOf(card);
   const skills = Array.isArray(card.skills) ? (card.skills as CardSkill[]) : [];
   const warnings: ImportedCapabilities['warnings'] = [];
-  const tools = new KeptEntries<ToolDefinition>('tools', warnings, checkTool, compiler);
+  const tools = new KeptEntries<ToolDefinition>('tools', warnings, checkTool, checks);
   // Skills are made tools only as long as the category has room: a card of thousands costs what one of 256 does.
   for (const [index, skill] of skills.entries()) {
-    if (!tools.take([toolOf(skill, schemas)], index < skills.length - 1)) break;
+    if (!(await tools.take([toolOf(skill, schemas)], index < skills.length - 1))) break;
   }
   return { endpointUrl, capabilities: { tools: tools.kept }, warnings };
 }
@@ -116,10 +116,10 @@ function toolOf(skill: CardSkill, schemas: Record<string, unknown>): ToolDefinit
 }
 
 /** Reads an A2A agent's card for the registry; whatever keeps it from the card is the caller's 422. */
-export function agentCardImporter(options: A2aRequestOptions, compiler: UserSchemaCompiler) {
+export function agentCardImporter(options: A2aRequestOptions, checks: SchemaChecks) {
   return async (target: A2aTarget): Promise<ImportedCard> => {
     try {
-      return await importAgentCard(target, { ...options, signal: AbortSignal.timeout(options.timeoutMs) }, compiler);
+      return await importAgentCard(target, { ...options, signal: AbortSignal.timeout(options.timeoutMs) }, checks);
     } catch (error) {
       throw new ApiError(
         ErrorCode.CAPABILITY_IMPORT_FAILED,

@@ -2,7 +2,7 @@ import { ApiError } from '../http/errors';
 import type { ImportWarning } from '../registry/capability-importer';
 import { rejectedSchemaOf } from '../registry/registration';
 import { REGISTRATION_LIMITS } from '../registry/registration-schema';
-import type { UserSchemaCompiler } from '../registry/user-schemas';
+import type { SchemaChecks } from '../user-schemas/schema-checks';
 
 /** The most entries of one category a registration holds, and the most left-out entries named one by one. */
 const CAP = REGISTRATION_LIMITS.capabilityEntries;
@@ -11,36 +11,41 @@ const CAP = REGISTRATION_LIMITS.capabilityEntries;
  * The entries of one category of an import, kept as they are read: those that pass a registration's
  * checks, the first of each name, until the category holds as many as a registration does. Each of
  * the first CAP entries left out for a problem is named in the warnings; the entries past those, and
- * those past a full category, are each named once together. So a source of endless entries costs
- * what a full registration does, in work, memory and warnings. An A2A agent's skills pass here too.
+ * those past a full category, are each named once together. Past CAP entries whose schemas do not
+ * compile (each a compilation on a check thread), the category is not read further. So a source of
+ * endless entries costs what a full registration does, in work, memory and warnings. An A2A agent's
+ * skills pass here too.
  */
 export class KeptEntries<T extends { name: string }> {
   readonly kept: T[] = [];
   private readonly names = new Set<string>();
   private rejected = 0;
+  private uncompiled = 0;
   private cut = false;
 
   constructor(
     private readonly category: string,
     private readonly warnings: ImportWarning[],
     private readonly check: (entry: T) => unknown,
-    private readonly compiler: UserSchemaCompiler,
+    private readonly checks: SchemaChecks,
   ) {}
 
   /**
    * Checks `entries` in order while the category has room; `more` says the source has entries
    * after them. False once the category is full: nothing more of it is worth reading.
    */
-  take(entries: readonly T[], more: boolean): boolean {
-    for (const entry of entries) {
+  async take(entries: readonly T[], more: boolean): Promise<boolean> {
+    for (const [index, entry] of entries.entries()) {
       if (this.kept.length >= CAP) return this.leaveOutRest(true);
-      this.offer(entry);
+      if (this.uncompiled > CAP) return this.stopReading(more || index < entries.length);
+      await this.offer(entry);
     }
+    if (this.uncompiled > CAP) return this.stopReading(more);
     return this.kept.length < CAP || this.leaveOutRest(more);
   }
 
-  private offer(entry: T): void {
-    const problem = this.problemOf(entry);
+  private async offer(entry: T): Promise<void> {
+    const problem = await this.problemOf(entry);
     if (problem === undefined) {
       this.kept.push(entry);
       this.names.add(entry.name);
@@ -72,7 +77,19 @@ export class KeptEntries<T extends { name: string }> {
     return false;
   }
 
-  private problemOf(entry: T): string | undefined {
+  /** Names once that the category's schemas kept failing to compile; always false. */
+  private stopReading(more: boolean): false {
+    if (more && !this.cut) {
+      this.cut = true;
+      this.warnings.push({
+        capability: this.category,
+        message: `more than ${CAP} ${this.category} have schemas that do not compile: the others are not read`,
+      });
+    }
+    return false;
+  }
+
+  private async problemOf(entry: T): Promise<string | undefined> {
     try {
       this.check(entry);
     } catch (error) {
@@ -80,7 +97,9 @@ export class KeptEntries<T extends { name: string }> {
       throw error;
     }
     if (this.names.has(entry.name)) return 'a second entry of the same name';
-    const rejected = rejectedSchemaOf(entry as Parameters<typeof rejectedSchemaOf>[0], this.compiler);
-    return rejected && `invalid ${rejected.member}: ${rejected.error.message}`;
+    const rejected = await rejectedSchemaOf(entry as Parameters<typeof rejectedSchemaOf>[0], this.checks);
+    if (!rejected) return undefined;
+    this.uncompiled += 1;
+    return `invalid ${rejected.member}: ${rejected.error.message}`;
   }
 }

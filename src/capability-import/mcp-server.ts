@@ -6,7 +6,7 @@ import { DestinationRefused } from '../agent-calls/outbound-guard';
 import { validator } from '../http/validate';
 import type { AgentCapabilities, CapabilityEntry, ToolDefinition } from '../registry/agent';
 import { CAPABILITY_ENTRY_SCHEMA, TOOL_DEFINITION_SCHEMA } from '../registry/registration-schema';
-import type { UserSchemaCompiler } from '../registry/user-schemas';
+import type { SchemaChecks } from '../user-schemas/schema-checks';
 import type { ImportedCapabilities, ImportWarning } from '../registry/capability-importer';
 import { serverAnswerOf } from '../agent-calls/mcp-answers';
 import { McpSession, type McpSessionOptions, type McpTarget } from '../agent-calls/mcp-session';
@@ -37,7 +37,7 @@ const checkEntry = validator<CapabilityEntry>(CAPABILITY_ENTRY_SCHEMA, 'capabili
 export async function importCapabilities(
   target: McpTarget,
   options: McpSessionOptions,
-  compiler: UserSchemaCompiler,
+  checks: SchemaChecks,
 ): Promise<ImportedCapabilities> {
   const bytesRead = { total: 0 };
   const session = await McpSession.open(target, { ...options, bytesRead });
@@ -47,9 +47,9 @@ export async function importCapabilities(
     const budget = new ReadBudget(bytesRead, IMPORT_REPLIES * options.maxReplyBytes, warnings);
     const offered = client.getServerCapabilities() ?? {};
     const requestOptions = session.requestOptions();
-    const tools = new KeptEntries<ToolDefinition>('tools', warnings, checkTool, compiler);
-    const resources = new KeptEntries<CapabilityEntry>('resources', warnings, checkEntry, compiler);
-    const prompts = new KeptEntries<CapabilityEntry>('prompts', warnings, checkEntry, compiler);
+    const tools = new KeptEntries<ToolDefinition>('tools', warnings, checkTool, checks);
+    const resources = new KeptEntries<CapabilityEntry>('resources', warnings, checkEntry, checks);
+    const prompts = new KeptEntries<CapabilityEntry>('prompts', warnings, checkEntry, checks);
     if (offered.tools)
       await readPages(
         (cursor) => toolsPage(client, cursor, requestOptions, (name, problem) => tools.leaveOut(name, problem)),
@@ -129,7 +129,7 @@ async function readPages<K extends 'tools' | 'resources' | 'prompts', T, E exten
     if (!budget.allows(key)) return;
     const answer = await list(cursor);
     cursor = answer.nextCursor;
-    if (!kept.take(answer[key].map(entryOf), cursor !== undefined) || cursor === undefined) return;
+    if (!(await kept.take(answer[key].map(entryOf), cursor !== undefined)) || cursor === undefined) return;
   }
   warnings.push({ capability: key, message: `more than ${MAX_PAGES} pages: the entries after them are left out` });
 }
@@ -179,11 +179,11 @@ function promptEntry(prompt: Prompt): CapabilityEntry {
 export type McpCapabilityImporter = (target: McpTarget) => Promise<ImportedCapabilities>;
 
 /** importCapabilities for the API: its failures as 422 CAPABILITY_IMPORT_FAILED, saying what the server did. */
-export function capabilityImporter(options: McpSessionOptions, compiler: UserSchemaCompiler): McpCapabilityImporter {
+export function capabilityImporter(options: McpSessionOptions, checks: SchemaChecks): McpCapabilityImporter {
   return async (target) => {
     try {
       // The whole import within one call's timeout, as well as each request: the caller's request waits for it.
-      return await importCapabilities(target, { ...options, signal: AbortSignal.timeout(options.timeoutMs) }, compiler);
+      return await importCapabilities(target, { ...options, signal: AbortSignal.timeout(options.timeoutMs) }, checks);
     } catch (error) {
       throw new ApiError(
         ErrorCode.CAPABILITY_IMPORT_FAILED,

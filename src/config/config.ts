@@ -68,12 +68,21 @@ export interface Config {
   defaultTaskTimeoutMs: number;
   maxTaskTimeoutMs: number;
   agentCallTimeoutMs: number;
+  /** Checks of data against agents' schemas, on their own threads (src/user-schemas/check-pool.ts). */
+  schemaChecks: SchemaChecksConfig;
   /** How often a worker process looks for task workflows that closed without ending their tasks. */
   endedRunsCheckMs: number;
   /** How room messages stored by other API processes reach this one's sockets (src/rooms/message-fanout.ts). */
   roomFanout: RoomFanout;
   /** Limits on what one principal or one address may do; counted in each process's memory (src/limits/). */
   limits: LimitsConfig;
+}
+
+export interface SchemaChecksConfig {
+  /** SCHEMA_CHECK_THREADS: how many checks run at once, each on its own thread. */
+  threads: number;
+  /** SCHEMA_CHECK_TIMEOUT_MS: how long one check or compilation may run before it is cut off and refused. */
+  timeoutMs: number;
 }
 
 /** Each count is per RATE_LIMIT_WINDOW_MS for rates, at once for caps; 0 turns that limit off. */
@@ -252,6 +261,10 @@ export function loadConfig(env: Env = process.env): Config {
     defaultTaskTimeoutMs: read.integer('DEFAULT_TASK_TIMEOUT_MS', 24 * HOUR_MS, 1_000, 365 * 24 * HOUR_MS),
     maxTaskTimeoutMs: read.integer('MAX_TASK_TIMEOUT_MS', 7 * 24 * HOUR_MS, 1_000, 365 * 24 * HOUR_MS),
     agentCallTimeoutMs: read.integer('AGENT_CALL_TIMEOUT_MS', 30_000, 100, 10 * 60_000),
+    schemaChecks: {
+      threads: read.integer('SCHEMA_CHECK_THREADS', Math.min(4, os.availableParallelism()), 1, 64),
+      timeoutMs: read.integer('SCHEMA_CHECK_TIMEOUT_MS', 1_000, 10, 10 * 60_000),
+    },
     endedRunsCheckMs: read.integer('ENDED_RUNS_CHECK_MS', 10_000, 100, 10 * 60_000),
     roomFanout: read.oneOf('ROOM_FANOUT', ROOM_FANOUT_MODES, 'poll'),
     limits: {

@@ -87,6 +87,8 @@ export const UnavailableReason = {
   LAUNCH_IN_DOUBT: 'launch_in_doubt',
   /** No worker recorded a cancellation in time. */
   CANCELLATION_PENDING: 'cancellation_pending',
+  /** Every thread that checks data against agents' schemas is busy, and too many checks wait. */
+  SCHEMA_CHECKS_BUSY: 'schema_checks_busy',
 } as const;
 export type UnavailableReason = (typeof UnavailableReason)[keyof typeof UnavailableReason];
 

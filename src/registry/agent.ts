@@ -1,8 +1,9 @@
 import { participantOf, sameParticipant, type ParticipantRef } from '../auth/participant';
 import { PrincipalKind, samePrincipal, type Principal } from '../auth/principal';
 
-/** A JSON Schema as an agent registered it. Compiled by Ajv (strict) before it is accepted. */
-export type JsonSchema = Record<string, unknown>;
+import type { JsonSchema } from '../user-schemas/json-schema';
+
+export type { JsonSchema };
 
 export interface ToolDefinition {
   name: string;

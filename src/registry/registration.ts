@@ -3,7 +3,8 @@ import { ApiError, ErrorCode, invalid } from '../http/errors';
 import { requireCallableUrl } from '../agent-calls/outbound-guard';
 import { AgentProtocol, CAPABILITY_CATEGORIES, type Agent, type AgentCapabilities, type JsonSchema } from './agent';
 import type { AgentRegistrationFields, AgentUpdateFields } from './registration-schema';
-import { SchemaRejected, type UserSchemaCompiler } from './user-schemas';
+import { SchemaRejected } from '../user-schemas/compiler';
+import type { SchemaChecks } from '../user-schemas/schema-checks';
 
 /** The fields of an agent that a registration sets (and PATCH may change). */
 const REGISTRATION_FIELDS = [
@@ -30,7 +31,7 @@ export type AgentRegistration = Pick<Agent, Exclude<(typeof REGISTRATION_FIELDS)
 
 export interface RegistrationRules {
   allowInsecureAgentUrls: boolean;
-  compiler: UserSchemaCompiler;
+  schemas: SchemaChecks;
 }
 
 const ALIASES = [
@@ -74,10 +75,10 @@ function pickRegistration(source: AgentRegistration): AgentRegistration {
 }
 
 /** A checked registration from a body that passed AGENT_REGISTRATION_SCHEMA, its `sharedWith` typed. */
-export function registrationFrom(
+export async function registrationFrom(
   fields: AgentRegistrationFields<ParticipantRef>,
   rules: RegistrationRules,
-): AgentRegistration {
+): Promise<AgentRegistration> {
   const resolved = resolveAliases(fields);
   for (const name of ['mcpUrl', 'chatUrl', 'capabilities'] as const) {
     if (resolved[name] === undefined)
@@ -89,33 +90,33 @@ export function registrationFrom(
     visibility: resolved.visibility ?? 'public',
     sharedWith: withoutRepeats(resolved.sharedWith ?? []),
   };
-  checkRegistration(registration, rules);
+  await checkRegistration(registration, rules);
   return registration;
 }
 
 /** The registration `current` becomes with `update` (a body that passed AGENT_UPDATE_SCHEMA, its `sharedWith` typed) applied, checked again. */
-export function updatedRegistration(
+export async function updatedRegistration(
   current: AgentRegistration,
   update: AgentUpdateFields<ParticipantRef>,
   rules: RegistrationRules,
-): AgentRegistration {
+): Promise<AgentRegistration> {
   const resolved = resolveAliases(update);
   const merged: AgentRegistration = { ...current, ...pickRegistration(resolved as AgentRegistration) };
   if (resolved.sharedWith) merged.sharedWith = withoutRepeats(resolved.sharedWith);
   // `headers` replaces the stored ones whole; `{}` removes them.
   if (resolved.headers !== undefined && Object.keys(resolved.headers).length === 0) delete merged.headers;
-  checkRegistration(merged, rules);
+  await checkRegistration(merged, rules);
   return merged;
 }
 
 /** What the schema cannot say: the rules of the URLs the service calls, the headers, unique capability names, and every agent-supplied schema compiling. */
-function checkRegistration(registration: AgentRegistration, rules: RegistrationRules): void {
+async function checkRegistration(registration: AgentRegistration, rules: RegistrationRules): Promise<void> {
   // The URLs the service itself calls; the others are only shown to users.
   for (const name of ['mcpUrl', 'callbackUrl'] as const)
     requireCallableUrl(registration[name], name, rules.allowInsecureAgentUrls);
   checkHeaders(registration);
   checkUniqueNames(registration.capabilities);
-  compileSchemas(registration.capabilities, rules.compiler);
+  await compileSchemas(registration.capabilities, rules.schemas);
 }
 
 /**
@@ -179,25 +180,26 @@ function checkUniqueNames(capabilities: AgentCapabilities): void {
   }
 }
 
-function compileSchemas(capabilities: AgentCapabilities, compiler: UserSchemaCompiler): void {
+/** Compiles every schema on the check threads, one after the other: the first that fails is the 400. */
+async function compileSchemas(capabilities: AgentCapabilities, checks: SchemaChecks): Promise<void> {
   for (const category of CAPABILITY_CATEGORIES) {
-    (capabilities[category] ?? []).forEach((entry, index) => {
-      const rejected = rejectedSchemaOf(entry, compiler);
-      if (!rejected) return;
+    for (const [index, entry] of (capabilities[category] ?? []).entries()) {
+      const rejected = await rejectedSchemaOf(entry, checks);
+      if (!rejected) continue;
       const { member, error } = rejected;
       const path = `/capabilities/${category}/${index}/${member}${error.pointer ?? ''}`;
       throw invalid(`Invalid ${member} of ${category} "${entry.name}": ${error.message}`, [
         { path, message: error.message },
       ]);
-    });
+    }
   }
 }
 
 /** The first of an entry's schemas (inputSchema, outputSchema, annotations/outputSchema) that does not compile, with why. */
-export function rejectedSchemaOf(
+export async function rejectedSchemaOf(
   entry: { inputSchema?: JsonSchema; outputSchema?: JsonSchema; annotations?: { outputSchema?: JsonSchema } },
-  compiler: UserSchemaCompiler,
-): { member: string; error: SchemaRejected } | undefined {
+  checks: SchemaChecks,
+): Promise<{ member: string; error: SchemaRejected } | undefined> {
   const schemas: Array<[string, JsonSchema | undefined]> = [
     ['inputSchema', entry.inputSchema],
     ['outputSchema', entry.outputSchema],
@@ -206,7 +208,7 @@ export function rejectedSchemaOf(
   for (const [member, schema] of schemas) {
     if (schema === undefined) continue;
     try {
-      compiler.compile(schema);
+      await checks.compile(schema);
     } catch (error) {
       if (!(error instanceof SchemaRejected)) throw error;
       return { member, error };

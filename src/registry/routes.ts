@@ -167,7 +167,7 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
     const body = checkRegistration(ctx.request.body);
     // An MCP or A2A agent registered without capabilities gets its own, read once the rest is checked.
     const imports = importsCapabilities(body.protocol) && body.capabilities === undefined;
-    const registration = registrationFrom(
+    const registration = await registrationFrom(
       {
         ...body,
         sharedWith: await typedSharing(body.sharedWith, agents),
@@ -244,7 +244,7 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
     const { principal, agent } = await visibleAgent(ctx);
     if (!canManageAgent(principal, agent)) throw forbidden('Only the owner of an agent or an admin may change it');
     const update = checkUpdate(ctx.request.body);
-    const registration = updatedRegistration(
+    const registration = await updatedRegistration(
       registrationOf(agent),
       { ...update, sharedWith: await typedSharing(update.sharedWith, agents) },
       rules,

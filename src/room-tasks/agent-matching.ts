@@ -2,8 +2,8 @@ import type { Principal } from '../auth/principal';
 import { ApiError, ErrorCode } from '../http/errors';
 import { summariseProblems } from '../http/validate';
 import type { AgentStore } from '../registry/agent-store';
-import type { UserSchemaCompiler } from '../registry/user-schemas';
-import { findOperation, paramsProblems } from '../tasks/operations';
+import type { SchemaChecks } from '../user-schemas/schema-checks';
+import { checkParams, findOperation } from '../tasks/operations';
 import { ParticipantType, participantKey, type ParticipantRef } from '../auth/participant';
 import type { Room } from '../rooms/room';
 
@@ -13,7 +13,7 @@ import type { Room } from '../rooms/room';
  * ones first. None: AGENT_NOT_FOUND, naming each candidate's reason.
  */
 export async function matchAgent(
-  { agents, schemas }: { agents: AgentStore; schemas: UserSchemaCompiler },
+  { agents, schemas }: { agents: AgentStore; schemas: SchemaChecks },
   principal: Principal,
   room: Room,
   asker: ParticipantRef,
@@ -37,9 +37,9 @@ export async function matchAgent(
       reasons.push(`${agent.id}: ${lookup.message}`);
       continue;
     }
-    const problems = paramsProblems(schemas, agent, request.operation, lookup.entry, request.params);
-    if (problems.length === 0) return agent.id;
-    reasons.push(`${agent.id}: params do not match its inputSchema (${summariseProblems(problems)})`);
+    const checked = await checkParams(schemas, agent, request.operation, lookup.entry, request.params);
+    if (checked.valid) return agent.id;
+    reasons.push(`${agent.id}: params do not match its inputSchema (${summariseProblems(checked.problems)})`);
   }
   const why = candidates.length === 0 ? 'the room has no other participant agent' : reasons.join('; ');
   throw new ApiError(

@@ -2,7 +2,7 @@ import { PrincipalKind, type Principal } from '../auth/principal';
 import { notFound } from '../http/errors';
 import { validator } from '../http/validate';
 import type { AgentStore } from '../registry/agent-store';
-import type { UserSchemaCompiler } from '../registry/user-schemas';
+import type { SchemaChecks } from '../user-schemas/schema-checks';
 import { readableTask } from '../tasks/task-access';
 import type { TaskClaims } from '../tasks/task-claims';
 import type { TaskStore } from '../tasks/task-store';
@@ -63,7 +63,7 @@ export interface RoomTaskDeps {
   claims: TaskClaims;
   temporal: TemporalHandle;
   agents: AgentStore;
-  schemas: UserSchemaCompiler;
+  schemas: SchemaChecks;
   rooms: RoomStore;
 }
 

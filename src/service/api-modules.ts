@@ -10,7 +10,7 @@ import type { AgentDirectory } from '../registry/agent-directory';
 import type { AgentStore } from '../registry/agent-store';
 import { createRegistryRoutes } from '../registry/routes';
 import type { Limits } from '../limits/limits';
-import type { UserSchemaCompiler } from '../registry/user-schemas';
+import type { SchemaChecks } from '../user-schemas/schema-checks';
 import type { TaskEventFeeds } from '../task-events/event-feeds';
 import type { TaskEventStore } from '../task-events/event-store';
 import { createTaskEventRoutes } from '../tasks/event-routes';
@@ -30,7 +30,7 @@ export interface ApiParts {
   agents: AgentStore;
   directory: AgentDirectory;
   apiKeys: ApiKeyStore;
-  schemas: UserSchemaCompiler;
+  schemas: SchemaChecks;
   launcher: TaskLauncher;
   taskStore: TaskStore;
   claims: TaskClaims;
@@ -75,7 +75,7 @@ export function apiModules({
       agents,
       directory,
       apiKeys,
-      rules: { allowInsecureAgentUrls: config.allowInsecureAgentUrls, compiler: schemas },
+      rules: { allowInsecureAgentUrls: config.allowInsecureAgentUrls, schemas },
       importCapabilities: capabilityImporter(
         {
           dispatcher: outboundDispatcher({

@@ -3,11 +3,11 @@ import { capabilityImporter as mcpCapabilityImporter } from '../capability-impor
 import type { McpSessionOptions } from '../agent-calls/mcp-session';
 import { AgentProtocol } from '../registry/agent';
 import type { CapabilityImporter } from '../registry/capability-importer';
-import type { UserSchemaCompiler } from '../registry/user-schemas';
+import type { SchemaChecks } from '../user-schemas/schema-checks';
 
 /** Reads capabilities over the protocol the agent speaks: an A2A agent's card, else an MCP server's lists. */
-export function capabilityImporter(options: McpSessionOptions, compiler: UserSchemaCompiler): CapabilityImporter {
-  const mcp = mcpCapabilityImporter(options, compiler);
-  const a2a = agentCardImporter(options, compiler);
+export function capabilityImporter(options: McpSessionOptions, checks: SchemaChecks): CapabilityImporter {
+  const mcp = mcpCapabilityImporter(options, checks);
+  const a2a = agentCardImporter(options, checks);
   return (target) => (target.protocol === AgentProtocol.A2A ? a2a(target) : mcp(target));
 }

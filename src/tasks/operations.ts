@@ -1,4 +1,3 @@
-import type { ValidateFunction } from 'ajv';
 import { toProblems, type ValidationProblem } from '../http/validate';
 import {
   AgentProtocol,
@@ -8,7 +7,8 @@ import {
   type CapabilityEntry,
   type ToolDefinition,
 } from '../registry/agent';
-import { SchemaRejected, type UserSchemaCompiler } from '../registry/user-schemas';
+import { SchemaRejected } from '../user-schemas/compiler';
+import { CheckTooCostly, type SchemaChecks } from '../user-schemas/schema-checks';
 import { TaskErrorCode } from '../../workflows/task-types';
 
 export type OperationLookup =
@@ -45,25 +45,43 @@ export function findOperation(agent: Agent, operation: string): OperationLookup 
   return { found: true, category, entry };
 }
 
+/** `params` checked against an entry's inputSchema: with the schema's defaults filled in, or what is wrong. */
+export type ParamsCheck =
+  { valid: true; params: Record<string, unknown> } | { valid: false; problems: ValidationProblem[] };
+
 /**
- * Problems of `params` against the entry's inputSchema (none when it has no schema). Compiled once
- * per agent version and operation; defaults of the schema are filled into `params`.
+ * `params` checked against the entry's inputSchema (valid as they are when it has none), compiled
+ * once per agent version and operation. A check cut off for its cost is a problem of the params.
  */
-export function paramsProblems(
-  schemas: UserSchemaCompiler,
+export async function checkParams(
+  checks: SchemaChecks,
   agent: Agent,
   operation: string,
   entry: ToolDefinition | CapabilityEntry,
   params: Record<string, unknown>,
-): ValidationProblem[] {
-  if (!entry.inputSchema) return [];
-  let validate: ValidateFunction;
+): Promise<ParamsCheck> {
+  if (!entry.inputSchema) return { valid: true, params };
   try {
-    validate = schemas.cached(`${agent.id}@${agent.version}:${operation}`, entry.inputSchema);
+    const outcome = await checks.check(`${agent.id}@${agent.version}:${operation}`, entry.inputSchema, params);
+    if (outcome.valid) return { valid: true, params: outcome.data as Record<string, unknown> };
+    return { valid: false, problems: toProblems(outcome.errors) };
   } catch (error) {
-    // Registration compiles every schema, so this means stored data older than today's rules.
-    if (!(error instanceof SchemaRejected)) throw error;
-    return [{ path: '/', message: `the inputSchema of ${operation} cannot be used: ${error.message}` }];
+    // Registration compiles every schema, so a rejected one means stored data older than today's rules.
+    if (error instanceof SchemaRejected)
+      return {
+        valid: false,
+        problems: [{ path: '/', message: `the inputSchema of ${operation} cannot be used: ${error.message}` }],
+      };
+    if (error instanceof CheckTooCostly)
+      return {
+        valid: false,
+        problems: [
+          {
+            path: '/',
+            message: `checking the params against the inputSchema of ${operation} was cut off: ${error.message}`,
+          },
+        ],
+      };
+    throw error;
   }
-  return validate(params) ? [] : toProblems(validate.errors);
 }

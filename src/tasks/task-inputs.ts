@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { ParticipantType } from '../auth/participant';
 import { PrincipalKind, samePrincipal, type Principal } from '../auth/principal';
 import { ApiError, ErrorCode, forbidden, invalid, notFound } from '../http/errors';
-import { toProblems, summariseProblems } from '../http/validate';
-import { AgentProtocol, type Agent } from '../registry/agent';
-import { SchemaRejected, type UserSchemaCompiler } from '../registry/user-schemas';
+import { toProblems, summariseProblems, type ValidationProblem } from '../http/validate';
+import { AgentProtocol, type Agent, type JsonSchema } from '../registry/agent';
+import { SchemaRejected } from '../user-schemas/compiler';
+import { CheckTooCostly, type SchemaChecks } from '../user-schemas/schema-checks';
 import { isParticipant, type Room } from '../rooms/room';
 import { TaskEventType } from '../task-events/task-event';
 import { canReadTask } from './task-access';
@@ -32,7 +33,7 @@ export interface TaskInputDeps {
   taskStore: TaskStore;
   claims: TaskClaims;
   temporal: TemporalHandle;
-  schemas: UserSchemaCompiler;
+  schemas: SchemaChecks;
   agents: { findById(agentId: string): Promise<Agent | null> };
   rooms: { findById(roomId: string): Promise<Room | null> };
 }
@@ -69,7 +70,7 @@ export async function requestInput(
     throw invalid("An A2A agent's task is followed over A2A: the service does not relay its input requests");
   if (inputSchema !== undefined) {
     try {
-      deps.schemas.compile(inputSchema);
+      await deps.schemas.compile(inputSchema);
     } catch (error) {
       if (!(error instanceof SchemaRejected)) throw error;
       throw invalid(`The inputSchema cannot be used: ${error.message}`, error.pointer && { pointer: error.pointer });
@@ -117,19 +118,16 @@ export async function answerInput(
   const request = JSON.parse(task.inputRequest) as InputRequest;
   if (body.requestId !== undefined && body.requestId !== request.requestId)
     throw new ApiError(ErrorCode.CONFLICT, `Input request ${body.requestId} of task ${taskId} is not the open one`);
-  if (request.inputSchema !== undefined) {
-    const validate = deps.schemas.cached(`input:${taskId}:${request.requestId}`, request.inputSchema);
-    if (!validate(body.input)) {
-      const problems = toProblems(validate.errors);
-      throw invalid(`The input fails the request's inputSchema: ${summariseProblems(problems)}`, problems);
-    }
-  }
-  if (!(await deps.claims.claimInput(taskId, request.requestId, body.input, principal)))
+  const input =
+    request.inputSchema === undefined
+      ? body.input
+      : await checkedInput(deps.schemas, `input:${taskId}:${request.requestId}`, request.inputSchema, body.input);
+  if (!(await deps.claims.claimInput(taskId, request.requestId, input, principal)))
     throw new ApiError(ErrorCode.CONFLICT, `Input request ${request.requestId} of task ${taskId} is already answered`);
   await deps.taskStore.updateIfNotEnded(refOf(task), {
     status: TaskStatus.PENDING,
     phase: TaskPhase.AWAITING_AGENT_REPORT,
-    event: { type: TaskEventType.INPUT_RECEIVED, requestId: request.requestId, input: body.input },
+    event: { type: TaskEventType.INPUT_RECEIVED, requestId: request.requestId, input },
   });
   await deps.temporal.client.workflow
     .getHandle(workflowIdOf(task))
@@ -153,4 +151,18 @@ async function mayAnswer(
   if (inRoom !== undefined) return inRoom === task.roomId;
   const room = await deps.rooms.findById(task.roomId);
   return room !== null && isParticipant(room, { type: ParticipantType.HUMAN, id: principal.id });
+}
+
+/** `input` checked against the request's inputSchema, with the schema's defaults filled in; 400 when it fails. */
+async function checkedInput(checks: SchemaChecks, key: string, schema: JsonSchema, input: unknown): Promise<unknown> {
+  let problems: ValidationProblem[];
+  try {
+    const outcome = await checks.check(key, schema, input);
+    if (outcome.valid) return outcome.data;
+    problems = toProblems(outcome.errors);
+  } catch (error) {
+    if (!(error instanceof CheckTooCostly)) throw error;
+    problems = [{ path: '/', message: `checking the input against the inputSchema was cut off: ${error.message}` }];
+  }
+  throw invalid(`The input fails the request's inputSchema: ${summariseProblems(problems)}`, problems);
 }

@@ -4,7 +4,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@te
 import { ADMIN_PRINCIPAL } from '../auth/principal';
 import type { Agent } from '../registry/agent';
 import type { RecentAgents } from '../registry/recent-agents';
-import { UserSchemaCompiler } from '../registry/user-schemas';
+import { CheckPool } from '../user-schemas/check-pool';
 import type { IdempotencyClaim, LaunchedIds, LaunchTakeover } from './idempotency-keys';
 import type { NewTask } from './task-document';
 import type { TaskStore } from './task-store';
@@ -107,7 +107,7 @@ function launcherWith({
     agents: { findVisible: async () => agent } as unknown as RecentAgents,
     taskStore,
     temporal,
-    schemas: new UserSchemaCompiler(),
+    schemas: new CheckPool({ threads: 1, timeoutMs: 10_000 }),
     logger: pino({ level: 'silent' }),
     config: {
       taskQueue: 'tasks',

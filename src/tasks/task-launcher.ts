@@ -7,11 +7,11 @@ import { ApiError, ErrorCode, UnavailableError, UnavailableReason } from '../htt
 import { summariseProblems } from '../http/validate';
 import type { Agent } from '../registry/agent';
 import type { RecentAgents } from '../registry/recent-agents';
-import type { UserSchemaCompiler } from '../registry/user-schemas';
+import type { SchemaChecks } from '../user-schemas/schema-checks';
 import type { compositionWorkflow } from '../../workflows/composition';
 import { checkCompositionGraph } from './composition-graph';
 import type { IdempotencyClaim, LaunchedIds } from './idempotency-keys';
-import { findOperation, paramsProblems } from './operations';
+import { checkParams, findOperation } from './operations';
 import { requireCallableUrl } from '../agent-calls/outbound-guard';
 import { pendingArgumentsOf } from '../../workflows/pending-arguments';
 import { AGENT_ID_ATTRIBUTE, OPERATION_ATTRIBUTE } from '../../workflows/search-attributes';
@@ -33,7 +33,7 @@ export interface TaskLauncherDeps {
   agents: RecentAgents;
   taskStore: TaskStore;
   temporal: TemporalHandle;
-  schemas: UserSchemaCompiler;
+  schemas: SchemaChecks;
   config: Pick<
     Config,
     | 'taskQueue'
@@ -133,14 +133,16 @@ export class TaskLauncher {
     if (!lookup.found) throw new ApiError(lookup.code, `${where}${lookup.message}`);
     // Params holding pending arguments are checked after substitution, at run time.
     if (pendingArgumentsOf(request.params).length === 0) {
-      const problems = paramsProblems(this.deps.schemas, agent, request.operation, lookup.entry, request.params);
-      if (problems.length > 0) {
+      const checked = await checkParams(this.deps.schemas, agent, request.operation, lookup.entry, request.params);
+      if (!checked.valid) {
         throw new ApiError(
           ErrorCode.VALIDATION_ERROR,
-          `${where}params do not match the inputSchema of ${request.operation}: ${summariseProblems(problems)}`,
-          problems,
+          `${where}params do not match the inputSchema of ${request.operation}: ${summariseProblems(checked.problems)}`,
+          checked.problems,
         );
       }
+      // With the schema's defaults, as the agent will receive them.
+      request.params = checked.params;
     }
     const { maxTaskTimeoutMs, defaultTaskTimeoutMs, callbackSigningSecret, allowInsecureAgentUrls } = this.deps.config;
     // The signed result goes to callbackUrl: the rules of the agents' URLs, which receive the same.

@@ -15,6 +15,7 @@ import { useMcpServer } from '../support/mcp-server';
 import { startTask, waitForTask } from '../support/tasks';
 import { testStack } from '../support/test-stack';
 import { createMetrics } from '../../src/ops/metrics';
+import { CheckPool } from '../../src/user-schemas/check-pool';
 
 const CONFIRMATION = {
   type: 'object' as const,
@@ -115,6 +116,7 @@ describe('an MCP agent that asks for input through elicitation', () => {
       const elicitation = new TaskElicitation(
         taskStore,
         new TaskClaims(store),
+        new CheckPool({ threads: 1, timeoutMs: 10_000 }),
         { taskId },
         { deadline: Date.now() + 1_600, signal: new AbortController().signal },
       );

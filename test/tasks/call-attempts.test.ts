@@ -14,6 +14,7 @@ import { useAgentServer, completes } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { testStack } from '../support/test-stack';
 import { createMetrics } from '../../src/ops/metrics';
+import { CheckPool } from '../../src/user-schemas/check-pool';
 
 /**
  * The call activity run by itself (Temporal's mock activity environment) against the test stack's
@@ -34,6 +35,7 @@ describe('one attempt of the call activity', () => {
       new RecentAgents(stackAgents(store)),
       taskStore,
       new TaskClaims(store),
+      new CheckPool({ threads: 1, timeoutMs: 10_000 }),
       outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 5_000 }),
       { callTimeoutMs: 5_000, maxReplyBytes: 65_536 },
       createMetrics(),
@@ -218,6 +220,7 @@ describe('one attempt of the call activity', () => {
       new RecentAgents(stackAgents(store)),
       unwritable,
       new TaskClaims(store),
+      new CheckPool({ threads: 1, timeoutMs: 10_000 }),
       outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 5_000 }),
       { callTimeoutMs: 5_000, maxReplyBytes: 65_536 },
       createMetrics(),

@@ -21,6 +21,7 @@ import { waitForTask } from '../support/tasks';
 import { connectTemporal } from '../support/temporal';
 import { testStack } from '../support/test-stack';
 import { createMetrics } from '../../src/ops/metrics';
+import { CheckPool } from '../../src/user-schemas/check-pool';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -93,6 +94,7 @@ describe('upgrading the worker while a run is open', () => {
       logger: createLogger({ logLevel: 'warn' }),
       taskChanges: new TaskChanges({ workerInProcess: true }),
       agents: new RecentAgents(new AgentStore(store, secretBoxOf(config))),
+      schemas: new CheckPool(config.schemaChecks),
       metrics: createMetrics(),
     });
     return Worker.create({

@@ -4,8 +4,8 @@ import addFormats from 'ajv-formats';
 import { RE2JS } from 're2js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-depth';
 import { canonicalJson } from '../util/canonical-json';
-import type { JsonSchema } from './agent';
-import { costProblem } from './schema-cost';
+import type { JsonSchema } from './json-schema';
+import { costProblem } from './cost';
 
 /**
  * Limits on schemas agents supply, so that one registration cannot make compilation slow or huge,

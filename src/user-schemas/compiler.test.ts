@@ -1,5 +1,5 @@
 import { nestsDeeperThan } from '../http/json-depth';
-import { SchemaRejected, USER_SCHEMA_LIMITS, UserSchemaCompiler } from './user-schemas';
+import { SchemaRejected, USER_SCHEMA_LIMITS, UserSchemaCompiler } from './compiler';
 
 describe('UserSchemaCompiler', () => {
   const compiler = new UserSchemaCompiler();
