@@ -53,7 +53,7 @@ export class CheckPool implements SchemaChecks {
 
   async compile(schema: JsonSchema): Promise<void> {
     try {
-      const reply = await this.run({ kind: 'compile', schema });
+      const reply = await this.run({ kind: 'compile', schema: JSON.stringify(schema) });
       if (reply.kind === 'rejected') throw new SchemaRejected(reply.message, reply.pointer);
     } catch (error) {
       if (error instanceof CheckTooCostly)
@@ -63,8 +63,8 @@ export class CheckPool implements SchemaChecks {
   }
 
   async check(key: string, schema: JsonSchema, data: unknown): Promise<CheckOutcome> {
-    const reply = await this.run({ kind: 'check', key, schema, data });
-    if (reply.kind === 'valid') return { valid: true, data: reply.data };
+    const reply = await this.run({ kind: 'check', key, schema: JSON.stringify(schema), data: JSON.stringify(data) });
+    if (reply.kind === 'valid') return { valid: true, data: reply.data === undefined ? data : JSON.parse(reply.data) };
     if (reply.kind === 'invalid') return { valid: false, errors: reply.errors };
     if (reply.kind === 'rejected') throw new SchemaRejected(reply.message, reply.pointer);
     throw new Error(`a check thread answered ${reply.kind} to a check`);
