@@ -1,4 +1,4 @@
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-depth';
+import { MAX_JSON_DEPTH, jsonTextNestsDeeperThan } from '../http/json-depth';
 import { normaliseResult, TaskErrorCode, type TaskError, type TaskResult } from '../../workflows/task-types';
 
 /** What one HTTP reply of an agent means for its task (docs/api.md, "Tasks": call to the agent). */
@@ -66,7 +66,7 @@ export function interpretAgentReply(status: number, bodyText: string | null): Ag
   if (isRetriedStatus(status)) return { kind: 'retry', reason: `agent answered HTTP ${status}${excerptOf(bodyText)}` };
   const parsed = bodyText === null ? undefined : parseJson(bodyText);
   // Read as unparseable: a result or error this deep could not be stored.
-  const tooDeep = nestsDeeperThan(parsed, MAX_JSON_DEPTH);
+  const tooDeep = bodyText !== null && jsonTextNestsDeeperThan(bodyText, MAX_JSON_DEPTH);
   const body = tooDeep ? undefined : parsed;
   const reported =
     typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};

@@ -1,6 +1,6 @@
 import type { Context, Next } from 'koa';
 import { ApiError, ErrorCode } from './errors';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth';
+import { MAX_JSON_DEPTH, jsonTextNestsDeeperThan } from './json-depth';
 
 declare module 'koa' {
   interface Request {
@@ -43,13 +43,14 @@ export function jsonBody(maxBytes: number) {
         'Request bodies must be JSON (Content-Type: application/json)',
       );
     }
+    const text = raw.toString('utf8');
     let body: unknown;
     try {
-      body = JSON.parse(raw.toString('utf8'));
+      body = JSON.parse(text);
     } catch (error) {
       throw new ApiError(ErrorCode.VALIDATION_ERROR, `Malformed JSON body: ${(error as Error).message}`);
     }
-    if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
+    if (jsonTextNestsDeeperThan(text, MAX_JSON_DEPTH)) {
       throw new ApiError(ErrorCode.VALIDATION_ERROR, `JSON body nests deeper than ${MAX_JSON_DEPTH} levels`);
     }
     ctx.request.body = body;

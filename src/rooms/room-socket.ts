@@ -1,7 +1,7 @@
 import type { RawData, WebSocket } from 'ws';
 import { ApiError, ErrorCode, invalid } from '../http/errors';
 import { toApiError, type ErrorMapper } from '../http/error-handler';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-depth';
+import { MAX_JSON_DEPTH, jsonTextNestsDeeperThan } from '../http/json-depth';
 import { validator } from '../http/validate';
 import type { Logger } from '../ops/logger';
 import type { RoomMetrics } from '../ops/metrics';
@@ -241,6 +241,7 @@ function parseFrame(data: RawData, isBinary: boolean): unknown {
   } catch {
     throw invalid('Malformed JSON frame');
   }
-  if (nestsDeeperThan(frame, MAX_JSON_DEPTH)) throw invalid(`Frames must nest at most ${MAX_JSON_DEPTH} levels deep`);
+  if (jsonTextNestsDeeperThan(text, MAX_JSON_DEPTH))
+    throw invalid(`Frames must nest at most ${MAX_JSON_DEPTH} levels deep`);
   return frame;
 }
