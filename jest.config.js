@@ -19,6 +19,7 @@ const shared = {
 const SLOW = [
   'test/security/mutation-fuzz.test.ts',
   'test/security/ssrf-matrix.test.ts',
+  'test/security/event-loop-stalls.test.ts',
   'test/durability.test.ts',
   'test/embedded-lifecycle.test.ts',
   'test/ops/tracing.test.ts',

@@ -1,31 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { agentRegistration, registerAgent } from '../support/agents';
 import { useTestDatabase } from '../support/database';
 import { call, expectError } from '../support/http';
-import { useMcpServer } from '../support/mcp-server';
+import { endlessPages, useMcpServer } from '../support/mcp-server';
 import { useForFile } from '../support/use-for-file';
-
-/** As many tools as a page of a hostile server holds: far more than a registration keeps (256). */
-const PER_PAGE = 2_000;
-
-/** Every page full and another one after it: a server that pages forever. */
-function endlessPages(name: (page: number, index: number) => string) {
-  return (server: McpServer): void => {
-    server.server.registerCapabilities({ tools: {} });
-    server.server.setRequestHandler(ListToolsRequestSchema, (request) => {
-      const page = Number(request.params?.cursor ?? 0);
-      const tools = Array.from({ length: PER_PAGE }, (_, index) => ({
-        name: name(page, index),
-        description: 'one of many',
-        inputSchema: { type: 'object' },
-      }));
-      return { tools, nextCursor: String(page + 1) };
-    });
-  };
-}
 
 /** A server that answers its A2A Agent Card, with `skills` skills, at every path. */
 function useCardServer(skills: number) {

@@ -6,7 +6,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import type { RequestTaskStore } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { useForFile } from './use-for-file';
 
 /** One HTTP request the MCP server got: its JSON-RPC method (for POSTs) and headers. */
@@ -161,4 +161,23 @@ export function registerTaskTool(
       getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
     },
   );
+}
+
+/** As many tools as a page of a hostile server holds: far more than a registration keeps (256). */
+const PER_PAGE = 2_000;
+
+/** A server whose every tools/list page is full, with another one after it: it pages forever. */
+export function endlessPages(name: (page: number, index: number) => string) {
+  return (server: McpServer): void => {
+    server.server.registerCapabilities({ tools: {} });
+    server.server.setRequestHandler(ListToolsRequestSchema, (request) => {
+      const page = Number(request.params?.cursor ?? 0);
+      const tools = Array.from({ length: PER_PAGE }, (_, index) => ({
+        name: name(page, index),
+        description: 'one of many',
+        inputSchema: { type: 'object' },
+      }));
+      return { tools, nextCursor: String(page + 1) };
+    });
+  };
 }
