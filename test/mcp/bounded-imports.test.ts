@@ -1,38 +1,18 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { agentRegistration, registerAgent } from '../support/agents';
 import { useTestDatabase } from '../support/database';
 import { call, expectError } from '../support/http';
 import { endlessPages, useMcpServer } from '../support/mcp-server';
-import { useForFile } from '../support/use-for-file';
-
-/** A server that answers its A2A Agent Card, with `skills` skills, at every path. */
-function useCardServer(skills: number) {
-  return useForFile(
-    'the card server',
-    async () => {
-      const card = JSON.stringify({
-        name: 'many skills',
-        description: 'a card with more skills than a registration keeps',
-        version: '1',
-        skills: Array.from({ length: skills }, (_, index) => ({ id: `skill-${index}`, name: `skill ${index}` })),
-      });
-      const server = http.createServer((_request, response) => {
-        response.writeHead(200, { 'content-type': 'application/json' }).end(card);
-      });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      return server;
-    },
-    (server) => new Promise<void>((resolve) => server.close(() => resolve())),
-  );
-}
-
-const urlOf = (server: http.Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}/a2a`;
+import { useCardServer } from '../support/card-server';
 
 describe('importing capabilities is bounded in work and memory', () => {
   const endless = useMcpServer({ setup: endlessPages((page, index) => `tool-${page}-${index}`) });
   const endlessInvalid = useMcpServer({ setup: endlessPages(() => 'not a valid name') });
-  const cards = useCardServer(1_000);
+  const cardUrl = useCardServer({
+    name: 'many skills',
+    description: 'a card with more skills than a registration keeps',
+    version: '1',
+    skills: Array.from({ length: 1_000 }, (_, index) => ({ id: `skill-${index}`, name: `skill ${index}` })),
+  });
   useTestDatabase();
 
   it('stops reading pages once a category is full, and says so in one warning', async () => {
@@ -65,7 +45,7 @@ describe('importing capabilities is bounded in work and memory', () => {
   it("keeps as many of an A2A card's skills as a registration holds, and says so in one warning", async () => {
     const reply = await call('POST', '/agents', {
       apiKey: 'admin',
-      body: agentRegistration({ protocol: 'a2a', mcpUrl: urlOf(cards()), capabilities: undefined }),
+      body: agentRegistration({ protocol: 'a2a', mcpUrl: cardUrl(), capabilities: undefined }),
     });
     expect(reply.status).toBe(201);
     expect(reply.body.capabilities.tools).toHaveLength(256);
@@ -74,7 +54,7 @@ describe('importing capabilities is bounded in work and memory', () => {
 
   it("refuses an owner's second refresh of an agent in a row with 429 and Retry-After; an admin is not limited", async () => {
     const owner = (await call('POST', '/keys', { apiKey: 'admin', body: { description: 'owner' } })).body.apiKey;
-    const agent = await registerAgent({ protocol: 'a2a', mcpUrl: urlOf(cards()), capabilities: undefined }, owner);
+    const agent = await registerAgent({ protocol: 'a2a', mcpUrl: cardUrl(), capabilities: undefined }, owner);
     const path = `/agents/${agent.agentId}/capabilities/refresh`;
     expect((await call('POST', path, { apiKey: owner })).status).toBe(200);
     const refused = await call('POST', path, { apiKey: owner });

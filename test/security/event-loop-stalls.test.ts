@@ -1,14 +1,12 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { TOOL_SCHEMAS_EXTENSION } from '../../src/agent-calls/a2a-protocol';
 import { accepts, useAgentServer } from '../support/agent-server';
 import { agentRegistration } from '../support/agents';
+import { useCardServer } from '../support/card-server';
 import { call } from '../support/http';
 import { endlessPages, useMcpServer } from '../support/mcp-server';
 import { scrape, valueOf } from '../support/prometheus';
 import { startOwnService, type OwnService } from '../support/own-service';
-import { useForFile } from '../support/use-for-file';
 
 /**
  * No single request holds the service's event loop (docs/security.md, "No request stalls the
@@ -100,39 +98,26 @@ const tools = CATALOGUE.map(({ name, schema }) => ({
   inputSchema: wrap(schema),
 }));
 
-/** Serves an A2A Agent Card whose skills are the catalogue's, with their schemas in our extension. */
-function useCardServer() {
-  return useForFile(
-    'the card server',
-    async () => {
-      const card = JSON.stringify({
-        name: 'costly skills',
-        description: 'skills whose schemas cost much to check',
-        version: '1',
-        capabilities: {
-          extensions: [
-            {
-              uri: TOOL_SCHEMAS_EXTENSION,
-              params: {
-                inputSchemas: Object.fromEntries([
-                  ...tools.map((tool) => [tool.name, tool.inputSchema]),
-                  ['slow-to-compile', SLOW_TO_COMPILE],
-                ]),
-              },
-            },
-          ],
+/** An A2A Agent Card whose skills are the catalogue's, with their schemas in the service's extension. */
+const COSTLY_CARD = {
+  name: 'costly skills',
+  description: 'skills whose schemas cost much to check',
+  version: '1',
+  capabilities: {
+    extensions: [
+      {
+        uri: TOOL_SCHEMAS_EXTENSION,
+        params: {
+          inputSchemas: Object.fromEntries([
+            ...tools.map((tool) => [tool.name, tool.inputSchema]),
+            ['slow-to-compile', SLOW_TO_COMPILE],
+          ]),
         },
-        skills: [...tools, { name: 'slow-to-compile' }].map(({ name }) => ({ id: name, name, description: name })),
-      });
-      const server = http.createServer((_request, response) => {
-        response.writeHead(200, { 'content-type': 'application/json' }).end(card);
-      });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      return server;
-    },
-    (server) => new Promise<void>((resolve) => server.close(() => resolve())),
-  );
-}
+      },
+    ],
+  },
+  skills: [...tools, { name: 'slow-to-compile' }].map(({ name }) => ({ id: name, name, description: name })),
+};
 
 describe('no request holds the event loop, whatever the schema and the data', () => {
   const agentServer = useAgentServer();
@@ -144,7 +129,7 @@ describe('no request holds the event loop, whatever the schema and the data', ()
       }));
     },
   });
-  const cards = useCardServer();
+  const cardUrl = useCardServer(COSTLY_CARD);
   const endless = useMcpServer({ setup: endlessPages((page, index) => `tool-${page}-${index}`) });
   const endlessInvalid = useMcpServer({ setup: endlessPages(() => 'not a valid name') });
   let service: OwnService;
@@ -171,15 +156,7 @@ describe('no request holds the event loop, whatever the schema and the data', ()
       () => agentRegistration({ mcpUrl: agentServer().route('costly', accepts), capabilities: { tools } }),
     ],
     ['an MCP import', () => agentRegistration({ protocol: 'mcp', mcpUrl: mcp().url, capabilities: undefined })],
-    [
-      'an A2A card',
-      () =>
-        agentRegistration({
-          protocol: 'a2a',
-          mcpUrl: `http://127.0.0.1:${(cards().address() as AddressInfo).port}/a2a`,
-          capabilities: undefined,
-        }),
-    ],
+    ['an A2A card', () => agentRegistration({ protocol: 'a2a', mcpUrl: cardUrl(), capabilities: undefined })],
   ];
 
   describe.each(ways)('schemas that arrive through %s', (way, registration) => {
