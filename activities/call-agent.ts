@@ -20,6 +20,8 @@ import { TaskElicitation } from './mcp-elicitation';
 import type { SchemaChecks } from '../src/user-schemas/schema-checks';
 import { withElicitation } from '../src/agent-calls/mcp-elicitation';
 import { refusalOf } from './call-failures';
+import { callOnBehalfOf } from '../src/agent-calls/task-lineage';
+import { parentTaskOf } from '../src/tasks/task-lineage';
 import { describeError } from '../src/ops/describe-error';
 import { errorCodeLabel, statusClassLabel, type Metrics } from '../src/ops/metrics';
 import { withoutCredentials } from '../src/util/url-credentials';
@@ -182,30 +184,31 @@ export function callAgentActivity(
         deadline: Date.now() + settings.callTimeoutMs,
         signal: context.cancellationSignal,
       });
-      switch (agent.protocol) {
-        case AgentProtocol.MCP: {
-          const lookup = findOperation(agent, operation);
-          reply = {
-            verdict: lookup.found
-              ? await withElicitation(elicitation, () =>
-                  callOverMcp(agent, lookup, params, { ...call, dispatcher, sessions, onProgress: progress.record }),
-                )
-              : operationRefused(lookup),
-          };
-          break;
+      // Whatever the agent starts here in turn is started on behalf of this task (ACS-Task-Lineage).
+      reply = await callOnBehalfOf(parentTaskOf(before), async () => {
+        switch (agent.protocol) {
+          case AgentProtocol.MCP: {
+            const lookup = findOperation(agent, operation);
+            return {
+              verdict: lookup.found
+                ? await withElicitation(elicitation, () =>
+                    callOverMcp(agent, lookup, params, { ...call, dispatcher, sessions, onProgress: progress.record }),
+                  )
+                : operationRefused(lookup),
+            };
+          }
+          case AgentProtocol.A2A: {
+            const lookup = findOperation(agent, operation);
+            return {
+              verdict: lookup.found
+                ? await callOverA2a(agent, taskId, lookup.entry.name, params, { ...call, dispatcher })
+                : operationRefused(lookup),
+            };
+          }
+          default:
+            return callOverAcs(dispatcher, agent, { taskId, operation, params }, `${taskId}-${attempt}`, call);
         }
-        case AgentProtocol.A2A: {
-          const lookup = findOperation(agent, operation);
-          reply = {
-            verdict: lookup.found
-              ? await callOverA2a(agent, taskId, lookup.entry.name, params, { ...call, dispatcher })
-              : operationRefused(lookup),
-          };
-          break;
-        }
-        default:
-          reply = await callOverAcs(dispatcher, agent, { taskId, operation, params }, `${taskId}-${attempt}`, call);
-      }
+      });
     } catch (error) {
       if (context.cancellationSignal.aborted) {
         callEnded(CALL_ABANDONED);

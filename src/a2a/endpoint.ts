@@ -21,6 +21,7 @@ import { ApiError, ErrorCode } from '../http/errors';
 import type { TaskLauncher } from '../tasks/task-launcher';
 import { toTaskView } from '../tasks/task-views';
 import { A2A_PROTOCOL_VERSION } from '../agent-calls/a2a-protocol';
+import { parseLineageHeader, TASK_LINEAGE_HEADER, type ParentTask } from '../agent-calls/task-lineage';
 import { a2aTask } from './a2a-task';
 import { JSON_RPC_REQUEST_SCHEMA, JsonRpcCode, JsonRpcError, readRequest } from './json-rpc';
 import { paramsOf, type MessagePart, type SendMessageParams } from './method-params';
@@ -87,7 +88,15 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
       const request = readRequest(ctx.request.body);
       id = request.id ?? null;
       checkVersion(ctx);
-      const answered = await answer(principal, agent, request.method, request.params ?? {}, abandonedSignal(ctx));
+      const onBehalfOf = parentNamedBy(ctx);
+      const answered = await answer(
+        principal,
+        agent,
+        request.method,
+        request.params ?? {},
+        abandonedSignal(ctx),
+        onBehalfOf,
+      );
       if ('stream' in answered) return await streamTask(ctx, deps, id, answered.stream);
       ctx.body = { jsonrpc: '2.0', id, result: answered.result };
     } catch (error) {
@@ -103,11 +112,12 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
     method: string,
     params: Record<string, unknown>,
     abandoned: AbortSignal,
+    onBehalfOf: ParentTask | undefined,
   ): Promise<Answer> {
     switch (method) {
       case 'SendMessage': {
         const sent = paramsOf('SendMessage', params);
-        const task = await sendMessage(principal, agent, sent);
+        const task = await sendMessage(principal, agent, sent, onBehalfOf);
         // A2A's default: the answer waits for the task to end or ask for input, as long as GET /tasks waits.
         const answered = sent.configuration?.returnImmediately
           ? task
@@ -115,7 +125,7 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
         return { result: { task: a2aTask(toTaskView(answered)) } };
       }
       case 'SendStreamingMessage':
-        return { stream: await sendMessage(principal, agent, paramsOf('SendMessage', params)) };
+        return { stream: await sendMessage(principal, agent, paramsOf('SendMessage', params), onBehalfOf) };
       case 'GetTask':
         return { result: a2aTask(toTaskView(await readTask(principal, agent, paramsOf('TaskId', params).id))) };
       case 'ListTasks':
@@ -139,15 +149,26 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
   /**
    * The message's task. A message that names a task waiting for input answers it; any other starts
    * a task: its data part names the skill and its params, and a lone tool takes a text part as `{text}`.
+   * A task started on behalf of another (ACS-Task-Lineage) past MAX_TASK_DEPTH is refused (-32050).
    */
-  async function sendMessage(principal: Principal, agent: Agent, { message }: SendMessageParams) {
+  async function sendMessage(
+    principal: Principal,
+    agent: Agent,
+    { message }: SendMessageParams,
+    onBehalfOf: ParentTask | undefined,
+  ) {
     if (message.taskId) return answerInputWith(principal, agent, message.taskId, message.parts);
     const request = { agentId: agent.id, ...operationOf(agent, message.parts) };
     // A message sent again (same messageId, same caller) answers with the task the first one started.
     // A messageId may be any text; its digest is a valid Idempotency-Key whatever it holds.
     const key = `a2a:${createHash('sha256').update(message.messageId).digest('base64url')}`;
     const idempotency = deps.idempotencyKeys.forRequest(principal, key, 'a2a-message', request);
-    const taskId = await deps.launcher.launchTask(principal, request, { idempotency });
+    let taskId: string;
+    try {
+      taskId = await deps.launcher.launchTask(principal, request, { idempotency, onBehalfOf });
+    } catch (error) {
+      throw error instanceof ApiError && error.code === ErrorCode.TASK_DEPTH_EXCEEDED ? jsonRpcErrorOf(error) : error;
+    }
     return readTask(principal, agent, taskId);
   }
 
@@ -203,6 +224,8 @@ function jsonRpcErrorOf(error: unknown): unknown {
       return new JsonRpcError(JsonRpcCode.UNSUPPORTED_OPERATION, error.message);
     case ErrorCode.VALIDATION_ERROR:
       return new JsonRpcError(JsonRpcCode.INVALID_PARAMS, error.message, error.details);
+    case ErrorCode.TASK_DEPTH_EXCEEDED:
+      return new JsonRpcError(JsonRpcCode.TASK_DEPTH_EXCEEDED, error.message, error.details);
     default:
       return error;
   }
@@ -227,6 +250,16 @@ function operationOf(agent: Agent, parts: MessagePart[]): { operation: string; p
     JsonRpcCode.INVALID_PARAMS,
     'The message needs a data part {skill, params}, or a text part for an agent with a single tool',
   );
+}
+
+/** The task the request names in ACS-Task-Lineage, if any; a header that does not parse is an invalid request (-32600). */
+function parentNamedBy(ctx: Context): ParentTask | undefined {
+  try {
+    return parseLineageHeader(ctx.get(TASK_LINEAGE_HEADER) || undefined);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    throw new JsonRpcError(JsonRpcCode.INVALID_REQUEST, error.message, error.details);
+  }
 }
 
 /** A2A-Version: absent means the version the card names; any other major than 1 is refused. */

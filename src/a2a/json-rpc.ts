@@ -14,6 +14,8 @@ export const JsonRpcCode = {
   UNSUPPORTED_OPERATION: -32004,
   EXTENDED_AGENT_CARD_NOT_CONFIGURED: -32007,
   VERSION_NOT_SUPPORTED: -32009,
+  /** The service's own: the task would lie deeper than MAX_TASK_DEPTH below its root (TASK_DEPTH_EXCEEDED). */
+  TASK_DEPTH_EXCEEDED: -32050,
 } as const;
 
 /** An error a method answers with: the JSON-RPC error object of its response. */

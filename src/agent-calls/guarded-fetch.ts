@@ -1,5 +1,6 @@
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { fetch, Response, type Dispatcher } from 'undici';
+import { fetch, Headers, Response, type Dispatcher } from 'undici';
+import { lineageHeaders } from './task-lineage';
 
 /**
  * The JSON-RPC error code of the answer that stands in for a reply longer than MAX_BODY_BYTES. Out
@@ -27,10 +28,11 @@ export interface BytesRead {
  * request waiting: such an answer ends instead with a JSON-RPC error for that request
  * (REPLY_TOO_LARGE), and the session's other requests go on. A JSON answer cut short fails with
  * ReplyTooLarge; a cut server-sent stream (GET) just ends. Each body's bytes are added to `read`, when given.
+ * A request made on behalf of a task carries its lineage (callOnBehalfOf).
  */
 export function guardedFetch(dispatcher: Dispatcher, maxReplyBytes: number, read?: BytesRead): FetchLike {
   return async (url, init) => {
-    const response = await fetch(url, { ...(init as Parameters<typeof fetch>[1]), dispatcher });
+    const response = await fetch(url, { ...(init as Parameters<typeof fetch>[1]), ...withLineage(init), dispatcher });
     if (response.body === null) return response;
     const requestId = requestIdOf(init?.body);
     const isStream = /^\s*text\/event-stream/i.test(response.headers.get('content-type') ?? '');
@@ -56,6 +58,15 @@ export function guardedFetch(dispatcher: Dispatcher, maxReplyBytes: number, read
       headers: response.headers,
     });
   };
+}
+
+/** The request's headers with the lineage of the task it is made for, when it is made for one. */
+function withLineage(init: Parameters<FetchLike>[1]): { headers?: Headers } {
+  const lineage = Object.entries(lineageHeaders());
+  if (lineage.length === 0) return {};
+  const headers = new Headers(init?.headers as ConstructorParameters<typeof Headers>[0]);
+  for (const [name, value] of lineage) headers.set(name, value);
+  return { headers };
 }
 
 /** The JSON-RPC id of the one request a POST body carries, if it carries one. */

@@ -1,4 +1,5 @@
 import { request, type Dispatcher } from 'undici';
+import { lineageHeaders } from './task-lineage';
 import { signWebhook } from './webhook-signature';
 
 export interface SignedPost {
@@ -21,7 +22,7 @@ export interface SignedPostReply {
   text: string | null;
 }
 
-/** One `POST url` with a JSON body and Standard Webhooks headers, through the outbound guard's dispatcher. Network trouble and the guard's refusal (DestinationRefused) throw. */
+/** One `POST url` with a JSON body, Standard Webhooks headers and the lineage of the task it is made for, through the outbound guard's dispatcher. Network trouble and the guard's refusal (DestinationRefused) throw. */
 export async function postSigned(
   dispatcher: Dispatcher,
   { url, secret, messageId, payload, timeoutMs, maxReplyBytes, signal }: SignedPost,
@@ -30,7 +31,7 @@ export async function postSigned(
   const reply = await request(url, {
     method: 'POST',
     dispatcher,
-    headers: { 'content-type': 'application/json', ...signWebhook(secret, messageId, body) },
+    headers: { 'content-type': 'application/json', ...lineageHeaders(), ...signWebhook(secret, messageId, body) },
     body,
     signal:
       signal === undefined ? AbortSignal.timeout(timeoutMs) : AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]),

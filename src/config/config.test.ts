@@ -15,6 +15,7 @@ describe('loadConfig', () => {
       httpHeadersTimeoutMs: 10_000,
       httpRequestTimeoutMs: 60_000,
       maxCompositionSize: 100,
+      maxTaskDepth: 8,
       maxMessageChars: 16_384,
       defaultTaskTimeoutMs: 24 * 3_600_000,
       allowInsecureAgentUrls: false,
@@ -31,6 +32,7 @@ describe('loadConfig', () => {
       SECRETS_KEY: Buffer.alloc(32, 1).toString('base64'),
       ALLOW_INSECURE_AGENT_URLS: 'true',
       MAX_BODY_BYTES: '2048',
+      MAX_TASK_DEPTH: '3',
       LOG_LEVEL: 'debug',
     });
     expect(config).toMatchObject({
@@ -40,6 +42,7 @@ describe('loadConfig', () => {
       secretsKey: Buffer.alloc(32, 1),
       allowInsecureAgentUrls: true,
       maxBodyBytes: 2048,
+      maxTaskDepth: 3,
       logLevel: 'debug',
     });
   });

@@ -14,6 +14,8 @@ export const ErrorCode = {
   CONFLICT: 'CONFLICT',
   /** An MCP agent's capabilities could not be read from its server. */
   CAPABILITY_IMPORT_FAILED: 'CAPABILITY_IMPORT_FAILED',
+  /** A task started on behalf of another would lie deeper below its root than MAX_TASK_DEPTH. */
+  TASK_DEPTH_EXCEEDED: 'TASK_DEPTH_EXCEEDED',
   REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
   PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
   UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
@@ -35,6 +37,7 @@ const STATUS_OF: Record<ErrorCode, number> = {
   METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   CAPABILITY_IMPORT_FAILED: 422,
+  TASK_DEPTH_EXCEEDED: 422,
   REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,

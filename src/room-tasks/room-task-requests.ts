@@ -3,7 +3,6 @@ import { notFound } from '../http/errors';
 import { validator } from '../http/validate';
 import type { AgentStore } from '../registry/agent-store';
 import type { SchemaChecks } from '../user-schemas/schema-checks';
-import { readableTask } from '../tasks/task-access';
 import type { TaskClaims } from '../tasks/task-claims';
 import type { TaskStore } from '../tasks/task-store';
 import type { TaskLauncher } from '../tasks/task-launcher';
@@ -76,14 +75,14 @@ const principalOf = (participant: ParticipantRef): Principal => ({
 export class RoomTaskRequests {
   constructor(private readonly deps: RoomTaskDeps) {}
 
-  /** Starts the task with the checks of POST /tasks; answers the asker's TASK_CREATED. */
+  /**
+   * Starts the task with the checks of POST /tasks; answers the asker's TASK_CREATED. A `parentTaskId`
+   * the asker may not name is answered as an unknown task (lineageUnder), so the frame tells no one
+   * which ids exist.
+   */
   async request(hub: RoomHub, roomId: string, asker: ParticipantRef, data: unknown): Promise<Frame> {
     const request = readRequest(data);
     const principal = principalOf(asker);
-    if (request.parentTaskId !== undefined) {
-      // A parent the asker may not read is answered as an unknown one, so the frame tells no one which ids exist.
-      readableTask(principal, await this.deps.taskStore.find(request.parentTaskId), request.parentTaskId);
-    }
     const { requestId, parentTaskId, agentId: asked, ...task } = request;
     let agentId = asked;
     if (agentId === undefined) {
@@ -96,7 +95,10 @@ export class RoomTaskRequests {
     const taskId = await this.deps.launcher.launchTask(
       principal,
       { ...task, agentId },
-      { origin: { roomId, requestedBy: asker, ...(parentTaskId === undefined ? {} : { parentTaskId }) } },
+      {
+        origin: { roomId, requestedBy: asker },
+        ...(parentTaskId === undefined ? {} : { onBehalfOf: { taskId: parentTaskId } }),
+      },
     );
     return { type: FrameType.TASK_CREATED, data: { requestId, taskId, agentId } };
   }

@@ -24,6 +24,7 @@ import type { TemporalHandle } from './temporal-client';
 import { cancelTask } from './task-cancellation';
 import { deliverReport, type AgentReportBody } from './task-reports';
 import { answerInput, type TaskInputBody, type TaskInputDeps } from './task-inputs';
+import { parseLineageHeader, TASK_LINEAGE_HEADER } from '../agent-calls/task-lineage';
 import { TaskStatus, type TaskRequest } from '../../workflows/task-types';
 
 export interface TaskRoutesDeps {
@@ -45,20 +46,30 @@ const checkReport = validator<AgentReportBody>(AGENT_REPORT_SCHEMA, 'task report
 const checkLookup = validator<TaskLookupQuery>(TASK_LOOKUP_QUERY_SCHEMA, 'query string');
 const checkInput = validator<TaskInputBody>(TASK_INPUT_SCHEMA, 'task input');
 
+const DEPTH_EXCEEDED =
+  'TASK_DEPTH_EXCEEDED: the task would lie more than MAX_TASK_DEPTH hops below its root (docs/api.md, "Lineage")';
+
+/** The task a request names in ACS-Task-Lineage, if it names one; 400 when the header does not parse. */
+const parentNamedBy = (ctx: Context) => parseLineageHeader(ctx.get(TASK_LINEAGE_HEADER) || undefined);
+
 export const TASK_ROUTES = routeTable({
   versioned: true,
   operations: {
     'POST /tasks': {
-      summary: 'Create a task; checks run before anything starts; Idempotency-Key makes a repeat answer the same task',
+      summary:
+        'Create a task; checks run before anything starts; Idempotency-Key makes a repeat answer the same task; ACS-Task-Lineage starts it on behalf of another task',
       credential: 'any',
       body: TASK_REQUEST_SCHEMA,
       success: [202, '{taskId, status: "pending"} with Location'],
+      errors: { '422': DEPTH_EXCEEDED },
     },
     'POST /tasks/compose': {
-      summary: 'Create a composition of tasks with parents and pending arguments',
+      summary:
+        'Create a composition of tasks with parents and pending arguments; ACS-Task-Lineage starts them on behalf of another task',
       credential: 'any',
       body: COMPOSITION_REQUEST_SCHEMA,
       success: [202, 'Array of {taskId, status, compositionId} in input order'],
+      errors: { '422': DEPTH_EXCEEDED },
     },
     'GET /tasks/:taskId': {
       summary:
@@ -82,7 +93,7 @@ export const TASK_ROUTES = routeTable({
     },
     'POST /tasks/:taskId/cancel': {
       summary:
-        'Cancel a pending task (creator or admin); dependants fail, delegated tasks are cancelled; 409 once ended',
+        'Cancel a pending task (creator or admin); dependants fail, the tasks started on its behalf are cancelled, down the tree; 409 once ended',
       credential: 'any',
       success: [200, '{taskId, status: "cancelled"}'],
     },
@@ -112,7 +123,10 @@ export function createTaskRoutes({
   router.serve('POST /tasks', async (ctx) => {
     const principal = requirePrincipal(ctx);
     const request = checkTask(ctx.request.body);
-    const taskId = await launcher.launchTask(principal, request, { idempotency: idempotencyOf(ctx, 'task', request) });
+    const taskId = await launcher.launchTask(principal, request, {
+      idempotency: idempotencyOf(ctx, 'task', request),
+      onBehalfOf: parentNamedBy(ctx),
+    });
     ctx.status = 202;
     ctx.set('Location', `/tasks/${taskId}`);
     ctx.body = { taskId, status: TaskStatus.PENDING };
@@ -132,6 +146,7 @@ export function createTaskRoutes({
       principal,
       requests,
       idempotencyOf(ctx, 'composition', requests),
+      parentNamedBy(ctx),
     );
     ctx.status = 202;
     ctx.set('Location', `/compositions/${compositionId}`);

@@ -22,8 +22,15 @@ export interface TaskDocument {
   compositionId?: string;
   /** The task's position in its composition's request (the stored field's name stays `index`). */
   index?: number;
-  /** The task this one was delegated from (TaskOrigin). */
+  /**
+   * The task this one was started on behalf of (TaskOrigin, TaskLineage): cancelling that one cancels
+   * this one. Set only for a parent of this store that the creator could name (task-lineage.ts).
+   */
   parentTaskId?: string;
+  /** The top of the tree of tasks started on behalf of others that this one belongs to; absent on a root. */
+  rootTaskId?: string;
+  /** How many tasks lie between this one and its root; absent on a root (0). */
+  hops?: number;
   /** The room the task was requested in, and by whom (TaskOrigin). */
   roomId?: string;
   requestedBy?: Requester;
@@ -86,6 +93,8 @@ export type NewTask = Pick<
   | 'compositionId'
   | 'index'
   | 'parentTaskId'
+  | 'rootTaskId'
+  | 'hops'
   | 'callbackUrl'
   | 'roomId'
   | 'requestedBy'

@@ -116,6 +116,7 @@ function launcherWith({
       agentCallTimeoutMs: 30_000,
       callbackSigningSecret: undefined,
       allowInsecureAgentUrls: false,
+      maxTaskDepth: 8,
     },
   });
   return { launch: () => launcher.launchTask(ADMIN_PRINCIPAL, request, { idempotency: claim }), done, indexed };

@@ -16,6 +16,7 @@ import { requireCallableUrl } from '../agent-calls/outbound-guard';
 import { pendingArgumentsOf } from '../../workflows/pending-arguments';
 import { AGENT_ID_ATTRIBUTE, OPERATION_ATTRIBUTE } from '../../workflows/search-attributes';
 import type { NewTask } from './task-document';
+import { lineageUnder, type NamedParent, type TaskLineage } from './task-lineage';
 import type { TaskStore } from './task-store';
 import {
   TaskPhase,
@@ -42,6 +43,7 @@ export interface TaskLauncherDeps {
     | 'agentCallTimeoutMs'
     | 'callbackSigningSecret'
     | 'allowInsecureAgentUrls'
+    | 'maxTaskDepth'
   >;
   /** Each started workflow gets a line naming its tasks. */
   logger: Logger;
@@ -66,12 +68,20 @@ const WORKFLOW_TASK_TIMEOUT = '5 seconds';
 export class TaskLauncher {
   constructor(private readonly deps: TaskLauncherDeps) {}
 
-  /** With an idempotency claim, a repeat returns the first launch's id and starts nothing. */
+  /**
+   * With an idempotency claim, a repeat returns the first launch's id and starts nothing. With
+   * `onBehalfOf`, the task is started for that one (its lineage: lineageUnder).
+   */
   async launchTask(
     principal: Principal,
     request: TaskRequest,
-    { idempotency, origin = {} }: { idempotency?: IdempotencyClaim; origin?: TaskOrigin } = {},
+    {
+      idempotency,
+      origin = {},
+      onBehalfOf,
+    }: { idempotency?: IdempotencyClaim; origin?: Omit<TaskOrigin, 'parentTaskId'>; onBehalfOf?: NamedParent } = {},
   ): Promise<string> {
+    const lineage = await this.lineage(principal, onBehalfOf);
     const [pending] = pendingArgumentsOf(request.params);
     if (pending) {
       throw new ApiError(
@@ -89,16 +99,19 @@ export class TaskLauncher {
       { tasks: [task], agentCallTimeoutMs: this.deps.config.agentCallTimeoutMs },
       workflowIdOfTask(task.taskId),
       idempotency,
-      origin,
+      { ...origin, ...lineage },
     );
     return launched.taskIds[0];
   }
 
+  /** With `onBehalfOf`, every task of the composition is started for that one. */
   async launchComposition(
     principal: Principal,
     requests: TaskRequest[],
     idempotency?: IdempotencyClaim,
+    onBehalfOf?: NamedParent,
   ): Promise<Required<LaunchedIds>> {
+    const lineage = await this.lineage(principal, onBehalfOf);
     const parentsOf = checkCompositionGraph(requests);
     const agentsById = new Map<string, Agent | null>();
     const tasks: PlannedTask[] = [];
@@ -111,8 +124,16 @@ export class TaskLauncher {
       { compositionId, tasks, agentCallTimeoutMs: this.deps.config.agentCallTimeoutMs },
       workflowIdOfComposition(compositionId),
       idempotency,
+      lineage,
     );
     return { compositionId: launched.compositionId ?? compositionId, taskIds: launched.taskIds };
+  }
+
+  /** The lineage of tasks started on behalf of `parent`, checked first: the refusal that ends a loop costs least. */
+  private async lineage(principal: Principal, parent: NamedParent | undefined): Promise<TaskLineage | undefined> {
+    if (parent === undefined) return undefined;
+    const { taskStore, agents, config } = this.deps;
+    return lineageUnder({ taskStore, agents, maxTaskDepth: config.maxTaskDepth }, principal, parent);
   }
 
   /** One checked task; `position` is its index in a composition, named in every error. */
@@ -194,7 +215,7 @@ export class TaskLauncher {
     input: CompositionInput,
     workflowId: string,
     idempotency?: IdempotencyClaim,
-    origin: TaskOrigin = {},
+    origin: LaunchOrigin = {},
   ): Promise<LaunchedIds> {
     const { taskStore, temporal } = this.deps;
     const ids: LaunchedIds = {
@@ -308,15 +329,18 @@ export class TaskLauncher {
   }
 }
 
+/** Where a launch's tasks come from: a room, and the task they are started on behalf of. */
+type LaunchOrigin = TaskOrigin & Partial<TaskLineage>;
+
 /** What a repeat needs to finish a launch (TaskLauncher.finish), stored with the idempotency claim. */
 interface StoredLaunch {
   workflowId: string;
   input: CompositionInput;
-  origin: TaskOrigin;
+  origin: LaunchOrigin;
 }
 
 /** The task store's records of a launch's tasks. */
-function recordsOf(input: CompositionInput, origin: TaskOrigin): NewTask[] {
+function recordsOf(input: CompositionInput, origin: LaunchOrigin): NewTask[] {
   return input.tasks.map((task, position) => ({
     _id: task.taskId,
     agentId: task.agentId,

@@ -20,6 +20,8 @@ export interface TaskView {
   operation: string;
   compositionId?: string;
   parentTaskId?: string;
+  rootTaskId?: string;
+  hops?: number;
   roomId?: string;
   requestedBy?: Requester;
   attempts?: number;
@@ -51,6 +53,7 @@ export function toTaskView(task: TaskDocument): TaskView {
     operation: task.operation,
     ...(task.compositionId === undefined ? {} : { compositionId: task.compositionId }),
     ...(task.parentTaskId === undefined ? {} : { parentTaskId: task.parentTaskId }),
+    ...(task.hops === undefined ? {} : { rootTaskId: task.rootTaskId, hops: task.hops }),
     ...(task.roomId === undefined ? {} : { roomId: task.roomId, requestedBy: task.requestedBy }),
     ...(task.attempts === undefined ? {} : { attempts: task.attempts }),
     ...(task.attemptErrors === undefined ? {} : { attemptErrors: task.attemptErrors }),

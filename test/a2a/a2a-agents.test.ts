@@ -192,6 +192,9 @@ describe('an A2A agent registered with protocol "a2a"', () => {
       result: { echoed: { text: 'round trip', times: 2 } },
     });
     expect(agents().callsTo('a2a-inner')).toHaveLength(1);
+    // The SendMessage named the outer task, and the inner task was started on its behalf.
+    const [innerTask] = await database().collection('tasks').find({ agentId: inner.agentId }).toArray();
+    expect(innerTask).toMatchObject({ parentTaskId: taskId, rootTaskId: taskId, hops: 1 });
   });
   it("imports skills named after members of JavaScript's objects with their own schemas, and calls them", async () => {
     const { baseUrl, adminKey } = testStack();

@@ -137,6 +137,12 @@ describe('tasks on an MCP agent, called over MCP', () => {
         .map((request) => request.headers['mcp-session-id']),
     );
     expect(sessions.size).toBe(1);
+    // Each request of the shared session names the task it was made for.
+    const lineages = mcp()
+      .callsOf('tools/call')
+      .slice(-3)
+      .map((request) => request.headers['acs-task-lineage']);
+    expect(lineages.sort()).toEqual(tasks.map((taskId) => `parent=${taskId}; root=${taskId}; hops=0`).sort());
 
     const patched = await call('PATCH', `/agents/${agent.agentId}`, { apiKey: 'admin', body: { description: 'v2' } });
     expect(patched.status).toBe(200);
