@@ -228,6 +228,8 @@ async function serveApi(
     streamsOpen,
     roomRoutes: rooms.routes,
     limits,
+    // Read once the server listens (below): PORT 0 picks the port then.
+    ownAddress: { host: config.host, port: () => (server.address() as AddressInfo | null)?.port },
   });
   const app = createApp({
     logger: logger.child({ component: 'http' }),

@@ -1,8 +1,8 @@
-import type { Context } from 'koa';
 import { DocumentedRouter, routeTable, type RouteModule } from '../http/route-module';
 import { visibleAgentOr404 } from '../registry/routes';
 import type { AgentStore } from '../registry/agent-store';
 import type { AuthState } from '../auth/principal';
+import { serviceOriginOf } from '../http/service-origin';
 import { agentCard, serviceCard } from './agent-card';
 
 export const AGENT_CARD_ROUTES = routeTable({
@@ -30,14 +30,11 @@ export const AGENT_CARD_ROUTES = routeTable({
 export function createAgentCardRoutes(agents: Pick<AgentStore, 'findVisible'>): RouteModule {
   const router = new DocumentedRouter(AGENT_CARD_ROUTES);
   router.serve('GET /.well-known/agent-card.json', (ctx) => {
-    ctx.body = serviceCard(originOf(ctx));
+    ctx.body = serviceCard(serviceOriginOf(ctx));
   });
   router.serve('GET /agents/:agentId/.well-known/agent-card.json', async (ctx) => {
     const principal = (ctx.state as AuthState).principal;
-    ctx.body = agentCard(await visibleAgentOr404(agents, principal, ctx.params.agentId), originOf(ctx));
+    ctx.body = agentCard(await visibleAgentOr404(agents, principal, ctx.params.agentId), serviceOriginOf(ctx));
   });
   return router.module();
 }
-
-/** The service's origin as the caller reached it (Koa 3's `ctx.origin` is the request's Origin header). */
-const originOf = (ctx: Context): string => `${ctx.protocol}://${ctx.host}`;

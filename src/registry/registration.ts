@@ -1,6 +1,7 @@
 import { participantKey, type ParticipantRef } from '../auth/participant';
 import { ApiError, ErrorCode, invalid } from '../http/errors';
 import { requireCallableUrl } from '../agent-calls/outbound-guard';
+import { leadsToOwnService, type OwnAddress } from '../agent-calls/own-endpoint';
 import { AgentProtocol, CAPABILITY_CATEGORIES, type Agent, type AgentCapabilities, type JsonSchema } from './agent';
 import type { AgentRegistrationFields, AgentUpdateFields } from './registration-schema';
 import { SchemaRejected } from '../user-schemas/compiler';
@@ -32,6 +33,8 @@ export type AgentRegistration = Pick<Agent, Exclude<(typeof REGISTRATION_FIELDS)
 export interface RegistrationRules {
   allowInsecureAgentUrls: boolean;
   schemas: SchemaChecks;
+  /** Where this service listens: an agent's endpoint may not lead back to it. */
+  ownAddress: OwnAddress;
 }
 
 const ALIASES = [
@@ -78,6 +81,7 @@ function pickRegistration(source: AgentRegistration): AgentRegistration {
 export async function registrationFrom(
   fields: AgentRegistrationFields<ParticipantRef>,
   rules: RegistrationRules,
+  origin?: string,
 ): Promise<AgentRegistration> {
   const resolved = resolveAliases(fields);
   for (const name of ['mcpUrl', 'chatUrl', 'capabilities'] as const) {
@@ -90,7 +94,7 @@ export async function registrationFrom(
     visibility: resolved.visibility ?? 'public',
     sharedWith: withoutRepeats(resolved.sharedWith ?? []),
   };
-  await checkRegistration(registration, rules);
+  await checkRegistration(registration, rules, origin);
   return registration;
 }
 
@@ -99,24 +103,46 @@ export async function updatedRegistration(
   current: AgentRegistration,
   update: AgentUpdateFields<ParticipantRef>,
   rules: RegistrationRules,
+  origin?: string,
 ): Promise<AgentRegistration> {
   const resolved = resolveAliases(update);
   const merged: AgentRegistration = { ...current, ...pickRegistration(resolved as AgentRegistration) };
   if (resolved.sharedWith) merged.sharedWith = withoutRepeats(resolved.sharedWith);
   // `headers` replaces the stored ones whole; `{}` removes them.
   if (resolved.headers !== undefined && Object.keys(resolved.headers).length === 0) delete merged.headers;
-  await checkRegistration(merged, rules);
+  await checkRegistration(merged, rules, origin);
   return merged;
 }
 
-/** What the schema cannot say: the rules of the URLs the service calls, the headers, unique capability names, and every agent-supplied schema compiling. */
-async function checkRegistration(registration: AgentRegistration, rules: RegistrationRules): Promise<void> {
+/**
+ * What the schema cannot say: the rules of the URLs the service calls, an endpoint that is not the
+ * service itself, the headers, unique capability names, and every agent-supplied schema compiling.
+ * `origin` is the service's URL as the request reached it.
+ */
+async function checkRegistration(
+  registration: AgentRegistration,
+  rules: RegistrationRules,
+  origin?: string,
+): Promise<void> {
   // The URLs the service itself calls; the others are only shown to users.
   for (const name of ['mcpUrl', 'callbackUrl'] as const)
     requireCallableUrl(registration[name], name, rules.allowInsecureAgentUrls);
+  requireEndpointElsewhere(registration.mcpUrl, rules, origin);
   checkHeaders(registration);
   checkUniqueNames(registration.capabilities);
   await compileSchemas(registration.capabilities, rules.schemas);
+}
+
+/**
+ * 400 for an endpoint that leads back to this service's own A2A or MCP endpoints (leadsToOwnService):
+ * every task of such an agent would start another task of the service, without end.
+ */
+export function requireEndpointElsewhere(url: string, rules: RegistrationRules, origin?: string): void {
+  if (!leadsToOwnService(url, rules.ownAddress, origin)) return;
+  throw invalid(
+    'mcpUrl leads back to this service (its own /a2a/ or MCP endpoint, or its own address and port): every task of the agent would start another. Register the agent behind it instead',
+    [{ path: '/mcpUrl', message: 'must not be this service itself' }],
+  );
 }
 
 /**

@@ -5,6 +5,7 @@ import { isAdmin, PrincipalKind, requireKind, requirePrincipal, type Principal }
 import { newSigningSecret } from '../auth/signing-secret';
 import { DocumentedRouter, routeTable, type RouteModule } from '../http/route-module';
 import { ApiError, ErrorCode, forbidden, invalid } from '../http/errors';
+import { serviceOriginOf } from '../http/service-origin';
 import { validator } from '../http/validate';
 import { requireCallableUrl } from '../agent-calls/outbound-guard';
 import { canonicalJson } from '../util/canonical-json';
@@ -28,6 +29,7 @@ import {
   agentFieldsOf,
   registrationFrom,
   registrationOf,
+  requireEndpointElsewhere,
   updatedRegistration,
   type RegistrationRules,
 } from './registration';
@@ -150,9 +152,14 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
   const router = new DocumentedRouter(REGISTRY_ROUTES);
 
   /** What an import changes of an agent: its capabilities, and the endpoint an A2A agent's card names, checked as a registered one is. */
-  function importedInto({ capabilities, endpointUrl }: Awaited<ReturnType<CapabilityImporter>>, current: string) {
+  function importedInto(
+    { capabilities, endpointUrl }: Awaited<ReturnType<CapabilityImporter>>,
+    current: string,
+    origin: string,
+  ) {
     if (endpointUrl === undefined) return { capabilities, endpointUrl: current };
     requireCallableUrl(endpointUrl, 'mcpUrl', rules.allowInsecureAgentUrls);
+    requireEndpointElsewhere(endpointUrl, rules, origin);
     return { capabilities, endpointUrl };
   }
 
@@ -174,10 +181,11 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
         ...(imports ? { capabilities: { tools: [] } } : {}),
       },
       rules,
+      serviceOriginOf(ctx),
     );
     let fields = agentFieldsOf(registration);
     const imported = imports ? await importCapabilities(fields) : undefined;
-    if (imported) fields = { ...fields, ...importedInto(imported, fields.endpointUrl) };
+    if (imported) fields = { ...fields, ...importedInto(imported, fields.endpointUrl, serviceOriginOf(ctx)) };
     const now = new Date();
     const agent: Agent = {
       id: randomUUID(),
@@ -248,6 +256,7 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
       registrationOf(agent),
       { ...update, sharedWith: await typedSharing(update.sharedWith, agents) },
       rules,
+      serviceOriginOf(ctx),
     );
     // The registration replaces the stored one whole: headers it no longer has are gone.
     const { headers: _replaced, ...unregistered } = agent;
@@ -276,7 +285,7 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
     if (!isAdmin(principal)) await refreshLimit.consume(agent.id);
     const imported = await importCapabilities(agent);
     const { warnings } = imported;
-    const read = importedInto(imported, agent.endpointUrl);
+    const read = importedInto(imported, agent.endpointUrl, serviceOriginOf(ctx));
     if (canonicalJson(read) === canonicalJson({ endpointUrl: agent.endpointUrl, capabilities: agent.capabilities })) {
       ctx.body = { ...agentView(agent, principal), warnings };
       return;

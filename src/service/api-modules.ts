@@ -2,6 +2,7 @@ import type { Gauge } from 'prom-client';
 import { createA2aEndpoint } from '../a2a/endpoint';
 import { createAgentCardRoutes } from '../a2a/routes';
 import { outboundDispatcher } from '../agent-calls/outbound-guard';
+import type { OwnAddress } from '../agent-calls/own-endpoint';
 import type { ApiKeyStore } from '../auth/api-keys';
 import { createKeyRoutes } from '../auth/key-routes';
 import type { Config } from '../config/config';
@@ -45,6 +46,8 @@ export interface ApiParts {
   /** The rooms' routes, which the rooms build with their WebSocket. */
   roomRoutes: RouteModule;
   limits: Limits;
+  /** Where this process's API listens: no agent's endpoint may lead back to it. */
+  ownAddress: OwnAddress;
 }
 
 /**
@@ -69,13 +72,14 @@ export function apiModules({
   streamsOpen,
   roomRoutes,
   limits,
+  ownAddress,
 }: ApiParts): RouteModule[] {
   return [
     createRegistryRoutes({
       agents,
       directory,
       apiKeys,
-      rules: { allowInsecureAgentUrls: config.allowInsecureAgentUrls, schemas },
+      rules: { allowInsecureAgentUrls: config.allowInsecureAgentUrls, schemas, ownAddress },
       importCapabilities: capabilityImporter(
         {
           dispatcher: outboundDispatcher({

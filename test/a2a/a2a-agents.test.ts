@@ -6,6 +6,7 @@ import { call, expectError } from '../support/http';
 import { startTask, tool, waitForTask } from '../support/tasks';
 import { until } from '../support/until';
 import { useTestDatabase } from '../support/database';
+import { useSecondApi } from '../support/second-api';
 
 describe('an A2A agent registered with protocol "a2a"', () => {
   const a2a = useA2aAgent({
@@ -16,6 +17,9 @@ describe('an A2A agent registered with protocol "a2a"', () => {
   });
   const agents = useAgentServer();
   const database = useTestDatabase();
+  // Agents of this service called over A2A are reached through another of its API processes: an
+  // agent whose endpoint leads back to the process it is registered with is refused.
+  const otherProcess = useSecondApi('a2a-agents');
 
   /** The agent registered by its card's URL, its skills imported as tools. */
   const registerByCard = () => registerAgent({ protocol: 'a2a', mcpUrl: a2a().cardUrl, capabilities: undefined });
@@ -160,7 +164,8 @@ describe('an A2A agent registered with protocol "a2a"', () => {
     expectError(reserved, 400, 'VALIDATION_ERROR');
   });
   it("calls an agent of this service through its own A2A endpoint, registered by its card with the owner's key", async () => {
-    const { baseUrl, adminKey } = testStack();
+    const { adminKey } = testStack();
+    const baseUrl = otherProcess();
     const inner = await registerAgent({
       mcpUrl: agents().route('a2a-inner', (received) =>
         completes({ echoed: (received.body as { params: unknown }).params })(received),
@@ -197,7 +202,8 @@ describe('an A2A agent registered with protocol "a2a"', () => {
     expect(innerTask).toMatchObject({ parentTaskId: taskId, rootTaskId: taskId, hops: 1 });
   });
   it("imports skills named after members of JavaScript's objects with their own schemas, and calls them", async () => {
-    const { baseUrl, adminKey } = testStack();
+    const { adminKey } = testStack();
+    const baseUrl = otherProcess();
     const names = ['__proto__', 'constructor', 'toString'];
     const inner = await registerAgent({
       mcpUrl: agents().route('a2a-object-members', (received) =>
@@ -226,7 +232,8 @@ describe('an A2A agent registered with protocol "a2a"', () => {
   });
 
   it('leaves out a skill whose card schema is not an object, as an MCP tool, and names it in warnings', async () => {
-    const { baseUrl, adminKey } = testStack();
+    const { adminKey } = testStack();
+    const baseUrl = otherProcess();
     const inner = await registerAgent({ mcpUrl: agents().route('a2a-inner-scalar', completes({})) });
     // Stored as a registration before the object rule: its card still offers the schema.
     const tools = [

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { accepts, useAgentServer, type AgentBehaviour, type AgentReply } from '../support/agent-server';
-import { registerAgent, type RegisteredAgent } from '../support/agents';
+import { agentRegistration, registerAgent, type RegisteredAgent } from '../support/agents';
 import { useTestDatabase } from '../support/database';
 import { gate } from '../support/gate';
 import { call, expectError, type Reply } from '../support/http';
 import { startTask, tool, waitForTask } from '../support/tasks';
+import { testStack } from '../support/test-stack';
 import { until } from '../support/until';
 
 /** MAX_TASK_DEPTH as the test service runs it: the default. */
@@ -253,5 +254,45 @@ describe('tasks started on behalf of other tasks', () => {
       expect(garbled.body.error).toMatchObject({ code: -32600 });
       expect(await tasksOf(agent.agentId)).toHaveLength(0);
     });
+  });
+});
+
+describe("an agent whose endpoint is this service's own", () => {
+  const refusedRegistration = async (overrides: Record<string, unknown>) => {
+    const reply = await call('POST', '/agents', { apiKey: 'admin', body: agentRegistration(overrides) });
+    return expectError(reply, 400, 'VALIDATION_ERROR');
+  };
+
+  it('is refused at registration and on change: its /a2a/ or /mcp endpoint, or any path on its own port, however spelt', async () => {
+    const { baseUrl: own } = testStack();
+    const port = new URL(own).port;
+    const someAgent = await registerAgent();
+    for (const mcpUrl of [
+      `${own}/a2a/${someAgent.agentId}`,
+      `http://localhost:${port}/a2a/${someAgent.agentId}`,
+      `http://127.1:${port}/A2A/${someAgent.agentId}`,
+      `http://[::1]:${port}/a2a/${someAgent.agentId}`,
+      `http://0.0.0.0:${port}/tasks`,
+    ]) {
+      expect(await refusedRegistration({ protocol: 'a2a', mcpUrl })).toMatchObject({
+        message: expect.stringContaining('leads back to this service'),
+        details: [{ path: '/mcpUrl', message: 'must not be this service itself' }],
+      });
+    }
+    expect(await refusedRegistration({ protocol: 'mcp', mcpUrl: `${own}/mcp` })).toMatchObject({
+      details: [{ path: '/mcpUrl' }],
+    });
+    // Its own card leads to its own endpoint.
+    await refusedRegistration({
+      protocol: 'a2a',
+      mcpUrl: `${own}/agents/${someAgent.agentId}/.well-known/agent-card.json`,
+      capabilities: undefined,
+    });
+    const changed = await call('PATCH', `/agents/${someAgent.agentId}`, {
+      apiKey: 'admin',
+      body: { protocol: 'a2a', mcpUrl: `${own}/a2a/${someAgent.agentId}` },
+    });
+    expectError(changed, 400, 'VALIDATION_ERROR');
+    expect((await call('GET', `/agents/${someAgent.agentId}`, { apiKey: 'admin' })).body.mcpUrl).toBe(someAgent.mcpUrl);
   });
 });
