@@ -11,6 +11,10 @@ import type { TaskStore } from './task-store';
 import { TaskLauncher } from './task-launcher';
 import type { TemporalHandle } from './temporal-client';
 
+/** Schema checks off the event loop, as the service makes them: one pool for the file. */
+const schemas = new CheckPool({ threads: 1, timeoutMs: 10_000 });
+afterAll(() => schemas.close());
+
 const agent = {
   id: 'agent-1',
   name: 'Echo',
@@ -107,7 +111,7 @@ function launcherWith({
     agents: { findVisible: async () => agent } as unknown as RecentAgents,
     taskStore,
     temporal,
-    schemas: new CheckPool({ threads: 1, timeoutMs: 10_000 }),
+    schemas,
     logger: pino({ level: 'silent' }),
     config: {
       taskQueue: 'tasks',

@@ -17,6 +17,10 @@ import { testStack } from '../support/test-stack';
 import { createMetrics } from '../../src/ops/metrics';
 import { CheckPool } from '../../src/user-schemas/check-pool';
 
+/** Schema checks off the event loop, as the service makes them: one pool for the file. */
+const schemas = new CheckPool({ threads: 1, timeoutMs: 10_000 });
+afterAll(() => schemas.close());
+
 const CONFIRMATION = {
   type: 'object' as const,
   properties: { confirm: { type: 'boolean' as const } },
@@ -116,7 +120,7 @@ describe('an MCP agent that asks for input through elicitation', () => {
       const elicitation = new TaskElicitation(
         taskStore,
         new TaskClaims(store),
-        new CheckPool({ threads: 1, timeoutMs: 10_000 }),
+        schemas,
         { taskId },
         { deadline: Date.now() + 1_600, signal: new AbortController().signal },
       );

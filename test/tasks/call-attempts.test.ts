@@ -16,6 +16,10 @@ import { testStack } from '../support/test-stack';
 import { createMetrics } from '../../src/ops/metrics';
 import { CheckPool } from '../../src/user-schemas/check-pool';
 
+/** Schema checks off the event loop, as the service makes them: one pool for the file. */
+const schemas = new CheckPool({ threads: 1, timeoutMs: 10_000 });
+afterAll(() => schemas.close());
+
 /**
  * The call activity run by itself (Temporal's mock activity environment) against the test stack's
  * MongoDB: what one attempt writes to the task store, and what a retried attempt finds there.
@@ -35,7 +39,7 @@ describe('one attempt of the call activity', () => {
       new RecentAgents(stackAgents(store)),
       taskStore,
       new TaskClaims(store),
-      new CheckPool({ threads: 1, timeoutMs: 10_000 }),
+      schemas,
       outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 5_000 }),
       { callTimeoutMs: 5_000, maxReplyBytes: 65_536 },
       createMetrics(),
@@ -220,7 +224,7 @@ describe('one attempt of the call activity', () => {
       new RecentAgents(stackAgents(store)),
       unwritable,
       new TaskClaims(store),
-      new CheckPool({ threads: 1, timeoutMs: 10_000 }),
+      schemas,
       outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 5_000 }),
       { callTimeoutMs: 5_000, maxReplyBytes: 65_536 },
       createMetrics(),

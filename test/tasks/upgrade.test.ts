@@ -23,6 +23,10 @@ import { testStack } from '../support/test-stack';
 import { createMetrics } from '../../src/ops/metrics';
 import { CheckPool } from '../../src/user-schemas/check-pool';
 
+/** The workers' schema checks: one pool for the file. */
+const schemas = new CheckPool({ threads: 1, timeoutMs: 10_000 });
+afterAll(() => schemas.close());
+
 const ROOT = path.resolve(__dirname, '..', '..');
 
 /**
@@ -94,7 +98,7 @@ describe('upgrading the worker while a run is open', () => {
       logger: createLogger({ logLevel: 'warn' }),
       taskChanges: new TaskChanges({ workerInProcess: true }),
       agents: new RecentAgents(new AgentStore(store, secretBoxOf(config))),
-      schemas: new CheckPool(config.schemaChecks),
+      schemas,
       metrics: createMetrics(),
     });
     return Worker.create({
