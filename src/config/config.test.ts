@@ -159,6 +159,7 @@ describe('loadConfig', () => {
     expect(loadConfig({}).limits).toEqual({
       windowMs: 60_000,
       writesPerPrincipal: 1_200,
+      readsPerPrincipal: 6_000,
       anonymousPerAddress: 300,
       authFailuresPerAddress: 20,
       authFailureBlockMs: 300_000,
@@ -170,6 +171,7 @@ describe('loadConfig', () => {
     });
     const off = {
       RATE_LIMIT_WRITES: '0',
+      RATE_LIMIT_READS: '0',
       RATE_LIMIT_ANONYMOUS_REQUESTS: '0',
       RATE_LIMIT_AUTH_FAILURES: '0',
       WS_MAX_SOCKETS_PER_PRINCIPAL: '0',
@@ -179,6 +181,7 @@ describe('loadConfig', () => {
     };
     expect(loadConfig(off).limits).toMatchObject({
       writesPerPrincipal: 0,
+      readsPerPrincipal: 0,
       anonymousPerAddress: 0,
       authFailuresPerAddress: 0,
       socketsPerPrincipal: 0,

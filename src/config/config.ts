@@ -92,6 +92,8 @@ export interface LimitsConfig {
   windowMs: number;
   /** Writes (any method but GET, HEAD, OPTIONS) of one non-admin principal per window. */
   writesPerPrincipal: number;
+  /** Reads (GET, HEAD, OPTIONS, A2A reads, WebSocket handshakes) of one non-admin principal per window. */
+  readsPerPrincipal: number;
   /** Requests without a credential from one address per window (ops routes excepted). */
   anonymousPerAddress: number;
   /** Rejected credentials from one address per window; one more and the address is blocked. */
@@ -273,6 +275,7 @@ export function loadConfig(env: Env = process.env): Config {
     limits: {
       windowMs: read.integer('RATE_LIMIT_WINDOW_MS', 60_000, 100, HOUR_MS),
       writesPerPrincipal: read.integer('RATE_LIMIT_WRITES', 1_200, 0, 1_000_000_000),
+      readsPerPrincipal: read.integer('RATE_LIMIT_READS', 6_000, 0, 1_000_000_000),
       anonymousPerAddress: read.integer('RATE_LIMIT_ANONYMOUS_REQUESTS', 300, 0, 1_000_000_000),
       authFailuresPerAddress: read.integer('RATE_LIMIT_AUTH_FAILURES', 20, 0, 1_000_000_000),
       authFailureBlockMs: read.integer('AUTH_FAILURE_BLOCK_MS', 300_000, 0, 24 * HOUR_MS),

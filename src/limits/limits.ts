@@ -9,6 +9,7 @@ import { RateLimit } from './rate-limit';
 /** Every limit of one API process, each counted in its memory (docs/configuration.md, "Limits"). */
 export interface Limits {
   writesPerPrincipal: RateLimit;
+  readsPerPrincipal: RateLimit;
   anonymousPerAddress: RateLimit;
   authFailuresPerAddress: RateLimit;
   capabilityRefreshesPerAgent: RateLimit;
@@ -29,6 +30,15 @@ export function createLimits(config: LimitsConfig, logger: Logger, metrics: Metr
         points: config.writesPerPrincipal,
         windowMs,
         message: `More than ${config.writesPerPrincipal} writes by this credential in ${windowMs} ms`,
+      },
+      reporter,
+    ),
+    readsPerPrincipal: new RateLimit(
+      {
+        name: 'reads',
+        points: config.readsPerPrincipal,
+        windowMs,
+        message: `More than ${config.readsPerPrincipal} reads by this credential in ${windowMs} ms`,
       },
       reporter,
     ),

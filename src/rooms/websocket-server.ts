@@ -38,7 +38,10 @@ export interface RoomWebSocketDeps {
   maxMessageChars: number;
   heartbeatMs: number;
   maxBufferedBytes: number;
-  limits: Pick<Limits, 'socketsPerPrincipal' | 'socketsPerAddress' | 'writesPerPrincipal' | 'clientAddress'>;
+  limits: Pick<
+    Limits,
+    'socketsPerPrincipal' | 'socketsPerAddress' | 'writesPerPrincipal' | 'readsPerPrincipal' | 'clientAddress'
+  >;
   errorMappers: readonly ErrorMapper[];
 }
 
@@ -97,6 +100,8 @@ export class RoomWebSocketServer {
         );
       const participant = participantOf(principal);
       if (!participant) throw forbidden('Room connections are for humans and agents');
+      // A handshake is one read of its credential, however long the socket then stays open.
+      await this.deps.limits.readsPerPrincipal.consume(principalKey(principal));
       const since = parseSince(url.searchParams.get('since'));
       const roomId = decodedSegment(match[1]);
       const room = roomId === undefined ? undefined : await this.deps.rooms.findById(roomId);

@@ -17,7 +17,7 @@ export interface AppDeps {
   metrics: Metrics;
   maxBodyBytes: number;
   authenticator: Authenticator;
-  limits: Pick<Limits, 'writesPerPrincipal' | 'anonymousPerAddress' | 'clientAddress'>;
+  limits: Pick<Limits, 'writesPerPrincipal' | 'readsPerPrincipal' | 'anonymousPerAddress' | 'clientAddress'>;
   /** Routes that need no credential and run before authentication (health, metrics). */
   opsRouter: Router;
   modules: RouteModule[];

@@ -187,9 +187,11 @@ beforeAll(async () => {
     ALLOW_PRIVATE_AGENT_URLS: 'false',
     MONGODB_DATABASE: `acs_fuzz_${process.pid}`,
     MAX_BODY_BYTES: String(MAX_BODY_BYTES),
-    // Thousands of writes by one key: at the default limit most would stop at the limiter, short of
-    // the handlers they aim at. The limits have their own test (test/limits.test.ts).
+    // Thousands of writes and reads by one key: at the default limits many would stop at the limiter,
+    // short of the handlers they aim at. The limits have their own tests (test/limits.test.ts,
+    // test/fair-reads.test.ts).
     RATE_LIMIT_WRITES: '0',
+    RATE_LIMIT_READS: '0',
     LOG_LEVEL: 'warn',
   });
   const stack = testStack();

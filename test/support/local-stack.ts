@@ -135,8 +135,9 @@ export function serviceEnv(
     // A terminated workflow's tasks are ended within a second rather than 10 s.
     ENDED_RUNS_CHECK_MS: '500',
     // Every test calls from 127.0.0.1, so per-address limits would count the whole suite as one
-    // client: they are raised far beyond it. Per-principal limits keep their defaults, which the
-    // suite's fresh principals stay under. test/limits.test.ts tests the limits on a service of its own.
+    // client: they are raised far beyond it. Per-principal limits (writes, reads) keep their defaults,
+    // which the suite's fresh principals stay under (a test polls every 50 ms at most: 1 200 reads a
+    // minute). test/limits.test.ts and test/fair-reads.test.ts test the limits on services of their own.
     RATE_LIMIT_ANONYMOUS_REQUESTS: '1000000',
     RATE_LIMIT_AUTH_FAILURES: '1000000',
     WS_MAX_SOCKETS_PER_ADDRESS: '100000',
