@@ -1,7 +1,8 @@
 import type { Principal } from '../auth/principal';
 import { IdIndex, KeyedIdIndex } from '../store/id-index';
 import { LiveCopy } from '../store/live-copy';
-import { canSee, ifVisible, type Agent } from './agent';
+import { RecordCache } from '../store/record-cache';
+import { canSee, type ListedAgent } from './agent';
 import type { AgentStore, DirectoryEntry } from './agent-store';
 import type { SearchCandidate } from './search';
 
@@ -12,15 +13,19 @@ export const DIRECTORY_MAX_AGE_MS = 10 * 60_000;
  * What lists and searches of agents need, for every agent, in memory: a query beyond `_id` may read the
  * whole collection (src/store/mongo.ts). Every change through AgentStore, in any process, is
  * recorded in its ChangeLog, and each request first refreshes the agents changed since (LiveCopy):
- * every process lists a change from the next request on. The agents of a page are then read by
- * `_id`, and visibility is `canSee` on the entry (to choose) and on the agent read (to answer).
+ * every process lists a change from the next request on. The agents of a page come from a cache of
+ * agents as lists show them, which forgets an agent when the log names it: only those not read
+ * since they last changed are read by `_id`. Visibility is `canSee` on the entry (to choose) and on
+ * the agent (to answer).
  */
 export class AgentDirectory {
   private entries = new IdIndex<DirectoryEntry>();
   private byToken = new KeyedIdIndex<DirectoryEntry>();
   private readonly copy: LiveCopy<DirectoryEntry[]>;
+  private readonly listed: RecordCache<ListedAgent>;
 
   constructor(private readonly agents: AgentStore) {
+    this.listed = new RecordCache((agentId) => this.agents.findListed(agentId));
     this.copy = new LiveCopy(
       agents.changes,
       {
@@ -42,7 +47,7 @@ export class AgentDirectory {
     principal: Principal,
     page: { limit: number; after?: string },
     operation?: string,
-  ): Promise<Agent[]> {
+  ): Promise<ListedAgent[]> {
     await this.copy.catchUp();
     const chosen = this.entries.page(
       page.limit,
@@ -76,12 +81,9 @@ export class AgentDirectory {
     return [...found.values()];
   }
 
-  /** The agents of `agentIds` that `principal` may see, in the order of `agentIds`: one read by `_id` each. */
-  async findVisibleByIds(principal: Principal, agentIds: string[]): Promise<Agent[]> {
-    const agents = await Promise.all(
-      agentIds.map(async (agentId) => ifVisible(principal, await this.agents.findById(agentId))),
-    );
-    return agents.filter((agent): agent is Agent => agent !== null);
+  /** The agents of `agentIds` that `principal` may see, in the order of `agentIds`: read by `_id` those not read since they changed. */
+  async findVisibleByIds(principal: Principal, agentIds: string[]): Promise<ListedAgent[]> {
+    return (await this.listed.getMany(agentIds)).filter((agent) => canSee(principal, agent));
   }
 
   private install(all: DirectoryEntry[]): void {
@@ -91,6 +93,7 @@ export class AgentDirectory {
       byToken.set(entry, entry.searchTokens);
     }
     [this.entries, this.byToken] = [entries, byToken];
+    this.listed.clear();
   }
 
   private async refresh(agentIds: string[]): Promise<void> {
@@ -98,6 +101,7 @@ export class AgentDirectory {
       agentIds.map(async (agentId) => [agentId, await this.agents.directoryEntry(agentId)] as const),
     );
     for (const [agentId, entry] of read) {
+      this.listed.forget(agentId);
       const previous = this.entries.get(agentId);
       if (previous) this.byToken.delete(agentId, previous.searchTokens);
       if (entry) {

@@ -3,7 +3,7 @@ import type { Principal } from '../auth/principal';
 import type { SecretBox } from '../auth/secret-box';
 import { ChangeLog } from '../store/change-log';
 import { isDuplicateKey, type Store } from '../store/mongo';
-import { AgentProtocol, canSee, type Agent, type AgentDocument } from './agent';
+import { AgentProtocol, canSee, type Agent, type AgentDocument, type ListedAgent } from './agent';
 import { derivedFields } from './search';
 
 export const AGENTS_COLLECTION = 'agents';
@@ -101,13 +101,30 @@ export class AgentStore {
   }
 
   private fromDocument(document: AgentDocument): Agent {
+    const { signingSecret, headers, ...shown } = document;
+    return {
+      ...this.shownFields(shown),
+      signingSecret: this.openSecret(document._id, signingSecret),
+      ...(headers === undefined ? {} : { headers: this.openHeaders(document._id, headers) }),
+    };
+  }
+
+  private listedFromDocument(document: Omit<AgentDocument, 'signingSecret'>): ListedAgent {
+    const { headers, ...shown } = document;
+    return {
+      ...this.shownFields(shown),
+      headerNames: headers === undefined ? [] : Object.keys(this.openHeaders(document._id, headers)),
+    };
+  }
+
+  private shownFields(
+    document: Omit<AgentDocument, 'signingSecret' | 'headers'>,
+  ): Omit<Agent, 'signingSecret' | 'headers'> {
     const {
       _id,
       mcpUrl,
       capabilities,
-      signingSecret,
       protocol,
-      headers,
       operations: _operations,
       searchTokens: _searchTokens,
       searchFields: _searchFields,
@@ -117,13 +134,13 @@ export class AgentStore {
       id: _id,
       endpointUrl: mcpUrl,
       capabilities: JSON.parse(capabilities) as Agent['capabilities'],
-      signingSecret: this.openSecret(_id, signingSecret),
       protocol: protocol ?? AgentProtocol.ACS,
-      ...(headers === undefined
-        ? {}
-        : { headers: JSON.parse(this.secrets.open(headers, headersContextOf(_id))) as Record<string, string> }),
       ...rest,
     };
+  }
+
+  private openHeaders(agentId: string, sealed: string): Record<string, string> {
+    return JSON.parse(this.secrets.open(sealed, headersContextOf(agentId))) as Record<string, string>;
   }
 
   /** Reads both forms: a plaintext secret of an older version stays usable until `sealStoredSecrets` seals it. */
@@ -166,6 +183,12 @@ export class AgentStore {
   async findById(agentId: string): Promise<Agent | null> {
     const document = await this.collection.findOne({ _id: agentId });
     return document ? this.fromDocument(document) : null;
+  }
+
+  /** The agent as lists show it, its secrets neither read nor opened; null when it is gone. */
+  async findListed(agentId: string): Promise<ListedAgent | null> {
+    const document = await this.collection.findOne({ _id: agentId }, { projection: { signingSecret: 0 } });
+    return document ? this.listedFromDocument(document) : null;
   }
 
   /** The agent when it exists and `principal` may see it; null otherwise (callers answer 404 either way). */

@@ -1,12 +1,12 @@
 import { principalRef, type Principal } from '../auth/principal';
-import { canManageAgent, type Agent } from './agent';
+import { canManageAgent, type Agent, type ListedAgent } from './agent';
 
 /**
  * An agent as the API shows it: a superset of the spec's response shapes A (`agentId`, `status`)
  * and B (`id`, timestamps, ...). Secrets never appear here; who owns it and whom it is shared with
  * only its managers see.
  */
-export function agentView(agent: Agent, principal: Principal) {
+export function agentView(agent: Agent | ListedAgent, principal: Principal) {
   return {
     agentId: agent.id,
     id: agent.id,
@@ -31,7 +31,7 @@ export function agentView(agent: Agent, principal: Principal) {
           sharedWith: agent.sharedWith,
           callbackUrl: agent.callbackUrl ?? null,
           // Names only: the values are the owner's secrets.
-          headerNames: Object.keys(agent.headers ?? {}),
+          headerNames: 'headerNames' in agent ? agent.headerNames : Object.keys(agent.headers ?? {}),
         }
       : {}),
   };

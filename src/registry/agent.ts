@@ -79,6 +79,9 @@ export interface Agent {
   updatedAt: Date;
 }
 
+/** An agent as lists keep it in memory and show it: without its secrets, its headers by name only. */
+export type ListedAgent = Omit<Agent, 'signingSecret' | 'headers'> & { headerNames: string[] };
+
 /**
  * An agent as MongoDB stores it. `capabilities` is kept as JSON text: schemas hold keys such as
  * `$ref` or `a.b` that stores refuse as field names in places (src/store/mongo.ts). What queries need

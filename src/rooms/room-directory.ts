@@ -1,5 +1,6 @@
 import { IdIndex, KeyedIdIndex } from '../store/id-index';
 import { LiveCopy } from '../store/live-copy';
+import { RecordCache } from '../store/record-cache';
 import { participantKey, type ParticipantRef } from '../auth/participant';
 import { isParticipant, type Room } from './room';
 import type { RoomListing, RoomStore } from './room-store';
@@ -11,16 +12,19 @@ export const ROOM_LISTING_MAX_AGE_MS = 10 * 60_000;
  * Which rooms are public, and whose rooms each room is, in memory: a query beyond `_id` may read the
  * whole collection (src/store/mongo.ts), and `GET /rooms` needs no credential. Every room created
  * and every change of participants, in any process, is recorded in the rooms' ChangeLog, and each
- * request first refreshes the rooms changed since (LiveCopy). A page's rooms are then read by
- * `_id` and checked again.
+ * request first refreshes the rooms changed since (LiveCopy). A page's rooms come from a cache
+ * that forgets a room when the log names it (only those not read since they changed are read by
+ * `_id`), and are checked again.
  */
 export class RoomDirectory {
   private allRooms = new IdIndex<RoomListing>();
   private publicRooms = new IdIndex<RoomListing>();
   private byMember = new KeyedIdIndex<RoomListing>();
   private readonly copy: LiveCopy<RoomListing[]>;
+  private readonly records: RecordCache<Room>;
 
   constructor(private readonly rooms: RoomStore) {
+    this.records = new RecordCache((roomId) => this.rooms.findById(roomId));
     this.copy = new LiveCopy(
       rooms.changes,
       {
@@ -51,9 +55,8 @@ export class RoomDirectory {
     return rooms.filter((room) => isParticipant(room, participant));
   }
 
-  private async readRooms(listings: RoomListing[]): Promise<Room[]> {
-    const rooms = await Promise.all(listings.map((listing) => this.rooms.findById(listing.id)));
-    return rooms.filter((room): room is Room => room !== null);
+  private readRooms(listings: RoomListing[]): Promise<Room[]> {
+    return this.records.getMany(listings.map((listing) => listing.id));
   }
 
   private install(listings: RoomListing[]): void {
@@ -68,11 +71,13 @@ export class RoomDirectory {
       byMember.set(listing, listing.memberKeys);
     }
     [this.allRooms, this.publicRooms, this.byMember] = [allRooms, publicRooms, byMember];
+    this.records.clear();
   }
 
   /** Rooms are never deleted; their participants change. */
   private async refresh(roomIds: string[]): Promise<void> {
     const read = await Promise.all(roomIds.map((roomId) => this.rooms.listing(roomId)));
+    for (const roomId of roomIds) this.records.forget(roomId);
     for (const listing of read) {
       if (!listing) continue;
       this.byMember.delete(listing.id, this.allRooms.get(listing.id)?.memberKeys ?? []);
