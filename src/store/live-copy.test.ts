@@ -67,6 +67,24 @@ describe('LiveCopy', () => {
     expect(calls.readAll).toBe(2);
   });
 
+  it("shares reads of the log's number among the requests that arrive while one is under way, each seeing every change recorded before it", async () => {
+    const { changedIds, copy, calls } = setUp();
+    await copy.catchUp();
+    const log = (copy as unknown as { log: ChangeLog }).log;
+    const counted = log.lastSeq.bind(log);
+    let counterReads = 0;
+    log.lastSeq = () => {
+      counterReads += 1;
+      return counted();
+    };
+    // The first read is under way when the change is recorded: the requests after the change share a later read.
+    const first = copy.catchUp();
+    changedIds.push('a');
+    await Promise.all([first, ...Array.from({ length: 15 }, () => copy.catchUp())]);
+    expect(counterReads).toBe(2);
+    expect(calls.refreshed).toEqual([['a']]);
+  });
+
   it('reads whole when it is further behind than the log keeps', async () => {
     const { changedIds, copy, calls } = setUp();
     await copy.catchUp();

@@ -33,6 +33,9 @@ export class LiveCopy<Loaded> {
   private holeSince?: number;
   private queue: Promise<unknown> = Promise.resolve();
   private renewing = false;
+  /** The read of the log's last number under way, and the one that follows it (lastSeqSince). */
+  private counterRead?: Promise<number>;
+  private nextCounterRead?: Promise<number>;
 
   constructor(
     private readonly log: ChangeLog,
@@ -42,10 +45,38 @@ export class LiveCopy<Loaded> {
 
   /** Brings the copy up to every change recorded before this call. */
   async catchUp(): Promise<void> {
-    const wanted = await this.log.lastSeq();
+    const wanted = await this.lastSeqSince();
     if (this.seq >= 0 && Date.now() - this.readAt >= this.maxAgeMs) this.renewInBackground();
     for (let round = 0; round < MAX_ROUNDS && this.seq < wanted; round += 1)
       await this.oneAtATime(() => this.update(wanted));
+  }
+
+  /**
+   * The log's last number, read after this call began. Callers that arrive while a read is under
+   * way (it may have begun before them) share the one read that starts when it ends: a list loop of
+   * many requests reads the counter about once per round trip, not once per request, and leaves
+   * the store's connections to other callers.
+   */
+  private lastSeqSince(): Promise<number> {
+    if (!this.counterRead) return this.readCounter();
+    this.nextCounterRead ??= this.counterRead
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .then(() => {
+        this.nextCounterRead = undefined;
+        return this.readCounter();
+      });
+    return this.nextCounterRead;
+  }
+
+  private readCounter(): Promise<number> {
+    const read: Promise<number> = this.log.lastSeq().finally(() => {
+      if (this.counterRead === read) this.counterRead = undefined;
+    });
+    this.counterRead = read;
+    return read;
   }
 
   private oneAtATime<T>(step: () => T | Promise<T>): Promise<T> {
