@@ -8,7 +8,8 @@
 // Per size: as many agents, rooms and messages (all in one room). A read is repeated for up to 2 s
 // (at least 3 times, at most 50); the median counts. A change costs each process one write of the
 // change log and a refresh of that document; the first list of a process reads the directory whole
-// (timed once).
+// (timed once), and a page whose records the process has not read since they changed reads them by
+// `_id` (timed once).
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -36,6 +37,8 @@ const DATABASE = 'store_reads_bench';
 const ROOM = 'bench-room';
 const BATCH = 1_000;
 const PAGE = 50;
+/** The largest page of `GET /agents` and `GET /rooms`. */
+const LIST_PAGE = 200;
 /** One agent in this many has the searched word in its name. */
 const MATCH_EVERY = 100;
 const caller: Principal = { kind: PrincipalKind.HUMAN, id: 'bench-reader' };
@@ -163,8 +166,14 @@ async function main(): Promise<void> {
         await read();
         return Number(process.hrtime.bigint() - start) / 1e6;
       };
-      const wholeAgents = await once(() => new AgentDirectory(agents).listVisible(caller, { limit: 1 }));
-      const wholeRooms = await once(() => new RoomDirectory(rooms).listPublic(1));
+      const [freshAgents, freshRooms] = [new AgentDirectory(agents), new RoomDirectory(rooms)];
+      const wholeAgents = await once(() => freshAgents.listVisible(caller, { limit: 1 }));
+      const wholeRooms = await once(() => freshRooms.listPublic(1));
+      // The page's records not read since they changed (here: never read by this process).
+      const unreadAgents = await once(() =>
+        freshAgents.listVisible(caller, { limit: LIST_PAGE, after: 'agent-0000001' }),
+      );
+      const unreadRooms = await once(() => freshRooms.listPublic(LIST_PAGE, 'room-0000001'));
       await directory.listVisible(caller, { limit: 1 });
       await roomDirectory.listPublic(1);
       const changedAgents = await median(async () => {
@@ -220,6 +229,22 @@ async function main(): Promise<void> {
         },
       );
       await measure(
+        `GET /agents?limit=${LIST_PAGE}`,
+        () =>
+          store
+            .collection(AGENTS_COLLECTION)
+            .find({ $and: [visibleTo(caller), {}] })
+            .sort({ _id: 1 })
+            .limit(LIST_PAGE)
+            .toArray(),
+        () => directory.listVisible(caller, { limit: LIST_PAGE }),
+      );
+      await measure(
+        `GET /rooms?limit=${LIST_PAGE}`,
+        () => store.collection(ROOMS_COLLECTION).find({ private: false }).sort({ _id: 1 }).limit(LIST_PAGE).toArray(),
+        () => roomDirectory.listPublic(LIST_PAGE),
+      );
+      await measure(
         'GET /rooms?limit=1',
         () => store.collection(ROOMS_COLLECTION).find({ private: false }).sort({ _id: 1 }).limit(1).toArray(),
         () => roomDirectory.listPublic(1),
@@ -251,9 +276,13 @@ async function main(): Promise<void> {
         `| ${size} | ${what} | ${base.toFixed(2)} | | | ${ms.toFixed(1)} | ${(ms / base).toFixed(1)} × |`;
       rows.push(row('GET /agents?limit=1 after an agent changed (write + list)', baseline.agents, changedAgents));
       rows.push(row('GET /rooms?limit=1 after a room changed (write + list)', baseline.rooms, changedRooms));
+      rows.push(
+        row(`GET /agents?limit=${LIST_PAGE}, its agents not read before (once)`, baseline.agents, unreadAgents),
+      );
+      rows.push(row(`GET /rooms?limit=${LIST_PAGE}, its rooms not read before (once)`, baseline.rooms, unreadRooms));
       rows.push(row('first GET /agents of a process (directory read whole, once)', baseline.agents, wholeAgents));
       rows.push(row('first GET /rooms of a process (listing read whole, once)', baseline.rooms, wholeRooms));
-      console.log(rows.slice(-9).join('\n'));
+      console.log(rows.slice(-13).join('\n'));
     }
   } finally {
     await store.close();
