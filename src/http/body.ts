@@ -9,6 +9,17 @@ declare module 'koa' {
   }
 }
 
+/**
+ * A 400 for a body that is not JSON the service parses (malformed, or nested too deeply): a
+ * VALIDATION_ERROR like any other, told apart for protocols that name it themselves (JSON-RPC's
+ * Parse error).
+ */
+export class UnparsedBodyError extends ApiError {
+  constructor(message: string) {
+    super(ErrorCode.VALIDATION_ERROR, message);
+  }
+}
+
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 /**
  * How much of a refused body is still read, in multiples of the limit, before the 413 goes out. A
@@ -48,10 +59,10 @@ export function jsonBody(maxBytes: number) {
     try {
       body = JSON.parse(text);
     } catch (error) {
-      throw new ApiError(ErrorCode.VALIDATION_ERROR, `Malformed JSON body: ${(error as Error).message}`);
+      throw new UnparsedBodyError(`Malformed JSON body: ${(error as Error).message}`);
     }
     if (jsonTextNestsDeeperThan(text, MAX_JSON_DEPTH)) {
-      throw new ApiError(ErrorCode.VALIDATION_ERROR, `JSON body nests deeper than ${MAX_JSON_DEPTH} levels`);
+      throw new UnparsedBodyError(`JSON body nests deeper than ${MAX_JSON_DEPTH} levels`);
     }
     ctx.request.body = body;
     await next();

@@ -12,10 +12,21 @@ import { ApiError, ErrorCode, UnavailableError, UnavailableReason } from './erro
 export type ErrorMapper = (thrown: unknown) => ApiError | undefined;
 
 /**
- * Turns anything thrown below into the contract's error body. Known outages become 503; anything
- * unexpected is logged with its stack and answered 500 without internals.
+ * The answer to an error in a protocol of its own (A2A's JSON-RPC, say) for the requests a part
+ * claims, or undefined for the contract's body. The error's headers (`Retry-After`) go with either.
  */
-export function errorHandler(logger: Logger, unavailable: Counter, mappers: readonly ErrorMapper[] = []) {
+export type ErrorPresenter = (ctx: Context, error: ApiError) => { status: number; body: unknown } | undefined;
+
+/**
+ * Turns anything thrown below into the contract's error body, or a presenter's answer. Known
+ * outages become 503; anything unexpected is logged with its stack and answered 500 without internals.
+ */
+export function errorHandler(
+  logger: Logger,
+  unavailable: Counter,
+  mappers: readonly ErrorMapper[] = [],
+  presenters: readonly ErrorPresenter[] = [],
+) {
   return async function handleErrors(ctx: Context, next: Next): Promise<void> {
     try {
       await next();
@@ -26,9 +37,10 @@ export function errorHandler(logger: Logger, unavailable: Counter, mappers: read
         logger.error({ err: thrown, method: ctx.method, path: ctx.path }, 'request failed');
       }
       if (error instanceof UnavailableError) unavailable.inc({ reason: error.reason });
-      ctx.status = error.status;
+      const presented = presenters.map((present) => present(ctx, error)).find((answer) => answer !== undefined);
+      ctx.status = presented?.status ?? error.status;
       ctx.set(error.headers);
-      ctx.body = error.toBody();
+      ctx.body = presented ? presented.body : error.toBody();
     }
   };
 }

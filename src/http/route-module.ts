@@ -1,5 +1,6 @@
 import Router, { type RouterMiddleware } from '@koa/router';
 import type { Schema } from 'ajv';
+import type { ErrorPresenter } from './error-handler';
 
 /** Who may call an operation: anyone, any credential, or only an admin or service key. */
 export type Credential = 'none' | 'any' | 'adminOrService';
@@ -34,6 +35,8 @@ export interface RouteTable<K extends RouteKey = RouteKey> {
 /** A part's routes, as the app mounts them, with the table they were declared by. */
 export interface RouteModule extends RouteTable {
   router: Router;
+  /** Errors of the requests to these routes in their protocol's terms, those raised before the route too (body parsing). */
+  presentErrors?: ErrorPresenter;
 }
 
 /** Declares a route table; the keys' literal types let `DocumentedRouter.serve` refuse an undeclared route at compile time. */

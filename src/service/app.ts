@@ -31,7 +31,8 @@ export function createApp(deps: AppDeps): Koa {
   app.silent = true;
   app.use(setAnswerHeaders);
   app.use(requestLog(deps.logger, deps.metrics, deps.limits.clientAddress));
-  app.use(errorHandler(deps.logger, deps.metrics.unavailable, deps.errorMappers));
+  const presenters = deps.modules.flatMap((module) => (module.presentErrors ? [module.presentErrors] : []));
+  app.use(errorHandler(deps.logger, deps.metrics.unavailable, deps.errorMappers, presenters));
   app.use(deps.opsRouter.routes());
   app.use(jsonBody(deps.maxBodyBytes));
   app.use(deps.authenticator.middleware(deps.limits.clientAddress));
