@@ -6,7 +6,7 @@ import { DocumentedRouter, routeTable, type RouteModule } from '../http/route-mo
 import { visibleAgentOr404 } from '../registry/routes';
 import type { Agent } from '../registry/agent';
 import type { AgentStore } from '../registry/agent-store';
-import type { IdempotencyKeys } from '../tasks/idempotency-keys';
+import { IdempotencyKeyReusedError, type IdempotencyKeys } from '../tasks/idempotency-keys';
 import { answerInput, type TaskInputDeps } from '../tasks/task-inputs';
 import { MAX_TASK_WAIT_MS } from '../tasks/task-request-schema';
 import type { TaskDocument } from '../tasks/task-document';
@@ -23,8 +23,9 @@ import { toTaskView } from '../tasks/task-views';
 import { A2A_PROTOCOL_VERSION } from '../agent-calls/a2a-protocol';
 import { parseLineageHeader, TASK_LINEAGE_HEADER, type ParentTask } from '../agent-calls/task-lineage';
 import { a2aTask } from './a2a-task';
+import { asJsonRpcError, errorResponse, jsonRpcErrorOf } from './a2a-errors';
 import { JSON_RPC_REQUEST_SCHEMA, JsonRpcCode, JsonRpcError, readRequest } from './json-rpc';
-import { paramsOf, type MessagePart, type SendMessageParams } from './method-params';
+import { paramsOf, refuseUnsupportedParts, type MessagePart, type SendMessageParams } from './method-params';
 import { listTasks } from './task-list';
 import { streamTask, type TaskStreamDeps } from './task-stream';
 
@@ -51,7 +52,7 @@ export const A2A_ENDPOINT_ROUTES = routeTable({
       body: JSON_RPC_REQUEST_SCHEMA,
       success: [
         200,
-        'A JSON-RPC response: its result, or its error with an A2A or JSON-RPC code; for SendStreamingMessage and SubscribeToTask a text/event-stream of them',
+        'A JSON-RPC response: its result, or its error with an A2A or JSON-RPC code and google.rpc.ErrorInfo data (malformed JSON and a non-JSON body too); for SendStreamingMessage and SubscribeToTask a text/event-stream of them; 204 and nothing done for a notification (no id)',
       ],
       errors: { '404': 'AGENT_NOT_FOUND' },
     },
@@ -86,7 +87,13 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
     let id: string | number | null = null;
     try {
       const request = readRequest(ctx.request.body);
-      id = request.id ?? null;
+      // A notification: JSON-RPC forbids any answer to it, and each A2A method's outcome is its answer
+      // (A2A 1.0 §9.3 gives every request an id), so none is run unanswered.
+      if (request.id === undefined) {
+        ctx.status = 204;
+        return;
+      }
+      id = request.id;
       checkVersion(ctx);
       const onBehalfOf = parentNamedBy(ctx);
       const answered = await answer(
@@ -100,9 +107,9 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
       if ('stream' in answered) return await streamTask(ctx, deps, id, answered.stream);
       ctx.body = { jsonrpc: '2.0', id, result: answered.result };
     } catch (error) {
-      if (!(error instanceof JsonRpcError)) throw error;
-      const { code, message, data } = error;
-      ctx.body = { jsonrpc: '2.0', id, error: { code, message, ...(data === undefined ? {} : { data }) } };
+      const rpcError = asJsonRpcError(error);
+      if (!rpcError) throw error;
+      ctx.body = errorResponse(id, rpcError);
     }
   });
 
@@ -157,6 +164,7 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
     { message }: SendMessageParams,
     onBehalfOf: ParentTask | undefined,
   ) {
+    refuseUnsupportedParts(message.parts);
     if (message.taskId) return answerInputWith(principal, agent, message.taskId, message.parts);
     const request = { agentId: agent.id, ...operationOf(agent, message.parts) };
     // A message sent again (same messageId, same caller) answers with the task the first one started.
@@ -167,7 +175,12 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
     try {
       taskId = await deps.launcher.launchTask(principal, request, { idempotency, onBehalfOf });
     } catch (error) {
-      throw error instanceof ApiError && error.code === ErrorCode.TASK_DEPTH_EXCEEDED ? jsonRpcErrorOf(error) : error;
+      if (!(error instanceof IdempotencyKeyReusedError)) throw error;
+      const reused = 'This messageId was already sent with a different message: a message sent again must be the same';
+      throw new JsonRpcError(JsonRpcCode.INVALID_PARAMS, reused, {
+        metadata: { messageId: message.messageId },
+        details: [{ path: '/message/messageId', message: 'was already sent with a different message' }],
+      });
     }
     return readTask(principal, agent, taskId);
   }
@@ -179,11 +192,7 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
     const input = data ?? parts.find((part) => part.text !== undefined)?.text;
     if (input === undefined)
       throw new JsonRpcError(JsonRpcCode.INVALID_PARAMS, 'The message needs a data or text part: the input');
-    try {
-      await answerInput(deps.inputs, principal, taskId, { input });
-    } catch (error) {
-      throw jsonRpcErrorOf(error);
-    }
+    await answerInput(deps.inputs, principal, taskId, { input });
     return readTask(principal, agent, taskId);
   }
 
@@ -194,8 +203,8 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
       await cancelTask(deps, principal, taskId);
     } catch (error) {
       if (error instanceof ApiError && error.code === ErrorCode.CONFLICT)
-        throw new JsonRpcError(JsonRpcCode.TASK_NOT_CANCELABLE, error.message);
-      throw jsonRpcErrorOf(error);
+        throw new JsonRpcError(JsonRpcCode.TASK_NOT_CANCELABLE, error.message, { metadata: { taskId } });
+      throw error;
     }
     return a2aTask(toTaskView(await readTask(principal, agent, taskId)));
   }
@@ -203,33 +212,24 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
   async function readTask(principal: Principal, agent: Agent, taskId: string): Promise<TaskDocument> {
     const task = await deps.taskStore.find(taskId);
     if (!task || task.agentId !== agent.id || !canReadTask(principal, task))
-      throw new JsonRpcError(JsonRpcCode.TASK_NOT_FOUND, `Task ${taskId} not found`);
+      throw new JsonRpcError(JsonRpcCode.TASK_NOT_FOUND, `Task ${taskId} not found`, { metadata: { taskId } });
     return task;
   }
 
-  return router.module();
+  return {
+    ...router.module(),
+    // Errors before the route too (malformed JSON, a body of another media type) are JSON-RPC's, of no
+    // request read yet: id null.
+    presentErrors: (ctx, error) => {
+      if (ctx.method !== 'POST' || !ENDPOINT_PATH.test(ctx.path)) return undefined;
+      const rpcError = jsonRpcErrorOf(error);
+      return rpcError && { status: 200, body: errorResponse(null, rpcError) };
+    },
+  };
 }
 
-/**
- * The API's refusals as A2A's: a task one may not act on is not found (-32001), a state that does not
- * allow the act is an unsupported operation (-32004), bad input invalid params (-32602).
- */
-function jsonRpcErrorOf(error: unknown): unknown {
-  if (!(error instanceof ApiError)) return error;
-  switch (error.code) {
-    case ErrorCode.NOT_FOUND:
-    case ErrorCode.FORBIDDEN:
-      return new JsonRpcError(JsonRpcCode.TASK_NOT_FOUND, error.message);
-    case ErrorCode.CONFLICT:
-      return new JsonRpcError(JsonRpcCode.UNSUPPORTED_OPERATION, error.message);
-    case ErrorCode.VALIDATION_ERROR:
-      return new JsonRpcError(JsonRpcCode.INVALID_PARAMS, error.message, error.details);
-    case ErrorCode.TASK_DEPTH_EXCEEDED:
-      return new JsonRpcError(JsonRpcCode.TASK_DEPTH_EXCEEDED, error.message, error.details);
-    default:
-      return error;
-  }
-}
+/** The path of `POST /a2a/:agentId` as the router matches it: any case, with a trailing slash or not. */
+const ENDPOINT_PATH = /^\/a2a\/[^/]+\/?$/i;
 
 function operationOf(agent: Agent, parts: MessagePart[]): { operation: string; params: Record<string, unknown> } {
   const tools = agent.capabilities.tools;
@@ -258,7 +258,7 @@ function parentNamedBy(ctx: Context): ParentTask | undefined {
     return parseLineageHeader(ctx.get(TASK_LINEAGE_HEADER) || undefined);
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    throw new JsonRpcError(JsonRpcCode.INVALID_REQUEST, error.message, error.details);
+    throw new JsonRpcError(JsonRpcCode.INVALID_REQUEST, error.message, { details: error.details });
   }
 }
 

@@ -12,18 +12,29 @@ export const JsonRpcCode = {
   TASK_NOT_CANCELABLE: -32002,
   PUSH_NOTIFICATION_NOT_SUPPORTED: -32003,
   UNSUPPORTED_OPERATION: -32004,
+  CONTENT_TYPE_NOT_SUPPORTED: -32005,
   EXTENDED_AGENT_CARD_NOT_CONFIGURED: -32007,
   VERSION_NOT_SUPPORTED: -32009,
   /** The service's own: the task would lie deeper than MAX_TASK_DEPTH below its root (TASK_DEPTH_EXCEEDED). */
   TASK_DEPTH_EXCEEDED: -32050,
 } as const;
 
+/** What an error says beyond its code and message, as its `data` carries it (a2a-errors.ts). */
+export interface JsonRpcErrorDetail {
+  /** The service's own error code (docs/api.md) when the refusal is one the REST API names too. */
+  serviceCode?: string;
+  /** Context for the caller, as the ErrorInfo's `metadata`: `taskId`, `mediaType`, ... */
+  metadata?: Record<string, string>;
+  /** The REST API's `details` of the same refusal. */
+  details?: unknown;
+}
+
 /** An error a method answers with: the JSON-RPC error object of its response. */
 export class JsonRpcError extends Error {
   constructor(
     readonly code: number,
     message: string,
-    readonly data?: unknown,
+    readonly detail: JsonRpcErrorDetail = {},
   ) {
     super(message);
   }
@@ -56,6 +67,6 @@ export function readRequest(body: unknown): JsonRpcRequest {
     return checkRequest(body);
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    throw new JsonRpcError(JsonRpcCode.INVALID_REQUEST, error.message, error.details);
+    throw new JsonRpcError(JsonRpcCode.INVALID_REQUEST, error.message, { details: error.details });
   }
 }

@@ -7,6 +7,10 @@ import { JsonRpcCode, JsonRpcError } from './json-rpc';
 export interface MessagePart {
   text?: string;
   data?: unknown;
+  /** A file's bytes (base64) or address: parts the endpoint does not take. */
+  raw?: string;
+  url?: string;
+  mediaType?: string;
 }
 
 export interface SendMessageParams {
@@ -51,7 +55,7 @@ const SCHEMAS = {
             type: 'array',
             minItems: 1,
             maxItems: 64,
-            items: { type: 'object', properties: { text: { type: 'string' } } },
+            items: { type: 'object', properties: { text: { type: 'string' }, mediaType: { type: 'string' } } },
           },
         },
       },
@@ -91,6 +95,31 @@ export function paramsOf<K extends keyof typeof checks>(
     return checks[kind](params) as ReturnType<(typeof checks)[K]>;
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    throw new JsonRpcError(JsonRpcCode.INVALID_PARAMS, error.message, error.details);
+    throw new JsonRpcError(JsonRpcCode.INVALID_PARAMS, error.message, { details: error.details });
+  }
+}
+
+/** The media types a part may name: plain text for a text part, JSON for a data part (absent: those). */
+const TAKES = {
+  text: (mediaType: string) => mediaType === 'text/plain',
+  data: (mediaType: string) => mediaType === 'application/json' || mediaType.endsWith('+json'),
+};
+
+/**
+ * Refuses a message with a part of a media type no tool takes (A2A's ContentTypeNotSupported,
+ * -32005): a file (`raw` or `url`), or a text or data part that names another type. The endpoint
+ * sends a tool its params as JSON, from a data part or a lone tool's text.
+ */
+export function refuseUnsupportedParts(parts: MessagePart[]): void {
+  for (const part of parts) {
+    const mediaType = (part.mediaType ?? '').split(';')[0].trim().toLowerCase();
+    const kind = part.raw !== undefined || part.url !== undefined ? 'file' : part.text !== undefined ? 'text' : 'data';
+    if (kind === 'data' && part.data === undefined) continue;
+    if (kind !== 'file' && (mediaType === '' || TAKES[kind](mediaType))) continue;
+    throw new JsonRpcError(
+      JsonRpcCode.CONTENT_TYPE_NOT_SUPPORTED,
+      `A ${kind} part${mediaType ? ` of ${mediaType}` : ''} is not supported: parts are data (application/json) or text (text/plain)`,
+      mediaType ? { metadata: { mediaType } } : {},
+    );
   }
 }

@@ -61,6 +61,16 @@ export interface EarlierLaunch {
   launch?: unknown;
 }
 
+/**
+ * 409: the caller's key named a different request before. Told apart from other conflicts of a
+ * launch for callers whose key is something else (A2A's `messageId`).
+ */
+export class IdempotencyKeyReusedError extends ApiError {
+  constructor() {
+    super(ErrorCode.CONFLICT, 'This Idempotency-Key was already used with a different request');
+  }
+}
+
 /** One caller's claim on an `Idempotency-Key`, as the launcher uses it. */
 export interface IdempotencyClaim {
   /**
@@ -139,7 +149,7 @@ export class IdempotencyKeys {
           if (first.taskIds[0] === ids.taskIds[0]) return null;
           if (first.requestHash !== requestHash) {
             this.hits.inc({ outcome: 'conflict' });
-            throw new ApiError(ErrorCode.CONFLICT, 'This Idempotency-Key was already used with a different request');
+            throw new IdempotencyKeyReusedError();
           }
           // A concurrent first request is still starting: answer once its tasks exist, or (bounded,
           // from the claim's age, so a repeat after a crash need not wait) with its launch to finish.

@@ -1,47 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
-import { Role, TaskState, type Part, type Task } from '@a2a-js/sdk';
+import type { Client } from '@a2a-js/sdk/client';
+import { TaskState, type Task } from '@a2a-js/sdk';
 import { dataPart } from '../support/a2a-agent';
+import { a2aClientFor, sendMessageRequest } from '../support/a2a-client';
 import { accepts, acceptsAndHearsCancel, completes, useAgentServer } from '../support/agent-server';
 import { registerAgent } from '../support/agents';
 import { call } from '../support/http';
 import { reportOn, tool } from '../support/tasks';
-import { testStack } from '../support/test-stack';
 import { until } from '../support/until';
-
-/** The A2A SDK's own client for an agent of the registry, found through its card, calling with the admin key. */
-async function a2aClientFor(agentId: string) {
-  const { baseUrl, adminKey } = testStack();
-  const fetchImpl: typeof fetch = (input, init) =>
-    fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), 'x-api-key': adminKey } });
-  const card = await new DefaultAgentCardResolver({ fetchImpl }).resolve(`${baseUrl}/agents/${agentId}/`);
-  return new ClientFactory({ transports: [new JsonRpcTransportFactory({ fetchImpl })] }).createFromAgentCard(card);
-}
-
-const message = (parts: Part[]) => ({
-  messageId: randomUUID(),
-  contextId: '',
-  taskId: '',
-  role: Role.ROLE_USER,
-  parts,
-  metadata: undefined,
-  extensions: [],
-  referenceTaskIds: [],
-});
-
-/** A SendMessage request of `parts`, as the SDK's client takes it; `returnImmediately` or A2A's default wait. */
-const request = (parts: Part[], returnImmediately = false) => ({
-  tenant: '',
-  message: message(parts),
-  configuration: returnImmediately
-    ? { acceptedOutputModes: [], taskPushNotificationConfig: undefined, historyLength: undefined, returnImmediately }
-    : undefined,
-  metadata: undefined,
-});
 
 /** SendMessage of one data part through the SDK's client: the task it started. */
 const sendData = async (client: Client, value: unknown, returnImmediately = false) =>
-  (await client.sendMessage(request([dataPart(value)], returnImmediately))) as Task;
+  (await client.sendMessage(sendMessageRequest([dataPart(value)], returnImmediately))) as Task;
 
 describe('the A2A JSON-RPC endpoint of an agent', () => {
   const server = useAgentServer();
@@ -139,7 +109,21 @@ describe('the A2A JSON-RPC endpoint of an agent', () => {
       expect({ method, status: answered.status, body: answered.body }).toEqual({
         method,
         status: 200,
-        body: { jsonrpc: '2.0', id: 8, error: { code: -32601, message: `No method ${method}` } },
+        body: {
+          jsonrpc: '2.0',
+          id: 8,
+          error: {
+            code: -32601,
+            message: `No method ${method}`,
+            data: [
+              {
+                '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+                reason: 'METHOD_NOT_FOUND',
+                domain: 'a2a-protocol.org',
+              },
+            ],
+          },
+        },
       });
     }
   });
@@ -189,7 +173,7 @@ describe('the A2A JSON-RPC endpoint of an agent', () => {
   it('streams a task from SendStreamingMessage to its result, and to a SubscribeToTask of it', async () => {
     const agent = await registerAgent({ mcpUrl: server().route('a2a-streamed', accepts) });
     const client = await a2aClientFor(agent.agentId);
-    const stream = client.sendMessageStream(request([dataPart({ params: { text: 'stream me' } })]));
+    const stream = client.sendMessageStream(sendMessageRequest([dataPart({ params: { text: 'stream me' } })]));
     const first = await stream.next();
     expect(first.value?.payload?.$case).toBe('task');
     const task = (first.value!.payload as { value: Task }).value;

@@ -249,7 +249,13 @@ describe('tasks started on behalf of other tasks', () => {
       const parent = randomUUID();
       const deep = await sendMessage(agent.agentId, `parent=${parent}; root=${parent}; hops=${MAX_TASK_DEPTH}`);
       expect(deep.status).toBe(200);
-      expect(deep.body.error).toMatchObject({ code: -32050, data: { hops: MAX_TASK_DEPTH + 1 } });
+      expect(deep.body.error).toMatchObject({
+        code: -32050,
+        data: [
+          { reason: 'TASK_DEPTH_EXCEEDED', domain: 'agent-coordination-service.dev' },
+          { '@type': 'type.googleapis.com/google.protobuf.Value', value: { hops: MAX_TASK_DEPTH + 1 } },
+        ],
+      });
       const garbled = await sendMessage(agent.agentId, 'hops=many');
       expect(garbled.body.error).toMatchObject({ code: -32600 });
       expect(await tasksOf(agent.agentId)).toHaveLength(0);
