@@ -63,4 +63,52 @@ describe('A2A Agent Cards', () => {
     expect(card.name).toBe('Agent coordination service');
     expect(card.skills.map((skill) => skill.id)).toEqual(['search-agents']);
   });
+
+  it('lets clients and caches keep both cards: Cache-Control with a max-age, an ETag, 304 on If-None-Match', async () => {
+    const agent = await registerAgent();
+    for (const path of [`/agents/${agent.agentId}/.well-known/agent-card.json`, '/.well-known/agent-card.json']) {
+      const first = await call('GET', path);
+      expect(first.status).toBe(200);
+      expect(first.headers.get('cache-control')).toBe('public, max-age=300');
+      const etag = first.headers.get('etag');
+      expect(etag).toMatch(/^"[\w-]+"$/);
+      expect((await call('GET', path)).headers.get('etag')).toBe(etag);
+
+      const unchanged = await call('GET', path, { headers: { 'if-none-match': etag! } });
+      expect(unchanged.status).toBe(304);
+      expect(unchanged.body).toBe('');
+      expect(unchanged.headers.get('etag')).toBe(etag);
+      expect(unchanged.headers.get('cache-control')).toBe('public, max-age=300');
+      const other = await call('GET', path, { headers: { 'if-none-match': '"another"' } });
+      expect(other.status).toBe(200);
+      expect(other.body).toMatchObject({ name: expect.any(String) });
+    }
+  });
+
+  it("changes an agent's ETag with the agent, and keeps a private agent's card out of shared caches", async () => {
+    const agent = await registerAgent();
+    const path = `/agents/${agent.agentId}/.well-known/agent-card.json`;
+    const before = (await call('GET', path)).headers.get('etag')!;
+    const changed = await call('PATCH', `/agents/${agent.agentId}`, {
+      apiKey: 'admin',
+      body: { description: 'Echoes what it is given, twice' },
+    });
+    expect(changed.status).toBe(200);
+    const after = await call('GET', path, { headers: { 'if-none-match': before } });
+    expect(after.status).toBe(200);
+    expect(after.body.description).toBe('Echoes what it is given, twice');
+    expect(after.headers.get('etag')).not.toBe(before);
+
+    const owner = newUserId();
+    const hidden = await registerAgentWith({ headers: await humanHeaders(owner) }, { visibility: 'private' });
+    const card = await call('GET', `/agents/${hidden.agentId}/.well-known/agent-card.json`, {
+      headers: await humanHeaders(owner),
+    });
+    expect(card.status).toBe(200);
+    expect(card.headers.get('cache-control')).toBe('private, max-age=300');
+    // Refused, it is not for any cache.
+    const refused = await call('GET', `/agents/${hidden.agentId}/.well-known/agent-card.json`);
+    expect(refused.status).toBe(404);
+    expect(refused.headers.get('cache-control')).toBe('no-store');
+  });
 });
