@@ -1,5 +1,6 @@
 import { TaskPhase, TaskStatus } from '../../workflows/task-types';
-import type { TaskView } from '../tasks/task-views';
+import type { TaskDocument } from '../tasks/task-document';
+import { toTaskView, type TaskView } from '../tasks/task-views';
 
 /** A2A 1.0's task states, as its JSON names them. */
 export const A2A_TASK_STATES = [
@@ -50,28 +51,41 @@ export function a2aState(task: Pick<TaskView, 'status' | 'phase'>): string {
   }
 }
 
+/** The ids an A2A event names its task by. */
+export interface A2aTaskIds {
+  taskId: string;
+  contextId: string;
+}
+
+/** The task's ids: its A2A context is the one its message was sent in, else the one its own id names. */
+export function idsOf(task: Pick<TaskDocument, '_id' | 'contextId'>): A2aTaskIds {
+  return { taskId: task._id, contextId: task.contextId ?? task._id };
+}
+
 /**
  * A task as A2A 1.0's Task, in its JSON form: the result as the data part of one artifact, a
  * failure's error as the data part of the status message, the input request's message likewise.
  */
-export function a2aTask(task: TaskView): Record<string, unknown> {
+export function a2aTask(task: TaskDocument): Record<string, unknown> {
+  const view = toTaskView(task);
+  const ids = idsOf(task);
   return {
-    id: task.taskId,
-    contextId: task.taskId,
-    status: a2aStatus(task.taskId, a2aState(task), task.updatedAt, task.error ?? task.inputRequest),
-    artifacts: task.result === undefined ? [] : [resultArtifact(task.result)],
+    id: ids.taskId,
+    contextId: ids.contextId,
+    status: a2aStatus(ids, a2aState(view), view.updatedAt, view.error ?? view.inputRequest),
+    artifacts: view.result === undefined ? [] : [resultArtifact(view.result)],
     history: [],
-    metadata: { agentId: task.agentId, operation: task.operation },
+    metadata: { agentId: view.agentId, operation: view.operation },
   };
 }
 
 /** A2A's TaskStatus: the state, when, and what the service has to say (an error, an input request) as a data part of the agent's message. */
 export function a2aStatus(
-  taskId: string,
+  ids: A2aTaskIds,
   state: string,
   timestamp: string,
   data?: unknown,
-  messageId = `${taskId}-status`,
+  messageId = `${ids.taskId}-status`,
 ): Record<string, unknown> {
   return {
     state,
@@ -81,8 +95,7 @@ export function a2aStatus(
       : {
           message: {
             messageId,
-            taskId,
-            contextId: taskId,
+            ...ids,
             role: 'ROLE_AGENT',
             parts: [{ data }],
           },

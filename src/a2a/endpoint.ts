@@ -6,7 +6,7 @@ import { DocumentedRouter, routeTable, type RouteModule } from '../http/route-mo
 import { visibleAgentOr404 } from '../registry/routes';
 import type { Agent } from '../registry/agent';
 import type { AgentStore } from '../registry/agent-store';
-import { IdempotencyKeyReusedError, type IdempotencyKeys } from '../tasks/idempotency-keys';
+import { IdempotencyKeyReusedError, type IdempotencyClaim, type IdempotencyKeys } from '../tasks/idempotency-keys';
 import { answerInput, type TaskInputDeps } from '../tasks/task-inputs';
 import { MAX_TASK_WAIT_MS } from '../tasks/task-request-schema';
 import type { TaskDocument } from '../tasks/task-document';
@@ -19,9 +19,9 @@ import { cancelTask } from '../tasks/task-cancellation';
 import type { TemporalHandle } from '../tasks/temporal-client';
 import { ApiError, ErrorCode } from '../http/errors';
 import type { TaskLauncher } from '../tasks/task-launcher';
-import { toTaskView } from '../tasks/task-views';
 import { A2A_PROTOCOL_VERSION } from '../agent-calls/a2a-protocol';
 import { parseLineageHeader, TASK_LINEAGE_HEADER, type ParentTask } from '../agent-calls/task-lineage';
+import { targetOf } from './a2a-context';
 import { a2aTask } from './a2a-task';
 import { asJsonRpcError, errorResponse, jsonRpcErrorOf } from './a2a-errors';
 import { JSON_RPC_REQUEST_SCHEMA, JsonRpcCode, JsonRpcError, readRequest } from './json-rpc';
@@ -129,12 +129,12 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
         const answered = sent.configuration?.returnImmediately
           ? task
           : await deps.waits.whenNotPending(task._id, MAX_TASK_WAIT_MS, abandoned, (found) => found ?? task);
-        return { result: { task: a2aTask(toTaskView(answered)) } };
+        return { result: { task: a2aTask(answered) } };
       }
       case 'SendStreamingMessage':
         return { stream: await sendMessage(principal, agent, paramsOf('SendMessage', params), onBehalfOf) };
       case 'GetTask':
-        return { result: a2aTask(toTaskView(await readTask(principal, agent, paramsOf('TaskId', params).id))) };
+        return { result: a2aTask(await readTask(principal, agent, paramsOf('TaskId', params).id)) };
       case 'ListTasks':
         return { result: await listTasks(deps.taskStore, principal, agent, paramsOf('ListTasks', params)) };
       case 'CancelTask':
@@ -154,9 +154,10 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
   }
 
   /**
-   * The message's task. A message that names a task waiting for input answers it; any other starts
-   * a task: its data part names the skill and its params, and a lone tool takes a text part as `{text}`.
-   * A task started on behalf of another (ACS-Task-Lineage) past MAX_TASK_DEPTH is refused (-32050).
+   * The message's task. A message that names a task waiting for input (itself, or through its
+   * context: targetOf) answers it; any other starts a task in the message's context: its data part
+   * names the skill and its params, and a lone tool takes a text part as `{text}`. A task started on
+   * behalf of another (ACS-Task-Lineage) past MAX_TASK_DEPTH is refused (-32050).
    */
   async function sendMessage(
     principal: Principal,
@@ -165,15 +166,35 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
     onBehalfOf: ParentTask | undefined,
   ) {
     refuseUnsupportedParts(message.parts);
-    if (message.taskId) return answerInputWith(principal, agent, message.taskId, message.parts);
-    const request = { agentId: agent.id, ...operationOf(agent, message.parts) };
     // A message sent again (same messageId, same caller) answers with the task the first one started.
     // A messageId may be any text; its digest is a valid Idempotency-Key whatever it holds.
-    const key = `a2a:${createHash('sha256').update(message.messageId).digest('base64url')}`;
-    const idempotency = deps.idempotencyKeys.forRequest(principal, key, 'a2a-message', request);
+    const digest = createHash('sha256').update(message.messageId).digest('base64url');
+    const key = `a2a:${digest}`;
+    // A message that answered an input request is remembered under a key of its own.
+    const answerKey = `a2a-answer:${digest}`;
+    const target = await targetOf(
+      {
+        taskStore: deps.taskStore,
+        readTask: (taskId) => readTask(principal, agent, taskId),
+        started: async () => (await deps.idempotencyKeys.claimedIds(principal, key)) !== null,
+        answered: async () => (await deps.idempotencyKeys.claimedIds(principal, answerKey))?.taskIds[0],
+      },
+      principal,
+      agent.id,
+      message,
+    );
+    if ('answered' in target) return target.answered;
+    if ('answers' in target) {
+      const answered = await answerInputWith(principal, agent, target.answers._id, message.parts);
+      await remember(deps.idempotencyKeys.forRequest(principal, answerKey, 'a2a-answer', {}), answered._id);
+      return answered;
+    }
+    const request = { agentId: agent.id, ...operationOf(agent, message.parts) };
+    const origin = target.startsIn === undefined ? {} : { contextId: target.startsIn };
+    const idempotency = deps.idempotencyKeys.forRequest(principal, key, 'a2a-message', { ...request, ...origin });
     let taskId: string;
     try {
-      taskId = await deps.launcher.launchTask(principal, request, { idempotency, onBehalfOf });
+      taskId = await deps.launcher.launchTask(principal, request, { idempotency, onBehalfOf, origin });
     } catch (error) {
       if (!(error instanceof IdempotencyKeyReusedError)) throw error;
       const reused = 'This messageId was already sent with a different message: a message sent again must be the same';
@@ -187,7 +208,6 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
 
   /** The message's data part (else its text) as the input the task waits for. */
   async function answerInputWith(principal: Principal, agent: Agent, taskId: string, parts: MessagePart[]) {
-    await readTask(principal, agent, taskId);
     const data = parts.find((part) => part.data !== undefined)?.data;
     const input = data ?? parts.find((part) => part.text !== undefined)?.text;
     if (input === undefined)
@@ -206,7 +226,7 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
         throw new JsonRpcError(JsonRpcCode.TASK_NOT_CANCELABLE, error.message, { metadata: { taskId } });
       throw error;
     }
-    return a2aTask(toTaskView(await readTask(principal, agent, taskId)));
+    return a2aTask(await readTask(principal, agent, taskId));
   }
 
   async function readTask(principal: Principal, agent: Agent, taskId: string): Promise<TaskDocument> {
@@ -230,6 +250,11 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
 
 /** The path of `POST /a2a/:agentId` as the router matches it: any case, with a trailing slash or not. */
 const ENDPOINT_PATH = /^\/a2a\/[^/]+\/?$/i;
+
+/** Claims `claim` for the task a message answered, for a repeat of the message to find (TargetReads.answered). */
+async function remember(claim: IdempotencyClaim | undefined, taskId: string): Promise<void> {
+  if (claim && (await claim.claim({ taskIds: [taskId] }, null)) === null) await claim.confirm();
+}
 
 function operationOf(agent: Agent, parts: MessagePart[]): { operation: string; params: Record<string, unknown> } {
   const tools = agent.capabilities.tools;

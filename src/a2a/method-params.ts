@@ -14,7 +14,7 @@ export interface MessagePart {
 }
 
 export interface SendMessageParams {
-  message: { messageId: string; parts: MessagePart[]; taskId?: string };
+  message: { messageId: string; parts: MessagePart[]; taskId?: string; contextId?: string };
   /** `returnImmediately`: answer at once rather than once the task ended or asks for input. */
   configuration?: { returnImmediately?: boolean };
 }
@@ -51,6 +51,7 @@ const SCHEMAS = {
         properties: {
           messageId: { type: 'string', minLength: 1, maxLength: 1024 },
           taskId: { type: 'string', maxLength: 256 },
+          contextId: { type: 'string', maxLength: 256 },
           parts: {
             type: 'array',
             minItems: 1,

@@ -4,9 +4,8 @@ import { LogStream, type LogStreamDeps } from '../task-events/log-stream';
 import { TaskEventType, type TaskEvent } from '../task-events/task-event';
 import type { TaskDocument } from '../tasks/task-document';
 import type { TaskStore } from '../tasks/task-store';
-import { toTaskView } from '../tasks/task-views';
 import { isLive } from '../../workflows/task-types';
-import { a2aState, a2aStatus, a2aTask, resultArtifact } from './a2a-task';
+import { a2aState, a2aStatus, a2aTask, idsOf, resultArtifact } from './a2a-task';
 
 export interface TaskStreamDeps extends LogStreamDeps {
   taskStore: TaskStore;
@@ -61,16 +60,15 @@ export async function streamTask(
   const task = compositionId === undefined ? found : ((await deps.taskStore.find(found._id)) ?? found);
   const source: LogSource =
     compositionId === undefined ? { kind: 'task', taskId: task._id } : { kind: 'composition', compositionId };
-  const view = toTaskView(task);
-  let state = a2aState(view);
+  let state = a2aState(task);
   const stream = new LogStream(ctx, deps);
   const send = (id: string, result: Record<string, unknown>) => stream.send(id, { jsonrpc: '2.0', id: rpcId, result });
-  send(String(after), { task: a2aTask(view) });
+  send(String(after), { task: a2aTask(task) });
   if (!isLive(task.status)) {
     stream.end();
     return;
   }
-  const ids = { taskId: task._id, contextId: task._id };
+  const ids = idsOf(task);
   stream.follow(source, {
     taskId: task._id,
     after,
@@ -85,7 +83,7 @@ export async function streamTask(
           send(id, {
             artifactUpdate: { ...ids, artifact: resultArtifact(event.result), append: false, lastChunk: true },
           });
-        send(id, { statusUpdate: { ...ids, status: a2aStatus(task._id, next, event.at, data, `${task._id}-${id}`) } });
+        send(id, { statusUpdate: { ...ids, status: a2aStatus(ids, next, event.at, data, `${task._id}-${id}`) } });
       }
     },
   });

@@ -103,6 +103,12 @@ export class IdempotencyKeys {
     return this.store.collection<IdempotencyDocument>(IDEMPOTENCY_KEYS_COLLECTION);
   }
 
+  /** The ids the caller's `key` was claimed for, if it was: a repeat of that request answers as the first one did. */
+  async claimedIds(principal: Principal, key: string): Promise<LaunchedIds | null> {
+    const claim = await this.keys.findOne({ _id: idempotencyClaimId(principal, key) });
+    return claim && { taskIds: claim.taskIds };
+  }
+
   /** The same collection: takeovers are rare (a failed or interrupted launch), and keyed apart from claims. */
   private get outcomes() {
     return this.store.collection<LaunchOutcomeDocument>(IDEMPOTENCY_KEYS_COLLECTION);

@@ -36,6 +36,11 @@ export interface TaskDocument {
   requestedBy?: Requester;
   /** Where the completion callback goes. */
   callbackUrl?: string;
+  /**
+   * The A2A context a client sent the task's message in (src/a2a/a2a-context.ts); absent, the task
+   * is alone in the context its own id names.
+   */
+  contextId?: string;
   agentId: string;
   operation: string;
   params: string;
@@ -96,6 +101,7 @@ export type NewTask = Pick<
   | 'rootTaskId'
   | 'hops'
   | 'callbackUrl'
+  | 'contextId'
   | 'roomId'
   | 'requestedBy'
 > & { params: Record<string, unknown>; phase: TaskPhase };

@@ -70,7 +70,8 @@ export class TaskLauncher {
 
   /**
    * With an idempotency claim, a repeat returns the first launch's id and starts nothing. With
-   * `onBehalfOf`, the task is started for that one (its lineage: lineageUnder).
+   * `onBehalfOf`, the task is started for that one (its lineage: lineageUnder). `origin` goes on the
+   * task's record: the room it was requested in, the A2A context its message was sent in.
    */
   async launchTask(
     principal: Principal,
@@ -79,7 +80,11 @@ export class TaskLauncher {
       idempotency,
       origin = {},
       onBehalfOf,
-    }: { idempotency?: IdempotencyClaim; origin?: Omit<TaskOrigin, 'parentTaskId'>; onBehalfOf?: NamedParent } = {},
+    }: {
+      idempotency?: IdempotencyClaim;
+      origin?: Omit<LaunchOrigin, keyof TaskLineage>;
+      onBehalfOf?: NamedParent;
+    } = {},
   ): Promise<string> {
     const lineage = await this.lineage(principal, onBehalfOf);
     const [pending] = pendingArgumentsOf(request.params);
@@ -329,8 +334,8 @@ export class TaskLauncher {
   }
 }
 
-/** Where a launch's tasks come from: a room, and the task they are started on behalf of. */
-type LaunchOrigin = TaskOrigin & Partial<TaskLineage>;
+/** Where a launch's tasks come from: a room, an A2A context, and the task they are started on behalf of. */
+type LaunchOrigin = TaskOrigin & Partial<TaskLineage> & Pick<NewTask, 'contextId'>;
 
 /** What a repeat needs to finish a launch (TaskLauncher.finish), stored with the idempotency claim. */
 interface StoredLaunch {

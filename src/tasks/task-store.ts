@@ -52,6 +52,8 @@ export class TaskStore {
       { key: { parentTaskId: 1 }, name: 'by_parent_task' },
       // A2A's ListTasks: an agent's tasks, newest first.
       { key: { agentId: 1, createdAt: -1, _id: -1 }, name: 'by_agent_newest' },
+      // A2A's contexts: an agent's tasks in one, newest first.
+      { key: { agentId: 1, contextId: 1, createdAt: -1, _id: -1 }, name: 'by_agent_context_newest' },
     ];
   }
 
@@ -262,19 +264,21 @@ export class TaskStore {
 
   /**
    * One page of an agent's tasks, newest first, and how many match in all: those `createdBy` made
-   * when given, those with one of `statuses` when given, those updated after `updatedAfter`, and
-   * those older than `before` (the last task of the page before).
+   * when given, those in the A2A context `contextId` when given, those with one of `statuses` when
+   * given, those updated after `updatedAfter`, and those older than `before` (the last task of the page before).
    */
   async listOfAgent(
     agentId: string,
     {
       createdBy,
+      contextId,
       statuses,
       updatedAfter,
       before,
       limit,
     }: {
       createdBy?: Principal;
+      contextId?: string;
       statuses?: TaskStatus[];
       updatedAfter?: Date;
       before?: { createdAt: Date; taskId: string };
@@ -284,13 +288,21 @@ export class TaskStore {
     const filter: Filter<TaskDocument> = {
       agentId,
       ...(createdBy ? { 'createdBy.kind': createdBy.kind, 'createdBy.id': createdBy.id } : {}),
+      ...(contextId === undefined ? {} : inContext(contextId)),
       ...(statuses ? { status: { $in: statuses } } : {}),
       ...(updatedAfter ? { updatedAt: { $gt: updatedAfter } } : {}),
     };
     const page: Filter<TaskDocument> = before
       ? {
-          ...filter,
-          $or: [{ createdAt: { $lt: before.createdAt } }, { createdAt: before.createdAt, _id: { $lt: before.taskId } }],
+          $and: [
+            filter,
+            {
+              $or: [
+                { createdAt: { $lt: before.createdAt } },
+                { createdAt: before.createdAt, _id: { $lt: before.taskId } },
+              ],
+            },
+          ],
         }
       : filter;
     const [tasks, total] = await Promise.all([
@@ -298,6 +310,16 @@ export class TaskStore {
       this.tasks.countDocuments(filter),
     ]);
     return { tasks, total };
+  }
+
+  /** The newest task of `agentId` that `createdBy` sent in the A2A context `contextId`. */
+  async findLastInContext(agentId: string, contextId: string, createdBy: Principal): Promise<TaskDocument | null> {
+    const [last] = await this.tasks
+      .find({ agentId, 'createdBy.kind': createdBy.kind, 'createdBy.id': createdBy.id, ...inContext(contextId) })
+      .sort({ createdAt: -1, _id: -1 })
+      .limit(1)
+      .toArray();
+    return last ?? null;
   }
 
   /** The tasks delegated from any of `parentTaskIds`. */
@@ -323,4 +345,9 @@ export class TaskStore {
     tasks.sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
     return { compositionId, createdBy: composition.createdBy, createdAt: composition.createdAt, tasks };
   }
+}
+
+/** The tasks of an A2A context: those sent in it, and the task whose id names it when that one was sent in none. */
+function inContext(contextId: string): Filter<TaskDocument> {
+  return { $or: [{ contextId }, { _id: contextId, contextId: { $exists: false } }] };
 }
