@@ -156,15 +156,21 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
   /**
    * The message's task. A message that names a task waiting for input (itself, or through its
    * context: targetOf) answers it; any other starts a task in the message's context: its data part
-   * names the skill and its params, and a lone tool takes a text part as `{text}`. A task started on
+   * names the skill and its params, and a lone tool takes a text part as `{text}`. A push
+   * notification config is refused (-32003): the card says the agent sends none. A task started on
    * behalf of another (ACS-Task-Lineage) past MAX_TASK_DEPTH is refused (-32050).
    */
   async function sendMessage(
     principal: Principal,
     agent: Agent,
-    { message }: SendMessageParams,
+    { message, configuration }: SendMessageParams,
     onBehalfOf: ParentTask | undefined,
   ) {
+    if (configuration?.taskPushNotificationConfig != null || configuration?.pushNotificationConfig != null)
+      throw new JsonRpcError(
+        JsonRpcCode.PUSH_NOTIFICATION_NOT_SUPPORTED,
+        'Push notifications are not supported: follow the task with SubscribeToTask or GetTask',
+      );
     refuseUnsupportedParts(message.parts);
     // A message sent again (same messageId, same caller) answers with the task the first one started.
     // A messageId may be any text; its digest is a valid Idempotency-Key whatever it holds.

@@ -15,8 +15,15 @@ export interface MessagePart {
 
 export interface SendMessageParams {
   message: { messageId: string; parts: MessagePart[]; taskId?: string; contextId?: string };
-  /** `returnImmediately`: answer at once rather than once the task ended or asks for input. */
-  configuration?: { returnImmediately?: boolean };
+  /**
+   * `returnImmediately`: answer at once rather than once the task ended or asks for input. A push
+   * notification config (A2A 1.0's `taskPushNotificationConfig`, 0.3's `pushNotificationConfig`) is refused.
+   */
+  configuration?: {
+    returnImmediately?: boolean;
+    taskPushNotificationConfig?: unknown;
+    pushNotificationConfig?: unknown;
+  };
 }
 
 export interface TaskIdParams {

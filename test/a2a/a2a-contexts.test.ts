@@ -176,4 +176,36 @@ describe('A2A contexts at the JSON-RPC endpoint', () => {
     expect(inputs).toHaveLength(1);
     expect((await call('GET', `/tasks/${asked.id}`, { apiKey: 'admin' })).body.status).toBe('pending');
   });
+
+  it('refuses a push notification config in SendMessage with -32003, and starts nothing', async () => {
+    const agent = await registerAgent({ mcpUrl: server().route('ctx-pushed', completes({})) });
+    const client = await a2aClientFor(agent.agentId);
+    const pushed = request({ params: { text: 'push' } }, '');
+    const configuration = {
+      acceptedOutputModes: [],
+      historyLength: undefined,
+      returnImmediately: false,
+      taskPushNotificationConfig: {
+        tenant: '',
+        id: '',
+        taskId: '',
+        url: 'http://127.0.0.1:9/hook',
+        token: 'secret',
+        authentication: undefined,
+      },
+    };
+    await expect(client.sendMessage({ ...pushed, configuration })).rejects.toMatchObject({
+      name: 'PushNotificationNotSupportedError',
+    });
+    // A2A 0.3's name for it too, and in SendStreamingMessage.
+    for (const method of ['SendMessage', 'SendStreamingMessage']) {
+      const answered = await rpc(agent.agentId, method, {
+        message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ data: { params: { text: 'push' } } }] },
+        configuration: { pushNotificationConfig: { url: 'http://127.0.0.1:9/hook' } },
+      });
+      expect(answered.body).toMatchObject({ id: method, error: { code: -32003 } });
+    }
+    expect((await rpc(agent.agentId, 'ListTasks', {})).body.result.totalSize).toBe(0);
+    expect(server().callsTo('ctx-pushed')).toEqual([]);
+  });
 });
