@@ -67,6 +67,138 @@ describe('UserSchemaCompiler', () => {
     counting.cached('agent@2:tools/x', schema);
     expect(compile).toHaveBeenCalledTimes(2);
   });
+  describe('dialects: 2020-12 by default, draft-07 when declared', () => {
+    const DRAFT_2020 = 'https://json-schema.org/draft/2020-12/schema';
+    const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
+
+    it.each([
+      ['declared', { $schema: DRAFT_2020 }],
+      ['by default', {}],
+    ])('reads 2020-12 %s: prefixItems, items after them, unevaluatedProperties', (_how, declaration) => {
+      const validate = compiler.compile({
+        ...declaration,
+        type: 'object',
+        properties: {
+          point: { type: 'array', prefixItems: [{ type: 'number' }, { type: 'number' }], items: false },
+        },
+        allOf: [{ properties: { label: { type: 'string' } } }],
+        unevaluatedProperties: false,
+      });
+      expect(validate({ point: [1, 2], label: 'a' })).toBe(true);
+      expect(validate({ point: [1, 'two'] })).toBe(false);
+      expect(validate({ point: [1, 2, 3] })).toBe(false);
+      expect(validate({ point: [1, 2], other: true })).toBe(false);
+      expect(validate.errors?.[0]).toMatchObject({ keyword: 'unevaluatedProperties' });
+    });
+
+    it('reads $defs with $ref, $anchor, dependentSchemas, dependentRequired, minContains and unevaluatedItems in 2020-12', () => {
+      const validate = compiler.compile({
+        $schema: DRAFT_2020,
+        type: 'object',
+        $defs: {
+          tag: { $anchor: 'tag', type: 'string', minLength: 1 },
+          tags: { type: 'array', items: { $ref: '#tag' }, minContains: 2, contains: { const: 'x' } },
+        },
+        properties: {
+          tags: { $ref: '#/$defs/tags' },
+          pair: { type: 'array', allOf: [{ prefixItems: [{ type: 'string' }] }], unevaluatedItems: { type: 'number' } },
+          card: { type: 'string' },
+        },
+        dependentSchemas: { card: { required: ['billing'] } },
+        dependentRequired: { billing: ['card'] },
+      });
+      expect(validate({ tags: ['x', 'x', 'y'], pair: ['a', 1, 2], card: 'c', billing: 'b' })).toBe(true);
+      expect(validate({ tags: ['x', ''] })).toBe(false);
+      expect(validate({ tags: ['x', 'y'] })).toBe(false);
+      expect(validate({ pair: ['a', 'b'] })).toBe(false);
+      expect(validate({ card: 'c' })).toBe(false);
+      expect(validate({ billing: 'b' })).toBe(false);
+    });
+
+    it.each([
+      ['with its #', DRAFT_07],
+      ['without its #', 'http://json-schema.org/draft-07/schema'],
+    ])(
+      'reads draft-07 when a schema declares it %s: list items, additionalItems, dependencies, $id anchors',
+      (_how, $schema) => {
+        const validate = compiler.compile({
+          $schema,
+          type: 'object',
+          definitions: { name: { $id: '#name', type: 'string' } },
+          properties: {
+            pair: { type: 'array', items: [{ $ref: '#name' }], additionalItems: { type: 'number' } },
+          },
+          dependencies: { pair: ['why'] },
+        });
+        expect(validate({ pair: ['a', 1], why: 'w' })).toBe(true);
+        expect(validate({ pair: ['a', 'b'], why: 'w' })).toBe(false);
+        expect(validate({ pair: ['a'] })).toBe(false);
+      },
+    );
+
+    it.each([
+      ['prefixItems', { type: 'array', prefixItems: [{ type: 'string' }] }],
+      ['unevaluatedProperties', { type: 'object', unevaluatedProperties: false }],
+      ['$anchor', { type: 'object', $defs: { a: { $anchor: 'a' } }, properties: { x: { $ref: '#a' } } }],
+    ])('refuses the 2020-12 keyword %s in a schema that declares draft-07', (keyword, schema) => {
+      expect(() => compiler.compile({ $schema: DRAFT_07, ...schema })).toThrow(`unknown keyword: "${keyword}"`);
+    });
+
+    it('reads a schema without $schema that only draft-07 reads as draft-07, as before 2020-12 was the default', () => {
+      const validate = compiler.compile({ type: 'array', items: [{ type: 'string' }], additionalItems: false });
+      expect(validate(['a'])).toBe(true);
+      expect(validate(['a', 'b'])).toBe(false);
+    });
+
+    it('gives the reason of 2020-12 for a schema without $schema that neither dialect reads', () => {
+      expect(() => compiler.compile({ type: 'object', frobnicate: true })).toThrow(
+        'strict mode: unknown keyword: "frobnicate"',
+      );
+    });
+
+    it.each([
+      ['draft 2019-09', 'https://json-schema.org/draft/2019-09/schema'],
+      ['draft-04', 'http://json-schema.org/draft-04/schema#'],
+      ['draft-07 over https', 'https://json-schema.org/draft-07/schema#'],
+      ['a meta-schema of its own', 'https://example.com/my-meta'],
+      ['a number', 7],
+    ])('refuses %s, naming the dialects it reads', (_what, $schema) => {
+      const error = (() => {
+        try {
+          compiler.compile({ $schema, type: 'object' });
+        } catch (thrown) {
+          return thrown as SchemaRejected;
+        }
+        return undefined;
+      })();
+      expect(error).toBeInstanceOf(SchemaRejected);
+      expect({ pointer: error?.pointer, message: error?.message }).toEqual({
+        pointer: '/$schema',
+        message: `$schema ${JSON.stringify($schema)} is not a dialect this service reads: use JSON Schema 2020-12 ("${DRAFT_2020}", the default when $schema is absent) or draft-07 ("${DRAFT_07}")`,
+      });
+    });
+
+    it.each([
+      [
+        '$dynamicRef',
+        { $defs: { n: { type: 'string' } }, properties: { child: { $dynamicRef: '#/$defs/n' } } },
+        '/properties/child/$dynamicRef',
+      ],
+      [
+        '$dynamicAnchor',
+        { $defs: { n: { $dynamicAnchor: 'n', type: 'string' } }, properties: { a: { $ref: '#n' } } },
+        '/$defs/n/$dynamicAnchor',
+      ],
+      ['$recursiveRef', { properties: { a: { $recursiveRef: '#' } } }, '/properties/a/$recursiveRef'],
+    ])('refuses %s, whose target the cost bound cannot follow', (keyword, schema, pointer) => {
+      expect(() => compiler.compile({ $schema: DRAFT_2020, type: 'object', ...schema })).toThrow(
+        new SchemaRejected(
+          `${keyword} at ${pointer} is refused: the schema a dynamic reference applies depends on the path the check took, which this service cannot bound; use $ref, to an $anchor or by JSON pointer (#/$defs/…)`,
+        ),
+      );
+    });
+  });
+
   describe('uniqueItems, checked in time linear in the items', () => {
     it.each([
       ['no items schema', { type: 'array', uniqueItems: true }],
@@ -168,6 +300,80 @@ describe('UserSchemaCompiler', () => {
           `^${start.replace(/[$/]/g, '\\$&')} to one value of the params .*, each walking the value again: at most ${limit}$`,
         ),
       );
+    });
+
+    it.each([
+      [
+        'dependentSchemas over the limit',
+        {
+          $schema: 'https://json-schema.org/draft/2020-12/schema',
+          type: 'object',
+          dependentSchemas: Object.fromEntries(Array.from({ length: limit }, (_, index) => [`p${index}`, walking])),
+        },
+        '',
+        limit + 1,
+      ],
+      // Each unevaluatedProperties walks the object's members once more: 1 + 16 × 2.
+      [
+        'unevaluatedProperties in 16 schemas of one value',
+        {
+          type: 'object',
+          allOf: Array.from({ length: limit / 2 }, () => ({ unevaluatedProperties: { type: 'number' } })),
+        },
+        '',
+        limit + 1,
+      ],
+      [
+        'an anyOf in a prefixItems item',
+        {
+          type: 'array',
+          prefixItems: [{ type: 'string' }, { anyOf: Array.from({ length: limit }, () => ({ type: 'string' })) }],
+        },
+        '/prefixItems/1',
+        limit + 1,
+      ],
+      [
+        'unevaluatedItems and contains adding up on one item',
+        {
+          type: 'array',
+          contains: { allOf: Array.from({ length: limit / 2 }, () => ({ type: 'string' })) },
+          unevaluatedItems: { allOf: Array.from({ length: limit / 2 }, () => ({ type: 'string' })) },
+        },
+        '',
+        limit + 2,
+      ],
+      [
+        '$refs to an $anchor that double at each step',
+        {
+          $defs: Object.fromEntries([
+            ...Array.from({ length: 6 }, (_, index) => [
+              `d${index}`,
+              { $anchor: `d${index}`, allOf: [{ $ref: `#d${index + 1}` }, { $ref: `#d${index + 1}` }] },
+            ]),
+            ['d6', { $anchor: 'd6', type: 'object' }],
+          ]),
+          $ref: '#d0',
+        },
+        '/$defs/d2',
+        61,
+      ],
+    ])('refuses, in 2020-12, %s', (_what, schema, pointer, count) => {
+      const error = refusal(schema);
+      expect({ refused: error instanceof SchemaRejected, pointer: error?.pointer }).toEqual({ refused: true, pointer });
+      expect(error!.message).toMatch(
+        new RegExp(
+          `can apply ${count} schemas to one value of the params .*, each walking the value again: at most ${limit}$`,
+        ),
+      );
+    });
+
+    it('refuses a loop of $ref to an $anchor on one value', () => {
+      const error = refusal({
+        $defs: { a: { $anchor: 'a', anyOf: [{ type: 'string' }, { $ref: '#a' }] } },
+        $ref: '#a',
+      });
+      expect(error?.pointer).toBe('/$defs/a/anyOf/1/$ref');
+      expect(error?.message).toMatch(/is part of a loop of \$ref/);
     });
 
     it.each([

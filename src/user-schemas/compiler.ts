@@ -1,4 +1,6 @@
-import Ajv, { type SchemaValidateFunction, type ValidateFunction } from 'ajv';
+import Ajv, { type Options, type SchemaValidateFunction, type ValidateFunction } from 'ajv';
+import Ajv2020 from 'ajv/dist/2020';
+import type AjvCore from 'ajv/dist/core';
 import type { RegExpEngine } from 'ajv/dist/types';
 import addFormats from 'ajv-formats';
 import { RE2JS } from 're2js';
@@ -6,6 +8,7 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-depth';
 import { canonicalJson } from '../util/canonical-json';
 import type { JsonSchema } from './json-schema';
 import { costProblem } from './cost';
+import { declaredDialect, type Dialect } from './dialects';
 
 /**
  * Limits on schemas agents supply, so that one registration cannot make compilation slow or huge,
@@ -69,40 +72,59 @@ export class SchemaRejected extends Error {
 }
 
 /**
- * Compiles JSON Schemas supplied by agents (tool inputSchema and outputSchema). Strict about
- * keywords (an unknown or misplaced keyword is an error, not silently ignored), no remote `$ref`
- * (nothing is loaded), and no `allErrors`, so validation of a hostile input stops at the first error.
+ * Ajv's settings for agents' schemas, the same in every dialect. Strict about keywords (an unknown
+ * or misplaced keyword is an error, not silently ignored), no remote `$ref` (nothing is loaded), and
+ * no `allErrors`, so validation of a hostile input stops at the first error.
+ */
+const AJV_OPTIONS: Options = {
+  strictSchema: true,
+  strictNumbers: true,
+  strictTypes: false,
+  strictTuples: false,
+  strictRequired: false,
+  allErrors: false,
+  useDefaults: true,
+  // Agents' schemas must not register themselves globally by $id and collide with each other.
+  addUsedSchema: false,
+  validateSchema: true,
+  logger: false,
+  code: { regExp: linearTimeRegExp },
+};
+
+/** `ajv` with the formats and keywords of agents' schemas. */
+function withOurKeywords<T extends AjvCore>(ajv: T): T {
+  addFormats(ajv);
+  // Titles of `enum` values in MCP elicitation schemas (its legacy form): an annotation, checked for nothing.
+  ajv.addKeyword({ keyword: 'enumNames', schemaType: 'array' });
+  ajv.removeKeyword('uniqueItems');
+  ajv.addKeyword({
+    keyword: 'uniqueItems',
+    type: 'array',
+    schemaType: 'boolean',
+    errors: true,
+    validate: uniqueItems,
+  });
+  return ajv;
+}
+
+/**
+ * Compiles JSON Schemas supplied by agents (tool inputSchema and outputSchema) in the dialect each
+ * declares by `$schema`: JSON Schema 2020-12, MCP's, or draft-07. A schema without `$schema` is
+ * 2020-12, as MCP says, unless only draft-07 reads it (an array `items`, `additionalItems`, an
+ * `$id: "#name"`): such schemas were registered when draft-07 was the default, and keep their meaning.
  */
 export class UserSchemaCompiler {
   private readonly cache = new Map<string, ValidateFunction>();
-  private readonly ajv: Ajv;
+  private readonly ajv: Record<Dialect, AjvCore> = {
+    // Ajv resolves `$ref: "#name"` to an `$anchor` of 2020-12, but knows no such keyword: strict, it would refuse it.
+    '2020-12': withOurKeywords(new Ajv2020(AJV_OPTIONS)).addKeyword({ keyword: '$anchor', schemaType: 'string' }),
+    'draft-07': withOurKeywords(new Ajv(AJV_OPTIONS)),
+  };
 
   constructor(private readonly maxCached = 10_000) {
-    this.ajv = new Ajv({
-      strictSchema: true,
-      strictNumbers: true,
-      strictTypes: false,
-      strictTuples: false,
-      strictRequired: false,
-      allErrors: false,
-      useDefaults: true,
-      // Agents' schemas must not register themselves globally by $id and collide with each other.
-      addUsedSchema: false,
-      validateSchema: true,
-      logger: false,
-      code: { regExp: linearTimeRegExp },
-    });
-    addFormats(this.ajv);
-    // Titles of `enum` values in MCP elicitation schemas (its legacy form): an annotation, checked for nothing.
-    this.ajv.addKeyword({ keyword: 'enumNames', schemaType: 'array' });
-    this.ajv.removeKeyword('uniqueItems');
-    this.ajv.addKeyword({
-      keyword: 'uniqueItems',
-      type: 'array',
-      schemaType: 'boolean',
-      errors: true,
-      validate: uniqueItems,
-    });
+    // Ajv compiles a dialect's meta-schema when it first checks a schema against it, in about 100 ms:
+    // here, as a check thread starts, rather than within the deadline of the first check.
+    for (const ajv of Object.values(this.ajv)) ajv.getSchema(ajv.defaultMeta() as string);
   }
 
   /** Compiles `schema` or throws SchemaRejected saying why. */
@@ -111,18 +133,29 @@ export class UserSchemaCompiler {
     // Without addUsedSchema, Ajv resolves a `$ref: "#"` (a recursive schema) only against a root
     // that has an $id; a placeholder one costs nothing and registers nothing.
     const identified = '$id' in schema ? schema : { $id: PLACEHOLDER_ID, ...schema };
-    let validate: ValidateFunction;
-    try {
-      validate = this.ajv.compile(identified);
-    } catch (error) {
-      throw new SchemaRejected((error as Error).message);
-    }
+    const validate = this.inItsDialect(identified);
     // An `$async` schema compiles to a validator that returns a promise, which every caller would
     // take for "valid" while its rejection went unhandled.
     if ((validate as { $async?: boolean }).$async) throw new SchemaRejected('a schema must not be $async');
     const costly = costProblem(identified, { ...USER_SCHEMA_LIMITS, maxParamsDepth: MAX_JSON_DEPTH });
     if (costly) throw new SchemaRejected(costly.message, costly.pointer);
     return validate;
+  }
+
+  private inItsDialect(schema: JsonSchema): ValidateFunction {
+    const declared = declaredDialect(schema);
+    if ('refused' in declared) throw new SchemaRejected(declared.refused, '/$schema');
+    if (declared.dialect) return compiledBy(this.ajv[declared.dialect], schema);
+    try {
+      return compiledBy(this.ajv['2020-12'], schema);
+    } catch (refused) {
+      try {
+        return compiledBy(this.ajv['draft-07'], schema);
+      } catch {
+        // The default dialect's reason is the one to give.
+        throw refused;
+      }
+    }
   }
 
   /** The compiled validator for `key` (for instance `${agentId}@${version}:${operation}`), compiled once. */
@@ -134,6 +167,14 @@ export class UserSchemaCompiler {
       this.cache.set(key, validate);
     }
     return validate;
+  }
+}
+
+function compiledBy(ajv: AjvCore, schema: JsonSchema): ValidateFunction {
+  try {
+    return ajv.compile(schema);
+  } catch (error) {
+    throw new SchemaRejected((error as Error).message);
   }
 }
 

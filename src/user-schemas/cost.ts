@@ -31,12 +31,18 @@ type Target = 'same' | 'member' | 'item' | 'name' | 'none';
 type Combines = 'either' | 'also';
 
 /**
- * The draft-07 keywords whose values are schemas: one, a list, or a map of names to schemas. Every
- * other keyword holds data (`const`, `enum`, `default`, `examples`) or a plain value, so its
- * objects are not schemas even when they look like one. Arrays in `dependencies` are lists of
- * property names, not schemas.
+ * The keywords whose values are schemas, in draft-07 and in 2020-12 (Ajv refuses, strict, a keyword
+ * of the other dialect): one, a list, or a map of names to schemas. Every other keyword holds data
+ * (`const`, `enum`, `default`, `examples`) or a plain value, so its objects are not schemas even
+ * when they look like one. Arrays in `dependencies` are lists of property names, not schemas.
+ * `walks`: the keyword walks the value's members or items once more by itself, as
+ * `unevaluatedProperties` and `unevaluatedItems` do to find those no other schema evaluated; each
+ * counts as one more schema applied to the value.
  */
-const APPLICATORS: Record<string, { shape: 'one' | 'list' | 'byName'; target: Target; combines: Combines }> = {
+const APPLICATORS: Record<
+  string,
+  { shape: 'one' | 'list' | 'byName'; target: Target; combines: Combines; walks?: true }
+> = {
   allOf: { shape: 'list', target: 'same', combines: 'also' },
   anyOf: { shape: 'list', target: 'same', combines: 'also' },
   oneOf: { shape: 'list', target: 'same', combines: 'also' },
@@ -45,17 +51,30 @@ const APPLICATORS: Record<string, { shape: 'one' | 'list' | 'byName'; target: Ta
   then: { shape: 'one', target: 'same', combines: 'also' },
   else: { shape: 'one', target: 'same', combines: 'also' },
   dependencies: { shape: 'byName', target: 'same', combines: 'also' },
+  dependentSchemas: { shape: 'byName', target: 'same', combines: 'also' },
+  // A member is checked by its `properties` schema, or else by `additionalProperties`, or else by
+  // `unevaluatedProperties` (which no member of the others reaches).
   properties: { shape: 'byName', target: 'member', combines: 'either' },
   additionalProperties: { shape: 'one', target: 'member', combines: 'either' },
+  unevaluatedProperties: { shape: 'one', target: 'member', combines: 'either', walks: true },
   patternProperties: { shape: 'byName', target: 'member', combines: 'also' },
   propertyNames: { shape: 'one', target: 'name', combines: 'also' },
-  // One schema for every item, or a list for the first ones (then additionalItems for the rest).
+  // The first items by position (`prefixItems`, or draft-07's list `items`), the others by
+  // `items` (draft-07's `additionalItems`), the rest by `unevaluatedItems`.
+  prefixItems: { shape: 'list', target: 'item', combines: 'either' },
   items: { shape: 'one', target: 'item', combines: 'either' },
   additionalItems: { shape: 'one', target: 'item', combines: 'either' },
+  unevaluatedItems: { shape: 'one', target: 'item', combines: 'either', walks: true },
   contains: { shape: 'one', target: 'item', combines: 'also' },
   definitions: { shape: 'byName', target: 'none', combines: 'also' },
   $defs: { shape: 'byName', target: 'none', combines: 'also' },
 };
+
+/**
+ * Keywords whose schema depends on the path the check took to reach them (2020-12's dynamic scope,
+ * 2019-09's recursive one), which this count cannot follow statically: refused.
+ */
+const DYNAMIC_REFERENCES = ['$dynamicRef', '$dynamicAnchor', '$recursiveRef', '$recursiveAnchor'];
 const BELOW: Target[] = ['member', 'item', 'name'];
 
 /** Where refs of a root without `$id` resolve (UserSchemaCompiler gives every root one). */
@@ -81,13 +100,13 @@ interface SchemaEdge {
 /** The first costly part of `schema` (a schema Ajv compiled, as it compiled it), or undefined. */
 export function costProblem(schema: SchemaObject, limits: CostLimits): CostProblem | undefined {
   const graph = schemaGraph(schema);
-  return linkRefs(graph) ?? loadProblem(graph, limits);
+  return dynamicReferenceProblem(graph) ?? linkRefs(graph) ?? loadProblem(graph, limits);
 }
 
 interface SchemaGraph {
   nodes: SchemaNode[];
   byObject: Map<unknown, SchemaNode>;
-  /** Schemas by the URI of their `$id` without fragment, and by anchor (`$id: "#name"`). */
+  /** Schemas by the URI of their `$id` without fragment, and by anchor (`$anchor`, or draft-07's `$id: "#name"`). */
   byId: Map<string, SchemaNode>;
   byAnchor: Map<string, SchemaNode>;
 }
@@ -101,7 +120,9 @@ function schemaGraph(root: SchemaObject): SchemaGraph {
     graph.nodes.push(node);
     graph.byObject.set(schema, node);
     if (typeof schema.$id === 'string') identify(graph, node, schema.$id);
-    for (const [keyword, { shape, target, combines }] of Object.entries(APPLICATORS)) {
+    if (typeof schema.$anchor === 'string') graph.byAnchor.set(`${node.base}#${schema.$anchor}`, node);
+    for (const [keyword, { shape, target, combines, walks }] of Object.entries(APPLICATORS)) {
+      if (walks && keyword in schema) node.edges.push({ node: null, target: 'same', combines: 'also' });
       for (const [member, at] of membersOf(schema[keyword], shape, `${pointer}/${keyword}`)) {
         if (typeof member === 'boolean') node.edges.push({ node: null, target, combines });
         else if (isSchemaObject(member)) node.edges.push({ node: visit(member, at, node.base), target, combines });
@@ -137,6 +158,20 @@ function identify(graph: SchemaGraph, node: SchemaNode, id: string): void {
   if (fragment.length > 1) graph.byAnchor.set(`${url.href}${fragment}`, node);
 }
 
+/** The first dynamic reference or anchor in `graph`, refused. */
+function dynamicReferenceProblem(graph: SchemaGraph): CostProblem | undefined {
+  for (const node of graph.nodes) {
+    const dynamic = DYNAMIC_REFERENCES.find((keyword) => keyword in node.schema);
+    if (!dynamic) continue;
+    const at = `${node.pointer}/${dynamic}`;
+    return {
+      pointer: at,
+      message: `${dynamic} at ${at} is refused: the schema a dynamic reference applies depends on the path the check took, which this service cannot bound; use $ref, to an $anchor or by JSON pointer (#/$defs/…)`,
+    };
+  }
+  return undefined;
+}
+
 /** Adds every `$ref` to its node's edges: it applies the schema it names to the same value. */
 function linkRefs(graph: SchemaGraph): CostProblem | undefined {
   for (const node of graph.nodes) {
@@ -148,7 +183,7 @@ function linkRefs(graph: SchemaGraph): CostProblem | undefined {
       const at = `${node.pointer}/$ref`;
       return {
         pointer: at,
-        message: `$ref at ${at} is a reference this check cannot follow: refer to this schema's parts by JSON pointer (#/definitions/…)`,
+        message: `$ref at ${at} is a reference this check cannot follow: refer to this schema's parts by JSON pointer (#/$defs/…) or $anchor`,
       };
     }
     node.edges.push({ node: target, target: 'same', combines: 'also', viaRef: true });
@@ -235,8 +270,8 @@ function loadProblem(graph: SchemaGraph, limits: CostLimits): CostProblem | unde
   return {
     pointer: culprit.pointer,
     message:
-      `${describe(culprit.pointer)} can apply ${count} schemas to one value of the params (through allOf, anyOf, oneOf, not, if, then, else, dependencies ` +
-      `and $ref, and through every schema of the same member or item), each walking the value again: at most ${limits.maxSchemasPerValue}`,
+      `${describe(culprit.pointer)} can apply ${count} schemas to one value of the params (through allOf, anyOf, oneOf, not, if, then, else, dependencies, ` +
+      `dependentSchemas, unevaluatedProperties, unevaluatedItems and $ref, and through every schema of the same member or item), each walking the value again: at most ${limits.maxSchemasPerValue}`,
   };
 }
 
