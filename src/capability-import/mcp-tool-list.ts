@@ -19,13 +19,25 @@ export async function toolsPage(
   const tools: Tool[] = [];
   for (const entry of answer.tools as unknown[]) {
     const parsed = ToolSchema.safeParse(entry);
-    if (parsed.success) tools.push(parsed.data);
+    if (parsed.success) tools.push(withSchemasAsSent(parsed.data, entry as Tool));
     else leaveOut(nameOf(entry), `not an MCP tool: ${problemsOf(parsed.error)}`);
   }
   return { tools, ...(answer.nextCursor === undefined ? {} : { nextCursor: answer.nextCursor }) };
 }
 
 const nameOf = (entry: unknown): string => String((entry as { name?: unknown } | null)?.name);
+
+/**
+ * `tool` with its schemas as the server wrote them: the SDK's parse puts the members it knows
+ * (`type`, `properties`, `required`) first, and a schema is kept and served as it was sent.
+ */
+function withSchemasAsSent(tool: Tool, sent: Tool): Tool {
+  return {
+    ...tool,
+    inputSchema: sent.inputSchema,
+    ...(sent.outputSchema === undefined ? {} : { outputSchema: sent.outputSchema }),
+  };
+}
 
 /** The SDK's problems as the registry words its own, `/path message; …`. */
 function problemsOf(error: { issues: Array<{ path: PropertyKey[]; message: string }> }): string {

@@ -24,6 +24,8 @@ export function toProblems(errors: ErrorObject[] | null | undefined): Validation
 function messageOf(error: ErrorObject): string {
   if (error.keyword === 'additionalProperties')
     return `unknown property "${(error.params as { additionalProperty: string }).additionalProperty}"`;
+  if (error.keyword === 'unevaluatedProperties')
+    return `unknown property "${(error.params as { unevaluatedProperty: string }).unevaluatedProperty}"`;
   // "must match pattern ^(?:0|[1-9]…)$" or "must be equal to constant" says little to a caller; the
   // service's own patterns and constants describe themselves.
   const description = (error.parentSchema as { description?: unknown } | undefined)?.description;

@@ -1,5 +1,6 @@
 import { DefaultAgentCardResolver } from '@a2a-js/sdk/client';
 import { registerAgentWith, registerAgent } from '../support/agents';
+import { useCardServer } from '../support/card-server';
 import { call, expectError } from '../support/http';
 import { humanHeaders, newUserId } from '../support/humans';
 import { tool } from '../support/tasks';
@@ -110,5 +111,44 @@ describe('A2A Agent Cards', () => {
     const refused = await call('GET', `/agents/${hidden.agentId}/.well-known/agent-card.json`);
     expect(refused.status).toBe(404);
     expect(refused.headers.get('cache-control')).toBe('no-store');
+  });
+});
+
+describe("an A2A agent whose card gives its skills' schemas in JSON Schema 2020-12", () => {
+  const inputSchema = {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    type: 'object',
+    $defs: { coordinate: { type: 'number' } },
+    properties: {
+      at: { type: 'array', prefixItems: [{ $ref: '#/$defs/coordinate' }, { $ref: '#/$defs/coordinate' }] },
+    },
+    required: ['at'],
+    unevaluatedProperties: false,
+  };
+  const cardUrl = useCardServer({
+    name: 'plotter',
+    description: 'plots points',
+    version: '1',
+    capabilities: { extensions: [{ uri: TOOL_SCHEMAS, params: { inputSchemas: { plot: inputSchema } } }] },
+    skills: [{ id: 'plot', name: 'plot', description: 'plots a point' }],
+  });
+
+  it('imports the skill with its schema as sent, serves it unchanged in its card here, and checks params with it', async () => {
+    const agent = await registerAgent({ protocol: 'a2a', mcpUrl: cardUrl(), capabilities: undefined });
+    expect(agent.warnings).toEqual([]);
+    expect(JSON.stringify(agent.capabilities.tools[0].inputSchema)).toBe(JSON.stringify(inputSchema));
+    const card = await call('GET', `/agents/${agent.agentId}/.well-known/agent-card.json`, { apiKey: 'admin' });
+    const schemas = card.body.capabilities.extensions.find(
+      (extension: { uri: string }) => extension.uri === TOOL_SCHEMAS,
+    );
+    expect(JSON.stringify(schemas.params.inputSchemas.plot)).toBe(JSON.stringify(inputSchema));
+
+    const refused = await call('POST', '/tasks', {
+      apiKey: 'admin',
+      body: { agentId: agent.agentId, operation: 'tools/plot', params: { at: [1, 2], colour: 'red' } },
+    });
+    expect(expectError(refused, 400, 'VALIDATION_ERROR').details).toEqual([
+      { path: '/', message: 'unknown property "colour"' },
+    ]);
   });
 });

@@ -60,6 +60,53 @@ describe('registering an MCP agent', () => {
     ]);
   });
 
+  it('imports a tool whose schema is JSON Schema 2020-12, keeps it as sent (not dereferenced), and checks params with it', async () => {
+    // As pydantic writes a model with a nested one: $schema, $defs and a $ref, and 2020-12's keywords.
+    const inputSchema = {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      $defs: {
+        Size: {
+          type: 'object',
+          properties: { w: { type: 'integer' }, h: { type: 'integer' } },
+          required: ['w', 'h'],
+          additionalProperties: false,
+        },
+      },
+      properties: {
+        size: { $ref: '#/$defs/Size' },
+        range: { type: 'array', prefixItems: [{ type: 'number' }, { type: 'number' }], items: false },
+      },
+      required: ['size'],
+      unevaluatedProperties: false,
+    };
+    listed = [tool('resize', inputSchema)];
+    const agent = await registerAgent({ protocol: 'mcp', mcpUrl: mcp().url, capabilities: undefined });
+    expect(agent.warnings).toEqual([]);
+    const view = await call('GET', `/agents/${agent.agentId}`, { apiKey: 'admin' });
+    expect(JSON.stringify(view.body.capabilities.tools[0].inputSchema)).toBe(JSON.stringify(inputSchema));
+
+    const taskId = await startTask({
+      agentId: agent.agentId,
+      operation: 'tools/resize',
+      params: { size: { w: 1, h: 2 }, range: [0, 1] },
+    });
+    // The params passed, so the tool was called; the raw server has no tools/call ("method not found").
+    expect(await waitForTask(taskId)).toMatchObject({ status: 'failed', error: { details: { code: -32601 } } });
+    expect(
+      mcp()
+        .callsOf('tools/call')
+        .some((request) => request.toolName === 'resize'),
+    ).toBe(true);
+    const refused = await call('POST', '/tasks', {
+      apiKey: 'admin',
+      body: { agentId: agent.agentId, operation: 'tools/resize', params: { size: { w: 1, h: 2 }, range: [0, 1, 2] } },
+    });
+    expect(expectError(refused, 400, 'VALIDATION_ERROR').details).toEqual([
+      { path: '/range', message: 'must NOT have more than 2 items' },
+    ]);
+  });
+
   it('takes capabilities given by hand as they are, without reading the server', async () => {
     const before = mcp().callsOf('initialize').length;
     const agent = await registerAgent({ protocol: 'mcp', mcpUrl: mcp().url });

@@ -272,6 +272,59 @@ describe('registration rules', () => {
     expect(reply.body.capabilities.tools[0].inputSchema).toEqual(inputSchema);
   });
 
+  describe('schemas in JSON Schema 2020-12 (the default) and draft-07 (when declared)', () => {
+    const DRAFT_2020 = 'https://json-schema.org/draft/2020-12/schema';
+    /** A point of two coordinates and nothing else, as 2020-12 says it. */
+    const point = (declaration: Record<string, unknown>) => ({
+      ...declaration,
+      type: 'object',
+      $defs: { coordinate: { $anchor: 'coordinate', type: 'number' } },
+      properties: {
+        at: { type: 'array', prefixItems: [{ $ref: '#coordinate' }, { $ref: '#/$defs/coordinate' }], items: false },
+      },
+      allOf: [{ properties: { label: { type: 'string' } } }],
+      required: ['at'],
+      unevaluatedProperties: false,
+    });
+    const task = (agentId: string, params: Record<string, unknown>) =>
+      call('POST', '/tasks', { apiKey: 'admin', body: { agentId, operation: 'tools/plot', params } });
+
+    it.each([
+      ['declared', { $schema: DRAFT_2020 }],
+      ['by default', {}],
+    ])('registers a 2020-12 schema %s, returns it as sent, and checks params with it', async (_how, declaration) => {
+      const inputSchema = point(declaration);
+      const agent = await registerAgent({ capabilities: { tools: [tool('plot', { inputSchema })] } });
+      const reply = await call('GET', `/agents/${agent.agentId}`, { apiKey: 'admin' });
+      expect(JSON.stringify(reply.body.capabilities.tools[0].inputSchema)).toBe(JSON.stringify(inputSchema));
+
+      expect((await task(agent.agentId, { at: [1, 2], label: 'here' })).status).toBe(202);
+      for (const [params, problem] of [
+        [
+          { at: [1, 2], colour: 'red' },
+          { path: '/', message: 'unknown property "colour"' },
+        ],
+        [{ at: [1, 'two'] }, { path: '/at/1', message: 'must be number' }],
+        [{ at: [1, 2, 3] }, { path: '/at', message: 'must NOT have more than 2 items' }],
+      ] as const) {
+        const refused = await task(agent.agentId, params);
+        expect(expectError(refused, 400, 'VALIDATION_ERROR').details).toEqual([problem]);
+      }
+    });
+
+    it('refuses a schema of another dialect, naming the two it reads and where', async () => {
+      const $schema = 'https://json-schema.org/draft/2019-09/schema';
+      const body = agentRegistration({ capabilities: { tools: [tool('plot', { inputSchema: point({ $schema }) })] } });
+      const error = expectError(await call('POST', '/agents', { apiKey: 'admin', body }), 400, 'VALIDATION_ERROR');
+      expect(error.details).toEqual([
+        {
+          path: '/capabilities/tools/0/inputSchema/$schema',
+          message: `$schema "${$schema}" is not a dialect this service reads: use JSON Schema 2020-12 ("${DRAFT_2020}", the default when $schema is absent) or draft-07 ("http://json-schema.org/draft-07/schema#")`,
+        },
+      ]);
+    });
+  });
+
   it('accepts mcpEndpoint and chatEndpoint as aliases and answers with mcpUrl and chatUrl', async () => {
     const body = agentRegistration({
       mcpEndpoint: 'http://127.0.0.1:9/other-mcp',

@@ -109,8 +109,18 @@ describe('hostile registrations', () => {
       withTools(tool({ inputSchema: { $async: true, type: 'object' } })),
     ],
     [
-      'a schema that is not draft 7',
+      'a schema of a meta-schema of its own',
       withTools(tool({ inputSchema: { $schema: 'https://example.com/my-meta', type: 'object' } })),
+    ],
+    [
+      'a schema of draft 2019-09, neither 2020-12 nor draft-07',
+      withTools(tool({ inputSchema: { $schema: 'https://json-schema.org/draft/2019-09/schema', type: 'object' } })),
+    ],
+    [
+      'a $dynamicRef, whose target the cost bound cannot follow',
+      withTools(
+        tool({ inputSchema: { $dynamicAnchor: 'n', type: 'object', properties: { a: { $dynamicRef: '#n' } } } }),
+      ),
     ],
   ])('answers 400 to %s', async (_what, body) => {
     expectRefused(await call('POST', '/agents', { apiKey: 'admin', body }), 400);
@@ -181,6 +191,21 @@ describe('hostile registrations', () => {
         t: { type: 'array', allOf: [{ items: { $ref: '#/definitions/t' } }, { items: { $ref: '#/definitions/t' } }] },
       },
     };
+    // The first item of each level gets `t` from prefixItems, and again from the unevaluatedItems of
+    // the allOf branch, which does not see its parent's prefixItems.
+    const unevaluatedDoubling = {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: { tree: { $ref: '#t' } },
+      $defs: {
+        t: {
+          $anchor: 't',
+          type: 'array',
+          prefixItems: [{ $ref: '#t' }],
+          allOf: [{ unevaluatedItems: { $ref: '#t' } }],
+        },
+      },
+    };
     // On params without `a`, Ajv applies the schema to them again, until the stack overflows.
     const looping = { type: 'object', anyOf: [{ required: ['a'] }, { $ref: '#' }] };
     const cases = [
@@ -192,6 +217,13 @@ describe('hostile registrations', () => {
         { tree: nested(16) },
       ],
       ['a loop of $ref on one value', looping, '/anyOf/1/$ref', 'is part of a loop of $ref', {}],
+      [
+        "2020-12's unevaluatedItems and prefixItems that double with each level of the params",
+        unevaluatedDoubling,
+        '/$defs/t/allOf/0',
+        'can apply over a million schemas to one value',
+        { tree: nested(16) },
+      ],
     ] as const;
 
     it.each(cases)('refuses %s, naming the entry and the JSON pointer', async (_what, inputSchema, pointer, says) => {
