@@ -84,6 +84,19 @@ const CATALOGUE: Array<{ name: string; schema: Record<string, unknown>; data: ()
     data: () => times(100, times(100, times(8, { k: 1_999 }))),
   },
   { name: 'uniqueItems', schema: { type: 'array', uniqueItems: true }, data: () => objects(40_000) },
+  {
+    // JSON Schema 2020-12: every anyOf branch runs, to learn which members it evaluated, then each
+    // member is looked up among them.
+    name: 'unevaluatedProperties',
+    schema: {
+      type: 'array',
+      items: {
+        anyOf: Array.from({ length: 15 }, (_, index) => ({ properties: { [`z${index}`]: { type: 'string' } } })),
+        unevaluatedProperties: false,
+      },
+    },
+    data: () => times(85_000, { z0: 'a' }),
+  },
 ];
 
 /** A schema that takes Ajv seconds to compile: refused at registration, left out of imports. */
