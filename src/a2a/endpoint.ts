@@ -60,7 +60,8 @@ export const A2A_ENDPOINT_ROUTES = routeTable({
 });
 
 /**
- * A2A methods this endpoint does not offer: the spec's "not supported" errors, not "no such method".
+ * A2A methods this endpoint does not offer: the spec's "not supported" errors, not "no such method"
+ * (A2A 1.0 §3.3.4: the card declares neither push notifications nor an extended card).
  * A Map: the caller names the method, and `__proto__` or `constructor` must not find Object's members.
  */
 const NOT_OFFERED = new Map<string, number>([
@@ -68,7 +69,7 @@ const NOT_OFFERED = new Map<string, number>([
   ['GetTaskPushNotificationConfig', JsonRpcCode.PUSH_NOTIFICATION_NOT_SUPPORTED],
   ['ListTaskPushNotificationConfigs', JsonRpcCode.PUSH_NOTIFICATION_NOT_SUPPORTED],
   ['DeleteTaskPushNotificationConfig', JsonRpcCode.PUSH_NOTIFICATION_NOT_SUPPORTED],
-  ['GetExtendedAgentCard', JsonRpcCode.EXTENDED_AGENT_CARD_NOT_CONFIGURED],
+  ['GetExtendedAgentCard', JsonRpcCode.UNSUPPORTED_OPERATION],
 ]);
 
 /** What a method answers: one JSON-RPC result, or a stream of them over Server-Sent Events for the task. */
@@ -134,7 +135,7 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
       case 'SendStreamingMessage':
         return { stream: await sendMessage(principal, agent, paramsOf('SendMessage', params), onBehalfOf) };
       case 'GetTask':
-        return { result: a2aTask(await readTask(principal, agent, paramsOf('TaskId', params).id)) };
+        return { result: a2aTask(await readTask(principal, agent, paramsOf('GetTask', params).id)) };
       case 'ListTasks':
         return { result: await listTasks(deps.taskStore, principal, agent, paramsOf('ListTasks', params)) };
       case 'CancelTask':
@@ -293,10 +294,13 @@ function parentNamedBy(ctx: Context): ParentTask | undefined {
   }
 }
 
-/** A2A-Version: absent means the version the card names; any other major than 1 is refused. */
+/**
+ * A2A-Version: absent means the version the card names; another Major.Minor is refused, as a request
+ * is answered with its version's semantics (A2A 1.0 §3.6.2); a patch number does not count.
+ */
 function checkVersion(ctx: Context): void {
   const asked = ctx.get('a2a-version');
-  if (asked && asked.split('.')[0] !== A2A_PROTOCOL_VERSION.split('.')[0])
+  if (asked && asked.split('.').slice(0, 2).join('.') !== A2A_PROTOCOL_VERSION)
     throw new JsonRpcError(
       JsonRpcCode.VERSION_NOT_SUPPORTED,
       `A2A-Version ${asked} is not supported; this endpoint speaks ${A2A_PROTOCOL_VERSION}`,

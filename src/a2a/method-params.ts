@@ -42,6 +42,8 @@ export interface ListTasksParams {
 /** The most tasks one ListTasks page holds, and how many when the caller does not say. */
 export const LIST_TASKS_PAGE = { max: 100, default: 50 } as const;
 
+const TASK_ID = { type: 'string', minLength: 1, maxLength: 256 } as const;
+
 /**
  * The params of each method, checked once at the edge. Members the endpoint does not read
  * (`tenant`, `metadata`, `configuration`, ...) may be there: A2A clients send them.
@@ -72,7 +74,13 @@ const SCHEMAS = {
   TaskId: {
     type: 'object',
     required: ['id'],
-    properties: { id: { type: 'string', minLength: 1, maxLength: 256 } },
+    properties: { id: TASK_ID },
+  },
+  // historyLength is checked, though history is always empty: at most that many messages (none).
+  GetTask: {
+    type: 'object',
+    required: ['id'],
+    properties: { id: TASK_ID, historyLength: { type: 'integer', minimum: 0 } },
   },
   ListTasks: {
     type: 'object',
@@ -91,6 +99,7 @@ const SCHEMAS = {
 const checks = {
   SendMessage: validator<SendMessageParams>(SCHEMAS.SendMessage, 'SendMessage params'),
   TaskId: validator<TaskIdParams>(SCHEMAS.TaskId, 'params'),
+  GetTask: validator<TaskIdParams>(SCHEMAS.GetTask, 'GetTask params'),
   ListTasks: validator<ListTasksParams>(SCHEMAS.ListTasks, 'ListTasks params'),
 };
 

@@ -46,7 +46,8 @@ export async function listTasks(
     ...(readsEveryTaskOf(principal, agent.id) ? {} : { createdBy: principal }),
     ...(params.contextId ? { contextId: params.contextId } : {}),
     ...(statuses ? { statuses } : {}),
-    ...(params.statusTimestampAfter ? { updatedAfter: new Date(params.statusTimestampAfter) } : {}),
+    // A2A's bound is inclusive, the store's exclusive: a millisecond before it, the precision of both.
+    ...(params.statusTimestampAfter ? { updatedAfter: new Date(Date.parse(params.statusTimestampAfter) - 1) } : {}),
     ...(params.pageToken ? { before: cursorOf(params.pageToken) } : {}),
     limit: pageSize,
   });
@@ -54,6 +55,11 @@ export async function listTasks(
   const next = tasks.length === pageSize && last ? tokenOf({ createdAt: last.createdAt, taskId: last._id }) : '';
   const listed = tasks
     .filter((task) => state === undefined || a2aState(task) === state)
-    .map((task) => (params.includeArtifacts ? a2aTask(task) : { ...a2aTask(task), artifacts: [] }));
+    .map((task) => (params.includeArtifacts ? a2aTask(task) : withoutArtifacts(a2aTask(task))));
   return { tasks: listed, nextPageToken: next, pageSize, totalSize: total };
+}
+
+/** A task without its `artifacts` member: A2A 1.0 §3.1.4 has it left out, not empty, unless asked for. */
+function withoutArtifacts({ artifacts: _artifacts, ...task }: Record<string, unknown>): Record<string, unknown> {
+  return task;
 }

@@ -90,7 +90,6 @@ describe('the A2A JSON-RPC endpoint of an agent', () => {
     expect((await rpc('ListTasks', { pageSize: 1000 })).body).toMatchObject({ error: { code: -32602 } });
     expect((await rpc('ListTasks', { pageToken: 'not-ours' })).body).toMatchObject({ error: { code: -32602 } });
     expect((await rpc('CreateTaskPushNotificationConfig', {})).body).toMatchObject({ error: { code: -32003 } });
-    expect((await rpc('GetExtendedAgentCard', {})).body).toMatchObject({ error: { code: -32007 } });
     expect((await rpc('tasks/nothing', {})).body).toMatchObject({ error: { code: -32601 } });
     expect((await rpc('GetTask', { id: 'x' }, { 'a2a-version': '2.0' })).body).toMatchObject({
       error: { code: -32009 },

@@ -175,7 +175,6 @@ describe("the A2A endpoint's errors", () => {
       post(agent.agentId, { headers, body: { jsonrpc: '2.0', id: 9, method, params: { id: 'x' } } });
     for (const [answered, code, reason] of [
       [await rpc('CreateTaskPushNotificationConfig'), -32003, 'PUSH_NOTIFICATION_NOT_SUPPORTED'],
-      [await rpc('GetExtendedAgentCard'), -32007, 'EXTENDED_AGENT_CARD_NOT_CONFIGURED'],
       [await rpc('GetTask', { 'a2a-version': '2.0' }), -32009, 'VERSION_NOT_SUPPORTED'],
       [await rpc('NoSuchMethod'), -32601, 'METHOD_NOT_FOUND'],
       [
