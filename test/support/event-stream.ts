@@ -27,10 +27,15 @@ export class EventStreamReader {
     this.closed = this.read(body);
   }
 
-  /** Opens `path` on the service under test (or `baseUrl`). */
+  /** Opens `path` on the service under test (or `baseUrl`): a GET, or a POST of `body` as JSON (A2A's streams). */
   static async open(
     path: string,
-    { apiKey = 'admin', lastEventId, baseUrl }: { apiKey?: string; lastEventId?: string; baseUrl?: string } = {},
+    {
+      apiKey = 'admin',
+      lastEventId,
+      baseUrl,
+      body,
+    }: { apiKey?: string; lastEventId?: string; baseUrl?: string; body?: unknown } = {},
   ): Promise<EventStreamReader> {
     const stack = testStack();
     const abort = new AbortController();
@@ -38,8 +43,13 @@ export class EventStreamReader {
       accept: 'text/event-stream',
       'x-api-key': apiKey === 'admin' ? stack.adminKey : apiKey,
       ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
     };
-    const response = await fetch(`${baseUrl ?? stack.baseUrl}${path}`, { headers, signal: abort.signal });
+    const response = await fetch(`${baseUrl ?? stack.baseUrl}${path}`, {
+      headers,
+      signal: abort.signal,
+      ...(body === undefined ? {} : { method: 'POST', body: JSON.stringify(body) }),
+    });
     const reader = new EventStreamReader(response.status, response.headers.get('content-type') ?? '', response.body);
     reader.abort.signal.addEventListener('abort', () => abort.abort());
     return reader;
