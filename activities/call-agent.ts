@@ -183,6 +183,7 @@ export function callAgentActivity(
       const elicitation = new TaskElicitation(taskStore, claims, schemas, task, {
         deadline: Date.now() + settings.callTimeoutMs,
         signal: context.cancellationSignal,
+        phase: TaskPhase.CALLING_AGENT,
       });
       // Whatever the agent starts here in turn is started on behalf of this task (ACS-Task-Lineage).
       reply = await callOnBehalfOf(parentTaskOf(before), async () => {

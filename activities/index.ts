@@ -52,7 +52,7 @@ export function createActivities(deps: ActivityDeps) {
   const calls = { callTimeoutMs: deps.config.agentCallTimeoutMs, maxReplyBytes: deps.config.maxBodyBytes };
   return {
     callAgent: callAgentActivity(agents, taskStore, claims, deps.schemas, dispatcher, calls, deps.metrics),
-    pollMcpTask: pollMcpTaskActivity(agents, taskStore, dispatcher, calls),
+    pollMcpTask: pollMcpTaskActivity(agents, taskStore, claims, deps.schemas, dispatcher, calls),
     pollA2aTask: pollA2aTaskActivity(agents, taskStore, dispatcher, calls),
     notifyCancellation: notifyCancellationActivity(agents, dispatcher, {
       callTimeoutMs: deps.config.agentCallTimeoutMs,

@@ -57,8 +57,8 @@ export class McpSession {
       ...(resume ? { sessionId: resume.sessionId } : {}),
     });
     if (resume) transport.setProtocolVersion(resume.protocolVersion);
-    // Form elicitation: a person answers through POST /tasks/{taskId}/input (src/agent-calls/mcp-elicitation.ts).
-    const client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: {} } } });
+    // Form and URL elicitation: a person answers through POST /tasks/{taskId}/input (src/agent-calls/mcp-elicitation.ts).
+    const client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: {}, url: {} } } });
     client.setRequestHandler(ElicitRequestSchema, answerElicitation);
     const session = new McpSession(client, transport, options);
     try {

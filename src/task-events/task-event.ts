@@ -29,7 +29,7 @@ export interface TaskEventData {
   attempt_failed: { attempt: number; error: { code: string; message: string } };
   accepted: { attempt: number };
   progress: { message?: string; progress?: number };
-  input_required: { requestId: string; message: string; inputSchema?: Record<string, unknown> };
+  input_required: { requestId: string; message: string; inputSchema?: Record<string, unknown>; url?: string };
   input_received: { requestId: string; input: unknown };
   completed: { result: TaskResult; attempts?: number };
   failed: { error: TaskError; attempts?: number };

@@ -87,6 +87,8 @@ export interface InputRequest {
   requestId: string;
   message: string;
   inputSchema?: Record<string, unknown>;
+  /** A page the person is asked to open (an MCP URL-mode elicitation); the input confirms it. */
+  url?: string;
 }
 
 /** A task to create (TaskStore.create), as the launcher checked it. */

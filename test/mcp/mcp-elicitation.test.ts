@@ -11,7 +11,7 @@ import { TaskStore } from '../../src/tasks/task-store';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { EventStreamReader } from '../support/event-stream';
 import { call, expectError } from '../support/http';
-import { useMcpServer } from '../support/mcp-server';
+import { registerTaskTool, useMcpServer } from '../support/mcp-server';
 import { startTask, waitForTask } from '../support/tasks';
 import { testStack } from '../support/test-stack';
 import { createMetrics } from '../../src/ops/metrics';
@@ -41,7 +41,39 @@ function tools(server: McpServer): void {
       return { content: [{ type: 'text', text: confirmed ? `deleted ${what}` : `kept ${what} (${answer.action})` }] };
     },
   );
+  server.registerTool('connect', { description: 'Connects an account after consent at its page' }, async (extra) => {
+    const answer = await extra.sendRequest(
+      {
+        method: 'elicitation/create',
+        params: { mode: 'url', message: 'Allow access to your calendar', url: CONSENT_URL, elicitationId: 'consent-1' },
+      },
+      ElicitResultSchema,
+    );
+    return { content: [{ type: 'text', text: `consent: ${answer.action}` }] };
+  });
+  // An MCP task that asks for confirmation: the request waits in the task's queue until tasks/result.
+  registerTaskTool(server, 'purge', { what: z.string() }, (taskId, store, { what }) => {
+    void (async () => {
+      await store.updateTaskStatus(taskId, 'input_required');
+      const answer = await server.server.request(
+        { method: 'elicitation/create', params: { message: `Purge ${what}?`, requestedSchema: CONFIRMATION } },
+        ElicitResultSchema,
+        { relatedTask: { taskId }, timeout: 120_000 },
+      );
+      await store.updateTaskStatus(taskId, 'working');
+      const confirmed = answer.action === 'accept' && answer.content?.confirm === true;
+      await store.storeTaskResult(taskId, 'completed', {
+        content: [{ type: 'text', text: confirmed ? `purged ${what}` : `kept ${what} (${answer.action})` }],
+      });
+    })().catch(() => undefined); // A session closed before the answer ends the request: the test tells.
+  });
 }
+
+const CONSENT_URL = 'https://calendar.example/consent?client=acs';
+
+/** A person's answer to the task's open input request. */
+const giveInput = (taskId: string, input: unknown) =>
+  call('POST', `/tasks/${taskId}/input`, { apiKey: 'admin', body: { input } });
 
 describe('an MCP agent that asks for input through elicitation', () => {
   const mcp = useMcpServer({ setup: tools });
@@ -59,15 +91,8 @@ describe('an MCP agent that asks for input through elicitation', () => {
       status: 'input-required',
       inputRequest: { message: 'Delete the logs?', inputSchema: CONFIRMATION },
     });
-    expectError(
-      await call('POST', `/tasks/${taskId}/input`, { apiKey: 'admin', body: { input: { confirm: 'yes' } } }),
-      400,
-      'VALIDATION_ERROR',
-    );
-    const answered = await call('POST', `/tasks/${taskId}/input`, {
-      apiKey: 'admin',
-      body: { input: { confirm: true } },
-    });
+    expectError(await giveInput(taskId, { confirm: 'yes' }), 400, 'VALIDATION_ERROR');
+    const answered = await giveInput(taskId, { confirm: true });
     expect(answered.status).toBe(200);
     expect(await waitForTask(taskId)).toMatchObject({
       status: 'completed',
@@ -91,8 +116,7 @@ describe('an MCP agent that asks for input through elicitation', () => {
     );
     for (const taskId of [first, second])
       await waitForTask(taskId, { until: (task) => task.status === 'input-required' });
-    const answer = (taskId: string, confirm: boolean) =>
-      call('POST', `/tasks/${taskId}/input`, { apiKey: 'admin', body: { input: { confirm } } });
+    const answer = (taskId: string, confirm: boolean) => giveInput(taskId, { confirm });
     expect((await answer(second, false)).status).toBe(200);
     expect((await answer(first, true)).status).toBe(200);
     expect((await waitForTask(first)).result).toEqual({ content: [{ type: 'text', text: 'deleted the cache' }] });
@@ -109,6 +133,42 @@ describe('an MCP agent that asks for input through elicitation', () => {
     ).toBe(1);
   });
 
+  it('relays an elicitation of an MCP task, read with tasks/result, and the task ends with its result', async () => {
+    const taskId = await startTask({ agentId: agent.agentId, operation: 'tools/purge', params: { what: 'the queue' } });
+    const waiting = await waitForTask(taskId, { until: (task) => task.status === 'input-required' });
+    expect(waiting).toMatchObject({
+      status: 'input-required',
+      inputRequest: { message: 'Purge the queue?', inputSchema: CONFIRMATION },
+    });
+    expect(mcp().callsOf('tasks/result').length).toBeGreaterThan(0);
+    const answered = await giveInput(taskId, { confirm: true });
+    expect(answered.status).toBe(200);
+    expect(await waitForTask(taskId)).toMatchObject({
+      status: 'completed',
+      result: { content: [{ type: 'text', text: 'purged the queue' }] },
+    });
+  });
+
+  it('relays a URL-mode elicitation with its url, and gives the server the action the person confirmed', async () => {
+    const taskId = await startTask({ agentId: agent.agentId, operation: 'tools/connect', params: {} });
+    const stream = await EventStreamReader.open(`/tasks/${taskId}/events`);
+    const waiting = await waitForTask(taskId, { until: (task) => task.status === 'input-required' });
+    expect(waiting.inputRequest).toMatchObject({
+      message: 'Allow access to your calendar',
+      url: CONSENT_URL,
+      inputSchema: { required: ['action'] },
+    });
+    expectError(await giveInput(taskId, { action: 'maybe' }), 400, 'VALIDATION_ERROR');
+    const answered = await giveInput(taskId, { action: 'accept' });
+    expect(answered.status).toBe(200);
+    expect(await waitForTask(taskId)).toMatchObject({
+      status: 'completed',
+      result: { content: [{ type: 'text', text: 'consent: accept' }] },
+    });
+    await stream.closed;
+    expect(stream.data.find((event) => event.type === 'input_required')).toMatchObject({ url: CONSENT_URL });
+  });
+
   it('tells the server cancel when no one answered before the call would time out, and the task is pending again', async () => {
     const store = await Store.connect(testStack().mongoUri, testStack().mongoDatabase);
     try {
@@ -122,7 +182,7 @@ describe('an MCP agent that asks for input through elicitation', () => {
         new TaskClaims(store),
         schemas,
         { taskId },
-        { deadline: Date.now() + 1_600, signal: new AbortController().signal },
+        { deadline: Date.now() + 1_600, signal: new AbortController().signal, phase: 'calling_agent' },
       );
       expect(await elicitation.answer('Delete?', { ...CONFIRMATION })).toEqual({ action: 'cancel' });
       const task = await taskStore.find(taskId);

@@ -12,7 +12,7 @@ import { closedStatus, until } from '../support/until';
 
 const DOCS = path.resolve(__dirname, '../../node_modules/@modelcontextprotocol/server-everything/dist/docs');
 
-/** The tools the server offers a client that declares form elicitation and nothing else, as the service's does (no roots, sampling, tasks). */
+/** The tools the server offers a client that declares form and URL elicitation and nothing else, as the service's does (no roots, sampling, tasks). */
 const TOOLS = [
   'echo',
   'get-annotated-message',
@@ -27,6 +27,7 @@ const TOOLS = [
   'toggle-subscriber-updates',
   'trigger-long-running-operation',
   'trigger-elicitation-request',
+  'trigger-url-elicitation',
   'simulate-research-query',
 ];
 const PROMPTS = ['simple-prompt', 'args-prompt', 'completable-prompt', 'resource-prompt'];
@@ -75,7 +76,7 @@ describe('server-everything as an MCP agent', () => {
     // The service's capabilities, so the server lists what it lists the service.
     const client = new Client(
       { name: 'server-everything-test', version: '1' },
-      { capabilities: { elicitation: { form: {} } } },
+      { capabilities: { elicitation: { form: {}, url: {} } } },
     );
     await client.connect(new StreamableHTTPClientTransport(new URL(everything().url)));
     try {
@@ -413,6 +414,21 @@ describe('server-everything as an MCP agent', () => {
       expect(texts).toContain('User provided the requested information');
       expect(texts).toContain('- Name: Ada Lovelace');
       expect(texts).toContain('- Favorite Integer: 7');
+    });
+
+    it('relays trigger-url-elicitation as an input request with its url, and gives the server the action the person chose', async () => {
+      const url = 'https://consent.example/authorize?state=1';
+      const taskId = await run('tools/trigger-url-elicitation', { url, message: 'Open the consent page' });
+      const waiting = await waitForTask(taskId, { until: (task) => task.status === 'input-required' });
+      expect(waiting.inputRequest).toMatchObject({ message: 'Open the consent page', url });
+      const answered = await call('POST', `/tasks/${taskId}/input`, {
+        apiKey: 'admin',
+        body: { input: { action: 'decline' } },
+      });
+      expect(answered.status).toBe(200);
+      const ended = await waitForTask(taskId);
+      expect(ended.status).toBe('completed');
+      expect((ended.result.content as Array<{ text: string }>)[0].text).toContain('User declined to open the URL');
     });
 
     it('shows trigger-long-running-operation progress notifications as the task progress while it runs, then its result', async () => {
