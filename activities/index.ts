@@ -53,7 +53,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     callAgent: callAgentActivity(agents, taskStore, claims, deps.schemas, dispatcher, calls, deps.metrics),
     pollMcpTask: pollMcpTaskActivity(agents, taskStore, claims, deps.schemas, dispatcher, calls),
-    pollA2aTask: pollA2aTaskActivity(agents, taskStore, dispatcher, calls),
+    pollA2aTask: pollA2aTaskActivity(agents, taskStore, claims, dispatcher, calls),
     notifyCancellation: notifyCancellationActivity(agents, dispatcher, {
       callTimeoutMs: deps.config.agentCallTimeoutMs,
     }),

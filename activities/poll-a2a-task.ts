@@ -3,6 +3,9 @@ import type { Dispatcher } from 'undici';
 import { a2aRequest } from '../src/agent-calls/a2a-client';
 import type { RecentAgents } from '../src/registry/recent-agents';
 import type { TaskStore } from '../src/tasks/task-store';
+import type { TaskClaims } from '../src/tasks/task-claims';
+import { a2aInputRequestOf } from '../src/agent-calls/a2a-input';
+import { relayA2aInput } from './a2a-input-relay';
 import type { A2aTaskPoll, PollA2aTaskInput } from '../workflows/activity-contract';
 import type { CallAgentSettings } from './call-agent';
 import { verdictOfA2aError, verdictOfTask, type A2aCallVerdict, type A2aTaskJson } from '../src/agent-calls/a2a-call';
@@ -11,11 +14,13 @@ import { verdictOrFailure } from './call-failures';
 
 /**
  * One poll of a task an A2A agent goes on with: `GetTask`, and once it ended its outcome recorded as
- * the task's, like a call's answer. Failures are retried or final as a call's are.
+ * the task's, like a call's answer. A task waiting for input has its request relayed to a person,
+ * and the answer relayed back (relayA2aInput). Failures are retried or final as a call's are.
  */
 export function pollA2aTaskActivity(
   agents: RecentAgents,
   taskStore: TaskStore,
+  claims: Pick<TaskClaims, 'findInput' | 'inputDelivered'>,
   dispatcher: Dispatcher,
   { callTimeoutMs, maxReplyBytes }: CallAgentSettings,
 ) {
@@ -28,14 +33,21 @@ export function pollA2aTaskActivity(
   }: PollA2aTaskInput): Promise<A2aTaskPoll> {
     const { task, agent } = await polledTask(taskStore, agents, taskId, agentId);
     let verdict: A2aCallVerdict;
+    const options = {
+      dispatcher,
+      timeoutMs: callTimeoutMs,
+      maxReplyBytes,
+      signal: Context.current().cancellationSignal,
+    };
     try {
-      const answer = await a2aRequest(
+      const answer = (await a2aRequest(
         agent,
         'GetTask',
         { id: handle.a2aTaskId, historyLength: 0 },
-        { dispatcher, timeoutMs: callTimeoutMs, maxReplyBytes, signal: Context.current().cancellationSignal },
-      );
-      verdict = verdictOfTask(answer as A2aTaskJson);
+        options,
+      )) as A2aTaskJson;
+      const asked = a2aInputRequestOf(answer);
+      verdict = asked ? await relayA2aInput({ taskStore, claims }, agent, task, asked, options) : verdictOfTask(answer);
     } catch (error) {
       verdict = verdictOrFailure(error, verdictOfA2aError, 'Polling', agent.endpointUrl);
     }

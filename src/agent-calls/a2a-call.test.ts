@@ -30,7 +30,7 @@ describe('verdictOfTask', () => {
     });
   });
 
-  it('fails a failed, cancelled, rejected or interrupted task with its status text, and the state in details', () => {
+  it('fails a failed, cancelled or rejected task with its status text, and the state in details', () => {
     expect(
       verdictOfTask({ ...task('TASK_STATE_FAILED'), status: { state: 'TASK_STATE_FAILED', ...said('no') } }),
     ).toEqual({
@@ -39,12 +39,14 @@ describe('verdictOfTask', () => {
     });
     expect(verdictOfTask(task('TASK_STATE_CANCELED'))).toMatchObject({ error: { code: 'AGENT_TOOL_ERROR' } });
     expect(verdictOfTask(task('TASK_STATE_REJECTED'))).toMatchObject({ error: { code: 'AGENT_REJECTED' } });
-    expect(
-      verdictOfTask({ ...task('x'), status: { state: 'TASK_STATE_INPUT_REQUIRED', ...said('Which one?') } }),
-    ).toMatchObject({
-      kind: 'failed',
-      error: { code: 'AGENT_REJECTED', message: expect.stringMatching(/INPUT_REQUIRED: Which one\?; .* not relay/) },
-    });
+  });
+
+  it('follows a task that waits for input or authorisation: its polls relay the request', () => {
+    for (const state of ['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_AUTH_REQUIRED'])
+      expect(verdictOfTask({ ...task('x'), status: { state, ...said('Which one?') } })).toEqual({
+        kind: 'a2aTask',
+        handle: { a2aTaskId: 'a2a-1' },
+      });
   });
 
   it('refuses a task outside the protocol: no id, no state, an unknown state', () => {

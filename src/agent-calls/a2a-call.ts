@@ -1,6 +1,7 @@
 import { A2aHttpError, A2aProtocolError, A2aRpcError, a2aRequest, type A2aRequestOptions } from './a2a-client';
 import { causeOf } from '../ops/describe-error';
 import { ReplyTooLarge } from './guarded-fetch';
+import { isInterrupted } from './a2a-input';
 import type { AgentEndpoint } from './agent-endpoint';
 import type { AgentReplyVerdict } from './agent-reply';
 import { rejectedByJsonRpc, verdictOfRefusedStatus } from './agent-reply';
@@ -10,7 +11,7 @@ import { normaliseResult, TaskErrorCode, type A2aTaskHandle, type TaskResult } f
 export type A2aCallVerdict =
   Exclude<AgentReplyVerdict, { kind: 'accepted' }> | { kind: 'a2aTask'; handle: A2aTaskHandle };
 
-/** A2A task states the agent goes on from: followed with GetTask. The others end ours (verdictOfTask). */
+/** A2A task states the agent goes on from: followed with GetTask. The others, but those waiting for input, end ours (verdictOfTask). */
 const WORKING_STATES = new Set(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']);
 
 /**
@@ -32,7 +33,8 @@ interface A2aPart {
 
 export interface A2aTaskJson {
   id?: unknown;
-  status?: { state?: unknown; message?: { parts?: unknown } };
+  contextId?: unknown;
+  status?: { state?: unknown; timestamp?: unknown; message?: { messageId?: unknown; parts?: unknown } };
   artifacts?: unknown;
 }
 
@@ -74,14 +76,14 @@ export async function callOverA2a(
 
 /**
  * What an A2A task means for ours: still working (followed, with its id), completed with its
- * artifacts as the result, or failed. A task waiting for input or authorisation fails ours: the
- * service does not relay them (docs/a2a.md).
+ * artifacts as the result, or failed. A task waiting for input or authorisation is followed too:
+ * its polls relay the request to a person (activities/a2a-input-relay.ts).
  */
 export function verdictOfTask(task: A2aTaskJson): A2aCallVerdict {
   const state = task.status?.state;
   if (typeof task.id !== 'string' || typeof state !== 'string')
     return outsideProtocol('its task has no id or no status.state');
-  if (WORKING_STATES.has(state)) return { kind: 'a2aTask', handle: { a2aTaskId: task.id } };
+  if (WORKING_STATES.has(state) || isInterrupted(state)) return { kind: 'a2aTask', handle: { a2aTaskId: task.id } };
   const said = textOf(task.status?.message?.parts);
   switch (state) {
     case 'TASK_STATE_COMPLETED':
@@ -91,13 +93,6 @@ export function verdictOfTask(task: A2aTaskJson): A2aCallVerdict {
     case 'TASK_STATE_FAILED':
     case 'TASK_STATE_CANCELED':
       return failed(TaskErrorCode.AGENT_TOOL_ERROR, said ?? `The A2A agent's task ended ${state}`, state);
-    case 'TASK_STATE_INPUT_REQUIRED':
-    case 'TASK_STATE_AUTH_REQUIRED':
-      return failed(
-        TaskErrorCode.AGENT_REJECTED,
-        `The A2A agent's task is ${state}${said === undefined ? '' : `: ${said}`}; the service does not relay such requests`,
-        state,
-      );
     default:
       return outsideProtocol(`its task is in an unknown state ${state}`);
   }

@@ -24,6 +24,8 @@ interface TaskInputDocument {
   input: string;
   answeredBy: Principal;
   answeredAt: Date;
+  /** When an activity relaying the request handed the answer to the agent (inputDelivered). */
+  deliveredAt?: Date;
 }
 
 /** The claim of a cancellation, in place of a report's digest (which is base64, never this). */
@@ -77,10 +79,23 @@ export class TaskClaims {
     return claimed(() => this.inputs.insertOne(answer));
   }
 
-  /** The answer claimed for an input request; undefined when it has none. */
-  async findInput(taskId: string, requestId: string): Promise<{ input: unknown } | undefined> {
+  /** The answer claimed for an input request, and whether it went to the agent; undefined when it has none. */
+  async findInput(taskId: string, requestId: string): Promise<{ input: unknown; delivered: boolean } | undefined> {
     const answer = await this.inputs.findOne({ _id: inputIdOf(taskId, requestId) });
-    return answer ? { input: JSON.parse(answer.input) as unknown } : undefined;
+    return answer
+      ? { input: JSON.parse(answer.input) as unknown, delivered: answer.deliveredAt !== undefined }
+      : undefined;
+  }
+
+  /**
+   * Notes that the answer went to the agent, so that a relay that sees the agent's request again
+   * (it has not moved on yet) does not send it twice.
+   */
+  async inputDelivered(taskId: string, requestId: string): Promise<void> {
+    await retryWhileBusy(
+      () => this.inputs.updateOne({ _id: inputIdOf(taskId, requestId) }, { $set: { deliveredAt: new Date() } }),
+      { duplicatesOnRetryAreOurs: true },
+    );
   }
 
   /**

@@ -67,7 +67,7 @@ export async function requestInput(
   if (agent?.protocol === AgentProtocol.MCP)
     throw invalid('An MCP agent asks for input with an elicitation request during its call, not with a report');
   if (agent?.protocol === AgentProtocol.A2A)
-    throw invalid("An A2A agent's task is followed over A2A: the service does not relay its input requests");
+    throw invalid("An A2A agent asks for input with its task's TASK_STATE_INPUT_REQUIRED, not with a report");
   if (inputSchema !== undefined) {
     try {
       await deps.schemas.compile(inputSchema);

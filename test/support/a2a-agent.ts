@@ -22,7 +22,21 @@ export type SkillBehaviour =
   /** TASK_STATE_WORKING until cancelled. */
   | 'works-until-cancelled'
   /** TASK_STATE_FAILED with a text status message. */
-  | 'fails';
+  | 'fails'
+  /**
+   * TASK_STATE_INPUT_REQUIRED, asking "Which colour?" with a data part `{inputSchema}`; the next
+   * message in the task completes it, its artifact `{answered}` the message's data (else text).
+   */
+  | 'asks-for-input'
+  /** TASK_STATE_AUTH_REQUIRED with a text status message; the next message completes it as above. */
+  | 'asks-for-auth';
+
+/** The inputSchema the `asks-for-input` skill sends with its request. */
+export const COLOUR_SCHEMA = {
+  type: 'object',
+  properties: { colour: { type: 'string' } },
+  required: ['colour'],
+};
 
 /** A data part, as the SDK's types have it. */
 export const dataPart = (value: unknown): Part => ({
@@ -32,12 +46,19 @@ export const dataPart = (value: unknown): Part => ({
   mediaType: 'application/json',
 });
 
-const agentMessage = (text: string, taskId: string, contextId: string): Message => ({
+const textPart = (text: string): Part => ({
+  content: { $case: 'text', value: text },
+  metadata: undefined,
+  filename: '',
+  mediaType: 'text/plain',
+});
+
+const agentMessage = (text: string, taskId: string, contextId: string, more: Part[] = []): Message => ({
   messageId: `${taskId}-status`,
   contextId,
   taskId,
   role: Role.ROLE_AGENT,
-  parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+  parts: [textPart(text), ...more],
   metadata: undefined,
   extensions: [],
   referenceTaskIds: [],
@@ -56,6 +77,8 @@ export class A2aTestAgent {
   private readonly finishers = new Map<string, () => void>();
   /** The agent's task for each message: the service's messageId is its own taskId. */
   private readonly taskOfMessage = new Map<string, string>();
+  /** The context of each of the agent's tasks. */
+  readonly contextOfTask = new Map<string, string>();
 
   private constructor(
     private readonly server: http.Server,
@@ -158,6 +181,7 @@ export class A2aTestAgent {
         const skill = (message.metadata?.skill as string | undefined) ?? Object.keys(skills)[0];
         const { taskId, contextId } = context;
         this.taskOfMessage.set(message.messageId, taskId);
+        this.contextOfTask.set(taskId, contextId);
         const task = (state: TaskState, extra: Partial<Task> = {}): Task => ({
           id: taskId,
           contextId,
@@ -175,14 +199,47 @@ export class A2aTestAgent {
           metadata: undefined,
           extensions: [],
         });
+        const data = message.parts.find((part) => part.content?.$case === 'data')?.content?.value;
+        const text = message.parts.find((part) => part.content?.$case === 'text')?.content?.value;
+        // A message in a task that waits for input answers it.
+        if (context.task) {
+          bus.publish(
+            AgentEvent.task(
+              task(TaskState.TASK_STATE_COMPLETED, { artifacts: [artifact({ answered: data ?? text })] }),
+            ),
+          );
+          bus.finished();
+          return;
+        }
+        const interrupted = (state: TaskState, said: string, more: Part[] = []) =>
+          bus.publish(
+            AgentEvent.task({
+              ...task(state),
+              status: {
+                state,
+                message: agentMessage(said, taskId, contextId, more),
+                timestamp: new Date().toISOString(),
+              },
+            }),
+          );
         switch (skills[skill]) {
+          case 'asks-for-input':
+            interrupted(TaskState.TASK_STATE_INPUT_REQUIRED, 'Which colour?', [
+              dataPart({ inputSchema: COLOUR_SCHEMA }),
+            ]);
+            break;
+          case 'asks-for-auth':
+            interrupted(
+              TaskState.TASK_STATE_AUTH_REQUIRED,
+              'Sign in at https://auth.example/login, then send the code',
+            );
+            break;
           case 'echo': {
-            const data = message.parts.find((part) => part.content?.$case === 'data')?.content?.value as
-              { params?: unknown } | undefined;
-            const text = message.parts.find((part) => part.content?.$case === 'text')?.content?.value;
             bus.publish(
               AgentEvent.task(
-                task(TaskState.TASK_STATE_COMPLETED, { artifacts: [artifact({ echoed: data?.params ?? text })] }),
+                task(TaskState.TASK_STATE_COMPLETED, {
+                  artifacts: [artifact({ echoed: (data as { params?: unknown } | undefined)?.params ?? text })],
+                }),
               ),
             );
             break;
