@@ -4,7 +4,9 @@ import { a2aRequest } from '../src/agent-calls/a2a-client';
 import type { RecentAgents } from '../src/registry/recent-agents';
 import type { TaskStore } from '../src/tasks/task-store';
 import type { TaskClaims } from '../src/tasks/task-claims';
-import { a2aInputRequestOf } from '../src/agent-calls/a2a-input';
+import { a2aInputRequestOf, type A2aInputRequest } from '../src/agent-calls/a2a-input';
+import { TaskPhase, TaskStatus } from '../workflows/task-types';
+import { RelayedInput } from './relayed-input';
 import { relayA2aInput } from './a2a-input-relay';
 import type { A2aTaskPoll, PollA2aTaskInput } from '../workflows/activity-contract';
 import type { CallAgentSettings } from './call-agent';
@@ -31,8 +33,9 @@ export function pollA2aTaskActivity(
     attempt,
     keepsResult,
   }: PollA2aTaskInput): Promise<A2aTaskPoll> {
-    const { task, agent } = await polledTask(taskStore, agents, taskId, agentId);
+    const { task, agent, status } = await polledTask(taskStore, agents, taskId, agentId);
     let verdict: A2aCallVerdict;
+    let asked: A2aInputRequest | undefined;
     const options = {
       dispatcher,
       timeoutMs: callTimeoutMs,
@@ -46,12 +49,17 @@ export function pollA2aTaskActivity(
         { id: handle.a2aTaskId, historyLength: 0 },
         options,
       )) as A2aTaskJson;
-      const asked = a2aInputRequestOf(answer);
+      asked = a2aInputRequestOf(answer);
       verdict = asked ? await relayA2aInput({ taskStore, claims }, agent, task, asked, options) : verdictOfTask(answer);
     } catch (error) {
       verdict = verdictOrFailure(error, verdictOfA2aError, 'Polling', agent.endpointUrl);
     }
-    if (verdict.kind === 'a2aTask') return { kind: 'working' };
+    if (verdict.kind === 'a2aTask') {
+      // The agent went on without the answer to the request it made: no one is to answer it now.
+      if (!asked && status === TaskStatus.INPUT_REQUIRED)
+        await new RelayedInput(taskStore, claims, task).withdraw(TaskPhase.AWAITING_AGENT_REPORT);
+      return { kind: 'working' };
+    }
     return polledAnswer(verdict, taskStore, { task, attempt, keepsResult, url: agent.endpointUrl });
   };
 }

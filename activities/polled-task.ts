@@ -5,7 +5,7 @@ import type { TaskRef } from '../src/task-events/task-event';
 import type { AgentReplyVerdict } from '../src/agent-calls/agent-reply';
 import { refOf } from '../src/tasks/task-document';
 import type { TaskStore } from '../src/tasks/task-store';
-import { isLive, TaskErrorCode } from '../workflows/task-types';
+import { isLive, TaskErrorCode, type TaskStatus } from '../workflows/task-types';
 import type { AgentAnswer } from '../workflows/activity-contract';
 import { recordedAnswer } from './call-agent';
 import { withoutCredentials } from '../src/util/url-credentials';
@@ -19,7 +19,7 @@ export async function polledTask(
   agents: RecentAgents,
   taskId: string,
   agentId: string,
-): Promise<{ task: TaskRef; agent: Agent }> {
+): Promise<{ task: TaskRef; agent: Agent; status: TaskStatus }> {
   const stored = await taskStore.find(taskId);
   if (!stored)
     throw ApplicationFailure.nonRetryable(
@@ -34,7 +34,7 @@ export async function polledTask(
   }
   const agent = await agents.findById(agentId);
   if (!agent) throw ApplicationFailure.nonRetryable(`Agent ${agentId} no longer exists`, TaskErrorCode.AGENT_NOT_FOUND);
-  return { task: refOf(stored), agent };
+  return { task: refOf(stored), agent, status: stored.status };
 }
 
 /**

@@ -56,8 +56,13 @@ export class RelayedInput {
       if (answered) return answered;
       await sleep(ANSWER_POLL_MS, undefined, { signal: until.signal }).catch(() => undefined);
     }
-    await this.taskStore.updateIfNotEnded(this.task, { status: TaskStatus.PENDING, phase: until.phase });
+    await this.withdraw(until.phase);
     // An answer claimed just before the task went back to pending still counts.
     return this.answerTo(requestId);
+  }
+
+  /** The task is `pending` again in `phase`: its open request is no longer to be answered. */
+  async withdraw(phase: TaskPhase): Promise<void> {
+    await this.taskStore.updateIfNotEnded(this.task, { status: TaskStatus.PENDING, phase });
   }
 }

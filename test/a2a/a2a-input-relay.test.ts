@@ -7,7 +7,7 @@ import { startTask, waitForTask } from '../support/tasks';
 import { until } from '../support/until';
 
 describe("an A2A agent's task that waits for input, relayed to a person", () => {
-  const a2a = useA2aAgent({ colour: 'asks-for-input', login: 'asks-for-auth' });
+  const a2a = useA2aAgent({ colour: 'asks-for-input', login: 'asks-for-auth', shrug: 'asks-then-works-on' });
   let agent: RegisteredAgent;
 
   beforeAll(async () => {
@@ -69,5 +69,22 @@ describe("an A2A agent's task that waits for input, relayed to a person", () => 
     const a2aTaskId = await until(() => a2a().taskFor(taskId), 'the agent knows the task');
     const answer = a2a().received.find((message) => message.messageId !== taskId && message.taskId === a2aTaskId);
     expect(answer!.parts[0].content).toEqual({ $case: 'text', value: 'code-42' });
+  });
+
+  it('withdraws the request when the agent goes on without an answer', async () => {
+    const taskId = await startTask({ agentId: agent.agentId, operation: 'tools/shrug', params: {} });
+    await waitForTask(taskId, { until: (task) => task.status === 'input-required' });
+    const a2aTaskId = await until(() => a2a().taskFor(taskId), 'the agent knows the task');
+    a2a().finish(a2aTaskId);
+    const withdrawn = await waitForTask(taskId, { until: (task) => task.status !== 'input-required' });
+    expect(withdrawn).toMatchObject({ status: 'pending', phase: 'awaiting_agent_report' });
+    expect(withdrawn).not.toHaveProperty('inputRequest');
+    expectError(
+      await call('POST', `/tasks/${taskId}/input`, { apiKey: 'admin', body: { input: 'red' } }),
+      409,
+      'CONFLICT',
+    );
+    a2a().finish(a2aTaskId);
+    expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: {} });
   });
 });

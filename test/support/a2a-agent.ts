@@ -29,7 +29,12 @@ export type SkillBehaviour =
    */
   | 'asks-for-input'
   /** TASK_STATE_AUTH_REQUIRED with a text status message; the next message completes it as above. */
-  | 'asks-for-auth';
+  | 'asks-for-auth'
+  /**
+   * TASK_STATE_INPUT_REQUIRED, then without an answer TASK_STATE_WORKING when the test calls
+   * `finish(taskId)`, and completed (no artifact) at the second `finish`.
+   */
+  | 'asks-then-works-on';
 
 /** The inputSchema the `asks-for-input` skill sends with its request. */
 export const COLOUR_SCHEMA = {
@@ -173,6 +178,12 @@ export class A2aTestAgent {
     await new Promise((resolve) => this.server.close(resolve));
   }
 
+  /** Resolves at the test's `finish(taskId)`. */
+  private async finished(taskId: string): Promise<void> {
+    await new Promise<void>((resolve) => this.finishers.set(taskId, resolve));
+    this.finishers.delete(taskId);
+  }
+
   private executor(skills: Record<string, SkillBehaviour>): AgentExecutor {
     return {
       execute: async (context: RequestContext, bus: ExecutionEventBus) => {
@@ -228,6 +239,23 @@ export class A2aTestAgent {
               dataPart({ inputSchema: COLOUR_SCHEMA }),
             ]);
             break;
+          case 'asks-then-works-on': {
+            interrupted(TaskState.TASK_STATE_INPUT_REQUIRED, 'Which colour?');
+            const goOn = (state: TaskState) =>
+              bus.publish(
+                AgentEvent.statusUpdate({
+                  taskId,
+                  contextId,
+                  status: { state, message: undefined, timestamp: undefined },
+                  metadata: undefined,
+                }),
+              );
+            await this.finished(taskId);
+            goOn(TaskState.TASK_STATE_WORKING);
+            await this.finished(taskId);
+            goOn(TaskState.TASK_STATE_COMPLETED);
+            break;
+          }
           case 'asks-for-auth':
             interrupted(
               TaskState.TASK_STATE_AUTH_REQUIRED,
@@ -258,9 +286,7 @@ export class A2aTestAgent {
             break;
           default: {
             bus.publish(AgentEvent.task(task(TaskState.TASK_STATE_WORKING)));
-            const finished = new Promise<void>((resolve) => this.finishers.set(taskId, resolve));
-            await finished;
-            this.finishers.delete(taskId);
+            await this.finished(taskId);
             if (this.cancelled.includes(taskId)) break;
             bus.publish(
               AgentEvent.artifactUpdate({
