@@ -6,9 +6,13 @@ import type { AgentEndpoint } from './agent-endpoint';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { answerElicitation } from './mcp-elicitation';
 import { guardedFetch, type BytesRead } from './guarded-fetch';
+import { withBoundedResumptions } from './stream-resumptions';
 
 /** Who the service is to an MCP server: its `clientInfo` at initialisation. */
 const CLIENT_INFO = { name: 'agent-coordination-service', version: '1' } as const;
+
+/** Failed attempts in a row at resuming one stream before it is given up. */
+const RESUME_ATTEMPTS = 2;
 
 /** An MCP server's address and the owner's headers for it. */
 export type McpTarget = AgentEndpoint;
@@ -45,14 +49,19 @@ export class McpSession {
   /** Initialises a new session, or goes on with `resume`. */
   static async open(target: McpTarget, options: McpSessionOptions, resume?: McpSessionRef): Promise<McpSession> {
     const transport = new StreamableHTTPClientTransport(new URL(target.endpointUrl), {
-      fetch: guardedFetch(options.dispatcher, options.maxReplyBytes, options.bytesRead),
+      fetch: withBoundedResumptions(
+        guardedFetch(options.dispatcher, options.maxReplyBytes, options.bytesRead),
+        options.timeoutMs,
+      ),
       requestInit: { headers: target.headers ?? {} },
-      // A dropped SSE stream ends the request: the activity's retries are the one retry policy.
+      // A stream the server closes before its answer is resumed with Last-Event-ID after the server's
+      // `retry` (SEP-1699), or this backoff when it gave none; a stream that cannot be resumed is given
+      // up after RESUME_ATTEMPTS failed attempts, and its request ends at its timeout.
       reconnectionOptions: {
-        maxRetries: 0,
-        initialReconnectionDelay: 0,
-        maxReconnectionDelay: 0,
-        reconnectionDelayGrowFactor: 1,
+        maxRetries: RESUME_ATTEMPTS,
+        initialReconnectionDelay: 1_000,
+        maxReconnectionDelay: 10_000,
+        reconnectionDelayGrowFactor: 2,
       },
       ...(resume ? { sessionId: resume.sessionId } : {}),
     });
