@@ -37,6 +37,8 @@ export interface CallAgentSettings {
   callTimeoutMs: number;
   /** Largest reply body read from an agent. */
   maxReplyBytes: number;
+  /** How long a kept MCP session may go unused before it is ended (MCP_SESSION_IDLE_MS). */
+  mcpSessionIdleMs: number;
 }
 
 /** The outcome label of a call given up because its task was cancelled or reported on. */
@@ -88,10 +90,13 @@ export function callAgentActivity(
   metrics: Metrics,
 ) {
   // The worker's MCP sessions, one per agent version, kept between calls (docs/benchmarks.md, "Tasks over MCP").
+  // A session ends when its agent is deleted or registered anew (RecentAgents reads the store at most once a second).
   const sessions = new McpSessionPool({
     dispatcher,
     timeoutMs: settings.callTimeoutMs,
     maxReplyBytes: settings.maxReplyBytes,
+    idleMs: settings.mcpSessionIdleMs,
+    isCurrent: async (agentId, version) => (await agents.findById(agentId))?.version === version,
   });
   return async function callAgent({
     taskId,

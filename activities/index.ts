@@ -49,7 +49,11 @@ export function createActivities(deps: ActivityDeps) {
     connectTimeoutMs: deps.config.agentCallTimeoutMs,
   });
   // A call and a poll of the agent's own task are bounded alike.
-  const calls = { callTimeoutMs: deps.config.agentCallTimeoutMs, maxReplyBytes: deps.config.maxBodyBytes };
+  const calls = {
+    callTimeoutMs: deps.config.agentCallTimeoutMs,
+    maxReplyBytes: deps.config.maxBodyBytes,
+    mcpSessionIdleMs: deps.config.mcpSessionIdleMs,
+  };
   return {
     callAgent: callAgentActivity(agents, taskStore, claims, deps.schemas, dispatcher, calls, deps.metrics),
     pollMcpTask: pollMcpTaskActivity(agents, taskStore, claims, deps.schemas, dispatcher, calls),

@@ -32,6 +32,7 @@ describe('McpSessionPool: a kept MCP session per agent version', () => {
       dispatcher: outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 5_000 }),
       timeoutMs: 5_000,
       maxReplyBytes: 1024 * 1024,
+      idleMs: 60_000,
     });
   });
   afterEach(async () => {
@@ -80,5 +81,42 @@ describe('McpSessionPool: a kept MCP session per agent version', () => {
     await pool.withSession(agent(2), echo('two'));
     await until(() => server.requests.some((request) => request.httpMethod === 'DELETE'), 'the old session ended');
     expect(server.callsOf('initialize')).toHaveLength(2);
+  });
+
+  const deletes = () => server.requests.filter((request) => request.httpMethod === 'DELETE');
+  const sessionOfCalls = () => server.callsOf('tools/call')[0].headers['mcp-session-id'];
+
+  it('ends a session no call used for idleMs, with the session DELETE', async () => {
+    const idling = new McpSessionPool({
+      dispatcher: outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 5_000 }),
+      timeoutMs: 5_000,
+      maxReplyBytes: 1024 * 1024,
+      idleMs: 100,
+    });
+    await idling.withSession(agent(), echo('then idle'));
+    const [ended] = await until(() => deletes().length > 0 && deletes(), 'the idle session ended');
+    expect(ended.headers['mcp-session-id']).toBe(sessionOfCalls());
+  });
+
+  it('ends the session of an agent that is deleted or changed, once the pool looks it up', async () => {
+    let current = true;
+    const checked = new McpSessionPool({
+      dispatcher: outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 5_000 }),
+      timeoutMs: 5_000,
+      maxReplyBytes: 1024 * 1024,
+      idleMs: 60_000,
+      isCurrent: (agentId, version) => Promise.resolve(agentId === 'agent-1' && version === 1 && current),
+    });
+    await checked.withSession(agent(), echo('before the change'));
+    current = false;
+    const [ended] = await until(() => deletes().length > 0 && deletes(), "the deleted agent's session ended");
+    expect(ended.headers['mcp-session-id']).toBe(sessionOfCalls());
+  });
+
+  it('ends every session when it closes', async () => {
+    await pool.withSession(agent(), echo('one'));
+    pool.close();
+    const [ended] = await until(() => deletes().length > 0 && deletes(), 'the session ended');
+    expect(ended.headers['mcp-session-id']).toBe(sessionOfCalls());
   });
 });

@@ -6,11 +6,28 @@ import { McpSession, type McpSessionOptions } from './mcp-session';
 /** Sessions kept at once in one process; the longest unused is ended past this. */
 const MAX_SESSIONS = 64;
 
+/** How often the agents of the kept sessions are looked up: a deleted or changed agent's session ends within this. */
+export const AGENT_CHECK_MS = 5_000;
+
+export interface McpSessionPoolOptions extends Omit<McpSessionOptions, 'signal'> {
+  /** A session no call used for this long is ended (MCP_SESSION_IDLE_MS). */
+  idleMs: number;
+  /**
+   * Whether `version` is still the current version of agent `agentId`: false for a deleted agent or
+   * one registered anew. Asked every AGENT_CHECK_MS for each kept session; none, and no one is asked.
+   */
+  isCurrent?: (agentId: string, version: number) => Promise<boolean>;
+}
+
 interface Kept {
+  agentId: string;
+  version: number;
   session: Promise<McpSession>;
   /** Calls in the session now: a dropped session ends when the last of them does. */
   users: number;
   dropped: boolean;
+  /** Ends the session once it has gone unused for idleMs; running only while no call is in it. */
+  idle?: NodeJS.Timeout;
 }
 
 /**
@@ -19,12 +36,15 @@ interface Kept {
  * session run side by side (JSON-RPC ids tell their answers apart). A session the server no longer
  * knows (after a restart or an expiry) is opened again once; one whose requests fail below
  * HTTP (the server went away) is dropped, and the next call opens a new one. A call's own
- * cancellation or timeout leaves the session to the others.
+ * cancellation or timeout leaves the session to the others. A session ends (with the DELETE MCP
+ * asks of a client that no longer needs it) when it has gone unused for `idleMs`, when its agent
+ * is deleted or changes version, and when the pool closes.
  */
 export class McpSessionPool {
   private readonly sessions = new Map<string, Kept>();
+  private agentChecks?: NodeJS.Timeout;
 
-  constructor(private readonly options: Omit<McpSessionOptions, 'signal'>) {}
+  constructor(private readonly options: McpSessionPoolOptions) {}
 
   /** Runs `use` in the agent's session, opened first if there is none. */
   async withSession<T>(
@@ -35,6 +55,7 @@ export class McpSessionPool {
     for (let attempt = 1; ; attempt += 1) {
       const kept = this.keptFor(key, agent);
       kept.users += 1;
+      clearTimeout(kept.idle);
       try {
         return await use(await kept.session);
       } catch (error) {
@@ -44,12 +65,44 @@ export class McpSessionPool {
         throw error;
       } finally {
         kept.users -= 1;
-        if (kept.dropped && kept.users === 0) end(kept);
+        if (kept.users === 0) this.unused(key, kept);
       }
     }
   }
 
-  private keptFor(key: string, agent: AgentEndpoint & { id: string }): Kept {
+  /** Ends every session (the worker stops). */
+  close(): void {
+    for (const [key, kept] of this.sessions) this.drop(key, kept);
+  }
+
+  /** No call is in the session now: it ends if dropped, else once it stays unused for idleMs. */
+  private unused(key: string, kept: Kept): void {
+    if (kept.dropped) return end(kept);
+    kept.idle = setTimeout(() => this.drop(key, kept), this.options.idleMs).unref();
+  }
+
+  /** Drops the sessions whose agent is gone or has another version now; a failed lookup keeps them. */
+  private async checkAgents(): Promise<void> {
+    const { isCurrent } = this.options;
+    if (!isCurrent) return;
+    await Promise.all(
+      [...this.sessions].map(async ([key, kept]) => {
+        if (!(await isCurrent(kept.agentId, kept.version).catch(() => true))) this.drop(key, kept);
+      }),
+    );
+  }
+
+  /** Agents are checked while sessions are kept, and not at all in a pool with none. */
+  private watchAgents(): void {
+    if (this.sessions.size > 0 && !this.agentChecks && this.options.isCurrent)
+      this.agentChecks = setInterval(() => void this.checkAgents(), AGENT_CHECK_MS).unref();
+    if (this.sessions.size === 0 && this.agentChecks) {
+      clearInterval(this.agentChecks);
+      this.agentChecks = undefined;
+    }
+  }
+
+  private keptFor(key: string, agent: AgentEndpoint & { id: string; version: number }): Kept {
     const found = this.sessions.get(key);
     if (found) {
       // Most recently used last: the first in the map is the one to end.
@@ -60,13 +113,20 @@ export class McpSessionPool {
     // Another version of the agent may have another URL or headers: its session ends.
     for (const [other, kept] of this.sessions) if (other.startsWith(`${agent.id}@`)) this.drop(other, kept);
     // Not bound to one call's signal: the session outlives the call that opened it.
-    const kept: Kept = { session: McpSession.open(agent, this.options), users: 0, dropped: false };
+    const kept: Kept = {
+      agentId: agent.id,
+      version: agent.version,
+      session: McpSession.open(agent, this.options),
+      users: 0,
+      dropped: false,
+    };
     kept.session.catch(() => this.drop(key, kept));
     this.sessions.set(key, kept);
     if (this.sessions.size > MAX_SESSIONS) {
       const [oldest, first] = this.sessions.entries().next().value as [string, Kept];
       this.drop(oldest, first);
     }
+    this.watchAgents();
     return kept;
   }
 
@@ -74,7 +134,9 @@ export class McpSessionPool {
   private drop(key: string, kept: Kept): void {
     if (kept.dropped) return;
     kept.dropped = true;
+    clearTimeout(kept.idle);
     if (this.sessions.get(key) === kept) this.sessions.delete(key);
+    this.watchAgents();
     if (kept.users === 0) end(kept);
   }
 }

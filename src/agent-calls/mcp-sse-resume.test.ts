@@ -20,7 +20,10 @@ describe('MCP calls whose SSE stream the server closes before the answer (SEP-16
 
   it.each([
     ['in a session of its own', () => undefined],
-    ['in a kept session', () => new McpSessionPool({ dispatcher, timeoutMs: 60_000, maxReplyBytes: 1024 * 1024 })],
+    [
+      'in a kept session',
+      () => new McpSessionPool({ dispatcher, timeoutMs: 60_000, maxReplyBytes: 1024 * 1024, idleMs: 60_000 }),
+    ],
   ])('resumes the stream with Last-Event-ID and gets the answer once, %s', async (_how, pool) => {
     server = await ResumableMcpServer.start({ retryMs: 20, answerOnResume: true });
     const verdict = await callOverMcp(agent(), tool, {}, { ...options(60_000), sessions: pool() });

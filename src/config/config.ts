@@ -70,6 +70,8 @@ export interface Config {
   defaultTaskTimeoutMs: number;
   maxTaskTimeoutMs: number;
   agentCallTimeoutMs: number;
+  /** How long a worker keeps an MCP session no call uses before it ends it (src/agent-calls/mcp-session-pool.ts). */
+  mcpSessionIdleMs: number;
   /** Checks of data against agents' schemas, on their own threads (src/user-schemas/check-pool.ts). */
   schemaChecks: SchemaChecksConfig;
   /** How often a worker process looks for task workflows that closed without ending their tasks. */
@@ -266,6 +268,7 @@ export function loadConfig(env: Env = process.env): Config {
     defaultTaskTimeoutMs: read.integer('DEFAULT_TASK_TIMEOUT_MS', 24 * HOUR_MS, 1_000, 365 * 24 * HOUR_MS),
     maxTaskTimeoutMs: read.integer('MAX_TASK_TIMEOUT_MS', 7 * 24 * HOUR_MS, 1_000, 365 * 24 * HOUR_MS),
     agentCallTimeoutMs: read.integer('AGENT_CALL_TIMEOUT_MS', 30_000, 100, 10 * 60_000),
+    mcpSessionIdleMs: read.integer('MCP_SESSION_IDLE_MS', 120_000, 100, 24 * HOUR_MS),
     schemaChecks: {
       threads: read.integer('SCHEMA_CHECK_THREADS', Math.min(4, os.availableParallelism()), 1, 64),
       timeoutMs: read.integer('SCHEMA_CHECK_TIMEOUT_MS', 1_000, 10, 10 * 60_000),

@@ -41,7 +41,7 @@ describe('one attempt of the call activity', () => {
       new TaskClaims(store),
       schemas,
       outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 5_000 }),
-      { callTimeoutMs: 5_000, maxReplyBytes: 65_536 },
+      { callTimeoutMs: 5_000, maxReplyBytes: 65_536, mcpSessionIdleMs: 60_000 },
       createMetrics(),
     );
   });
@@ -226,7 +226,7 @@ describe('one attempt of the call activity', () => {
       new TaskClaims(store),
       schemas,
       outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 5_000 }),
-      { callTimeoutMs: 5_000, maxReplyBytes: 65_536 },
+      { callTimeoutMs: 5_000, maxReplyBytes: 65_536, mcpSessionIdleMs: 60_000 },
       createMetrics(),
     );
     const taskId = randomUUID();
