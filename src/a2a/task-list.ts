@@ -8,18 +8,18 @@ import type { ListTasksParams } from './method-params';
 
 /** Where the next page starts: the last task of this one, as an opaque token. */
 interface PageCursor {
-  createdAt: Date;
+  updatedAt: Date;
   taskId: string;
 }
 
-const tokenOf = ({ createdAt, taskId }: PageCursor): string =>
-  Buffer.from(JSON.stringify([createdAt.getTime(), taskId])).toString('base64url');
+const tokenOf = ({ updatedAt, taskId }: PageCursor): string =>
+  Buffer.from(JSON.stringify([updatedAt.getTime(), taskId])).toString('base64url');
 
 function cursorOf(token: string): PageCursor {
   try {
     const [millis, taskId] = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as unknown[];
     if (typeof millis === 'number' && Number.isInteger(millis) && typeof taskId === 'string')
-      return { createdAt: new Date(millis), taskId };
+      return { updatedAt: new Date(millis), taskId };
   } catch {
     // Answered below, as any token this endpoint did not give.
   }
@@ -28,7 +28,7 @@ function cursorOf(token: string): PageCursor {
 
 /**
  * A2A's ListTasks for one agent: the tasks of the agent the caller may read (all of them for an
- * admin and for the agent itself; else those the caller created), newest first, those of one
+ * admin and for the agent itself; else those the caller created), the last updated first, those of one
  * context with `contextId`. SUBMITTED and WORKING are both pending tasks of ours: a page filtered
  * by one of them holds only its own, and may be shorter than `pageSize`.
  */
@@ -52,7 +52,7 @@ export async function listTasks(
     limit: pageSize,
   });
   const last = tasks.at(-1);
-  const next = tasks.length === pageSize && last ? tokenOf({ createdAt: last.createdAt, taskId: last._id }) : '';
+  const next = tasks.length === pageSize && last ? tokenOf({ updatedAt: last.updatedAt, taskId: last._id }) : '';
   const listed = tasks
     .filter((task) => state === undefined || a2aState(task) === state)
     .map((task) => (params.includeArtifacts ? a2aTask(task) : withoutArtifacts(a2aTask(task))));

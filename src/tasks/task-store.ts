@@ -50,8 +50,8 @@ export class TaskStore {
     return [
       { key: { compositionId: 1 }, name: 'by_composition' },
       { key: { parentTaskId: 1 }, name: 'by_parent_task' },
-      // A2A's ListTasks: an agent's tasks, newest first.
-      { key: { agentId: 1, createdAt: -1, _id: -1 }, name: 'by_agent_newest' },
+      // A2A's ListTasks: an agent's tasks, the last updated first.
+      { key: { agentId: 1, updatedAt: -1, _id: -1 }, name: 'by_agent_last_update' },
       // A2A's contexts: an agent's tasks in one, newest first.
       { key: { agentId: 1, contextId: 1, createdAt: -1, _id: -1 }, name: 'by_agent_context_newest' },
     ];
@@ -263,9 +263,9 @@ export class TaskStore {
   }
 
   /**
-   * One page of an agent's tasks, newest first, and how many match in all: those `createdBy` made
+   * One page of an agent's tasks, the last updated first (A2A's order), and how many match in all: those `createdBy` made
    * when given, those in the A2A context `contextId` when given, those with one of `statuses` when
-   * given, those updated after `updatedAfter`, and those older than `before` (the last task of the page before).
+   * given, those updated after `updatedAfter`, and those updated before `before` (the last task of the page before).
    */
   async listOfAgent(
     agentId: string,
@@ -281,7 +281,7 @@ export class TaskStore {
       contextId?: string;
       statuses?: TaskStatus[];
       updatedAfter?: Date;
-      before?: { createdAt: Date; taskId: string };
+      before?: { updatedAt: Date; taskId: string };
       limit: number;
     },
   ): Promise<{ tasks: TaskDocument[]; total: number }> {
@@ -298,15 +298,15 @@ export class TaskStore {
             filter,
             {
               $or: [
-                { createdAt: { $lt: before.createdAt } },
-                { createdAt: before.createdAt, _id: { $lt: before.taskId } },
+                { updatedAt: { $lt: before.updatedAt } },
+                { updatedAt: before.updatedAt, _id: { $lt: before.taskId } },
               ],
             },
           ],
         }
       : filter;
     const [tasks, total] = await Promise.all([
-      this.tasks.find(page).sort({ createdAt: -1, _id: -1 }).limit(limit).toArray(),
+      this.tasks.find(page).sort({ updatedAt: -1, _id: -1 }).limit(limit).toArray(),
       this.tasks.countDocuments(filter),
     ]);
     return { tasks, total };

@@ -413,9 +413,23 @@ describe('A2A 1.0 JSON-RPC binding: the MUSTs the service claims', () => {
     expect(await after(new Date(Date.parse(timestamp) + 1).toISOString())).toEqual([]);
   });
 
-  it.todo(
-    '§3.1.4 Tasks MUST be sorted by last update time (status timestamp) in descending order: the service lists them newest created first (TaskStore.listOfAgent pages on createdAt), outside the A2A layer',
-  );
+  it('§3.1.4 ListTasks MUST sort tasks by their last update (status timestamp), newest first, page after page', async () => {
+    const agent = await registerAgent({ mcpUrl: server().route('conf-order', acceptsAndHearsCancel) });
+    const first = await started(agent.agentId, 'first');
+    await taken(first.id);
+    const second = await started(agent.agentId, 'second');
+    await taken(second.id);
+    // The first task created is the last updated.
+    expect((await rpc(agent.agentId, 'CancelTask', { id: first.id })).body.error).toBeUndefined();
+    const listed = (await rpc(agent.agentId, 'ListTasks', {})).body.result;
+    expect(listed.tasks.map((task: { id: string }) => task.id)).toEqual([first.id, second.id]);
+    const [newer, older] = listed.tasks.map((task: { status: { timestamp: string } }) => task.status.timestamp);
+    expect(Date.parse(newer)).toBeGreaterThanOrEqual(Date.parse(older));
+    const page = (await rpc(agent.agentId, 'ListTasks', { pageSize: 1 })).body.result;
+    expect(page.tasks.map((task: { id: string }) => task.id)).toEqual([first.id]);
+    const next = (await rpc(agent.agentId, 'ListTasks', { pageSize: 1, pageToken: page.nextPageToken })).body.result;
+    expect(next.tasks.map((task: { id: string }) => task.id)).toEqual([second.id]);
+  });
 
   it('§3.2.4 GetTask historyLength: the server MUST NOT return more messages than it asks for', async () => {
     const agent = await registerAgent({ mcpUrl: server().route('conf-history', completes({})) });
