@@ -8,7 +8,6 @@ import type { Agent } from '../registry/agent';
 import type { AgentStore } from '../registry/agent-store';
 import { IdempotencyKeyReusedError, type IdempotencyClaim, type IdempotencyKeys } from '../tasks/idempotency-keys';
 import { answerInput, type TaskInputDeps } from '../tasks/task-inputs';
-import { MAX_TASK_WAIT_MS } from '../tasks/task-request-schema';
 import type { TaskDocument } from '../tasks/task-document';
 import type { TaskClaims } from '../tasks/task-claims';
 import type { TaskStore } from '../tasks/task-store';
@@ -126,10 +125,11 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
       case 'SendMessage': {
         const sent = paramsOf('SendMessage', params);
         const task = await sendMessage(principal, agent, sent, onBehalfOf);
-        // A2A's default: the answer waits for the task to end or ask for input, as long as GET /tasks waits.
+        // A2A's default (§3.2.2): the answer waits for the task to end or ask for input, however
+        // long that is, until the caller goes away; returnImmediately or a stream answer at once.
         const answered = sent.configuration?.returnImmediately
           ? task
-          : await deps.waits.whenNotPending(task._id, MAX_TASK_WAIT_MS, abandoned, (found) => found ?? task);
+          : await deps.waits.whenNotPending(task._id, Number.POSITIVE_INFINITY, abandoned, (found) => found ?? task);
         return { result: { task: a2aTask(answered) } };
       }
       case 'SendStreamingMessage':

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { dataPart } from '../support/a2a-agent';
 import { a2aClientFor, sendMessageRequest } from '../support/a2a-client';
@@ -7,6 +8,7 @@ import { registerAgent } from '../support/agents';
 import { call } from '../support/http';
 import { reportOn } from '../support/tasks';
 import { until } from '../support/until';
+import { MAX_TASK_WAIT_MS } from '../../src/tasks/task-request-schema';
 import { useEventStreams, type EventStreamReader } from '../support/event-stream';
 
 /*
@@ -17,7 +19,7 @@ import { useEventStreams, type EventStreamReader } from '../support/event-stream
  * | MUST                                                                                  | Test                                                                                |
  * |---------------------------------------------------------------------------------------|-------------------------------------------------------------------------------------|
  * | §3.1.1 non-blocking SendMessage MUST return at once (§3.2.2)                          | a2a-endpoint: "answers SendMessage once the task ended, or asks for input, ..."     |
- * | §3.2.2 blocking SendMessage MUST wait for a terminal or interrupted state             | a2a-endpoint: same test (input-required); beyond 30 s: it.todo below                |
+ * | §3.2.2 blocking SendMessage MUST wait for a terminal or interrupted state             | a2a-endpoint: same test (input-required); beyond 30 s: below                         |
  * | §3.1.2 the stream MUST begin with the Task and close at COMPLETED                     | a2a-endpoint: "streams a task from SendStreamingMessage ..." (SDK); framing below   |
  * | §3.1.4 nextPageToken MUST be present, "" on the last page; paging; status filter      | a2a-endpoint: "lists the tasks of the agent a caller may read, ..."                 |
  * | §3.1.4 MUST return only tasks visible to the client (§13.1)                           | a2a-endpoint: same test (another agent's key lists none); a2a-contexts: "lists ..." |
@@ -530,9 +532,21 @@ describe('A2A 1.0 JSON-RPC binding: the MUSTs the service claims', () => {
     '§3.6.2 Agents MUST interpret an empty A2A-Version as 0.3: the endpoint takes a request without one as 1.0 (docs/a2a.md), so that clients that omit the header keep working; refusing it would answer them -32009',
   );
 
-  it.todo(
-    '§3.2.2 a blocking SendMessage MUST wait until the task ends or is interrupted: the service waits at most 30 s (MAX_TASK_WAIT_MS, as GET /tasks/{taskId}?waitMs does), then answers the task as it stands',
-  );
+  it('§3.2.2 a blocking SendMessage MUST wait until the task ends or is interrupted, however long that takes', async () => {
+    const agent = await registerAgent({ mcpUrl: server().route('conf-blocking', accepts) });
+    const blocking = rpc(agent.agentId, 'SendMessage', message('slow', {}, true));
+    const taskId = await until(async () => {
+      const [task] = (await rpc(agent.agentId, 'ListTasks', {})).body.result.tasks;
+      return task?.id as string | undefined;
+    }, 'the task started');
+    await taken(taskId);
+    // Past the 30 s a task lookup waits at most (MAX_TASK_WAIT_MS), which bounded this wait too.
+    await sleep(MAX_TASK_WAIT_MS + 2_000);
+    expect((await reportOn(taskId, agent.apiKey, { status: 'completed', result: { done: true } })).status).toBe(200);
+    const answered = (await blocking).body;
+    expect(answered.error).toBeUndefined();
+    expect(answered.result.task).toMatchObject({ id: taskId, status: { state: 'TASK_STATE_COMPLETED' } });
+  });
 
   it("§4.4.1, §5.7 an agent's card has every REQUIRED field, and every REQUIRED array holds at least one element", async () => {
     const agent = await registerAgent();
