@@ -15,6 +15,7 @@ import type { AgentAnswer, CallAgentInput, CallAgentResult } from '../workflows/
 import { McpSessionPool } from '../src/agent-calls/mcp-session-pool';
 import { callOverMcp, type McpCallVerdict } from '../src/agent-calls/mcp-call';
 import { callOverA2a, type A2aCallVerdict } from '../src/agent-calls/a2a-call';
+import { a2aPushConfig, type A2aPushSettings } from '../src/agent-calls/a2a-push';
 import { ProgressWrites } from './mcp-progress';
 import { TaskElicitation } from './mcp-elicitation';
 import type { SchemaChecks } from '../src/user-schemas/schema-checks';
@@ -39,6 +40,8 @@ export interface CallAgentSettings {
   maxReplyBytes: number;
   /** How long a kept MCP session may go unused before it is ended (MCP_SESSION_IDLE_MS). */
   mcpSessionIdleMs: number;
+  /** Set: A2A agents whose card offers push notifications are asked to push their tasks' updates. */
+  a2aPush?: A2aPushSettings;
 }
 
 /** The outcome label of a call given up because its task was cancelled or reported on. */
@@ -207,7 +210,14 @@ export function callAgentActivity(
             const lookup = findOperation(agent, operation);
             return {
               verdict: lookup.found
-                ? await callOverA2a(agent, taskId, lookup.entry.name, params, { ...call, dispatcher })
+                ? await callOverA2a(
+                    agent,
+                    taskId,
+                    lookup.entry.name,
+                    params,
+                    { ...call, dispatcher },
+                    agent.pushNotifications && settings.a2aPush ? a2aPushConfig(settings.a2aPush, taskId) : undefined,
+                  )
                 : operationRefused(lookup),
             };
           }

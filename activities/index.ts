@@ -53,6 +53,14 @@ export function createActivities(deps: ActivityDeps) {
     callTimeoutMs: deps.config.agentCallTimeoutMs,
     maxReplyBytes: deps.config.maxBodyBytes,
     mcpSessionIdleMs: deps.config.mcpSessionIdleMs,
+    ...(deps.config.publicUrl && deps.config.secretsKey
+      ? {
+          a2aPush: {
+            publicUrl: deps.config.publicUrl,
+            keys: [deps.config.secretsKey, ...deps.config.secretsKeysPrevious],
+          },
+        }
+      : {}),
   };
   return {
     callAgent: callAgentActivity(agents, taskStore, claims, deps.schemas, dispatcher, calls, deps.metrics),

@@ -10,6 +10,7 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import {
+  a2aTaskPushedSignal,
   agentReportSignal,
   agentSocketLostSignal,
   cancelTaskUpdate,
@@ -55,6 +56,7 @@ class CompositionRun implements RunOfTask {
   listen(): void {
     setHandler(agentReportSignal, (report) => this.byId.get(report.taskId)?.reported(report));
     setHandler(agentSocketLostSignal, (taskId) => this.byId.get(taskId)?.socketClosed());
+    setHandler(a2aTaskPushedSignal, (taskId) => this.byId.get(taskId)?.a2aTaskPushed());
     setHandler(inputRequestedSignal, (request) => this.byId.get(request.taskId)?.inputRequested(request));
     setHandler(inputAnsweredSignal, (answer) => this.byId.get(answer.taskId)?.inputAnswered(answer));
     setHandler(cancelTaskUpdate, (taskId) => this.byId.get(taskId)!.cancel(), {

@@ -1,9 +1,10 @@
 // A task the agent goes on with on its side, after its call answered with it: an MCP task (MCP's
 // tasks extension, polled with `tasks/get`) or an A2A task (polled with `GetTask`). The workflow
-// polls it on named timers until it ends, or until the task's timeoutMs has passed. Runs recorded
+// polls it on named timers until it ends, or until the task's timeoutMs has passed; an A2A task
+// whose agent pushes its updates is polled at each push, the timers only a fallback. Runs recorded
 // before such agents existed never get here (no call of theirs answers `mcpTask` or `a2aTask`), so
-// the step needs no patch to replay them.
-import { condition, isCancellation, type ActivityOptions } from '@temporalio/workflow';
+// the step needs no patch to replay them; pushes have one (A2A_TASK_PUSHES).
+import { condition, isCancellation, patched, type ActivityOptions } from '@temporalio/workflow';
 import type { A2aTaskPoll, McpTaskPoll, PolledTask } from './activity-contract';
 import { agentCalls } from './activity-stubs';
 import { callActivityTimeoutMs, retryPolicyOf } from './agent-call';
@@ -11,6 +12,7 @@ import { activityError, failure, outcomeOfAnswer, outcomeOfReport } from './outc
 import { describe, type RunningTask } from './running-task';
 import type { AgentTask } from './task-state';
 import { TaskErrorCode, TaskWait, type A2aTaskHandle, type McpTaskHandle, type TaskOutcome } from './task-types';
+import { A2A_TASK_PUSHES } from './versions';
 
 /**
  * Between polls: the agent's suggestion, but never under a twelfth of the time the task has run,
@@ -23,6 +25,8 @@ const MCP_TASK_POLL_DEFAULT_MS = 5_000;
 const AGENT_TASK_POLL_MIN_MS = 1_000;
 const AGENT_TASK_POLL_MAX_MS = 60_000;
 const AGENT_TASK_POLL_AGE_SHARE = 12;
+/** Between polls of an A2A task whose updates the agent pushes: a push lost on the way is noticed within this. */
+const PUSHED_TASK_POLL_MS = AGENT_TASK_POLL_MAX_MS;
 const agentTaskPollDelayMs = (suggestedMs: number, elapsedMs: number): number =>
   Math.min(
     AGENT_TASK_POLL_MAX_MS,
@@ -42,6 +46,8 @@ interface FollowedTask {
   firstIntervalMs?: number;
   /** The wait between polls while the agent suggests none. */
   unsuggestedMs: number;
+  /** The agent pushes the task's updates: each one ends the wait for the next poll. */
+  pushed: boolean;
   /** One poll: the activity, with the task it is for. */
   poll: (options: ActivityOptions, polled: PolledTask) => Promise<McpTaskPoll | A2aTaskPoll>;
 }
@@ -62,6 +68,7 @@ export function mcpTaskEnded(
       wait: TaskWait.MCP_TASK,
       firstIntervalMs: handle.pollIntervalMs,
       unsuggestedMs: MCP_TASK_POLL_DEFAULT_MS,
+      pushed: false,
       poll: (options, polled) => agentCalls.pollMcpTask.executeWithOptions(options, [{ ...polled, handle }]),
     },
     attempt,
@@ -69,13 +76,17 @@ export function mcpTaskEnded(
   );
 }
 
-/** Step: the task an A2A agent goes on with for this one, polled with `GetTask`, soon at first. */
+/**
+ * Step: the task an A2A agent goes on with for this one, polled with `GetTask`: soon at first, or,
+ * when the agent pushes its updates, at each push and seldom otherwise.
+ */
 export function a2aTaskEnded(
   running: RunningTask,
   handle: A2aTaskHandle,
   attempt: number,
   startedAt: number,
 ): Promise<TaskOutcome> {
+  const pushed = handle.pushed === true && patched(A2A_TASK_PUSHES);
   return followedTaskEnded(
     running,
     {
@@ -83,7 +94,8 @@ export function a2aTaskEnded(
       kind: 'A2A task',
       name: `A2A task ${handle.a2aTaskId}`,
       wait: TaskWait.A2A_TASK,
-      unsuggestedMs: AGENT_TASK_POLL_MIN_MS,
+      unsuggestedMs: pushed ? PUSHED_TASK_POLL_MS : AGENT_TASK_POLL_MIN_MS,
+      pushed,
       poll: (options, polled) => agentCalls.pollA2aTask.executeWithOptions(options, [{ ...polled, handle }]),
     },
     attempt,
@@ -114,11 +126,13 @@ async function followedTaskEnded(
     running.waitFor(followed.wait);
     // An agent may also report on the task (POST /tasks/{taskId}/result): its report ends the wait and the task.
     await condition(
-      () => inbox.report !== undefined,
+      () => inbox.report !== undefined || (followed.pushed && inbox.pushArrived),
       Math.min(agentTaskPollDelayMs(intervalMs ?? followed.unsuggestedMs, Date.now() - startedAt), remainingMs),
       { summary: `next poll of ${followed.name} (task ${task.taskId})` },
     );
     if (inbox.report) return outcomeOfReport(inbox.report, attempt);
+    // A push during the poll below is of a later update: it ends the next wait.
+    inbox.pushArrived = false;
     let polled: McpTaskPoll | A2aTaskPoll;
     try {
       polled = await followed.poll(

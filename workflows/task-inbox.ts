@@ -1,5 +1,5 @@
 // What a task hears from outside its steps: the agent's report, its input requests and people's
-// answers to them, its room socket closing, and a cancellation. The signal and update handlers
+// answers to them, its room socket closing, an A2A agent's push, and a cancellation. The signal and update handlers
 // write here; the steps read it.
 import type { AgentReport, InputRequestNotice } from './task-types';
 
@@ -10,6 +10,8 @@ export class TaskInbox {
   socketLost = false;
   /** A cancellation came before the task ended: it wins over any outcome not recorded by the agent's call. */
   cancelRequested = false;
+  /** The A2A agent pushed an update of its task since the last poll of it. */
+  pushArrived = false;
   /** The agent's latest input request. */
   private inputRequest?: InputRequestNotice;
   /** The request the task last took up: a later one is open again. */

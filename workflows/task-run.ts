@@ -91,6 +91,11 @@ export class TaskRun implements RunningTask, TaskOfRun {
     this.inbox.socketLost = true;
   }
 
+  /** The A2A agent pushed an update of its task: the next poll of it is now. */
+  a2aTaskPushed(): void {
+    this.inbox.pushArrived = true;
+  }
+
   /** `POST /tasks/{taskId}/cancel`: answers the status the task ended with, once recorded. */
   async cancel(): Promise<TaskStatus> {
     if (this.outcome === undefined) {

@@ -165,6 +165,8 @@ export interface McpTaskHandle {
  */
 export interface A2aTaskHandle {
   a2aTaskId: string;
+  /** The agent was asked to push the task's updates (POST /a2a-push/{taskId}): polls are only its fallback. */
+  pushed?: true;
 }
 
 /** The input of the composition workflow; a single task is a composition of one without an id. */
@@ -235,6 +237,9 @@ export const inputAnsweredSignal = defineSignal<[InputAnswerNotice]>('inputAnswe
 
 /** The agent's socket that got the task's TASK frame closed before it answered (taskId): call it over HTTP instead. */
 export const agentSocketLostSignal = defineSignal<[string]>('agentSocketLost');
+
+/** The A2A agent pushed an update of the task it goes on with for this one (taskId): poll it now. */
+export const a2aTaskPushedSignal = defineSignal<[string]>('a2aTaskPushed');
 
 /**
  * Cancels one task of the workflow (`POST /tasks/{taskId}/cancel`). Answers once the outcome is

@@ -25,3 +25,10 @@ export const PENDING_ARGUMENT_POINTERS = 'pending-argument-json-pointer';
  * request is taken up: runs recorded before never had the signal.
  */
 export const INPUT_REQUESTS = 'input-requests';
+
+/**
+ * An A2A task the agent was asked to push the updates of is polled when a push arrives (the
+ * a2aTaskPushed signal), and otherwise seldom. Asked when such a task is first followed: runs
+ * recorded before never asked an agent to push.
+ */
+export const A2A_TASK_PUSHES = 'a2a-task-pushes';

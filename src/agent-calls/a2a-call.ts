@@ -3,6 +3,7 @@ import { causeOf } from '../ops/describe-error';
 import { ReplyTooLarge } from './guarded-fetch';
 import { isInterrupted } from './a2a-input';
 import type { AgentEndpoint } from './agent-endpoint';
+import type { A2aPushConfig } from './a2a-push';
 import type { AgentReplyVerdict } from './agent-reply';
 import { rejectedByJsonRpc, verdictOfRefusedStatus } from './agent-reply';
 import { normaliseResult, TaskErrorCode, type A2aTaskHandle, type TaskResult } from '../../workflows/task-types';
@@ -43,7 +44,9 @@ export interface A2aTaskJson {
  * agent answers at once, and a task it goes on with is followed by the workflow with GetTask on
  * timers, however long it runs. The message's id is the task's, on every attempt, so an agent that
  * deduplicates starts it once. Params `{text}` alone go as a text part, anything else as the data
- * part `{skill, params}` the service's own A2A endpoint reads (docs/a2a.md).
+ * part `{skill, params}` the service's own A2A endpoint reads (docs/a2a.md). With `push`, the agent
+ * is asked to push the task's updates there, and a task it goes on with is marked so, to be polled
+ * seldom.
  */
 export async function callOverA2a(
   agent: AgentEndpoint,
@@ -51,6 +54,7 @@ export async function callOverA2a(
   skill: string,
   params: Record<string, unknown>,
   options: A2aRequestOptions,
+  push?: A2aPushConfig,
 ): Promise<A2aCallVerdict> {
   const onlyText = Object.keys(params).length === 1 && typeof params.text === 'string';
   const message = {
@@ -63,10 +67,20 @@ export async function callOverA2a(
     const answer = (await a2aRequest(
       agent,
       'SendMessage',
-      { message, configuration: { returnImmediately: true, acceptedOutputModes: ['application/json', 'text/plain'] } },
+      {
+        message,
+        configuration: {
+          returnImmediately: true,
+          acceptedOutputModes: ['application/json', 'text/plain'],
+          ...(push ? { taskPushNotificationConfig: push } : {}),
+        },
+      },
       options,
     )) as { task?: A2aTaskJson; message?: { parts?: unknown } };
-    if (answer.task !== undefined) return verdictOfTask(answer.task);
+    if (answer.task !== undefined) {
+      const verdict = verdictOfTask(answer.task);
+      return push && verdict.kind === 'a2aTask' ? { ...verdict, handle: { ...verdict.handle, pushed: true } } : verdict;
+    }
     if (answer.message !== undefined) return { kind: 'completed', result: resultOfParts(answer.message.parts) };
     return outsideProtocol('its SendMessage answer holds neither a task nor a message');
   } catch (error) {

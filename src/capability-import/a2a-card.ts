@@ -25,6 +25,8 @@ interface CardSkill {
 export interface ImportedCard extends ImportedCapabilities {
   /** The endpoint calls go to: the card's, when the registered URL named the card; else that URL itself. */
   endpointUrl: string;
+  /** The card's `capabilities.pushNotifications` is true. */
+  pushNotifications?: true;
 }
 
 /**
@@ -53,7 +55,8 @@ export async function importAgentCard(
   for (const [index, skill] of skills.entries()) {
     if (!(await tools.take([toolOf(skill, schemas)], index < skills.length - 1))) break;
   }
-  return { endpointUrl, capabilities: { tools: tools.kept }, warnings };
+  const pushes = (card.capabilities as { pushNotifications?: unknown } | undefined)?.pushNotifications === true;
+  return { endpointUrl, capabilities: { tools: tools.kept }, warnings, ...(pushes ? { pushNotifications: true } : {}) };
 }
 
 /** The card's JSON-RPC interface of A2A 1.x: the only binding and version the service calls. */

@@ -33,6 +33,11 @@ export interface Config {
   authIdentityAudience?: string;
   callbackSigningSecret?: string;
   /**
+   * PUBLIC_URL: the service's base URL as agents reach it. Set, A2A agents whose card offers push
+   * notifications are asked to POST their task updates to it (docs/a2a.md); unset, they are polled.
+   */
+  publicUrl?: string;
+  /**
    * SECRETS_KEY: seals the agents' signing secrets in the store (src/auth/secret-box.ts). Required
    * with MONGODB_URI; `npm start` on its embedded FerretDB generates one into DATA_DIR.
    */
@@ -247,6 +252,7 @@ export function loadConfig(env: Env = process.env): Config {
     authAudience: read.string('AUTH_AUDIENCE'),
     authIdentityAudience: read.string('AUTH_IDENTITY_AUDIENCE'),
     callbackSigningSecret: read.string('CALLBACK_SIGNING_SECRET'),
+    publicUrl: read.url('PUBLIC_URL', ['https:', 'http:']),
     metricsToken: read.string('METRICS_TOKEN'),
     metricsPerAgent: read.boolean('METRICS_PER_AGENT'),
     metricsPort: read.integer('METRICS_PORT', 9464, 0, 65535),

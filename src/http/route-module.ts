@@ -37,6 +37,11 @@ export interface RouteModule extends RouteTable {
   router: Router;
   /** Errors of the requests to these routes in their protocol's terms, those raised before the route too (body parsing). */
   presentErrors?: ErrorPresenter;
+  /**
+   * The routes check a credential of their own in a header the API's authentication reads too, and
+   * are served before it; they count their requests against the anonymous budget themselves.
+   */
+  authenticatesItself?: boolean;
 }
 
 /** Declares a route table; the keys' literal types let `DocumentedRouter.serve` refuse an undeclared route at compile time. */

@@ -212,11 +212,12 @@ export class AgentStore {
   async replace(agent: Agent, expectedVersion: number): Promise<boolean> {
     const { _id, ...fields } = this.registrationFields(agent);
     const definedFields = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
-    // Headers removed by the change are removed from the store too.
-    const update =
-      agent.headers === undefined
-        ? { $set: definedFields, $unset: { headers: true as const } }
-        : { $set: definedFields };
+    // Headers and a push offer removed by the change are removed from the store too.
+    const removed = {
+      ...(agent.headers === undefined ? { headers: true as const } : {}),
+      ...(agent.pushNotifications === undefined ? { pushNotifications: true as const } : {}),
+    };
+    const update = Object.keys(removed).length > 0 ? { $set: definedFields, $unset: removed } : { $set: definedFields };
     const written = await this.whileClaimed(_id, expectedVersion, () =>
       this.collection.updateOne({ _id, version: expectedVersion }, update),
     );

@@ -66,6 +66,8 @@ export interface Agent {
    */
   headers?: Record<string, string>;
   capabilities: AgentCapabilities;
+  /** An A2A agent whose card offers push notifications (`capabilities.pushNotifications`): asked to push its tasks' updates. */
+  pushNotifications?: true;
   visibility: Visibility;
   /** Who else may see it when private: typed, so a human whose `sub` equals an agentId is not that agent. */
   sharedWith: ParticipantRef[];

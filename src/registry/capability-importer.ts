@@ -18,9 +18,12 @@ export type ImportTarget = Pick<Agent, 'endpointUrl' | 'headers' | 'protocol'>;
 
 /**
  * Reads an agent's capabilities from the agent: an MCP server's lists, or an A2A agent's card, with
- * the endpoint that card names. Whatever keeps it from them is 422 CAPABILITY_IMPORT_FAILED.
+ * the endpoint that card names and whether it offers push notifications. Whatever keeps it from them
+ * is 422 CAPABILITY_IMPORT_FAILED.
  */
-export type CapabilityImporter = (target: ImportTarget) => Promise<ImportedCapabilities & { endpointUrl?: string }>;
+export type CapabilityImporter = (
+  target: ImportTarget,
+) => Promise<ImportedCapabilities & Partial<Pick<Agent, 'endpointUrl' | 'pushNotifications'>>>;
 
 /** Whether the registry can read an agent's capabilities from the agent, by the protocol it speaks. */
 export const importsCapabilities = (protocol: AgentProtocol | undefined): boolean =>

@@ -153,14 +153,15 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
 
   /** What an import changes of an agent: its capabilities, and the endpoint an A2A agent's card names, checked as a registered one is. */
   function importedInto(
-    { capabilities, endpointUrl }: Awaited<ReturnType<CapabilityImporter>>,
+    { capabilities, endpointUrl, pushNotifications }: Awaited<ReturnType<CapabilityImporter>>,
     current: string,
     origin: string,
-  ) {
-    if (endpointUrl === undefined) return { capabilities, endpointUrl: current };
+  ): Pick<Agent, 'capabilities' | 'endpointUrl' | 'pushNotifications'> {
+    const pushes = pushNotifications ? { pushNotifications } : {};
+    if (endpointUrl === undefined) return { capabilities, endpointUrl: current, ...pushes };
     requireCallableUrl(endpointUrl, 'mcpUrl', rules.allowInsecureAgentUrls);
     requireEndpointElsewhere(endpointUrl, rules, origin);
-    return { capabilities, endpointUrl };
+    return { capabilities, endpointUrl, ...pushes };
   }
 
   /** The caller, and the agent of the route if the caller may see it (else 404). */
@@ -286,11 +287,17 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
     const imported = await importCapabilities(agent);
     const { warnings } = imported;
     const read = importedInto(imported, agent.endpointUrl, serviceOriginOf(ctx));
-    if (canonicalJson(read) === canonicalJson({ endpointUrl: agent.endpointUrl, capabilities: agent.capabilities })) {
+    const { pushNotifications: _pushedBefore, ...unread } = agent;
+    const before = {
+      endpointUrl: agent.endpointUrl,
+      capabilities: agent.capabilities,
+      ...(agent.pushNotifications ? { pushNotifications: true } : {}),
+    };
+    if (canonicalJson(read) === canonicalJson(before)) {
       ctx.body = { ...agentView(agent, principal), warnings };
       return;
     }
-    const updated: Agent = { ...agent, ...read, version: agent.version + 1, updatedAt: new Date() };
+    const updated: Agent = { ...unread, ...read, version: agent.version + 1, updatedAt: new Date() };
     if (!(await agents.replace(updated, agent.version))) {
       throw changedMeanwhile(agent.id);
     }

@@ -1,6 +1,7 @@
 import type { Gauge } from 'prom-client';
 import { createA2aEndpoint } from '../a2a/endpoint';
 import { createAgentCardRoutes } from '../a2a/routes';
+import { createA2aPushRoutes } from '../a2a/push-routes';
 import { outboundDispatcher } from '../agent-calls/outbound-guard';
 import type { OwnAddress } from '../agent-calls/own-endpoint';
 import type { ApiKeyStore } from '../auth/api-keys';
@@ -118,6 +119,12 @@ export function apiModules({
       inputs,
     }),
     createTaskEventRoutes({ taskStore, eventStore, feeds, streamsOpen }),
+    createA2aPushRoutes({
+      taskStore,
+      temporal,
+      keys: config.secretsKey ? [config.secretsKey, ...config.secretsKeysPrevious] : [],
+      countAnonymous: (ctx) => limits.anonymousPerAddress.consume(limits.clientAddress(ctx.req)),
+    }),
     roomRoutes,
   ];
 }

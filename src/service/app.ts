@@ -35,10 +35,14 @@ export function createApp(deps: AppDeps): Koa {
   app.use(errorHandler(deps.logger, deps.metrics.unavailable, deps.errorMappers, presenters));
   app.use(deps.opsRouter.routes());
   app.use(jsonBody(deps.maxBodyBytes));
+  const [ownCredentials, authenticated] = [true, false].map((own) =>
+    deps.modules.filter((module) => (module.authenticatesItself ?? false) === own),
+  );
+  for (const module of ownCredentials) app.use(module.router.routes()).use(module.router.allowedMethods());
   app.use(deps.authenticator.middleware(deps.limits.clientAddress));
   app.use(limitRequests(deps.limits));
 
-  for (const module of deps.modules) {
+  for (const module of authenticated) {
     app.use(module.router.routes()).use(module.router.allowedMethods());
     if (module.versioned) {
       const v1 = new Router({ prefix: '/v1' });

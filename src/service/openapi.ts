@@ -1,5 +1,6 @@
 import type { Schema } from 'ajv';
 import { A2A_ENDPOINT_ROUTES } from '../a2a/endpoint';
+import { A2A_PUSH_ROUTES } from '../a2a/push-routes';
 import { AGENT_CARD_ROUTES } from '../a2a/routes';
 import { KEY_ROUTES } from '../auth/key-routes';
 import {
@@ -22,6 +23,7 @@ export const API_ROUTES: RouteTable[] = [
   REGISTRY_ROUTES,
   AGENT_CARD_ROUTES,
   A2A_ENDPOINT_ROUTES,
+  A2A_PUSH_ROUTES,
   TASK_ROUTES,
   TASK_EVENT_ROUTES,
   ROOM_ROUTES,

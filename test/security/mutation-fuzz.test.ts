@@ -20,6 +20,7 @@ import {
 } from '../support/request-mutations';
 import { fuzzSeed, SeededRandom } from '../support/seeded-random';
 import { testStack } from '../support/test-stack';
+import { a2aPushConfig } from '../../src/agent-calls/a2a-push';
 import { STUCK_AFTER_MS } from '../support/until';
 
 /**
@@ -367,6 +368,16 @@ beforeAll(async () => {
       { body: { status: 'completed', result: { text: 'done' } }, headers: { 'x-api-key': fuzzAgent.apiKey } },
     ),
     base('POST', '/tasks/{taskId}/cancel', { taskId }),
+    // With the task's own push token (docs/a2a.md): the fuzz is of its check, and of a push taken.
+    base(
+      'POST',
+      '/a2a-push/{taskId}',
+      { taskId },
+      {
+        body: { statusUpdate: { taskId, status: { state: 'TASK_STATE_WORKING' } } },
+        headers: { authorization: `Bearer ${pushTokenOf(taskId)}` },
+      },
+    ),
     // Answered 409 (the task waits for no input) once checked: the fuzz is of the checks before.
     base('POST', '/tasks/{taskId}/input', { taskId }, { body: { input: { confirm: true } } }),
     // As JSON: a stream would stay open until the task ends.
@@ -415,6 +426,10 @@ afterAll(async () => {
 });
 
 /** The valid request an operation's cases start from; an operation without one here still gets fuzzed, from an empty body. */
+const pushTokenOf = (taskId: string): string =>
+  a2aPushConfig({ publicUrl: testStack().baseUrl, keys: [Buffer.from(testStack().secretsKey, 'base64')] }, taskId)
+    .authentication.credentials;
+
 function baseOf(operation: Operation): BaseRequest {
   const known = bases.get(`${operation.method} ${operation.path}`);
   if (known) return { ...known, versioned: operation.versioned };

@@ -4,8 +4,11 @@ import express from 'express';
 import { Role, TaskState, type AgentCard, type Message, type Part, type Task } from '@a2a-js/sdk';
 import {
   AgentEvent,
+  DefaultPushNotificationSender,
   DefaultRequestHandler,
+  InMemoryPushNotificationStore,
   InMemoryTaskStore,
+  V1PushNotificationSerializer,
   type AgentExecutor,
   type ExecutionEventBus,
   type RequestContext,
@@ -84,6 +87,8 @@ export class A2aTestAgent {
   private readonly taskOfMessage = new Map<string, string>();
   /** The context of each of the agent's tasks. */
   readonly contextOfTask = new Map<string, string>();
+  /** In order: `GetTask` for each poll, `push` for each push notification the agent sends, as it starts sending it. */
+  readonly pollsAndPushes: Array<'GetTask' | 'push'> = [];
 
   private constructor(
     private readonly server: http.Server,
@@ -109,7 +114,11 @@ export class A2aTestAgent {
     return `${this.url}/credentials/.well-known/agent-card.json`;
   }
 
-  static async start(skills: Record<string, SkillBehaviour>): Promise<A2aTestAgent> {
+  /** With `pushNotifications`, the card offers them and the SDK's sender pushes every task update to the config a message named. */
+  static async start(
+    skills: Record<string, SkillBehaviour>,
+    { pushNotifications = false }: { pushNotifications?: boolean } = {},
+  ): Promise<A2aTestAgent> {
     const app = express();
     const server = http.createServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -122,7 +131,7 @@ export class A2aTestAgent {
       supportedInterfaces: [{ url: agent.endpoint, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' }],
       provider: undefined,
       documentationUrl: undefined,
-      capabilities: { streaming: false, pushNotifications: false, extensions: [], extendedAgentCard: false },
+      capabilities: { streaming: false, pushNotifications, extensions: [], extendedAgentCard: false },
       securitySchemes: {},
       securityRequirements: [],
       defaultInputModes: ['application/json'],
@@ -140,7 +149,32 @@ export class A2aTestAgent {
       signatures: [],
       iconUrl: undefined,
     };
-    const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), agent.executor(skills));
+    // The sender serializes a notification only to send it to a config a message named.
+    const serializer = new V1PushNotificationSerializer();
+    const pushConfigs = new InMemoryPushNotificationStore();
+    const sender = new DefaultPushNotificationSender(pushConfigs, {
+      serializers: {
+        '1.0': {
+          serialize: (...update) => {
+            agent.pollsAndPushes.push('push');
+            return serializer.serialize(...update);
+          },
+        },
+      },
+    });
+    const handler = new DefaultRequestHandler(
+      card,
+      new InMemoryTaskStore(),
+      agent.executor(skills),
+      undefined,
+      pushConfigs,
+      sender,
+    );
+    const getTask = handler.getTask.bind(handler);
+    handler.getTask = (...request) => {
+      agent.pollsAndPushes.push('GetTask');
+      return getTask(...request);
+    };
     app.use((request, _response, next) => {
       if (request.method === 'POST') agent.versions.push(request.get('a2a-version'));
       next();
@@ -328,10 +362,13 @@ export class A2aTestAgent {
 }
 
 /** An A2A test agent for the file's tests: started before them, closed after. */
-export function useA2aAgent(skills: Record<string, SkillBehaviour>): () => A2aTestAgent {
+export function useA2aAgent(
+  skills: Record<string, SkillBehaviour>,
+  options: { pushNotifications?: boolean } = {},
+): () => A2aTestAgent {
   return useForFile(
     'the A2A agent',
-    () => A2aTestAgent.start(skills),
+    () => A2aTestAgent.start(skills, options),
     (agent) => agent.close(),
   );
 }

@@ -129,6 +129,8 @@ export function serviceEnv(
     AUTH_JWT_SECRET: stack.jwtSecret,
     CALLBACK_SIGNING_SECRET: stack.callbackSigningSecret,
     SECRETS_KEY: stack.secretsKey,
+    // Where A2A agents that offer push notifications push their tasks' updates.
+    PUBLIC_URL: stack.baseUrl,
     ALLOW_INSECURE_AGENT_URLS: 'true',
     ALLOW_PRIVATE_AGENT_URLS: 'true',
     LOG_LEVEL: 'info',

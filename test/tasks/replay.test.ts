@@ -102,9 +102,11 @@ describe('workflow replay', () => {
   const server = useAgentServer();
   const mcpServer = useMcpServer({ setup: mcpTools });
   const a2aServer = useA2aAgent({ long: 'works-then-completes', endless: 'works-until-cancelled' });
+  const pushingA2aServer = useA2aAgent({ long: 'works-then-completes' }, { pushNotifications: true });
   let agent: RegisteredAgent;
   let mcpAgent: RegisteredAgent;
   let a2aAgent: RegisteredAgent;
+  let pushingA2aAgent: RegisteredAgent;
   const client = useTemporalClient();
 
   beforeAll(async () => {
@@ -114,6 +116,11 @@ describe('workflow replay', () => {
     });
     mcpAgent = await registerAgent({ protocol: 'mcp', mcpUrl: mcpServer().url, capabilities: undefined });
     a2aAgent = await registerAgent({ protocol: 'a2a', mcpUrl: a2aServer().cardUrl, capabilities: undefined });
+    pushingA2aAgent = await registerAgent({
+      protocol: 'a2a',
+      mcpUrl: pushingA2aServer().cardUrl,
+      capabilities: undefined,
+    });
   });
 
   const task = (tag: string, reply: string, extra: Record<string, unknown> = {}) => ({
@@ -250,6 +257,14 @@ describe('workflow replay', () => {
           parents: ['0'],
         }),
       ]),
+      single(
+        'a2a-task-pushed',
+        { agentId: pushingA2aAgent.agentId, operation: 'tools/long', params: {} },
+        async (taskId) => {
+          await untilAwaitingReport(taskId);
+          pushingA2aServer().finish(await until(() => pushingA2aServer().taskFor(taskId), "the A2A agent's task"));
+        },
+      ),
     ]);
     expect(outcomes.flat().map((outcome) => outcome.status)).toEqual([
       'completed',
@@ -270,6 +285,7 @@ describe('workflow replay', () => {
       'completed',
       'failed',
       'failed',
+      'completed',
       'completed',
       'completed',
     ]);
