@@ -7,6 +7,13 @@ import { useCardServer } from '../support/card-server';
 describe('importing capabilities is bounded in work and memory', () => {
   const endless = useMcpServer({ setup: endlessPages((page, index) => `tool-${page}-${index}`) });
   const endlessInvalid = useMcpServer({ setup: endlessPages(() => 'not a valid name') });
+  // Each a tool of its own name whose schema Ajv refuses: each costs a compilation to find out.
+  const endlessUncompiled = useMcpServer({
+    setup: endlessPages((page, index) => `tool-${page}-${index}`, {
+      type: 'object',
+      properties: { x: { type: 'strin' } },
+    }),
+  });
   const cardUrl = useCardServer({
     name: 'many skills',
     description: 'a card with more skills than a registration keeps',
@@ -40,6 +47,30 @@ describe('importing capabilities is bounded in work and memory', () => {
     expect(warnings.filter((warning) => /bytes/.test(warning.message))).toHaveLength(1);
     expect(warnings.length).toBeLessThanOrEqual(258);
     expect(endlessInvalid().callsOf('tools/list').length - before).toBeLessThan(64);
+  });
+
+  it('stops reading a category once more than 256 of its schemas do not compile, and says so once', async () => {
+    const before = endlessUncompiled().callsOf('tools/list').length;
+    const reply = await call('POST', '/agents', {
+      apiKey: 'admin',
+      body: agentRegistration({ protocol: 'mcp', mcpUrl: endlessUncompiled().url, capabilities: undefined }),
+    });
+    expect(reply.status).toBe(201);
+    expect(reply.body.capabilities).toEqual({ tools: [] });
+    const warnings = reply.body.warnings as Array<{ capability: string; message: string }>;
+    expect(warnings).toHaveLength(258);
+    expect(warnings[0]).toEqual({
+      capability: 'tools/tool-0-0',
+      message: expect.stringMatching(/^invalid inputSchema: /),
+    });
+    expect(warnings.slice(256)).toEqual([
+      {
+        capability: 'tools',
+        message: 'more than 256 tools fail the checks: the others that fail them are left out unnamed',
+      },
+      { capability: 'tools', message: 'more than 256 tools have schemas that do not compile: the others are not read' },
+    ]);
+    expect(endlessUncompiled().callsOf('tools/list').length - before).toBe(1);
   });
 
   it("keeps as many of an A2A card's skills as a registration holds, and says so in one warning", async () => {

@@ -167,7 +167,10 @@ export function registerTaskTool(
 const PER_PAGE = 2_000;
 
 /** A server whose every tools/list page is full, with another one after it: it pages forever. */
-export function endlessPages(name: (page: number, index: number) => string) {
+export function endlessPages(
+  name: (page: number, index: number) => string,
+  inputSchema: Record<string, unknown> = { type: 'object' },
+) {
   return (server: McpServer): void => {
     server.server.registerCapabilities({ tools: {} });
     server.server.setRequestHandler(ListToolsRequestSchema, (request) => {
@@ -175,7 +178,7 @@ export function endlessPages(name: (page: number, index: number) => string) {
       const tools = Array.from({ length: PER_PAGE }, (_, index) => ({
         name: name(page, index),
         description: 'one of many',
-        inputSchema: { type: 'object' },
+        inputSchema,
       }));
       return { tools, nextCursor: String(page + 1) };
     });
