@@ -35,13 +35,11 @@ export class KeptEntries<T extends { name: string }> {
    * after them. False once the category is full: nothing more of it is worth reading.
    */
   async take(entries: readonly T[], more: boolean): Promise<boolean> {
-    for (const [index, entry] of entries.entries()) {
-      if (this.kept.length >= CAP) return this.leaveOutRest(true);
-      if (this.uncompiled > CAP) return this.stopReading(more || index < entries.length);
+    for (const entry of entries) {
+      if (this.isFull()) return this.stopReading(true);
       await this.offer(entry);
     }
-    if (this.uncompiled > CAP) return this.stopReading(more);
-    return this.kept.length < CAP || this.leaveOutRest(more);
+    return !this.isFull() || this.stopReading(more);
   }
 
   private async offer(entry: T): Promise<void> {
@@ -65,25 +63,21 @@ export class KeptEntries<T extends { name: string }> {
       });
   }
 
-  /** Names once that the category had more entries than a registration holds; always false. */
-  private leaveOutRest(more: boolean): false {
-    if (more && !this.cut) {
-      this.cut = true;
-      this.warnings.push({
-        capability: this.category,
-        message: `more than ${CAP} ${this.category}: the first ${CAP} that pass the checks are kept, the others are not read`,
-      });
-    }
-    return false;
+  /** Nothing more of the category is worth reading: it holds as many as a registration, or CAP entries had schemas that do not compile. */
+  private isFull(): boolean {
+    return this.kept.length >= CAP || this.uncompiled > CAP;
   }
 
-  /** Names once that the category's schemas kept failing to compile; always false. */
+  /** Names once, when the source has more, why the rest of the category is not read; always false. */
   private stopReading(more: boolean): false {
     if (more && !this.cut) {
       this.cut = true;
       this.warnings.push({
         capability: this.category,
-        message: `more than ${CAP} ${this.category} have schemas that do not compile: the others are not read`,
+        message:
+          this.kept.length >= CAP
+            ? `more than ${CAP} ${this.category}: the first ${CAP} that pass the checks are kept, the others are not read`
+            : `more than ${CAP} ${this.category} have schemas that do not compile: the others are not read`,
       });
     }
     return false;
