@@ -1,4 +1,4 @@
-import { toProblems, type ValidationProblem } from '../http/validate';
+import type { ValidationProblem } from '../http/validate';
 import {
   AgentProtocol,
   CAPABILITY_CATEGORIES,
@@ -8,7 +8,7 @@ import {
   type ToolDefinition,
 } from '../registry/agent';
 import { SchemaRejected } from '../user-schemas/compiler';
-import { CheckTooCostly, type SchemaChecks } from '../user-schemas/schema-checks';
+import { checkData, type SchemaChecks } from '../user-schemas/schema-checks';
 import { TaskErrorCode } from '../../workflows/task-types';
 
 export type OperationLookup =
@@ -61,27 +61,22 @@ export async function checkParams(
   params: Record<string, unknown>,
 ): Promise<ParamsCheck> {
   if (!entry.inputSchema) return { valid: true, params };
+  const key = `${agent.id}@${agent.version}:${operation}`;
   try {
-    const outcome = await checks.check(`${agent.id}@${agent.version}:${operation}`, entry.inputSchema, params);
-    if (outcome.valid) return { valid: true, params: outcome.data as Record<string, unknown> };
-    return { valid: false, problems: toProblems(outcome.errors) };
+    const checked = await checkData(
+      checks,
+      key,
+      entry.inputSchema,
+      params,
+      `the params against the inputSchema of ${operation}`,
+    );
+    return checked.valid ? { valid: true, params: checked.data as Record<string, unknown> } : checked;
   } catch (error) {
     // Registration compiles every schema, so a rejected one means stored data older than today's rules.
-    if (error instanceof SchemaRejected)
-      return {
-        valid: false,
-        problems: [{ path: '/', message: `the inputSchema of ${operation} cannot be used: ${error.message}` }],
-      };
-    if (error instanceof CheckTooCostly)
-      return {
-        valid: false,
-        problems: [
-          {
-            path: '/',
-            message: `checking the params against the inputSchema of ${operation} was cut off: ${error.message}`,
-          },
-        ],
-      };
-    throw error;
+    if (!(error instanceof SchemaRejected)) throw error;
+    return {
+      valid: false,
+      problems: [{ path: '/', message: `the inputSchema of ${operation} cannot be used: ${error.message}` }],
+    };
   }
 }

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { ParticipantType } from '../auth/participant';
 import { PrincipalKind, samePrincipal, type Principal } from '../auth/principal';
 import { ApiError, ErrorCode, forbidden, invalid, notFound } from '../http/errors';
-import { toProblems, summariseProblems, type ValidationProblem } from '../http/validate';
+import { summariseProblems } from '../http/validate';
 import { AgentProtocol, type Agent, type JsonSchema } from '../registry/agent';
 import { SchemaRejected } from '../user-schemas/compiler';
-import { CheckTooCostly, type SchemaChecks } from '../user-schemas/schema-checks';
+import { checkData, type SchemaChecks } from '../user-schemas/schema-checks';
 import { isParticipant, type Room } from '../rooms/room';
 import { TaskEventType } from '../task-events/task-event';
 import { canReadTask } from './task-access';
@@ -155,14 +155,7 @@ async function mayAnswer(
 
 /** `input` checked against the request's inputSchema, with the schema's defaults filled in; 400 when it fails. */
 async function checkedInput(checks: SchemaChecks, key: string, schema: JsonSchema, input: unknown): Promise<unknown> {
-  let problems: ValidationProblem[];
-  try {
-    const outcome = await checks.check(key, schema, input);
-    if (outcome.valid) return outcome.data;
-    problems = toProblems(outcome.errors);
-  } catch (error) {
-    if (!(error instanceof CheckTooCostly)) throw error;
-    problems = [{ path: '/', message: `checking the input against the inputSchema was cut off: ${error.message}` }];
-  }
-  throw invalid(`The input fails the request's inputSchema: ${summariseProblems(problems)}`, problems);
+  const checked = await checkData(checks, key, schema, input, 'the input against the inputSchema');
+  if (checked.valid) return checked.data;
+  throw invalid(`The input fails the request's inputSchema: ${summariseProblems(checked.problems)}`, checked.problems);
 }

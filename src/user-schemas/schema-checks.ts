@@ -1,4 +1,5 @@
 import type { ErrorObject } from 'ajv';
+import { toProblems, type ValidationProblem } from '../http/validate';
 import type { JsonSchema } from './json-schema';
 
 /** Data checked against a schema: valid, with the schema's defaults filled in, or the first error. */
@@ -25,5 +26,29 @@ export class CheckTooCostly extends Error {
   constructor(readonly why: string) {
     super(`it ${why}`);
     this.name = 'CheckTooCostly';
+  }
+}
+
+/** Data checked against a schema, as the caller is told: valid with its defaults, or the problems. */
+export type DataCheck = { valid: true; data: unknown } | { valid: false; problems: ValidationProblem[] };
+
+/**
+ * `data` checked against `schema` (SchemaChecks.check) for an answer to the caller: Ajv's errors as
+ * problems, and a check cut off for its cost as a problem of the data at `/`, saying what was
+ * `checking` ("the params against the inputSchema of tools/x").
+ */
+export async function checkData(
+  checks: SchemaChecks,
+  key: string,
+  schema: JsonSchema,
+  data: unknown,
+  checking: string,
+): Promise<DataCheck> {
+  try {
+    const outcome = await checks.check(key, schema, data);
+    return outcome.valid ? outcome : { valid: false, problems: toProblems(outcome.errors) };
+  } catch (error) {
+    if (!(error instanceof CheckTooCostly)) throw error;
+    return { valid: false, problems: [{ path: '/', message: `checking ${checking} was cut off: ${error.message}` }] };
   }
 }
