@@ -7,7 +7,7 @@ import type { TaskStore } from '../src/tasks/task-store';
 import type { TaskRef } from '../src/task-events/task-event';
 import { MAX_INPUT_REQUESTS } from '../src/tasks/task-inputs';
 import { TaskErrorCode, TaskStatus } from '../workflows/task-types';
-import type { InputRequest } from '../src/tasks/task-document';
+import { inputRequestOf } from '../src/tasks/task-document';
 import { RelayedInput } from './relayed-input';
 
 /**
@@ -30,8 +30,8 @@ export async function relayA2aInput(
   const answer = await relay.answerTo(requestId);
   if (!answer) {
     const stored = await deps.taskStore.find(task.taskId);
-    const open = stored?.status === TaskStatus.INPUT_REQUIRED && stored.inputRequest ? stored.inputRequest : undefined;
-    if (open !== undefined && (JSON.parse(open) as InputRequest).requestId === requestId) return following;
+    const open = stored?.status === TaskStatus.INPUT_REQUIRED ? inputRequestOf(stored) : undefined;
+    if (open?.requestId === requestId) return following;
     const notAsked = await relay.ask(asked.request);
     if (notAsked !== 'too many requests') return following;
     return {

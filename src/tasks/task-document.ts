@@ -127,6 +127,10 @@ export interface TaskChange {
   event?: LoggedEvent;
 }
 
+/** The input request the task waits on, stored as JSON text with the input-required status. */
+export const inputRequestOf = (task: Pick<TaskDocument, 'inputRequest'>): InputRequest | undefined =>
+  task.inputRequest === undefined ? undefined : (JSON.parse(task.inputRequest) as InputRequest);
+
 /** Whether the change ends the task. */
 export const endsTask = (change: TaskChange): boolean => change.status !== undefined && !isLive(change.status);
 

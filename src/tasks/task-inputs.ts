@@ -9,7 +9,7 @@ import { checkData, type SchemaChecks } from '../user-schemas/schema-checks';
 import { isParticipant, type Room } from '../rooms/room';
 import { TaskEventType } from '../task-events/task-event';
 import { canReadTask } from './task-access';
-import { refOf, type InputRequest, type TaskDocument } from './task-document';
+import { inputRequestOf, refOf, type InputRequest, type TaskDocument } from './task-document';
 import type { TaskClaims } from './task-claims';
 import type { TaskStore } from './task-store';
 import type { TemporalHandle } from './temporal-client';
@@ -113,9 +113,9 @@ export async function answerInput(
     if (!canReadTask(principal, task)) throw notFound(`Task ${taskId}`);
     throw forbidden("Only the task's creator, a person in the task's room, or an admin may answer its input request");
   }
-  if (task.status !== TaskStatus.INPUT_REQUIRED || task.inputRequest === undefined)
+  const request = task.status === TaskStatus.INPUT_REQUIRED ? inputRequestOf(task) : undefined;
+  if (request === undefined)
     throw new ApiError(ErrorCode.CONFLICT, `Task ${taskId} is ${task.status}: it waits for no input`);
-  const request = JSON.parse(task.inputRequest) as InputRequest;
   if (body.requestId !== undefined && body.requestId !== request.requestId)
     throw new ApiError(ErrorCode.CONFLICT, `Input request ${body.requestId} of task ${taskId} is not the open one`);
   const input =

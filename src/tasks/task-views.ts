@@ -7,7 +7,13 @@ import {
   type TaskResult,
 } from '../../workflows/task-types';
 import { canReadTask } from './task-access';
-import type { AttemptError, InputRequest, StoredComposition, TaskDocument } from './task-document';
+import {
+  inputRequestOf,
+  type AttemptError,
+  type InputRequest,
+  type StoredComposition,
+  type TaskDocument,
+} from './task-document';
 
 /** `GET /tasks/{taskId}` (docs/api.md, "Tasks"). */
 export interface TaskView {
@@ -59,7 +65,7 @@ export function toTaskView(task: TaskDocument): TaskView {
     ...(task.attemptErrors === undefined ? {} : { attemptErrors: task.attemptErrors }),
     ...(task.progress === undefined ? {} : { progress: task.progress }),
     ...(task.message === undefined ? {} : { message: task.message }),
-    ...(task.inputRequest === undefined ? {} : { inputRequest: JSON.parse(task.inputRequest) as InputRequest }),
+    ...(task.inputRequest === undefined ? {} : { inputRequest: inputRequestOf(task) }),
     createdAt: task.createdAt.toISOString(),
     updatedAt: task.updatedAt.toISOString(),
   };
