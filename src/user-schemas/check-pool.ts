@@ -53,7 +53,7 @@ export class CheckPool implements SchemaChecks {
 
   async compile(schema: JsonSchema): Promise<void> {
     try {
-      const reply = await this.run({ kind: 'compile', schema: JSON.stringify(schema) });
+      const reply = await this.run({ kind: 'compile', schema: textOf(schema) });
       if (reply.kind === 'rejected') throw new SchemaRejected(reply.message, reply.pointer);
     } catch (error) {
       if (error instanceof CheckTooCostly)
@@ -63,7 +63,7 @@ export class CheckPool implements SchemaChecks {
   }
 
   async check(key: string, schema: JsonSchema, data: unknown): Promise<CheckOutcome> {
-    const reply = await this.run({ kind: 'check', key, schema: JSON.stringify(schema), data: JSON.stringify(data) });
+    const reply = await this.run({ kind: 'check', key, schema: textOf(schema), data: JSON.stringify(data) });
     if (reply.kind === 'valid') return { valid: true, data: reply.data === undefined ? data : JSON.parse(reply.data) };
     if (reply.kind === 'invalid') return { valid: false, errors: reply.errors };
     if (reply.kind === 'rejected') throw new SchemaRejected(reply.message, reply.pointer);
@@ -147,6 +147,20 @@ export class CheckPool implements SchemaChecks {
     }
     await thread.worker.terminate();
   }
+}
+
+/**
+ * A schema's JSON text, written once per schema object: the agents' schemas are the same objects
+ * from one task to the next (RecentAgents keeps them), and up to 64 KiB each.
+ */
+const schemaTexts = new WeakMap<JsonSchema, string>();
+function textOf(schema: JsonSchema): string {
+  let text = schemaTexts.get(schema);
+  if (text === undefined) {
+    text = JSON.stringify(schema);
+    schemaTexts.set(schema, text);
+  }
+  return text;
 }
 
 function busy(why: string): UnavailableError {

@@ -20,7 +20,7 @@ function answer(request: CheckRequest): CheckReply {
       compiler.compile(JSON.parse(request.schema) as JsonSchema);
       return { kind: 'compiled' };
     }
-    const validate = compiler.cached(request.key, JSON.parse(request.schema) as JsonSchema);
+    const validate = compiler.cached(request.key, () => JSON.parse(request.schema) as JsonSchema);
     const data: unknown = JSON.parse(request.data);
     if (!validate(data)) return { kind: 'invalid', errors: validate.errors ?? [] };
     const filled = JSON.stringify(data);

@@ -61,10 +61,10 @@ describe('UserSchemaCompiler', () => {
     const counting = new UserSchemaCompiler();
     const compile = jest.spyOn(counting, 'compile');
     const schema = { type: 'object' };
-    counting.cached('agent@1:tools/x', schema);
-    counting.cached('agent@1:tools/x', schema);
+    counting.cached('agent@1:tools/x', () => schema);
+    counting.cached('agent@1:tools/x', () => schema);
     expect(compile).toHaveBeenCalledTimes(1);
-    counting.cached('agent@2:tools/x', schema);
+    counting.cached('agent@2:tools/x', () => schema);
     expect(compile).toHaveBeenCalledTimes(2);
   });
   describe('dialects: 2020-12 by default, draft-07 when declared', () => {

@@ -158,11 +158,14 @@ export class UserSchemaCompiler {
     }
   }
 
-  /** The compiled validator for `key` (for instance `${agentId}@${version}:${operation}`), compiled once. */
-  cached(key: string, schema: JsonSchema): ValidateFunction {
+  /**
+   * The compiled validator for `key` (for instance `${agentId}@${version}:${operation}`), compiled
+   * once: `schema` is asked for only then.
+   */
+  cached(key: string, schema: () => JsonSchema): ValidateFunction {
     let validate = this.cache.get(key);
     if (!validate) {
-      validate = this.compile(schema);
+      validate = this.compile(schema());
       if (this.cache.size >= this.maxCached) this.cache.delete(this.cache.keys().next().value as string);
       this.cache.set(key, validate);
     }
