@@ -1,6 +1,7 @@
 import { API_KEYS_COLLECTION } from '../auth/api-keys';
 import { ParticipantType, type ParticipantRef } from '../auth/participant';
 import { ADMIN_PRINCIPAL, PrincipalKind, type Principal } from '../auth/principal';
+import { AgentChangeClaims } from '../registry/agent-change-claims';
 import { AGENTS_COLLECTION } from '../registry/agent-store';
 import { ChangeLog } from '../store/change-log';
 import type { Store } from '../store/mongo';
@@ -9,6 +10,7 @@ import type { Migration } from './migration';
 /** What older versions stored: owners, creators and those shared with as bare ids. */
 interface LegacyAgent {
   _id: string;
+  version: number;
   ownerId?: string;
   sharedWith?: Array<string | ParticipantRef>;
 }
@@ -44,15 +46,12 @@ export const typedPrincipals: Migration = {
     }
 
     const legacyAgents = await agents
-      .find(
-        { $or: [{ ownerId: { $exists: true } }, { sharedWith: { $type: 'string' } }] },
-        { projection: { ownerId: 1, sharedWith: 1 } },
-      )
+      .find({ $or: [{ ownerId: { $exists: true } }, { sharedWith: { $type: 'string' } }] }, { projection: { _id: 1 } })
       .toArray();
     if (legacyAgents.length === 0) return changed;
     const serviceIds = await idsOf(keys.find({ kind: PrincipalKind.SERVICE }, { projection: { _id: 1 } }).toArray());
     const agentIds = await idsOf(agents.find({}, { projection: { _id: 1 } }).toArray());
-    for (const agent of legacyAgents) {
+    const typed = (agent: LegacyAgent) => {
       const sharedWith = (agent.sharedWith ?? []).map((entry) =>
         typeof entry === 'string'
           ? { type: agentIds.has(entry) ? ParticipantType.AGENT : ParticipantType.HUMAN, id: entry }
@@ -62,14 +61,31 @@ export const typedPrincipals: Migration = {
         agent.ownerId === undefined
           ? undefined
           : { kind: serviceIds.has(agent.ownerId) ? PrincipalKind.SERVICE : PrincipalKind.HUMAN, id: agent.ownerId };
-      const update = { $set: { sharedWith, ...(owner ? { owner } : {}) }, $unset: { ownerId: '' as const } };
-      changed += (await agents.updateOne({ _id: agent._id }, update)).modifiedCount;
+      return { $set: { sharedWith, ...(owner ? { owner } : {}) }, $unset: { ownerId: '' as const } };
+    };
+    // Under the claim of the agent's version, as every write of an agent: on a store whose updates are
+    // not atomic, a process starting meanwhile and sealing the agent's secret would write the bare ids back.
+    const claims = new AgentChangeClaims(store, AGENTS_COLLECTION);
+    for (const { _id } of legacyAgents) {
+      let modified = 0;
+      await claims.atCurrentVersion(_id, async (version) => {
+        const agent = await agents.findOne({ _id, version }, { projection: { ownerId: 1, sharedWith: 1 } });
+        // Typed meanwhile by another process's start: nothing left to write.
+        if (!agent || !isBare(agent)) return { matchedCount: agent ? 1 : 0 };
+        const result = await agents.updateOne({ _id, version }, typed(agent));
+        modified = result.modifiedCount;
+        return result;
+      });
+      changed += modified;
       // Processes already serving (a rolling upgrade) refresh the agent in their directories.
-      await changes.record(agent._id);
+      if (modified > 0) await changes.record(_id);
     }
     return changed;
   },
 };
+
+const isBare = (agent: Pick<LegacyAgent, 'ownerId' | 'sharedWith'>) =>
+  agent.ownerId !== undefined || (agent.sharedWith ?? []).some((entry) => typeof entry === 'string');
 
 async function idsOf(documents: Promise<Array<{ _id: string }>>): Promise<Set<string>> {
   return new Set((await documents).map((document) => document._id));

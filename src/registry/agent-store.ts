@@ -2,29 +2,17 @@ import type { IndexDescription } from 'mongodb';
 import type { Principal } from '../auth/principal';
 import type { SecretBox } from '../auth/secret-box';
 import { ChangeLog } from '../store/change-log';
-import { isDuplicateKey, type Store } from '../store/mongo';
+import type { Store } from '../store/mongo';
+import { AgentChangeClaims } from './agent-change-claims';
 import { AgentProtocol, canSee, type Agent, type AgentDocument, type ListedAgent } from './agent';
 import { derivedFields } from './search';
 
 export const AGENTS_COLLECTION = 'agents';
-export const AGENT_CHANGE_CLAIMS_COLLECTION = 'agent_change_claims';
 
 /** What lists and searches need of an agent: neither its capabilities, its texts nor its secret. */
 export type DirectoryEntry = Pick<Agent, 'id' | 'name' | 'visibility' | 'sharedWith' | 'owner'> &
   Pick<AgentDocument, 'operations' | 'searchTokens' | 'searchFields'>;
 const NOT_IN_DIRECTORY = { capabilities: 0, signingSecret: 0, headers: 0, description: 0, defaultPrompt: 0 } as const;
-
-/** A claim left by a process that died between claiming a change and writing it is taken over after this long. */
-const STALE_CLAIM_MS = 30_000;
-/** A rotation waits for changes holding the claim, which each take a few writes. */
-const ROTATION_TRIES = 40;
-const ROTATION_RETRY_MS = 50;
-
-/** `{agentId}@{version}`: held by the one write of the agent at that version under way. */
-interface ChangeClaimDocument {
-  _id: string;
-  claimedAt: Date;
-}
 
 /** The stored agent but its secrets: the caller seals them. */
 function documentFields(agent: Agent): Omit<AgentDocument, 'signingSecret' | 'headers'> {
@@ -73,6 +61,7 @@ export class AgentStore {
   private readonly changeListeners: Array<(agentId: string) => void> = [];
   /** Every change of an agent, for the directories of every process (agent-directory.ts). */
   readonly changes: ChangeLog;
+  private readonly claims: AgentChangeClaims;
 
   /** `secrets` seals the signing secrets: the store never holds them in plaintext. */
   constructor(
@@ -80,6 +69,7 @@ export class AgentStore {
     private readonly secrets: SecretBox,
   ) {
     this.changes = new ChangeLog(store, AGENTS_COLLECTION);
+    this.claims = new AgentChangeClaims(store, AGENTS_COLLECTION);
   }
 
   /** The agent as stored: what `insert` writes (public for the store-reads bench, which fills collections in bulk). */
@@ -218,7 +208,7 @@ export class AgentStore {
       ...(agent.pushNotifications === undefined ? { pushNotifications: true as const } : {}),
     };
     const update = Object.keys(removed).length > 0 ? { $set: definedFields, $unset: removed } : { $set: definedFields };
-    const written = await this.whileClaimed(_id, expectedVersion, () =>
+    const written = await this.claims.whileClaimed(_id, expectedVersion, () =>
       this.collection.updateOne({ _id, version: expectedVersion }, update),
     );
     if (written) await this.changed(_id);
@@ -230,23 +220,14 @@ export class AgentStore {
    * agent is gone, or changes kept it busy for every try.
    */
   async setSigningSecret(agentId: string, signingSecret: string): Promise<boolean> {
-    for (let tries = 0; tries < ROTATION_TRIES; tries += 1) {
-      const current = await this.collection.findOne({ _id: agentId }, { projection: { version: 1 } });
-      if (!current) return false;
-      const set = () =>
-        this.collection.updateOne(
-          { _id: agentId, version: current.version },
-          {
-            $set: { signingSecret: this.secrets.seal(signingSecret, secretContextOf(agentId)), updatedAt: new Date() },
-          },
-        );
-      if (await this.whileClaimed(agentId, current.version, set)) {
-        await this.changed(agentId);
-        return true;
-      }
-      await new Promise((resolve) => setTimeout(resolve, ROTATION_RETRY_MS));
-    }
-    return false;
+    const written = await this.claims.atCurrentVersion(agentId, (version) =>
+      this.collection.updateOne(
+        { _id: agentId, version },
+        { $set: { signingSecret: this.secrets.seal(signingSecret, secretContextOf(agentId)), updatedAt: new Date() } },
+      ),
+    );
+    if (written) await this.changed(agentId);
+    return written;
   }
 
   /**
@@ -287,7 +268,7 @@ export class AgentStore {
     for (const { _id, signingSecret, version, resealed } of unsealed) {
       // The same values in another form: neither `version` nor `updatedAt` changes, and a rotation meanwhile wins.
       const reseal = () => this.collection.updateOne({ _id, version, signingSecret }, { $set: resealed });
-      if (await this.whileClaimed(_id, version, reseal)) sealed += 1;
+      if (await this.claims.whileClaimed(_id, version, reseal)) sealed += 1;
       else leftBusy += 1;
     }
     return { sealed, leftBusy };
@@ -302,45 +283,6 @@ export class AgentStore {
         { cause: error },
       );
     }
-  }
-
-  private get changeClaims() {
-    return this.store.collection<ChangeClaimDocument>(AGENT_CHANGE_CLAIMS_COLLECTION);
-  }
-
-  /**
-   * Runs `write` of the agent at `version` holding that version's claim, and says whether it
-   * matched. A conditional write is not atomic on every MongoDB-compatible store (src/store/mongo.ts): without the claim, two
-   * writers that read the same version could both write, the later undoing the earlier.
-   */
-  private async whileClaimed(
-    agentId: string,
-    version: number,
-    write: () => Promise<{ matchedCount: number }>,
-  ): Promise<boolean> {
-    const claimId = `${agentId}@${version}`;
-    if (!(await this.claimChange(claimId))) return false;
-    try {
-      return (await write()).matchedCount === 1;
-    } finally {
-      // Freed whether the agent left that version or not: a later holder finds the version as it is.
-      await this.changeClaims.deleteOne({ _id: claimId }).catch(() => undefined);
-    }
-  }
-
-  private async claimChange(claimId: string): Promise<boolean> {
-    for (let tries = 0; tries < 2; tries += 1) {
-      try {
-        await this.changeClaims.insertOne({ _id: claimId, claimedAt: new Date() });
-        return true;
-      } catch (error) {
-        if (!isDuplicateKey(error)) throw error;
-      }
-      const held = await this.changeClaims.findOne({ _id: claimId });
-      if (held && Date.now() - held.claimedAt.getTime() < STALE_CLAIM_MS) return false;
-      if (held) await this.changeClaims.deleteOne({ _id: claimId, claimedAt: held.claimedAt });
-    }
-    return false;
   }
 
   async delete(agentId: string): Promise<boolean> {

@@ -1,7 +1,8 @@
 import type { IndexDescription } from 'mongodb';
 import { API_KEYS_COLLECTION, ApiKeyStore } from '../auth/api-keys';
 import { MIGRATIONS_COLLECTION } from '../migrations/migration';
-import { AGENT_CHANGE_CLAIMS_COLLECTION, AGENTS_COLLECTION, AgentStore } from '../registry/agent-store';
+import { AGENT_CHANGE_CLAIMS_COLLECTION } from '../registry/agent-change-claims';
+import { AGENTS_COLLECTION, AgentStore } from '../registry/agent-store';
 import {
   PRESENCE_PROCESSES_COLLECTION,
   SOCKET_PRESENCE_COLLECTION,

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { typedPrincipals } from '../../src/migrations/typed-principals';
 import { Store } from '../../src/store/mongo';
 import { agentRegistration, allPages, registerAgent, registerAgentWith, type RegisteredAgent } from '../support/agents';
-import { useTestDatabase } from '../support/database';
+import { openedSigningSecret, stackAgents, useTestDatabase } from '../support/database';
 import { call, expectError } from '../support/http';
 import { humanHeaders, newUserId } from '../support/humans';
 import { createRoom } from '../support/room-client';
@@ -181,24 +181,29 @@ describe('rooms', () => {
   });
 });
 
+/** Agents as older versions stored them, copied from `friend`: bare ids, and the signing secret in plaintext. */
+async function legacyAgents(friend: RegisteredAgent, user: string, owners: string[]) {
+  const db = database();
+  const template = await db.collection('agents').findOne({ _id: friend.agentId as never });
+  const agents = owners.map((ownerId) => ({
+    ...template,
+    _id: randomUUID(),
+    visibility: 'private',
+    ownerId,
+    sharedWith: [friend.agentId, user],
+    signingSecret: `whsec_${randomBytes(32).toString('base64')}`,
+  }));
+  await db.collection('agents').insertMany(agents as never[]);
+  return agents;
+}
+
 describe('the typed-principals migration', () => {
   it('types the owners, shares and key creators that older versions stored as bare ids, once', async () => {
     const db = database();
     const service = await serviceKey();
     const friend = await registerAgent();
     const user = newUserId();
-    const [byService, byHuman] = [randomUUID(), randomUUID()];
-    const template = await db.collection('agents').findOne({ _id: friend.agentId as never });
-    // As older versions stored them: bare ids, and the signing secret in plaintext.
-    const legacy = (id: string, ownerId: string) => ({
-      ...template,
-      _id: id,
-      visibility: 'private',
-      ownerId,
-      sharedWith: [friend.agentId, user],
-      signingSecret: `whsec_${randomBytes(32).toString('base64')}`,
-    });
-    await db.collection('agents').insertMany([legacy(byService, service.id), legacy(byHuman, user)] as never[]);
+    const [byService, byHuman] = (await legacyAgents(friend, user, [service.id, user])).map((agent) => agent._id);
     await db.collection('api_keys').updateOne({ _id: service.id as never }, { $set: { createdBy: 'admin' } });
 
     const store = await Store.connect(testStack().mongoUri, testStack().mongoDatabase);
@@ -238,5 +243,34 @@ describe('the typed-principals migration', () => {
     expect((await call('GET', `/agents/${byService}`, { apiKey: friend.apiKey })).status).toBe(200);
     expect(await allPages('/agents', { apiKey: friend.apiKey }, 200)).toContain(byService);
     expect((await call('GET', `/agents/${byHuman}`, { headers: await humanHeaders(user) })).status).toBe(200);
+  });
+
+  it("keeps its typing when another process seals the same agents' secrets meanwhile", async () => {
+    const db = database();
+    const service = await serviceKey();
+    const friend = await registerAgent();
+    const user = newUserId();
+    const agents = await legacyAgents(friend, user, Array<string>(24).fill(service.id));
+    // Two connections, as two processes starting at once: one migrates, the other seals.
+    const [migrating, sealing] = await Promise.all(
+      [0, 1].map(() => Store.connect(testStack().mongoUri, testStack().mongoDatabase)),
+    );
+    const [, secrets] = await Promise.all([
+      typedPrincipals.run(migrating),
+      stackAgents(sealing).sealStoredSecrets(),
+    ]).finally(() => Promise.all([migrating.close(), sealing.close()]));
+    let leftPlain = 0;
+    for (const agent of agents) {
+      const stored = await db.collection('agents').findOne({ _id: agent._id as never });
+      expect({ id: agent._id, ownerId: stored?.ownerId, owner: stored?.owner }).toEqual({
+        id: agent._id,
+        ownerId: undefined,
+        owner: { kind: 'service', id: service.id },
+      });
+      // Sealed, or left for the next start because the migration held the agent: never lost.
+      if (stored?.signingSecret === agent.signingSecret) leftPlain += 1;
+      else expect(openedSigningSecret(stored)).toBe(agent.signingSecret);
+    }
+    expect(leftPlain).toBeLessThanOrEqual(secrets.leftBusy);
   });
 });
