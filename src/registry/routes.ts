@@ -33,7 +33,7 @@ import {
   updatedRegistration,
   type RegistrationRules,
 } from './registration';
-import { queryTokens, rank } from './search';
+import { searchAgents } from './agent-search';
 import { typedSharing } from './sharing';
 
 export interface RegistryDeps {
@@ -123,8 +123,6 @@ export const REGISTRY_ROUTES = routeTable({
 });
 
 const DEFAULT_PAGE_SIZE = 50;
-/** Most agents a search ranks: candidates come from the directory's token index, never every agent. */
-const SEARCH_CANDIDATES = 1_000;
 
 const pageOf = (query: AgentListQuery) => ({
   limit: query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(query.limit),
@@ -222,25 +220,7 @@ export function createRegistryRoutes(deps: RegistryDeps): RouteModule {
     if (!query.query?.trim() && query.capability === undefined) {
       throw invalid('Give a search query, a capability (for instance capability=tools/translate), or both');
     }
-    const page = pageOf(query);
-    const tokens = queryTokens(query.query ?? '');
-    if (tokens.length === 0) {
-      // Only a capability to match, or a query without a single word: nothing to rank.
-      const found = query.query?.trim() ? [] : await directory.listVisible(principal, page, query.capability);
-      ctx.body = found.map((agent) => agentView(agent, principal));
-      return;
-    }
-    const ranked = rank(
-      await directory.searchCandidates(principal, tokens, query.capability, SEARCH_CANDIDATES),
-      tokens,
-    );
-    // An `after` no longer among the matches ends the paging rather than starting it over.
-    const start =
-      page.after === undefined ? 0 : ranked.findIndex((candidate) => candidate.id === page.after) + 1 || ranked.length;
-    const found = await directory.findVisibleByIds(
-      principal,
-      ranked.slice(start, start + page.limit).map((candidate) => candidate.id),
-    );
+    const found = await searchAgents(directory, principal, { ...query, ...pageOf(query) });
     ctx.body = found.map((agent) => agentView(agent, principal));
   });
 

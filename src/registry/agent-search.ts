@@ -1,0 +1,42 @@
+import type { Principal } from '../auth/principal';
+import type { ListedAgent } from './agent';
+import type { AgentDirectory } from './agent-directory';
+import { queryTokens, rank } from './search';
+
+/** Most agents a search ranks: candidates come from the directory's token index, never every agent. */
+const SEARCH_CANDIDATES = 1_000;
+
+export interface AgentSearch {
+  /** Words to rank by (names, descriptions, tools); none lists the agents in id order. */
+  query?: string;
+  /** Only agents that registered this operation, `tools/translate` say. */
+  capability?: string;
+  limit: number;
+  /** The last agentId of the previous page. */
+  after?: string;
+}
+
+/**
+ * One page of the agents `principal` may see that match `search`: ranked by the query's words, or,
+ * without a query, listed in id order. A query without a single word matches nothing.
+ */
+export async function searchAgents(
+  directory: Pick<AgentDirectory, 'listVisible' | 'searchCandidates' | 'findVisibleByIds'>,
+  principal: Principal,
+  search: AgentSearch,
+): Promise<ListedAgent[]> {
+  const page = { limit: search.limit, after: search.after };
+  const tokens = queryTokens(search.query ?? '');
+  if (tokens.length === 0) return search.query?.trim() ? [] : directory.listVisible(principal, page, search.capability);
+  const ranked = rank(
+    await directory.searchCandidates(principal, tokens, search.capability, SEARCH_CANDIDATES),
+    tokens,
+  );
+  // An `after` no longer among the matches ends the paging rather than starting it over.
+  const start =
+    page.after === undefined ? 0 : ranked.findIndex((candidate) => candidate.id === page.after) + 1 || ranked.length;
+  return directory.findVisibleByIds(
+    principal,
+    ranked.slice(start, start + page.limit).map((candidate) => candidate.id),
+  );
+}
