@@ -18,12 +18,11 @@ import { cancelTask } from '../tasks/task-cancellation';
 import type { TemporalHandle } from '../tasks/temporal-client';
 import { ApiError, ErrorCode } from '../http/errors';
 import type { TaskLauncher } from '../tasks/task-launcher';
-import { A2A_PROTOCOL_VERSION } from '../agent-calls/a2a-protocol';
 import { parseLineageHeader, TASK_LINEAGE_HEADER, type ParentTask } from '../agent-calls/task-lineage';
 import { targetOf } from './a2a-context';
 import { a2aTask } from './a2a-task';
-import { asJsonRpcError, errorResponse, jsonRpcErrorOf } from './a2a-errors';
-import { JSON_RPC_REQUEST_SCHEMA, JsonRpcCode, JsonRpcError, readRequest } from './json-rpc';
+import { answerJsonRpc, jsonRpcErrorsOn } from './a2a-exchange';
+import { JSON_RPC_REQUEST_SCHEMA, JsonRpcCode, JsonRpcError } from './json-rpc';
 import { paramsOf, refuseUnsupportedParts, type MessagePart, type SendMessageParams } from './method-params';
 import { listTasks } from './task-list';
 import { streamTask, type TaskStreamDeps } from './task-stream';
@@ -84,33 +83,11 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
   router.serve('POST /a2a/:agentId', async (ctx) => {
     const principal = requirePrincipal(ctx);
     const agent = await visibleAgentOr404(deps.agents, principal, ctx.params.agentId);
-    let id: string | number | null = null;
-    try {
-      const request = readRequest(ctx.request.body);
-      // A notification: JSON-RPC forbids any answer to it, and each A2A method's outcome is its answer
-      // (A2A 1.0 §9.3 gives every request an id), so none is run unanswered.
-      if (request.id === undefined) {
-        ctx.status = 204;
-        return;
-      }
-      id = request.id;
-      checkVersion(ctx);
+    await answerJsonRpc(ctx, async ({ id, method, params }) => {
       const onBehalfOf = parentNamedBy(ctx);
-      const answered = await answer(
-        principal,
-        agent,
-        request.method,
-        request.params ?? {},
-        abandonedSignal(ctx),
-        onBehalfOf,
-      );
-      if ('stream' in answered) return await streamTask(ctx, deps, id, answered.stream);
-      ctx.body = { jsonrpc: '2.0', id, result: answered.result };
-    } catch (error) {
-      const rpcError = asJsonRpcError(error);
-      if (!rpcError) throw error;
-      ctx.body = errorResponse(id, rpcError);
-    }
+      const answered = await answer(principal, agent, method, params, abandonedSignal(ctx), onBehalfOf);
+      return 'stream' in answered ? () => streamTask(ctx, deps, id, answered.stream) : answered;
+    });
   });
 
   async function answer(
@@ -245,13 +222,7 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
 
   return {
     ...router.module(),
-    // Errors before the route too (malformed JSON, a body of another media type) are JSON-RPC's, of no
-    // request read yet: id null.
-    presentErrors: (ctx, error) => {
-      if (ctx.method !== 'POST' || !ENDPOINT_PATH.test(ctx.path)) return undefined;
-      const rpcError = jsonRpcErrorOf(error);
-      return rpcError && { status: 200, body: errorResponse(null, rpcError) };
-    },
+    presentErrors: jsonRpcErrorsOn(ENDPOINT_PATH),
   };
 }
 
@@ -292,17 +263,4 @@ function parentNamedBy(ctx: Context): ParentTask | undefined {
     if (!(error instanceof ApiError)) throw error;
     throw new JsonRpcError(JsonRpcCode.INVALID_REQUEST, error.message, { details: error.details });
   }
-}
-
-/**
- * A2A-Version: absent means the version the card names; another Major.Minor is refused, as a request
- * is answered with its version's semantics (A2A 1.0 §3.6.2); a patch number does not count.
- */
-function checkVersion(ctx: Context): void {
-  const asked = ctx.get('a2a-version');
-  if (asked && asked.split('.').slice(0, 2).join('.') !== A2A_PROTOCOL_VERSION)
-    throw new JsonRpcError(
-      JsonRpcCode.VERSION_NOT_SUPPORTED,
-      `A2A-Version ${asked} is not supported; this endpoint speaks ${A2A_PROTOCOL_VERSION}`,
-    );
 }

@@ -1,3 +1,4 @@
+import { A2A_VERSION_HEADERS, postA2a } from '../support/a2a-rpc';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TaskNotFoundError } from '@a2a-js/sdk/errors';
@@ -54,7 +55,7 @@ const rpc = (
   params: unknown,
   options: { id?: string | number | null; apiKey?: string; headers?: Record<string, string> } = {},
 ) =>
-  call('POST', `/a2a/${agentId}`, {
+  postA2a(`/a2a/${agentId}`, {
     apiKey: options.apiKey ?? 'admin',
     headers: options.headers ?? {},
     body: { jsonrpc: '2.0', id: options.id === undefined ? method : options.id, method, params },
@@ -100,7 +101,7 @@ describe('A2A 1.0 JSON-RPC binding: the MUSTs the service claims', () => {
   const openEventStream = useEventStreams();
   /** A2A's stream answering a JSON-RPC request of `method`, read as it comes. */
   const openStream = (agentId: string, method: string, params: unknown, id: string | number = 'stream') =>
-    openEventStream(`/a2a/${agentId}`, { body: { jsonrpc: '2.0', id, method, params } });
+    openEventStream(`/a2a/${agentId}`, { headers: A2A_VERSION_HEADERS, body: { jsonrpc: '2.0', id, method, params } });
 
   it('§9.1, §9.3 every method of §5.3 answers one JSON-RPC 2.0 response (application/json): jsonrpc "2.0", the request\'s id, exactly one of result and error', async () => {
     const agent = await registerAgent({ mcpUrl: server().route('conf-envelope', completes({ ok: true })) });
@@ -361,8 +362,8 @@ describe('A2A 1.0 JSON-RPC binding: the MUSTs the service claims', () => {
   it('§3.3.2 Servers MUST reject requests with missing or invalid credentials', async () => {
     const agent = await registerAgent();
     const body = { jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} };
-    const none = await call('POST', `/a2a/${agent.agentId}`, { body });
-    const wrong = await call('POST', `/a2a/${agent.agentId}`, { body, apiKey: 'not-a-key' });
+    const none = await postA2a(`/a2a/${agent.agentId}`, { body });
+    const wrong = await postA2a(`/a2a/${agent.agentId}`, { body, apiKey: 'not-a-key' });
     for (const refused of [none, wrong])
       expect({ status: refused.status, code: refused.body.error.code }).toEqual({
         status: 401,
@@ -528,9 +529,31 @@ describe('A2A 1.0 JSON-RPC binding: the MUSTs the service claims', () => {
     }
   });
 
-  it.todo(
-    '§3.6.2 Agents MUST interpret an empty A2A-Version as 0.3: the endpoint takes a request without one as 1.0 (docs/a2a.md), so that clients that omit the header keep working; refusing it would answer them -32009',
-  );
+  it('§3.6.2 Agents MUST interpret an empty A2A-Version as 0.3, which this endpoint does not speak: -32009', async () => {
+    const agent = await registerAgent();
+    const body = { jsonrpc: '2.0', id: 'unversioned', method: 'ListTasks', params: {} };
+    for (const headers of [{}, { 'a2a-version': ' ' }] as Array<Record<string, string>>) {
+      const refused = await call('POST', `/a2a/${agent.agentId}`, { apiKey: 'admin', headers, body });
+      expect({ headers, status: refused.status, body: refused.body }).toMatchObject({
+        headers,
+        status: 200,
+        body: {
+          id: 'unversioned',
+          error: {
+            code: -32009,
+            data: [
+              {
+                '@type': ERROR_INFO,
+                reason: 'VERSION_NOT_SUPPORTED',
+                domain: A2A_DOMAIN,
+                metadata: { requestedVersion: '0.3', supportedVersions: '1.0' },
+              },
+            ],
+          },
+        },
+      });
+    }
+  });
 
   it('§3.2.2 a blocking SendMessage MUST wait until the task ends or is interrupted, however long that takes', async () => {
     const agent = await registerAgent({ mcpUrl: server().route('conf-blocking', accepts) });

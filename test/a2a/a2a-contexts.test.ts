@@ -1,3 +1,4 @@
+import { postA2a } from '../support/a2a-rpc';
 import { randomUUID } from 'node:crypto';
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
 import { Role, TaskState, type Task } from '@a2a-js/sdk';
@@ -50,7 +51,7 @@ const listRequest = (contextId: string) => ({
 
 /** One JSON-RPC call of `method` to the agent's endpoint, as it answered. */
 const rpc = (agentId: string, method: string, params: unknown, apiKey = 'admin') =>
-  call('POST', `/a2a/${agentId}`, { apiKey, body: { jsonrpc: '2.0', id: method, method, params } });
+  postA2a(`/a2a/${agentId}`, { apiKey, body: { jsonrpc: '2.0', id: method, method, params } });
 
 /** Waits until the agent took the task (202) and the service awaits its report. */
 const taken = (taskId: string) =>

@@ -1,3 +1,4 @@
+import { postA2a } from '../support/a2a-rpc';
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@a2a-js/sdk/client';
 import { TaskState, type Task } from '@a2a-js/sdk';
@@ -41,7 +42,7 @@ describe('the A2A JSON-RPC endpoint of an agent', () => {
   it('answers a message sent again, whatever its messageId holds, with the task the first sending started', async () => {
     const agent = await registerAgent({ mcpUrl: server().route('a2a-once', completes({})) });
     const send = (text: string) =>
-      call('POST', `/a2a/${agent.agentId}`, {
+      postA2a(`/a2a/${agent.agentId}`, {
         apiKey: 'admin',
         body: {
           jsonrpc: '2.0',
@@ -70,7 +71,7 @@ describe('the A2A JSON-RPC endpoint of an agent', () => {
     }, 'the agent working on it');
     const cancelled = await client.cancelTask({ tenant: '', id: sent.id, metadata: undefined });
     expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
-    const again = await call('POST', `/a2a/${agent.agentId}`, {
+    const again = await postA2a(`/a2a/${agent.agentId}`, {
       apiKey: 'admin',
       body: { jsonrpc: '2.0', id: 2, method: 'CancelTask', params: { id: sent.id } },
     });
@@ -80,7 +81,7 @@ describe('the A2A JSON-RPC endpoint of an agent', () => {
   it("answers the spec's errors: unknown task, unsupported method, another major version", async () => {
     const agent = await registerAgent();
     const rpc = (method: string, params: unknown, headers: Record<string, string> = {}) =>
-      call('POST', `/a2a/${agent.agentId}`, {
+      postA2a(`/a2a/${agent.agentId}`, {
         apiKey: 'admin',
         headers,
         body: { jsonrpc: '2.0', id: 7, method, params },
@@ -94,14 +95,14 @@ describe('the A2A JSON-RPC endpoint of an agent', () => {
     expect((await rpc('GetTask', { id: 'x' }, { 'a2a-version': '2.0' })).body).toMatchObject({
       error: { code: -32009 },
     });
-    expect((await call('POST', `/a2a/${agent.agentId}`, { apiKey: 'admin', body: { id: 1 } })).body).toMatchObject({
+    expect((await postA2a(`/a2a/${agent.agentId}`, { apiKey: 'admin', body: { id: 1 } })).body).toMatchObject({
       error: { code: -32600 },
     });
   });
   it("answers -32601 for a method named after a member of JavaScript's objects", async () => {
     const agent = await registerAgent();
     for (const method of ['__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty']) {
-      const answered = await call('POST', `/a2a/${agent.agentId}`, {
+      const answered = await postA2a(`/a2a/${agent.agentId}`, {
         apiKey: 'admin',
         body: { jsonrpc: '2.0', id: 8, method, params: {} },
       });
@@ -137,7 +138,7 @@ describe('the A2A JSON-RPC endpoint of an agent', () => {
       sent.push(task.id);
     }
     const list = (params: Record<string, unknown>, apiKey = 'admin') =>
-      call('POST', `/a2a/${agent.agentId}`, {
+      postA2a(`/a2a/${agent.agentId}`, {
         apiKey,
         body: { jsonrpc: '2.0', id: 'list', method: 'ListTasks', params },
       });
@@ -210,7 +211,7 @@ describe('the A2A JSON-RPC endpoint of an agent', () => {
       });
     }
     // A task that ended has nothing more to stream.
-    const ended = await call('POST', `/a2a/${agent.agentId}`, {
+    const ended = await postA2a(`/a2a/${agent.agentId}`, {
       apiKey: 'admin',
       body: { jsonrpc: '2.0', id: 9, method: 'SubscribeToTask', params: { id: task.id } },
     });
@@ -234,7 +235,7 @@ describe('the A2A JSON-RPC endpoint of an agent', () => {
     const waiting = await client.getTask({ tenant: '', id: sent.id, historyLength: undefined });
     expect(waiting.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     const answer = (value: unknown) =>
-      call('POST', `/a2a/${agent.agentId}`, {
+      postA2a(`/a2a/${agent.agentId}`, {
         apiKey: 'admin',
         body: {
           jsonrpc: '2.0',

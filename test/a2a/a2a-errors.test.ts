@@ -1,10 +1,11 @@
+import { postA2a } from '../support/a2a-rpc';
 import { randomUUID } from 'node:crypto';
 import type { Part } from '@a2a-js/sdk';
 import { ContentTypeNotSupportedError, TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { dataPart } from '../support/a2a-agent';
 import { a2aClientFor, sendMessageRequest } from '../support/a2a-client';
 import { registerAgent } from '../support/agents';
-import { call, type CallOptions } from '../support/http';
+import type { CallOptions } from '../support/http';
 
 /**
  * The JSON-RPC endpoint's errors as A2A 1.0's JSON-RPC binding has them (§9.5, §5.4): a JSON-RPC
@@ -14,8 +15,7 @@ const ERROR_INFO = 'type.googleapis.com/google.rpc.ErrorInfo';
 const A2A_DOMAIN = 'a2a-protocol.org';
 const SERVICE_DOMAIN = 'agent-coordination-service.dev';
 
-const post = (agentId: string, options: CallOptions) =>
-  call('POST', `/a2a/${agentId}`, { apiKey: 'admin', ...options });
+const post = (agentId: string, options: CallOptions) => postA2a(`/a2a/${agentId}`, { apiKey: 'admin', ...options });
 
 const sendMessage = (id: number, message: Record<string, unknown>) => ({
   jsonrpc: '2.0',
@@ -82,14 +82,14 @@ describe("the A2A endpoint's errors", () => {
     });
     // The body is read before the agent is looked up; where HTTP acts on the status (an agent the
     // caller may not see, 404), the REST API's answer stays.
-    const elsewhere = await call('POST', '/a2a/no-such-agent', {
+    const elsewhere = await postA2a('/a2a/no-such-agent', {
       apiKey: 'admin',
       headers: { 'content-type': 'application/json' },
       rawBody: '{',
     });
     expect(elsewhere.status).toBe(200);
     expect(elsewhere.body.error.code).toBe(-32700);
-    const unknownAgent = await call('POST', '/a2a/no-such-agent', {
+    const unknownAgent = await postA2a('/a2a/no-such-agent', {
       apiKey: 'admin',
       body: { jsonrpc: '2.0', id: 5, method: 'GetTask', params: { id: 'x' } },
     });
@@ -183,7 +183,7 @@ describe("the A2A endpoint's errors", () => {
         'INVALID_PARAMS',
       ],
     ] as const)
-      expect({ code: answered.body.error.code, errorInfo: answered.body.error.data[0] }).toEqual({
+      expect({ code: answered.body.error.code, errorInfo: answered.body.error.data[0] }).toMatchObject({
         code,
         errorInfo: { '@type': ERROR_INFO, reason, domain: A2A_DOMAIN },
       });

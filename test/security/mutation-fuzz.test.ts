@@ -1,3 +1,4 @@
+import { A2A_VERSION_HEADERS } from '../support/a2a-rpc';
 import { randomUUID } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import WebSocket from 'ws';
@@ -329,7 +330,10 @@ beforeAll(async () => {
       'POST',
       '/a2a/{agentId}',
       { agentId: fuzzAgent.agentId },
-      { body: { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'fuzz-task' } } },
+      {
+        headers: { ...as, ...A2A_VERSION_HEADERS },
+        body: { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'fuzz-task' } },
+      },
     ),
     base(
       'PATCH',

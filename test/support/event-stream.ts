@@ -35,7 +35,14 @@ export class EventStreamReader {
       lastEventId,
       baseUrl,
       body,
-    }: { apiKey?: string; lastEventId?: string; baseUrl?: string; body?: unknown } = {},
+      headers: extraHeaders = {},
+    }: {
+      apiKey?: string;
+      lastEventId?: string;
+      baseUrl?: string;
+      body?: unknown;
+      headers?: Record<string, string>;
+    } = {},
   ): Promise<EventStreamReader> {
     const stack = testStack();
     const abort = new AbortController();
@@ -44,6 +51,7 @@ export class EventStreamReader {
       'x-api-key': apiKey === 'admin' ? stack.adminKey : apiKey,
       ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }),
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...extraHeaders,
     };
     const response = await fetch(`${baseUrl ?? stack.baseUrl}${path}`, {
       headers,

@@ -1,3 +1,4 @@
+import { postA2a } from '../support/a2a-rpc';
 import { randomUUID } from 'node:crypto';
 import { accepts, useAgentServer, type AgentBehaviour, type AgentReply } from '../support/agent-server';
 import { agentRegistration, registerAgent, type RegisteredAgent } from '../support/agents';
@@ -197,7 +198,7 @@ describe('tasks started on behalf of other tasks', () => {
 
   describe('over A2A', () => {
     const sendMessage = (agentId: string, lineage: string) =>
-      call('POST', `/a2a/${agentId}`, {
+      postA2a(`/a2a/${agentId}`, {
         apiKey: 'admin',
         headers: { [LINEAGE]: lineage },
         body: {
