@@ -12,7 +12,7 @@ export type AgentReplyVerdict =
   | { kind: 'refused'; error: { code: string; message: string; details?: unknown } };
 
 /** The verdicts of a reply that does not answer the task: worth another attempt, or refused. */
-type NotAnswered = Extract<AgentReplyVerdict, { kind: 'retry' | 'refused' }>;
+export type NotAnswered = Extract<AgentReplyVerdict, { kind: 'retry' | 'refused' }>;
 
 const RETRIED_STATUSES = new Set([408, 429]);
 const REJECTED_STATUSES = new Set([400, 404, 422]);

@@ -11,6 +11,7 @@ import {
 import type { AgentReplyVerdict } from './agent-reply';
 import { rejectedByJsonRpc, verdictOfRefusedStatus } from './agent-reply';
 import { serverAnswerOf } from './mcp-answers';
+import { afterUrlElicitations } from './mcp-url-required';
 import { causeOf } from '../ops/describe-error';
 import { REPLY_TOO_LARGE, ReplyTooLarge } from './guarded-fetch';
 import { McpSession, type McpSessionOptions } from './mcp-session';
@@ -71,9 +72,13 @@ export async function callOverMcp(
   options: McpCallOptions,
 ): Promise<McpCallVerdict> {
   const inOwnSession = category === 'tools' && runsAsMcpTask(entry);
+  // A request a server answered with URLElicitationRequiredError is sent again within this bound.
+  const deadline = Date.now() + options.timeoutMs;
+  const request = (session: McpSession) =>
+    afterUrlElicitations(deadline, (timeLeftMs) => requestOnce(session, category, entry, params, options, timeLeftMs));
   if (options.sessions && !inOwnSession) {
     try {
-      return await options.sessions.withSession(agent, (session) => request(session, category, entry, params, options));
+      return await options.sessions.withSession(agent, request);
     } catch (error) {
       return verdictOfError(error);
     }
@@ -82,7 +87,7 @@ export async function callOverMcp(
   let keepSession = false;
   try {
     session = await McpSession.open(agent, options);
-    const verdict = await request(session, category, entry, params, options);
+    const verdict = await request(session);
     keepSession = verdict.kind === 'mcpTask';
     return verdict;
   } catch (error) {
@@ -92,13 +97,17 @@ export async function callOverMcp(
   }
 }
 
-/** The one MCP request `category`/`entry` stands for, and what its answer means. */
-async function request(
+/**
+ * The one MCP request `category`/`entry` stands for, and what its answer means; bounded by
+ * `timeLeftMs` rather than the session's timeout when given (a request sent again).
+ */
+async function requestOnce(
   session: McpSession,
   category: string,
   entry: McpOperation['entry'],
   params: Record<string, unknown>,
   { onProgress, signal }: Pick<McpCallOptions, 'onProgress' | 'signal'>,
+  timeLeftMs?: number,
 ): Promise<McpCallVerdict> {
   const onprogress = ({ progress, total, message }: { progress: number; total?: number; message?: string }) =>
     onProgress({
@@ -106,7 +115,12 @@ async function request(
       ...(message === undefined ? {} : { message }),
     });
   // The call's own signal: a kept session outlives the call that opened it.
-  const requestOptions = session.requestOptions({ onprogress, resetTimeoutOnProgress: false, signal });
+  const requestOptions = session.requestOptions({
+    onprogress,
+    resetTimeoutOnProgress: false,
+    signal,
+    ...(timeLeftMs === undefined ? {} : { timeout: timeLeftMs, maxTotalTimeout: timeLeftMs }),
+  });
   switch (category) {
     case 'tools': {
       const call = { name: entry.name, arguments: params };

@@ -22,17 +22,24 @@ export function withElicitation<T>(answerer: ElicitationAnswerer, call: () => Pr
 }
 
 /** A page a person may be asked to open: http or https, nothing a browser would run or read locally. */
-const isWebUrl = (url: string): boolean => /^https?:\/\//i.test(url) && URL.canParse(url);
+export const isWebUrl = (url: string): boolean => /^https?:\/\//i.test(url) && URL.canParse(url);
+
+/**
+ * A page the current call needs a person to open (a URL-mode request, or one a -32042 answer
+ * lists), confirmed by the call's answerer; declined outside any call, or when it is not http(s).
+ */
+export async function confirmUrlElicitation(message: string, url: string): Promise<ElicitResult> {
+  const answerer = callInContext.getStore();
+  return answerer && isWebUrl(url) ? answerer.confirmUrl(message, url) : { action: 'decline' };
+}
 
 /**
  * The client's handler of `elicitation/create`: form and URL requests go to the call's answerer; a
  * request outside any call (on a session's own stream), or a URL that is not http(s), is declined.
  */
 export async function answerElicitation(request: ElicitRequest): Promise<ElicitResult> {
-  const answerer = callInContext.getStore();
   const { params } = request;
-  if (!answerer) return { action: 'decline' };
-  if (params.mode === 'url')
-    return isWebUrl(params.url) ? answerer.confirmUrl(params.message, params.url) : { action: 'decline' };
-  return answerer.answer(params.message, params.requestedSchema);
+  if (params.mode === 'url') return confirmUrlElicitation(params.message, params.url);
+  const answerer = callInContext.getStore();
+  return answerer ? answerer.answer(params.message, params.requestedSchema) : { action: 'decline' };
 }
