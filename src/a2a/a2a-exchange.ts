@@ -70,3 +70,23 @@ export function jsonRpcErrorsOn(endpoints: RegExp): ErrorPresenter {
     return rpcError && { status: 200, body: errorResponse(null, rpcError) };
   };
 }
+
+/**
+ * A2A methods the service's endpoints do not offer: the spec's "not supported" errors, not "no such method"
+ * (A2A 1.0 §3.3.4: the card declares neither push notifications nor an extended card).
+ * A Map: the caller names the method, and `__proto__` or `constructor` must not find Object's members.
+ */
+const NOT_OFFERED = new Map<string, number>([
+  ['CreateTaskPushNotificationConfig', JsonRpcCode.PUSH_NOTIFICATION_NOT_SUPPORTED],
+  ['GetTaskPushNotificationConfig', JsonRpcCode.PUSH_NOTIFICATION_NOT_SUPPORTED],
+  ['ListTaskPushNotificationConfigs', JsonRpcCode.PUSH_NOTIFICATION_NOT_SUPPORTED],
+  ['DeleteTaskPushNotificationConfig', JsonRpcCode.PUSH_NOTIFICATION_NOT_SUPPORTED],
+  ['GetExtendedAgentCard', JsonRpcCode.UNSUPPORTED_OPERATION],
+]);
+
+/** The error for a method an endpoint does not serve: not offered (by A2A's code for it), or no such method. */
+export function methodNotServed(method: string): JsonRpcError {
+  const notOffered = NOT_OFFERED.get(method);
+  if (notOffered !== undefined) return new JsonRpcError(notOffered, `${method} is not offered by this endpoint`);
+  return new JsonRpcError(JsonRpcCode.METHOD_NOT_FOUND, `No method ${method}`);
+}

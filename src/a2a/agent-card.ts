@@ -1,7 +1,9 @@
 import { A2A_PROTOCOL_VERSION, TOOL_SCHEMAS_EXTENSION } from '../agent-calls/a2a-protocol';
 import type { Agent } from '../registry/agent';
+import { SEARCH_AGENTS_SCHEMA } from './method-params';
 
 const JSON_MEDIA = 'application/json';
+const TEXT_MEDIA = 'text/plain';
 
 /** How a caller authenticates to the service: its API key, or a person's bearer session token. */
 const SECURITY_SCHEMES = {
@@ -30,14 +32,7 @@ export function agentCard(agent: Agent, origin: string): Record<string, unknown>
     capabilities: {
       streaming: true,
       pushNotifications: false,
-      extensions: [
-        {
-          uri: TOOL_SCHEMAS_EXTENSION,
-          description: "The JSON Schema of each skill's params, by skill id",
-          required: false,
-          params: { inputSchemas: Object.fromEntries(tools.map((tool) => [tool.name, tool.inputSchema])) },
-        },
-      ],
+      extensions: [toolSchemasExtension(Object.fromEntries(tools.map((tool) => [tool.name, tool.inputSchema])))],
     },
     securitySchemes: SECURITY_SCHEMES,
     securityRequirements: SECURITY_REQUIREMENTS,
@@ -52,29 +47,49 @@ export function agentCard(agent: Agent, origin: string): Record<string, unknown>
   };
 }
 
-/** The card of the service itself: a directory, whose one skill is searching the registry. */
+/** The id of the directory's one skill. */
+export const SEARCH_AGENTS_SKILL = 'search-agents';
+
+/** The card of the service itself: a directory, whose one skill is searching the registry, at `POST /a2a`. */
 export function serviceCard(origin: string): Record<string, unknown> {
   return {
     name: 'Agent coordination service',
     description:
-      'A registry of agents with durable task execution behind it. Each agent has its own card at /agents/{agentId}/.well-known/agent-card.json.',
+      'A registry of agents with durable task execution behind it. Its own endpoint finds agents; each agent has its own card at /agents/{agentId}/.well-known/agent-card.json.',
     version: '1',
-    supportedInterfaces: [],
+    supportedInterfaces: [{ url: `${origin}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: A2A_PROTOCOL_VERSION }],
     provider: { organization: 'Agent coordination service', url: origin },
     documentationUrl: `${origin}/openapi.json`,
-    capabilities: { streaming: false, pushNotifications: false, extensions: [] },
+    capabilities: {
+      streaming: false,
+      pushNotifications: false,
+      extensions: [toolSchemasExtension({ [SEARCH_AGENTS_SKILL]: SEARCH_AGENTS_SCHEMA })],
+    },
     securitySchemes: SECURITY_SCHEMES,
     securityRequirements: SECURITY_REQUIREMENTS,
-    defaultInputModes: [JSON_MEDIA],
-    defaultOutputModes: [JSON_MEDIA],
+    defaultInputModes: [JSON_MEDIA, TEXT_MEDIA],
+    defaultOutputModes: [JSON_MEDIA, TEXT_MEDIA],
     skills: [
       {
-        id: 'search-agents',
+        id: SEARCH_AGENTS_SKILL,
         name: 'Search the registry',
         description:
-          'GET /agents?q=…&operation=… lists the agents a caller may see, each with the URL of its Agent Card.',
+          'Finds the agents the caller may see: a text part is the query; a data part {skill: "search-agents", params} also takes capability, limit and after. Answers a message whose data part lists each agent with its Agent Card and A2A endpoint.',
         tags: ['registry'],
+        examples: ['translate', '{"skill": "search-agents", "params": {"capability": "tools/translate"}}'],
+        inputModes: [TEXT_MEDIA, JSON_MEDIA],
+        outputModes: [JSON_MEDIA, TEXT_MEDIA],
       },
     ],
+  };
+}
+
+/** The extension that carries each skill's JSON Schema, which A2A's skills have no place for. */
+function toolSchemasExtension(inputSchemas: Record<string, unknown>) {
+  return {
+    uri: TOOL_SCHEMAS_EXTENSION,
+    description: "The JSON Schema of each skill's params, by skill id",
+    required: false,
+    params: { inputSchemas },
   };
 }

@@ -21,9 +21,15 @@ import type { TaskLauncher } from '../tasks/task-launcher';
 import { parseLineageHeader, TASK_LINEAGE_HEADER, type ParentTask } from '../agent-calls/task-lineage';
 import { targetOf } from './a2a-context';
 import { a2aTask } from './a2a-task';
-import { answerJsonRpc, jsonRpcErrorsOn } from './a2a-exchange';
+import { answerJsonRpc, jsonRpcErrorsOn, methodNotServed } from './a2a-exchange';
 import { JSON_RPC_REQUEST_SCHEMA, JsonRpcCode, JsonRpcError } from './json-rpc';
-import { paramsOf, refuseUnsupportedParts, type MessagePart, type SendMessageParams } from './method-params';
+import {
+  paramsOf,
+  refusePushConfig,
+  refuseUnsupportedParts,
+  type MessagePart,
+  type SendMessageParams,
+} from './method-params';
 import { listTasks } from './task-list';
 import { streamTask, type TaskStreamDeps } from './task-stream';
 
@@ -56,19 +62,6 @@ export const A2A_ENDPOINT_ROUTES = routeTable({
     },
   },
 });
-
-/**
- * A2A methods this endpoint does not offer: the spec's "not supported" errors, not "no such method"
- * (A2A 1.0 §3.3.4: the card declares neither push notifications nor an extended card).
- * A Map: the caller names the method, and `__proto__` or `constructor` must not find Object's members.
- */
-const NOT_OFFERED = new Map<string, number>([
-  ['CreateTaskPushNotificationConfig', JsonRpcCode.PUSH_NOTIFICATION_NOT_SUPPORTED],
-  ['GetTaskPushNotificationConfig', JsonRpcCode.PUSH_NOTIFICATION_NOT_SUPPORTED],
-  ['ListTaskPushNotificationConfigs', JsonRpcCode.PUSH_NOTIFICATION_NOT_SUPPORTED],
-  ['DeleteTaskPushNotificationConfig', JsonRpcCode.PUSH_NOTIFICATION_NOT_SUPPORTED],
-  ['GetExtendedAgentCard', JsonRpcCode.UNSUPPORTED_OPERATION],
-]);
 
 /** What a method answers: one JSON-RPC result, or a stream of them over Server-Sent Events for the task. */
 type Answer = { result: unknown } | { stream: TaskDocument };
@@ -123,11 +116,8 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
           throw new JsonRpcError(JsonRpcCode.UNSUPPORTED_OPERATION, `Task ${task._id} ended ${task.status}`);
         return { stream: task };
       }
-      default: {
-        const notOffered = NOT_OFFERED.get(method);
-        if (notOffered !== undefined) throw new JsonRpcError(notOffered, `${method} is not offered by this endpoint`);
-        throw new JsonRpcError(JsonRpcCode.METHOD_NOT_FOUND, `No method ${method}`);
-      }
+      default:
+        throw methodNotServed(method);
     }
   }
 
@@ -144,11 +134,7 @@ export function createA2aEndpoint(deps: A2aEndpointDeps): RouteModule {
     { message, configuration }: SendMessageParams,
     onBehalfOf: ParentTask | undefined,
   ) {
-    if (configuration?.taskPushNotificationConfig != null || configuration?.pushNotificationConfig != null)
-      throw new JsonRpcError(
-        JsonRpcCode.PUSH_NOTIFICATION_NOT_SUPPORTED,
-        'Push notifications are not supported: follow the task with SubscribeToTask or GetTask',
-      );
+    refusePushConfig(configuration);
     refuseUnsupportedParts(message.parts);
     // A message sent again (same messageId, same caller) answers with the task the first one started.
     // A messageId may be any text; its digest is a valid Idempotency-Key whatever it holds.

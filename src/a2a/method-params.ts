@@ -39,6 +39,34 @@ export interface ListTasksParams {
   includeArtifacts?: boolean;
 }
 
+/** The params of the directory's one skill, `search-agents` (directory-endpoint.ts). */
+export interface SearchAgentsParams {
+  query?: string;
+  capability?: string;
+  limit?: number;
+  after?: string;
+}
+
+/** The most agents one search answers, and how many when the caller does not say. */
+export const SEARCH_AGENTS_PAGE = { max: 100, default: 20 } as const;
+
+/** The JSON Schema of `search-agents`' params, as the service's card publishes it too. */
+export const SEARCH_AGENTS_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    query: { type: 'string', maxLength: 1_000, description: 'Words to rank agents by; none lists them in id order' },
+    capability: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 256,
+      description: 'Only agents that registered this operation, tools/translate say',
+    },
+    limit: { type: 'integer', minimum: 1, maximum: SEARCH_AGENTS_PAGE.max, default: SEARCH_AGENTS_PAGE.default },
+    after: { type: 'string', minLength: 1, maxLength: 256, description: "The previous answer's `next`" },
+  },
+} as const;
+
 /** The most tasks one ListTasks page holds, and how many when the caller does not say. */
 export const LIST_TASKS_PAGE = { max: 100, default: 50 } as const;
 
@@ -71,6 +99,7 @@ const SCHEMAS = {
       },
     },
   },
+  SearchAgents: SEARCH_AGENTS_SCHEMA,
   TaskId: {
     type: 'object',
     required: ['id'],
@@ -98,6 +127,7 @@ const SCHEMAS = {
 
 const checks = {
   SendMessage: validator<SendMessageParams>(SCHEMAS.SendMessage, 'SendMessage params'),
+  SearchAgents: validator<SearchAgentsParams>(SCHEMAS.SearchAgents, 'search-agents params'),
   TaskId: validator<TaskIdParams>(SCHEMAS.TaskId, 'params'),
   GetTask: validator<TaskIdParams>(SCHEMAS.GetTask, 'GetTask params'),
   ListTasks: validator<ListTasksParams>(SCHEMAS.ListTasks, 'ListTasks params'),
@@ -139,4 +169,13 @@ export function refuseUnsupportedParts(parts: MessagePart[]): void {
       mediaType ? { metadata: { mediaType } } : {},
     );
   }
+}
+
+/** A push notification config is refused (-32003): the service's cards say their agents send none. */
+export function refusePushConfig(configuration: SendMessageParams['configuration']): void {
+  if (configuration?.taskPushNotificationConfig != null || configuration?.pushNotificationConfig != null)
+    throw new JsonRpcError(
+      JsonRpcCode.PUSH_NOTIFICATION_NOT_SUPPORTED,
+      'Push notifications are not supported: follow the task with SubscribeToTask or GetTask',
+    );
 }

@@ -1,4 +1,5 @@
 import type { Gauge } from 'prom-client';
+import { createDirectoryEndpoint } from '../a2a/directory-endpoint';
 import { createA2aEndpoint } from '../a2a/endpoint';
 import { createAgentCardRoutes } from '../a2a/routes';
 import { createA2aPushRoutes } from '../a2a/push-routes';
@@ -96,6 +97,7 @@ export function apiModules({
     }),
     createKeyRoutes(apiKeys),
     createAgentCardRoutes(agents),
+    createDirectoryEndpoint({ directory }),
     createA2aEndpoint({
       agents,
       launcher,

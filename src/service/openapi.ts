@@ -1,4 +1,5 @@
 import type { Schema } from 'ajv';
+import { DIRECTORY_ENDPOINT_ROUTES } from '../a2a/directory-endpoint';
 import { A2A_ENDPOINT_ROUTES } from '../a2a/endpoint';
 import { A2A_PUSH_ROUTES } from '../a2a/push-routes';
 import { AGENT_CARD_ROUTES } from '../a2a/routes';
@@ -22,6 +23,7 @@ export const API_ROUTES: RouteTable[] = [
   KEY_ROUTES,
   REGISTRY_ROUTES,
   AGENT_CARD_ROUTES,
+  DIRECTORY_ENDPOINT_ROUTES,
   A2A_ENDPOINT_ROUTES,
   A2A_PUSH_ROUTES,
   TASK_ROUTES,

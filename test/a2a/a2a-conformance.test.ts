@@ -577,9 +577,17 @@ describe('A2A 1.0 JSON-RPC binding: the MUSTs the service claims', () => {
     expectRequiredCardFields(card);
   });
 
-  it.todo(
-    "§5.7 the service's own card (/.well-known/agent-card.json) MUST name at least one supportedInterfaces entry: it is a directory without an A2A endpoint, and names none",
-  );
+  it("§5.7 the service's own card (/.well-known/agent-card.json) has every REQUIRED field, and its interface answers", async () => {
+    const card = (await call('GET', '/.well-known/agent-card.json')).body;
+    expectRequiredCardFields(card);
+    const [face] = card.supportedInterfaces;
+    const path = new URL(face.url).pathname;
+    const listed = await postA2a(path, {
+      apiKey: 'admin',
+      body: { jsonrpc: '2.0', id: 'own', method: 'ListTasks', params: {} },
+    });
+    expect(listed.body).toEqual({ jsonrpc: '2.0', id: 'own', result: expect.objectContaining({ tasks: [] }) });
+  });
 });
 
 /** AgentCard's REQUIRED fields (specification/a2a.proto), the arrays non-empty (§5.7). */

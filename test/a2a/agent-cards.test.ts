@@ -60,9 +60,15 @@ describe('A2A Agent Cards', () => {
   });
 
   it('describes the service itself at /.well-known/agent-card.json: a directory whose skill is searching it', async () => {
-    const card = await resolveCard(testStack().baseUrl);
+    const { baseUrl } = testStack();
+    const card = await resolveCard(baseUrl);
     expect(card.name).toBe('Agent coordination service');
     expect(card.skills.map((skill) => skill.id)).toEqual(['search-agents']);
+    expect(card.supportedInterfaces).toEqual([
+      expect.objectContaining({ url: `${baseUrl}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }),
+    ]);
+    const schemas = card.capabilities?.extensions.find((extension) => extension.uri === TOOL_SCHEMAS);
+    expect(schemas?.params?.inputSchemas).toHaveProperty(['search-agents', 'properties', 'capability']);
   });
 
   it('lets clients and caches keep both cards: Cache-Control with a max-age, an ETag, 304 on If-None-Match', async () => {

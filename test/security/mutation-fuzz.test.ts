@@ -336,6 +336,20 @@ beforeAll(async () => {
       },
     ),
     base(
+      'POST',
+      '/a2a',
+      {},
+      {
+        headers: { ...as, ...A2A_VERSION_HEADERS },
+        body: {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'SendMessage',
+          params: { message: { messageId: 'fuzz', role: 'ROLE_USER', parts: [{ text: 'echo' }] } },
+        },
+      },
+    ),
+    base(
       'PATCH',
       '/agents/{agentId}',
       { agentId: patched.agentId },

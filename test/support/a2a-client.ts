@@ -4,11 +4,16 @@ import { Role, type Part } from '@a2a-js/sdk';
 import { testStack } from './test-stack';
 
 /** The A2A SDK's own client for an agent of the registry, found through its card, calling with the admin key. */
-export async function a2aClientFor(agentId: string) {
-  const { baseUrl, adminKey } = testStack();
+export function a2aClientFor(agentId: string) {
+  return a2aClientAt(`${testStack().baseUrl}/agents/${agentId}/`);
+}
+
+/** The A2A SDK's own client for the card under `base` (the service's own by default), calling with `apiKey`. */
+export async function a2aClientAt(base = `${testStack().baseUrl}/`, apiKey = 'admin') {
+  const key = apiKey === 'admin' ? testStack().adminKey : apiKey;
   const fetchImpl: typeof fetch = (input, init) =>
-    fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), 'x-api-key': adminKey } });
-  const card = await new DefaultAgentCardResolver({ fetchImpl }).resolve(`${baseUrl}/agents/${agentId}/`);
+    fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), 'x-api-key': key } });
+  const card = await new DefaultAgentCardResolver({ fetchImpl }).resolve(base);
   return new ClientFactory({ transports: [new JsonRpcTransportFactory({ fetchImpl })] }).createFromAgentCard(card);
 }
 
