@@ -12,7 +12,7 @@ import type { TaskStore } from '../src/tasks/task-store';
 import { TaskEventType, type TaskRef } from '../src/task-events/task-event';
 import { isLive, TaskErrorCode, TaskPhase, TaskStatus, type TaskError, type TaskResult } from '../workflows/task-types';
 import type { AgentAnswer, CallAgentInput, CallAgentResult } from '../workflows/activity-contract';
-import { McpSessionPool } from '../src/agent-calls/mcp-session-pool';
+import type { McpSessionPool } from '../src/agent-calls/mcp-session-pool';
 import { callOverMcp, type McpCallVerdict } from '../src/agent-calls/mcp-call';
 import { callOverA2a, type A2aCallVerdict } from '../src/agent-calls/a2a-call';
 import { a2aPushConfig, type A2aPushSettings } from '../src/agent-calls/a2a-push';
@@ -38,8 +38,6 @@ export interface CallAgentSettings {
   callTimeoutMs: number;
   /** Largest reply body read from an agent. */
   maxReplyBytes: number;
-  /** How long a kept MCP session may go unused before it is ended (MCP_SESSION_IDLE_MS). */
-  mcpSessionIdleMs: number;
   /** Set: A2A agents whose card offers push notifications are asked to push their tasks' updates. */
   a2aPush?: A2aPushSettings;
 }
@@ -81,7 +79,8 @@ function callOutcome({ verdict, status }: { verdict: CallVerdict; status?: numbe
  * attempts, and its message is what the Web UI shows as the last failure; 400/404/422 and replies
  * outside the protocol are thrown non-retryable, with the task error as details, and so is a call
  * the outbound guard refused (AGENT_URL_REFUSED). A cancellation of the task aborts the call. Runs
- * started before the call became a regular activity still run it as a local one.
+ * started before the call became a regular activity still run it as a local one. MCP calls go on in
+ * the worker's kept `sessions`.
  */
 export function callAgentActivity(
   agents: RecentAgents,
@@ -89,18 +88,10 @@ export function callAgentActivity(
   claims: TaskClaims,
   schemas: SchemaChecks,
   dispatcher: Dispatcher,
+  sessions: McpSessionPool,
   settings: CallAgentSettings,
   metrics: Metrics,
 ) {
-  // The worker's MCP sessions, one per agent version, kept between calls (docs/benchmarks.md, "Tasks over MCP").
-  // A session ends when its agent is deleted or registered anew (RecentAgents reads the store at most once a second).
-  const sessions = new McpSessionPool({
-    dispatcher,
-    timeoutMs: settings.callTimeoutMs,
-    maxReplyBytes: settings.maxReplyBytes,
-    idleMs: settings.mcpSessionIdleMs,
-    isCurrent: async (agentId, version) => (await agents.findById(agentId))?.version === version,
-  });
   return async function callAgent({
     taskId,
     agentId,

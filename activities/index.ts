@@ -4,6 +4,7 @@ import type { Metrics } from '../src/ops/metrics';
 import type { RecentAgents } from '../src/registry/recent-agents';
 import type { SchemaChecks } from '../src/user-schemas/schema-checks';
 import { outboundDispatcher } from '../src/agent-calls/outbound-guard';
+import { McpSessionPool } from '../src/agent-calls/mcp-session-pool';
 import { TaskClaims } from '../src/tasks/task-claims';
 import type { TaskChanges } from '../src/tasks/task-changes';
 import { TaskStore } from '../src/tasks/task-store';
@@ -39,6 +40,8 @@ export interface ActivityDeps {
  * Every activity the task worker registers, as the workflow's contract declares them
  * (workflows/activity-contract.ts); each lives in its own file beside this one (room-delivery.ts holds
  * those of an API process's own delivery queue, registered by src/service/room-delivery-worker.ts).
+ * `close` ends what they keep for the worker's lifetime (the MCP sessions): called once the worker
+ * stopped running them.
  */
 export function createActivities(deps: ActivityDeps) {
   const { agents } = deps;
@@ -52,7 +55,6 @@ export function createActivities(deps: ActivityDeps) {
   const calls = {
     callTimeoutMs: deps.config.agentCallTimeoutMs,
     maxReplyBytes: deps.config.maxBodyBytes,
-    mcpSessionIdleMs: deps.config.mcpSessionIdleMs,
     ...(deps.config.publicUrl && deps.config.secretsKey
       ? {
           a2aPush: {
@@ -62,8 +64,18 @@ export function createActivities(deps: ActivityDeps) {
         }
       : {}),
   };
-  return {
-    callAgent: callAgentActivity(agents, taskStore, claims, deps.schemas, dispatcher, calls, deps.metrics),
+  // MCP sessions, one per agent version, kept between calls (docs/benchmarks.md, "Tasks over MCP"). A
+  // session ends when its agent is deleted or registered anew (RecentAgents reads the store at most
+  // once a second), when idle, and when the worker stops.
+  const mcpSessions = new McpSessionPool({
+    dispatcher,
+    timeoutMs: calls.callTimeoutMs,
+    maxReplyBytes: calls.maxReplyBytes,
+    idleMs: deps.config.mcpSessionIdleMs,
+    isCurrent: async (agentId, version) => (await agents.findById(agentId))?.version === version,
+  });
+  const activities = {
+    callAgent: callAgentActivity(agents, taskStore, claims, deps.schemas, dispatcher, mcpSessions, calls, deps.metrics),
     pollMcpTask: pollMcpTaskActivity(agents, taskStore, claims, deps.schemas, dispatcher, calls),
     pollA2aTask: pollA2aTaskActivity(agents, taskStore, claims, dispatcher, calls),
     notifyCancellation: notifyCancellationActivity(agents, dispatcher, {
@@ -83,4 +95,5 @@ export function createActivities(deps: ActivityDeps) {
     recordTask: recordTaskActivity(taskStore),
     ...findRoomSocketsActivities(new PresenceLookup(deps.store), agents),
   } satisfies TaskActivities;
+  return { activities, close: () => mcpSessions.close() };
 }

@@ -28,6 +28,8 @@ interface Kept {
   dropped: boolean;
   /** Ends the session once it has gone unused for idleMs; running only while no call is in it. */
   idle?: NodeJS.Timeout;
+  /** Settles once the server heard the session end (or could not be told). */
+  ended?: Promise<void>;
 }
 
 /**
@@ -70,9 +72,16 @@ export class McpSessionPool {
     }
   }
 
-  /** Ends every session (the worker stops). */
-  close(): void {
-    for (const [key, kept] of this.sessions) this.drop(key, kept);
+  /**
+   * Ends every session (the worker stopped): resolves once each server not in a call heard of it, or
+   * after timeoutMs, so a server that does not answer the DELETE holds no shutdown longer than a call.
+   */
+  async close(): Promise<void> {
+    const kept = [...this.sessions];
+    for (const [key, one] of kept) this.drop(key, one);
+    const bound = new Promise<void>((resolve) => setTimeout(resolve, this.options.timeoutMs).unref());
+    const endings = kept.flatMap(([, one]) => (one.ended ? [one.ended] : []));
+    await Promise.race([Promise.all(endings), bound]);
   }
 
   /** No call is in the session now: it ends if dropped, else once it stays unused for idleMs. */
@@ -142,7 +151,7 @@ export class McpSessionPool {
 }
 
 function end(kept: Kept): void {
-  kept.session.then((session) => session.close()).catch(() => undefined);
+  kept.ended = kept.session.then((session) => session.close()).catch(() => undefined);
 }
 
 /**

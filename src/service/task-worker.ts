@@ -71,16 +71,33 @@ function tracingParts(hasWorkflows: boolean): {
   };
 }
 
-/** Polls the task queue with the workflows in `workflows/` and the activities in `activities/`. */
-export function startTaskWorker(
+/**
+ * Polls the task queue with the workflows in `workflows/` and the activities in `activities/`. What
+ * the activities keep for the worker's lifetime (MCP sessions) ends once the worker stopped running
+ * them, however it stops.
+ */
+export async function startTaskWorker(
   config: WorkerConfig,
   connection: NativeConnection,
   deps: ActivityDeps,
 ): Promise<RunningWorker> {
-  return startWorker(config, connection, deps.logger, {
-    activities: createActivities(deps),
+  const { activities, close } = createActivities(deps);
+  const worker = await startWorker(config, connection, deps.logger, {
+    activities,
     workflowsPath: require.resolve('../../workflows'),
+  }).catch(async (error: unknown) => {
+    await close();
+    throw error;
   });
+  return {
+    async stop() {
+      try {
+        await worker.stop();
+      } finally {
+        await close();
+      }
+    },
+  };
 }
 
 /** A worker on `config.taskQueue` over the process's connection (TemporalHandle): activities only, unless given the workflows. */

@@ -15,10 +15,19 @@ import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { testStack } from '../support/test-stack';
 import { createMetrics } from '../../src/ops/metrics';
 import { CheckPool } from '../../src/user-schemas/check-pool';
+import { McpSessionPool } from '../../src/agent-calls/mcp-session-pool';
 
 /** Schema checks off the event loop, as the service makes them: one pool for the file. */
 const schemas = new CheckPool({ threads: 1, timeoutMs: 10_000 });
 afterAll(() => schemas.close());
+/** The worker's kept MCP sessions: none here, every agent of the file speaks acs. */
+const sessions = new McpSessionPool({
+  dispatcher: outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 5_000 }),
+  timeoutMs: 5_000,
+  maxReplyBytes: 65_536,
+  idleMs: 60_000,
+});
+afterAll(() => sessions.close());
 
 /**
  * The call activity run by itself (Temporal's mock activity environment) against the test stack's
@@ -41,7 +50,8 @@ describe('one attempt of the call activity', () => {
       new TaskClaims(store),
       schemas,
       outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 5_000 }),
-      { callTimeoutMs: 5_000, maxReplyBytes: 65_536, mcpSessionIdleMs: 60_000 },
+      sessions,
+      { callTimeoutMs: 5_000, maxReplyBytes: 65_536 },
       createMetrics(),
     );
   });
@@ -226,7 +236,8 @@ describe('one attempt of the call activity', () => {
       new TaskClaims(store),
       schemas,
       outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 5_000 }),
-      { callTimeoutMs: 5_000, maxReplyBytes: 65_536, mcpSessionIdleMs: 60_000 },
+      sessions,
+      { callTimeoutMs: 5_000, maxReplyBytes: 65_536 },
       createMetrics(),
     );
     const taskId = randomUUID();

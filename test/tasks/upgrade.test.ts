@@ -92,7 +92,7 @@ describe('upgrading the worker while a run is open', () => {
 
   function workerWith(workflows: { workflowBundle: { code: string } } | { workflowsPath: string }): Promise<Worker> {
     const config = loadConfig(serviceEnv({ ...stack }, { TEMPORAL_TASK_QUEUE: taskQueue }));
-    const activities = createActivities({
+    const { activities } = createActivities({
       config,
       store,
       logger: createLogger({ logLevel: 'warn' }),
