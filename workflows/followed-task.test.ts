@@ -1,9 +1,20 @@
 // The poll of a task the agent goes on with on its side (followed-task.ts), an MCP task or an A2A
 // task, on Temporal's time-skipping test server with fake activities.
 import { ApplicationFailure } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
 import type { CallAgentResult } from './activity-contract';
 import { taskIdOf, useTaskWorkflow } from '../test/support/task-workflow';
-import { agentReportSignal, cancelTaskUpdate, TaskErrorCode, TaskStatus, TaskWait } from './task-types';
+import { until } from '../test/support/until';
+import {
+  agentReportSignal,
+  cancelTaskUpdate,
+  inputAnsweredSignal,
+  TaskErrorCode,
+  TaskStatus,
+  TaskWait,
+} from './task-types';
+
+const { EventType } = temporal.api.enums.v1;
 
 const HOUR_MS = 60 * 60 * 1000;
 const mcpTask = {
@@ -114,5 +125,43 @@ describe.each([
       attempts: 1,
     });
     expect(workflow().fakes.notices).toEqual([{ taskId, agentId: 'agent-1', ...stop }]);
+  });
+});
+
+describe('an A2A task whose request for input a person answered, polled with time skipped', () => {
+  it('is polled when the answer comes, not at its next scheduled poll, though its agent pushes nothing', async () => {
+    workflow().fakes.answer = () => ({ kind: 'a2aTask', attempt: 1, handle: a2aTask });
+    const handle = await workflow().start({ timeoutMs: 2 * HOUR_MS });
+    const taskId = taskIdOf(handle);
+    await workflow().waitingFor(handle, TaskWait.A2A_TASK);
+    // Twelve minutes on, the polls are a minute apart; time then goes at its own pace again. Skipped
+    // on to just after a poll, whose wait for the next then has its whole minute ahead.
+    await workflow().env.sleep(12 * 60_000);
+    const polledBefore = workflow().fakes.polls.length + 1;
+    while (workflow().fakes.polls.length < polledBefore) await workflow().env.sleep(1_000);
+    await until(async () => {
+      const types = ((await handle.fetchHistory()).events ?? []).map((event) => event.eventType);
+      const lastWait = types.lastIndexOf(EventType.EVENT_TYPE_TIMER_STARTED);
+      return lastWait > types.lastIndexOf(EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED);
+    }, 'the wait for the next poll');
+
+    // The API stored the answer, then signals: the poll that carries it to the agent comes now.
+    await handle.signal(inputAnsweredSignal, { taskId, requestId: 'request-1' });
+    await until(() => workflow().fakes.polls.length > polledBefore, 'the poll after the answer');
+
+    const events = (await handle.fetchHistory()).events ?? [];
+    const answered = events.findIndex(
+      (event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'inputAnswered',
+    );
+    const sinceAnswer = events.slice(answered + 1);
+    const poll = sinceAnswer.findIndex(
+      (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'pollA2aTask',
+    );
+    const timers = sinceAnswer.slice(0, poll).flatMap((event) => {
+      if (event.eventType === EventType.EVENT_TYPE_TIMER_FIRED) return ['timer fired'];
+      return event.eventType === EventType.EVENT_TYPE_TIMER_CANCELED ? ['timer cancelled'] : [];
+    });
+    expect(timers).toEqual(['timer cancelled']);
+    expect(await handle.executeUpdate(cancelTaskUpdate, { args: [taskId] })).toBe(TaskStatus.CANCELLED);
   });
 });

@@ -1,9 +1,11 @@
 // A task the agent goes on with on its side, after its call answered with it: an MCP task (MCP's
 // tasks extension, polled with `tasks/get`) or an A2A task (polled with `GetTask`). The workflow
 // polls it on named timers until it ends, or until the task's timeoutMs has passed; an A2A task
-// whose agent pushes its updates is polled at each push, the timers only a fallback. Runs recorded
-// before such agents existed never get here (no call of theirs answers `mcpTask` or `a2aTask`), so
-// the step needs no patch to replay them; pushes have one (A2A_TASK_PUSHES).
+// whose agent pushes its updates is polled at each push, the timers only a fallback, and an A2A task
+// waiting for input is polled as soon as a person answered (the poll carries the answer). Runs
+// recorded before such agents existed never get here (no call of theirs answers `mcpTask` or
+// `a2aTask`), so the step needs no patch to replay them; pushes and answers have one each
+// (A2A_TASK_PUSHES, A2A_ANSWER_WAKES_POLL).
 import { condition, isCancellation, patched, type ActivityOptions } from '@temporalio/workflow';
 import type { A2aTaskPoll, McpTaskPoll, PolledTask } from './activity-contract';
 import { agentCalls } from './activity-stubs';
@@ -12,7 +14,7 @@ import { activityError, failure, outcomeOfAnswer, outcomeOfReport } from './outc
 import { describe, type RunningTask } from './running-task';
 import type { AgentTask } from './task-state';
 import { TaskErrorCode, TaskWait, type A2aTaskHandle, type McpTaskHandle, type TaskOutcome } from './task-types';
-import { A2A_TASK_PUSHES } from './versions';
+import { A2A_ANSWER_WAKES_POLL, A2A_TASK_PUSHES } from './versions';
 
 /**
  * Between polls: the agent's suggestion, but never under a twelfth of the time the task has run,
@@ -48,6 +50,11 @@ interface FollowedTask {
   unsuggestedMs: number;
   /** The agent pushes the task's updates: each one ends the wait for the next poll. */
   pushed: boolean;
+  /**
+   * A person's answer to an input request ends the wait for the next poll: the poll delivers it
+   * (an A2A task). An MCP task's poll waits for the answer itself.
+   */
+  polledAtAnswer: boolean;
   /** One poll: the activity, with the task it is for. */
   poll: (options: ActivityOptions, polled: PolledTask) => Promise<McpTaskPoll | A2aTaskPoll>;
 }
@@ -69,6 +76,7 @@ export function mcpTaskEnded(
       firstIntervalMs: handle.pollIntervalMs,
       unsuggestedMs: MCP_TASK_POLL_DEFAULT_MS,
       pushed: false,
+      polledAtAnswer: false,
       poll: (options, polled) => agentCalls.pollMcpTask.executeWithOptions(options, [{ ...polled, handle }]),
     },
     attempt,
@@ -78,7 +86,8 @@ export function mcpTaskEnded(
 
 /**
  * Step: the task an A2A agent goes on with for this one, polled with `GetTask`: soon at first, or,
- * when the agent pushes its updates, at each push and seldom otherwise.
+ * when the agent pushes its updates, at each push and seldom otherwise; and at once when a person
+ * answered the input request the task relayed (activities/a2a-input-relay.ts).
  */
 export function a2aTaskEnded(
   running: RunningTask,
@@ -87,6 +96,7 @@ export function a2aTaskEnded(
   startedAt: number,
 ): Promise<TaskOutcome> {
   const pushed = handle.pushed === true && patched(A2A_TASK_PUSHES);
+  const polledAtAnswer = patched(A2A_ANSWER_WAKES_POLL);
   return followedTaskEnded(
     running,
     {
@@ -96,6 +106,7 @@ export function a2aTaskEnded(
       wait: TaskWait.A2A_TASK,
       unsuggestedMs: pushed ? PUSHED_TASK_POLL_MS : AGENT_TASK_POLL_MIN_MS,
       pushed,
+      polledAtAnswer,
       poll: (options, polled) => agentCalls.pollA2aTask.executeWithOptions(options, [{ ...polled, handle }]),
     },
     attempt,
@@ -126,13 +137,17 @@ async function followedTaskEnded(
     running.waitFor(followed.wait);
     // An agent may also report on the task (POST /tasks/{taskId}/result): its report ends the wait and the task.
     await condition(
-      () => inbox.report !== undefined || (followed.pushed && inbox.pushArrived),
+      () =>
+        inbox.report !== undefined ||
+        (followed.pushed && inbox.pushArrived) ||
+        (followed.polledAtAnswer && inbox.answerArrived),
       Math.min(agentTaskPollDelayMs(intervalMs ?? followed.unsuggestedMs, Date.now() - startedAt), remainingMs),
       { summary: `next poll of ${followed.name} (task ${task.taskId})` },
     );
     if (inbox.report) return outcomeOfReport(inbox.report, attempt);
-    // A push during the poll below is of a later update: it ends the next wait.
+    // A push or an answer during the poll below may be news the poll does not see: it ends the next wait.
     inbox.pushArrived = false;
+    inbox.answerArrived = false;
     let polled: McpTaskPoll | A2aTaskPoll;
     try {
       polled = await followed.poll(

@@ -12,6 +12,8 @@ export class TaskInbox {
   cancelRequested = false;
   /** The A2A agent pushed an update of its task since the last poll of it. */
   pushArrived = false;
+  /** A person answered an input request since the last poll of the agent's task. */
+  answerArrived = false;
   /** The agent's latest input request. */
   private inputRequest?: InputRequestNotice;
   /** The request the task last took up: a later one is open again. */
@@ -32,6 +34,7 @@ export class TaskInbox {
 
   inputAnswered(requestId: string): void {
     this.answeredRequests.add(requestId);
+    this.answerArrived = true;
   }
 
   isAnswered(requestId: string): boolean {

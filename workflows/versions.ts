@@ -32,3 +32,10 @@ export const INPUT_REQUESTS = 'input-requests';
  * recorded before never asked an agent to push.
  */
 export const A2A_TASK_PUSHES = 'a2a-task-pushes';
+
+/**
+ * A person's answer to the input request an A2A task made (the inputAnswered signal) ends the wait
+ * for the next poll of that task, whose poll carries the answer to the agent at once. Asked when
+ * an A2A task is first followed: runs recorded before polled it on the timers only.
+ */
+export const A2A_ANSWER_WAKES_POLL = 'a2a-answer-wakes-poll';

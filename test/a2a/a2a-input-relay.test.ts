@@ -1,10 +1,14 @@
 import { Role } from '@a2a-js/sdk';
+import { temporal } from '@temporalio/proto';
 import { COLOUR_SCHEMA, useA2aAgent } from '../support/a2a-agent';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { EventStreamReader } from '../support/event-stream';
 import { call, expectError } from '../support/http';
 import { startTask, waitForTask } from '../support/tasks';
+import { useTemporalClient } from '../support/temporal';
 import { until } from '../support/until';
+
+const { EventType } = temporal.api.enums.v1;
 
 describe("an A2A agent's task that waits for input, relayed to a person", () => {
   const a2a = useA2aAgent({ colour: 'asks-for-input', login: 'asks-for-auth', shrug: 'asks-then-works-on' });
@@ -86,5 +90,50 @@ describe("an A2A agent's task that waits for input, relayed to a person", () => 
     );
     a2a().finish(a2aTaskId);
     expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: {} });
+  });
+});
+
+describe("a person's answer to an A2A agent's request for input", () => {
+  // An agent that pushes its task's updates has the task polled at each push and otherwise every
+  // 60 s; while it waits for input it pushes nothing, so only the answer can bring the poll that
+  // carries it before that.
+  const a2a = useA2aAgent({ colour: 'asks-for-input' }, { pushNotifications: true });
+  const client = useTemporalClient();
+
+  it('has the task polled at once, and that poll carries the answer to the agent', async () => {
+    const agent = await registerAgent({ protocol: 'a2a', mcpUrl: a2a().cardUrl, capabilities: undefined });
+    const taskId = await startTask({ agentId: agent.agentId, operation: 'tools/colour', params: {} });
+    await waitForTask(taskId, { until: (task) => task.status === 'input-required' });
+    const answered = await call('POST', `/tasks/${taskId}/input`, {
+      apiKey: 'admin',
+      body: { input: { colour: 'green' } },
+    });
+    expect(answered.status).toBe(200);
+    const a2aTaskId = a2a().taskFor(taskId)!;
+    await until(
+      () => a2a().received.some((message) => message.taskId === a2aTaskId && message.messageId !== taskId),
+      'the agent got the answer',
+    );
+    expect(await waitForTask(taskId)).toMatchObject({ status: 'completed', result: { answered: { colour: 'green' } } });
+
+    // In the run's history, the wait the answer fell in ended with it: its timer was cancelled, not
+    // fired, and no push came between the answer and the poll after it.
+    const events = (await client().workflow.getHandle(`task-${taskId}`).fetchHistory()).events ?? [];
+    const answer = events.findIndex(
+      (event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'inputAnswered',
+    );
+    expect(answer).toBeGreaterThan(-1);
+    const sinceAnswer = events.slice(answer + 1);
+    const poll = sinceAnswer.findIndex(
+      (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'pollA2aTask',
+    );
+    expect(poll).toBeGreaterThan(-1);
+    const beforePoll = sinceAnswer.slice(0, poll).flatMap((event) => {
+      if (event.eventType === EventType.EVENT_TYPE_TIMER_FIRED) return ['timer fired'];
+      if (event.eventType === EventType.EVENT_TYPE_TIMER_CANCELED) return ['timer cancelled'];
+      const signal = event.workflowExecutionSignaledEventAttributes?.signalName;
+      return signal ? [`signal ${signal}`] : [];
+    });
+    expect(beforePoll).toEqual(['timer cancelled']);
   });
 });
