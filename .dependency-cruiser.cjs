@@ -30,6 +30,7 @@ const LAYERS = [
   ['tasks', '^src/tasks/'],
   ['room-tasks', '^src/room-tasks/'],
   ['a2a', '^src/a2a/'],
+  ['mcp-server', '^src/mcp-server/'],
   ['migrations', '^src/migrations/'],
   // Temporal's adapters over the domain.
   ['activities', '^activities/'],

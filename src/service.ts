@@ -1,3 +1,4 @@
+import { McpSessions } from './mcp-server/server-sessions';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Router from '@koa/router';
@@ -230,6 +231,8 @@ async function serveApi(
     limits,
     // Read once the server listens (below): PORT 0 picks the port then.
     ownAddress: { host: config.host, port: () => (server.address() as AddressInfo | null)?.port },
+    mcpSessions: new McpSessions(store),
+    logger,
   });
   const app = createApp({
     logger: logger.child({ component: 'http' }),

@@ -13,6 +13,9 @@ import type { AgentDirectory } from '../registry/agent-directory';
 import type { AgentStore } from '../registry/agent-store';
 import { createRegistryRoutes } from '../registry/routes';
 import type { Limits } from '../limits/limits';
+import { createMcpEndpoint } from '../mcp-server/endpoint';
+import type { McpSessions } from '../mcp-server/server-sessions';
+import type { Logger } from '../ops/logger';
 import type { SchemaChecks } from '../user-schemas/schema-checks';
 import type { TaskEventFeeds } from '../task-events/event-feeds';
 import type { TaskEventStore } from '../task-events/event-store';
@@ -50,6 +53,8 @@ export interface ApiParts {
   limits: Limits;
   /** Where this process's API listens: no agent's endpoint may lead back to it. */
   ownAddress: OwnAddress;
+  mcpSessions: McpSessions;
+  logger: Logger;
 }
 
 /**
@@ -75,6 +80,8 @@ export function apiModules({
   roomRoutes,
   limits,
   ownAddress,
+  mcpSessions,
+  logger,
 }: ApiParts): RouteModule[] {
   return [
     createRegistryRoutes({
@@ -98,6 +105,15 @@ export function apiModules({
     createKeyRoutes(apiKeys),
     createAgentCardRoutes(agents),
     createDirectoryEndpoint({ directory }),
+    createMcpEndpoint({
+      directory,
+      launcher,
+      feeds,
+      sessions: mcpSessions,
+      inputs,
+      cancellation: { taskStore, claims, temporal },
+      logger: logger.child({ component: 'mcp-server' }),
+    }),
     createA2aEndpoint({
       agents,
       launcher,

@@ -1,5 +1,6 @@
 import type { IndexDescription } from 'mongodb';
 import { API_KEYS_COLLECTION, ApiKeyStore } from '../auth/api-keys';
+import { MCP_CALLS_COLLECTION, MCP_SESSIONS_COLLECTION } from '../mcp-server/server-sessions';
 import { MIGRATIONS_COLLECTION } from '../migrations/migration';
 import { AGENT_CHANGE_CLAIMS_COLLECTION } from '../registry/agent-change-claims';
 import { AGENTS_COLLECTION, AgentStore } from '../registry/agent-store';
@@ -35,6 +36,8 @@ export const SERVICE_COLLECTIONS: ReadonlyArray<{ name: string; indexes: IndexDe
   { name: TASK_INPUTS_COLLECTION, indexes: [] },
   { name: TASK_EVENTS_COLLECTION, indexes: TaskEventStore.indexes() },
   { name: IDEMPOTENCY_KEYS_COLLECTION, indexes: [] },
+  { name: MCP_SESSIONS_COLLECTION, indexes: [] },
+  { name: MCP_CALLS_COLLECTION, indexes: [] },
   { name: ROOMS_COLLECTION, indexes: RoomStore.indexes() },
   { name: MESSAGES_COLLECTION, indexes: MessageStore.indexes() },
   { name: SEQUENCES_COLLECTION, indexes: [] },

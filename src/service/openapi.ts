@@ -4,6 +4,7 @@ import { A2A_ENDPOINT_ROUTES } from '../a2a/endpoint';
 import { A2A_PUSH_ROUTES } from '../a2a/push-routes';
 import { AGENT_CARD_ROUTES } from '../a2a/routes';
 import { KEY_ROUTES } from '../auth/key-routes';
+import { MCP_SERVER_ROUTES } from '../mcp-server/endpoint';
 import {
   splitRouteKey,
   type Credential,
@@ -26,6 +27,7 @@ export const API_ROUTES: RouteTable[] = [
   DIRECTORY_ENDPOINT_ROUTES,
   A2A_ENDPOINT_ROUTES,
   A2A_PUSH_ROUTES,
+  MCP_SERVER_ROUTES,
   TASK_ROUTES,
   TASK_EVENT_ROUTES,
   ROOM_ROUTES,

@@ -1,3 +1,4 @@
+import { newServiceKey } from '../support/keys';
 import { randomUUID } from 'node:crypto';
 import type { Message, Part } from '@a2a-js/sdk';
 import { a2aClientAt, sendMessageRequest } from '../support/a2a-client';
@@ -30,12 +31,6 @@ const directory = (method: string, params: unknown, apiKey = 'admin') =>
 
 const sendMessage = (parts: unknown[]) => ({ message: { messageId: randomUUID(), role: 'ROLE_USER', parts } });
 
-async function newServiceKey(): Promise<string> {
-  const reply = await call('POST', '/keys', { apiKey: 'admin', body: { description: 'directory test' } });
-  expect(reply.status).toBe(201);
-  return reply.body.key;
-}
-
 describe("the service's own A2A endpoint, a directory", () => {
   it('answers a text query with a message listing the agents found, each reachable through its card, through the A2A SDK', async () => {
     const word = `zebra${randomUUID().slice(0, 8)}`;
@@ -63,7 +58,7 @@ describe("the service's own A2A endpoint, a directory", () => {
 
   it('searches as GET /agents/search does: by capability, a page at a time, only what the caller may see', async () => {
     const word = `okapi${randomUUID().slice(0, 8)}`;
-    const owner = await newServiceKey();
+    const owner = (await newServiceKey()).key;
     const capability = `tools/${word}`;
     const agents = [];
     for (let index = 0; index < 3; index++)
@@ -80,7 +75,7 @@ describe("the service's own A2A endpoint, a directory", () => {
     expect(second).toEqual({ agents: [expect.objectContaining({ agentId: ids[2] })] });
 
     // Another service sees none of them; the REST search agrees.
-    const stranger = await newServiceKey();
+    const stranger = (await newServiceKey()).key;
     expect((await search({ capability }, stranger)).body.result.message.parts).toEqual([
       { text: 'No agent found' },
       { data: { agents: [] }, mediaType: 'application/json' },

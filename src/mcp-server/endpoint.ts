@@ -1,0 +1,155 @@
+import { Readable } from 'node:stream';
+import type { Context } from 'koa';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode as McpErrorCode,
+  isInitializeRequest,
+  ListToolsRequestSchema,
+  McpError,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/sdk/types.js';
+import { requirePrincipal, type Principal } from '../auth/principal';
+import { ApiError, ErrorCode } from '../http/errors';
+import { DocumentedRouter, routeTable, type RouteModule } from '../http/route-module';
+import type { AgentDirectory } from '../registry/agent-directory';
+import { handledByService, type ClientMessageDeps } from './client-messages';
+import type { McpSession, McpSessions } from './server-sessions';
+import { callTool, type ToolCallDeps } from './tool-calls';
+import { mcpTool, toolCatalog } from './tool-catalog';
+
+export const MCP_SERVER_ROUTES = routeTable({
+  versioned: false,
+  operations: {
+    'POST /mcp': {
+      summary:
+        'One MCP server (Streamable HTTP, protocol 2025-11-25) whose tools are every tool of the agents the caller may see; each tools/call is a task (docs/mcp-server.md)',
+      credential: 'any',
+      body: { type: 'object' },
+      success: [
+        200,
+        'A JSON-RPC response, as JSON or a text/event-stream with its notifications; 202 for a notification or a response; Mcp-Session-Id on the answer to initialize',
+      ],
+      errors: { '404': 'an Mcp-Session-Id that names no session of the caller (initialize again)' },
+    },
+    'DELETE /mcp': {
+      summary: 'Ends the session its Mcp-Session-Id names',
+      credential: 'any',
+      success: [200, 'The session ended'],
+      errors: { '404': 'no such session of the caller' },
+    },
+  },
+});
+
+export interface McpEndpointDeps extends ToolCallDeps, ClientMessageDeps {
+  directory: Pick<AgentDirectory, 'listVisible'>;
+  sessions: McpSessions;
+}
+
+/** Tools one `tools/list` page holds; `nextCursor` names the last. */
+const TOOLS_PAGE = 500;
+const SERVER_INFO = { name: 'agent-coordination-service', title: 'Agent coordination service', version: '1.0.0' };
+
+/**
+ * `/mcp`: the registry as one MCP server, over the official SDK's server and its Streamable HTTP
+ * transport, a fresh pair for every request: what a session must remember lives in the store
+ * (McpSessions), so any API process serves any request of it.
+ */
+export function createMcpEndpoint(deps: McpEndpointDeps): RouteModule {
+  const router = new DocumentedRouter(MCP_SERVER_ROUTES);
+
+  router.serve('POST /mcp', async (ctx) => {
+    const principal = requirePrincipal(ctx);
+    const session = await sessionOf(ctx, principal);
+    const message = ctx.request.body as JSONRPCMessage;
+    if (await handledByService(deps, principal, session, message)) {
+      ctx.status = 202;
+      return;
+    }
+    const initialize = isInitializeRequest(message) ? message.params : undefined;
+    const server = serverFor(principal, session);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    await server.connect(transport);
+    const response = await transport.handleRequest(requestOf(ctx), { parsedBody: message });
+    if (initialize && response.status === 200) {
+      const sessionId = await deps.sessions.open(principal, {
+        capabilities: initialize.capabilities,
+        protocolVersion: initialize.protocolVersion,
+      });
+      ctx.set('Mcp-Session-Id', sessionId);
+    }
+    answerWith(ctx, response, () => void server.close());
+  });
+
+  router.serve('DELETE /mcp', async (ctx) => {
+    const principal = requirePrincipal(ctx);
+    const sessionId = ctx.get('mcp-session-id');
+    if (!sessionId || !(await deps.sessions.close(sessionId, principal))) noSession();
+    ctx.status = 200;
+    ctx.body = {};
+  });
+
+  /** The session the request names; undefined when it names none; 404 when it names one the caller has not. */
+  async function sessionOf(ctx: Context, principal: Principal): Promise<McpSession | undefined> {
+    const sessionId = ctx.get('mcp-session-id');
+    if (!sessionId) return undefined;
+    return (await deps.sessions.find(sessionId, principal)) ?? noSession();
+  }
+
+  /** An SDK server for one request of `principal`, answering with the catalog of what it may see. */
+  function serverFor(principal: Principal, session: McpSession | undefined): Server {
+    const server = new Server(SERVER_INFO, {
+      capabilities: { tools: { listChanged: false } },
+      instructions:
+        "Each tool is a tool of an agent of the registry, named {agent}.{tool}; each call runs as a durable task of the service, whose id is in the result's _meta.",
+    });
+    server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+      const catalog = await toolCatalog(deps.directory, principal);
+      const cursor = request.params?.cursor;
+      const start = cursor === undefined ? 0 : catalog.findIndex((named) => named.name > cursor);
+      const page = start < 0 ? [] : catalog.slice(start, start + TOOLS_PAGE);
+      const more = start >= 0 && start + TOOLS_PAGE < catalog.length;
+      return { tools: page.map(mcpTool), ...(more ? { nextCursor: page[page.length - 1].name } : {}) };
+    });
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      const named = (await toolCatalog(deps.directory, principal)).find((tool) => tool.name === request.params.name);
+      if (!named) throw new McpError(McpErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+      return callTool(deps, named, request.params.arguments ?? {}, {
+        principal,
+        session,
+        requestId: extra.requestId,
+        progressToken: request.params._meta?.progressToken,
+        signal: extra.signal,
+        notify: (notification) => extra.sendNotification(notification),
+        ask: (elicitation) => server.transport!.send(elicitation, { relatedRequestId: extra.requestId }),
+      });
+    });
+    return server;
+  }
+
+  return router.module();
+}
+
+/** The request as the SDK's transport reads it: its method, URL and headers; the body is passed parsed. */
+function requestOf(ctx: Context): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(ctx.headers)) {
+    if (typeof value === 'string') headers.set(name, value);
+    else if (Array.isArray(value)) for (const each of value) headers.append(name, each);
+  }
+  return new Request(new URL(ctx.originalUrl, `http://${ctx.host || 'localhost'}`), { method: ctx.method, headers });
+}
+
+/** Answers `ctx` with the transport's response, its stream as it comes; `done` runs once the answer is over. */
+function answerWith(ctx: Context, response: Response, done: () => void): void {
+  ctx.status = response.status;
+  response.headers.forEach((value, name) => ctx.set(name, value));
+  ctx.res.once('close', done);
+  ctx.body = response.body ? Readable.fromWeb(response.body) : '';
+}
+
+/** MCP's answer to a session id it does not know: 404, for the client to initialize again. */
+function noSession(): never {
+  throw new ApiError(ErrorCode.NOT_FOUND, 'No such MCP session of the caller: initialize again');
+}

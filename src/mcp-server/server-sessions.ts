@@ -1,0 +1,96 @@
+import { randomBytes } from 'node:crypto';
+import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { samePrincipal, type Principal } from '../auth/principal';
+import type { Store } from '../store/mongo';
+
+export const MCP_SESSIONS_COLLECTION = 'mcp_sessions';
+export const MCP_CALLS_COLLECTION = 'mcp_calls';
+
+/** A client's session with `/mcp`: what its `initialize` said, for whichever process serves its next request. */
+export interface McpSession {
+  sessionId: string;
+  principal: Principal;
+  capabilities: ClientCapabilities;
+  protocolVersion: string;
+}
+
+interface SessionDocument {
+  _id: string;
+  principal: Pick<Principal, 'kind' | 'id'>;
+  capabilities: string;
+  protocolVersion: string;
+  createdAt: Date;
+}
+
+/** `{sessionId}/{requestId}`: the task a `tools/call` of the session started, for its `notifications/cancelled`. */
+interface CallDocument {
+  _id: string;
+  taskId: string;
+  at: Date;
+}
+
+/**
+ * The sessions of `/mcp`, kept in the store rather than in a process: a client's next request may
+ * land on any API process, or on this one after a restart, and goes on (no sticky sessions). A
+ * session belongs to the principal that opened it; another's requests do not find it.
+ */
+export class McpSessions {
+  constructor(private readonly store: Store) {}
+
+  private get sessions() {
+    return this.store.collection<SessionDocument>(MCP_SESSIONS_COLLECTION);
+  }
+
+  private get calls() {
+    return this.store.collection<CallDocument>(MCP_CALLS_COLLECTION);
+  }
+
+  /** A new session for what `initialize` said; its id is the `Mcp-Session-Id` the client sends from then on. */
+  async open(
+    principal: Principal,
+    { capabilities, protocolVersion }: Pick<McpSession, 'capabilities' | 'protocolVersion'>,
+  ): Promise<string> {
+    const sessionId = randomBytes(24).toString('base64url');
+    await this.sessions.insertOne({
+      _id: sessionId,
+      principal: { kind: principal.kind, id: principal.id },
+      // As JSON text: capabilities are the client's, with keys a store may refuse as field names.
+      capabilities: JSON.stringify(capabilities),
+      protocolVersion,
+      createdAt: new Date(),
+    });
+    return sessionId;
+  }
+
+  /** The session `sessionId` of `principal`; undefined when there is none, or it is another's. */
+  async find(sessionId: string, principal: Principal): Promise<McpSession | undefined> {
+    const found = await this.sessions.findOne({ _id: sessionId });
+    if (!found || !samePrincipal(found.principal, principal)) return undefined;
+    return {
+      sessionId,
+      principal,
+      capabilities: JSON.parse(found.capabilities) as ClientCapabilities,
+      protocolVersion: found.protocolVersion,
+    };
+  }
+
+  /** Ends the session (`DELETE /mcp`); false when `principal` has no such session. */
+  async close(sessionId: string, principal: Principal): Promise<boolean> {
+    if (!(await this.find(sessionId, principal))) return false;
+    return (await this.sessions.deleteOne({ _id: sessionId })).deletedCount === 1;
+  }
+
+  /** Remembers that request `requestId` of the session started task `taskId`. */
+  async recordCall(sessionId: string, requestId: string | number, taskId: string): Promise<void> {
+    await this.calls.insertOne({ _id: callIdOf(sessionId, requestId), taskId, at: new Date() });
+  }
+
+  /** The task request `requestId` of the session started, if any. */
+  async taskOfCall(sessionId: string, requestId: string | number): Promise<string | undefined> {
+    return (await this.calls.findOne({ _id: callIdOf(sessionId, requestId) }))?.taskId;
+  }
+}
+
+/** A request id is a string or a number, and `1` and `"1"` are different ids. */
+const callIdOf = (sessionId: string, requestId: string | number) =>
+  `${sessionId}/${typeof requestId}:${String(requestId)}`;

@@ -1,0 +1,145 @@
+import type { CallToolResult, JSONRPCRequest, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import type { Principal } from '../auth/principal';
+import { ApiError, ErrorCode } from '../http/errors';
+import type { TaskEventFeeds } from '../task-events/event-feeds';
+import { TaskEventType, type TaskEvent } from '../task-events/task-event';
+import type { TaskLauncher } from '../tasks/task-launcher';
+import { completedCall, failedCall, refusedCall } from './call-results';
+import type { McpSession, McpSessions } from './server-sessions';
+import type { CatalogTool } from './tool-catalog';
+
+export interface ToolCallDeps {
+  launcher: Pick<TaskLauncher, 'launchTask'>;
+  feeds: Pick<TaskEventFeeds, 'subscribe'>;
+  sessions: Pick<McpSessions, 'recordCall'>;
+}
+
+/** What the call has of its request and its answer stream. */
+export interface CallContext {
+  principal: Principal;
+  session: McpSession | undefined;
+  requestId: string | number;
+  progressToken: string | number | undefined;
+  /** Aborts when the client is gone: the task goes on, the answer has no one to go to. */
+  signal: AbortSignal;
+  notify(notification: ServerNotification): Promise<void>;
+  /** Sends a request to the client on the call's stream; its answer comes as a POST of its own (elicitation-answers.ts). */
+  ask(request: JSONRPCRequest): Promise<void>;
+}
+
+/** Refusals that are the arguments' or the tool's: told to the model as a tool error, for it to try again. */
+const TOOL_ERRORS: ReadonlySet<string> = new Set([ErrorCode.VALIDATION_ERROR, ErrorCode.OPERATION_NOT_SUPPORTED]);
+
+/** The id of the elicitation request for input request `requestId` of task `taskId`: its answer names both. */
+export const elicitationIdOf = (taskId: string, requestId: string) => `acs-input/${taskId}/${requestId}`;
+
+/**
+ * A `tools/call`: the task `POST /tasks` would start (the same checks, retries, timeouts, events and
+ * callbacks), followed through its event log until it ends, and answered with its result. Its
+ * progress goes to the client as `notifications/progress`; its input requests as elicitations, when
+ * the client declared them.
+ */
+export async function callTool(
+  deps: ToolCallDeps,
+  { agentId, tool }: CatalogTool,
+  args: Record<string, unknown>,
+  call: CallContext,
+): Promise<CallToolResult> {
+  let taskId: string;
+  try {
+    taskId = await deps.launcher.launchTask(call.principal, { agentId, operation: `tools/${tool.name}`, params: args });
+  } catch (error) {
+    if (error instanceof ApiError && TOOL_ERRORS.has(error.code)) return refusedCall(error);
+    throw error;
+  }
+  if (call.session) await deps.sessions.recordCall(call.session.sessionId, call.requestId, taskId);
+  return followTask(deps, taskId, call);
+}
+
+/** The task's answer once it ends, with its progress and input requests sent on the way. */
+function followTask(deps: ToolCallDeps, taskId: string, call: CallContext): Promise<CallToolResult> {
+  return new Promise<CallToolResult>((resolve) => {
+    let sentProgress = 0;
+    const finish = (result: CallToolResult) => {
+      unsubscribe();
+      call.signal.removeEventListener('abort', gone);
+      resolve(result);
+    };
+    const gone = () =>
+      finish(failedCall(taskId, { code: 'CLIENT_GONE', message: 'The client left; the task goes on' }));
+    const onEvent = (event: TaskEvent) => {
+      switch (event.type) {
+        case TaskEventType.PROGRESS: {
+          if (call.progressToken === undefined) return;
+          // MCP's progress only grows: a report that gives none, or less, moves it on a little.
+          const given = event.progress === undefined ? 0 : Math.round(event.progress * 10_000) / 100;
+          sentProgress = Math.max(given, Math.round((sentProgress + 0.01) * 100) / 100);
+          void call
+            .notify({
+              method: 'notifications/progress',
+              params: {
+                progressToken: call.progressToken,
+                progress: sentProgress,
+                total: 100,
+                ...(event.message === undefined ? {} : { message: event.message }),
+              },
+            })
+            .catch(() => undefined);
+          return;
+        }
+        case TaskEventType.INPUT_REQUIRED:
+          return void askForInput(taskId, event, call, finish);
+        case TaskEventType.COMPLETED:
+          return finish(completedCall(taskId, event.result));
+        case TaskEventType.FAILED:
+          return finish(failedCall(taskId, event.error));
+        case TaskEventType.CANCELLED:
+          return finish(failedCall(taskId, { code: 'CANCELLED', message: `Task ${taskId} was cancelled` }));
+        default:
+      }
+    };
+    const unsubscribe = deps.feeds.subscribe(
+      { kind: 'task', taskId },
+      {
+        after: 0,
+        deliver: (events) => events.forEach(onEvent),
+        missing: () => finish(failedCall(taskId, { code: 'INTERNAL', message: `Task ${taskId} has no event log` })),
+        ended: () => undefined,
+      },
+    );
+    call.signal.addEventListener('abort', gone, { once: true });
+  });
+}
+
+/**
+ * An input request of the task, sent to a client that declared elicitation: as a URL request when
+ * the task asks a person to open a page and the client takes those, else as a form. A client that
+ * declared none is answered at once: the task waits for `POST /tasks/{taskId}/input`.
+ */
+async function askForInput(
+  taskId: string,
+  event: Extract<TaskEvent, { type: 'input_required' }>,
+  call: CallContext,
+  finish: (result: CallToolResult) => void,
+): Promise<void> {
+  const elicitation = call.session?.capabilities.elicitation;
+  if (elicitation === undefined) {
+    finish(
+      failedCall(taskId, {
+        code: 'INPUT_REQUIRED',
+        message: `${event.message} (task ${taskId} waits for input: POST /tasks/${taskId}/input answers it)`,
+      }),
+    );
+    return;
+  }
+  const id = elicitationIdOf(taskId, event.requestId);
+  const params =
+    event.url !== undefined && elicitation.url !== undefined
+      ? { mode: 'url', message: event.message, url: event.url, elicitationId: id }
+      : {
+          mode: 'form',
+          message: event.message,
+          requestedSchema: event.inputSchema ?? { type: 'object', properties: {} },
+        };
+  await call.ask({ jsonrpc: '2.0', id, method: 'elicitation/create', params }).catch(() => undefined);
+}
