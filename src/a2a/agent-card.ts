@@ -1,6 +1,6 @@
 import { A2A_PROTOCOL_VERSION, TOOL_SCHEMAS_EXTENSION } from '../agent-calls/a2a-protocol';
 import type { Agent } from '../registry/agent';
-import { SEARCH_AGENTS_SCHEMA } from './method-params';
+import { SEARCH_AGENTS_SCHEMA } from '../registry/agent-search';
 
 const JSON_MEDIA = 'application/json';
 const TEXT_MEDIA = 'text/plain';

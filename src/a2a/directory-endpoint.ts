@@ -4,7 +4,7 @@ import { DocumentedRouter, routeTable, type RouteModule } from '../http/route-mo
 import { serviceOriginOf } from '../http/service-origin';
 import type { ListedAgent } from '../registry/agent';
 import type { AgentDirectory } from '../registry/agent-directory';
-import { searchAgents } from '../registry/agent-search';
+import { SEARCH_AGENTS_PAGE, searchAgents, type SearchAgentsParams } from '../registry/agent-search';
 import { answerJsonRpc, jsonRpcErrorsOn, methodNotServed } from './a2a-exchange';
 import { SEARCH_AGENTS_SKILL } from './agent-card';
 import { JSON_RPC_REQUEST_SCHEMA, JsonRpcCode, JsonRpcError } from './json-rpc';
@@ -12,9 +12,7 @@ import {
   paramsOf,
   refusePushConfig,
   refuseUnsupportedParts,
-  SEARCH_AGENTS_PAGE,
   type MessagePart,
-  type SearchAgentsParams,
   type SendMessageParams,
 } from './method-params';
 

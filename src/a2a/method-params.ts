@@ -1,5 +1,6 @@
 import { ApiError } from '../http/errors';
 import { validator } from '../http/validate';
+import { SEARCH_AGENTS_SCHEMA, type SearchAgentsParams } from '../registry/agent-search';
 import { A2A_TASK_STATES } from './a2a-task';
 import { JsonRpcCode, JsonRpcError } from './json-rpc';
 
@@ -38,34 +39,6 @@ export interface ListTasksParams {
   statusTimestampAfter?: string;
   includeArtifacts?: boolean;
 }
-
-/** The params of the directory's one skill, `search-agents` (directory-endpoint.ts). */
-export interface SearchAgentsParams {
-  query?: string;
-  capability?: string;
-  limit?: number;
-  after?: string;
-}
-
-/** The most agents one search answers, and how many when the caller does not say. */
-export const SEARCH_AGENTS_PAGE = { max: 100, default: 20 } as const;
-
-/** The JSON Schema of `search-agents`' params, as the service's card publishes it too. */
-export const SEARCH_AGENTS_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    query: { type: 'string', maxLength: 1_000, description: 'Words to rank agents by; none lists them in id order' },
-    capability: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 256,
-      description: 'Only agents that registered this operation, tools/translate say',
-    },
-    limit: { type: 'integer', minimum: 1, maximum: SEARCH_AGENTS_PAGE.max, default: SEARCH_AGENTS_PAGE.default },
-    after: { type: 'string', minLength: 1, maxLength: 256, description: "The previous answer's `next`" },
-  },
-} as const;
 
 /** The most tasks one ListTasks page holds, and how many when the caller does not say. */
 export const LIST_TASKS_PAGE = { max: 100, default: 50 } as const;

@@ -13,9 +13,10 @@ import {
 import { requirePrincipal, type Principal } from '../auth/principal';
 import { ApiError, ErrorCode } from '../http/errors';
 import { DocumentedRouter, routeTable, type RouteModule } from '../http/route-module';
-import type { AgentDirectory } from '../registry/agent-directory';
 import { handledByService, type ClientMessageDeps } from './client-messages';
 import type { McpSession, McpSessions } from './server-sessions';
+import type { TaskLauncher } from '../tasks/task-launcher';
+import { callRegistryTool, REGISTRY_TOOLS, type RegistryToolDeps } from './registry-tools';
 import { callTool, type ToolCallDeps } from './tool-calls';
 import { mcpTool, toolCatalog } from './tool-catalog';
 
@@ -42,8 +43,9 @@ export const MCP_SERVER_ROUTES = routeTable({
   },
 });
 
-export interface McpEndpointDeps extends ToolCallDeps, ClientMessageDeps {
-  directory: Pick<AgentDirectory, 'listVisible'>;
+export interface McpEndpointDeps
+  extends Omit<ToolCallDeps, 'launcher'>, ClientMessageDeps, Omit<RegistryToolDeps, 'launcher'> {
+  launcher: Pick<TaskLauncher, 'launchTask' | 'launchComposition'>;
   sessions: McpSessions;
 }
 
@@ -105,17 +107,24 @@ export function createMcpEndpoint(deps: McpEndpointDeps): RouteModule {
         "Each tool is a tool of an agent of the registry, named {agent}.{tool}; each call runs as a durable task of the service, whose id is in the result's _meta.",
     });
     server.setRequestHandler(ListToolsRequestSchema, async (request) => {
-      const catalog = await toolCatalog(deps.directory, principal);
+      const tools = [...REGISTRY_TOOLS, ...(await toolCatalog(deps.directory, principal)).map(mcpTool)].sort((a, b) =>
+        a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+      );
       const cursor = request.params?.cursor;
-      const start = cursor === undefined ? 0 : catalog.findIndex((named) => named.name > cursor);
-      const page = start < 0 ? [] : catalog.slice(start, start + TOOLS_PAGE);
-      const more = start >= 0 && start + TOOLS_PAGE < catalog.length;
-      return { tools: page.map(mcpTool), ...(more ? { nextCursor: page[page.length - 1].name } : {}) };
+      const start = cursor === undefined ? 0 : tools.findIndex((tool) => tool.name > cursor);
+      const page = start < 0 ? [] : tools.slice(start, start + TOOLS_PAGE);
+      const more = start >= 0 && start + TOOLS_PAGE < tools.length;
+      return { tools: page, ...(more ? { nextCursor: page[page.length - 1].name } : {}) };
     });
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-      const named = (await toolCatalog(deps.directory, principal)).find((tool) => tool.name === request.params.name);
-      if (!named) throw new McpError(McpErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-      return callTool(deps, named, request.params.arguments ?? {}, {
+      const { name } = request.params;
+      const args = request.params.arguments ?? {};
+      const catalog = () => toolCatalog(deps.directory, principal);
+      const answered = await callRegistryTool(deps, principal, name, args, catalog);
+      if (answered) return answered;
+      const named = (await catalog()).find((tool) => tool.name === name);
+      if (!named) throw new McpError(McpErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      return callTool(deps, named, args, {
         principal,
         session,
         requestId: extra.requestId,

@@ -6,6 +6,34 @@ import { queryTokens, rank } from './search';
 /** Most agents a search ranks: candidates come from the directory's token index, never every agent. */
 const SEARCH_CANDIDATES = 1_000;
 
+/** A search as a caller asks it: the A2A directory's `search-agents` skill, /mcp's `search_agents` tool. */
+export interface SearchAgentsParams {
+  query?: string;
+  capability?: string;
+  limit?: number;
+  after?: string;
+}
+
+/** The most agents one search answers, and how many when the caller does not say. */
+export const SEARCH_AGENTS_PAGE = { max: 100, default: 20 } as const;
+
+/** The JSON Schema of a search as a caller asks it, as the cards and tool lists publish it too. */
+export const SEARCH_AGENTS_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    query: { type: 'string', maxLength: 1_000, description: 'Words to rank agents by; none lists them in id order' },
+    capability: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 256,
+      description: 'Only agents that registered this operation, tools/translate say',
+    },
+    limit: { type: 'integer', minimum: 1, maximum: SEARCH_AGENTS_PAGE.max, default: SEARCH_AGENTS_PAGE.default },
+    after: { type: 'string', minLength: 1, maxLength: 256, description: "The previous answer's `next`" },
+  },
+} as const;
+
 export interface AgentSearch {
   /** Words to rank by (names, descriptions, tools); none lists the agents in id order. */
   query?: string;

@@ -112,6 +112,8 @@ export function apiModules({
       sessions: mcpSessions,
       inputs,
       cancellation: { taskStore, claims, temporal },
+      taskStore,
+      maxCompositionSize: config.maxCompositionSize,
       logger: logger.child({ component: 'mcp-server' }),
     }),
     createA2aEndpoint({

@@ -181,6 +181,53 @@ describe('/mcp: the registry as one MCP server', () => {
     expect(((await calling) as CallToolResult).structuredContent).toEqual({ painted: true });
   });
 
+  it("serves the registry's own tools: search_agents, run_composition and get_task", async () => {
+    const word = `lynx${randomUUID().slice(0, 8)}`;
+    const name = `Finder ${randomUUID().slice(0, 6)}`;
+    const agent = await registerAgent({
+      name,
+      description: `Spots a ${word}`,
+      mcpUrl: server().route('mcp-composed', completes({ seen: true })),
+      capabilities: { tools: [tool('spot')] },
+    });
+    const { client } = await connected();
+    const names = (await listAll(client)).map((each) => each.name);
+    expect(names).toEqual(expect.arrayContaining(['search_agents', 'run_composition', 'get_task']));
+
+    const found = (await client.callTool({ name: 'search_agents', arguments: { query: word } })) as CallToolResult;
+    expect(found.structuredContent).toEqual({
+      agents: [
+        { agentId: agent.agentId, name, description: `Spots a ${word}`, tools: [`${name.replace(' ', '_')}.spot`] },
+      ],
+    });
+
+    const spot = { agentId: agent.agentId, operation: 'tools/spot', params: {} };
+    const ran = (await client.callTool({
+      name: 'run_composition',
+      arguments: { tasks: [spot, { ...spot, parents: ['0'] }] },
+    })) as CallToolResult;
+    const { compositionId, taskIds } = ran.structuredContent as { compositionId: string; taskIds: string[] };
+    expect(taskIds).toHaveLength(2);
+    await waitForTask(taskIds[1]);
+    const read = (await client.callTool({ name: 'get_task', arguments: { taskId: taskIds[1] } })) as CallToolResult;
+    expect(read.structuredContent).toMatchObject({ taskId: taskIds[1], status: 'completed', compositionId });
+    expect((await call('GET', `/compositions/${compositionId}`, { apiKey: 'admin' })).status).toBe(200);
+
+    const unknown = (await client.callTool({
+      name: 'get_task',
+      arguments: { taskId: 'no-such-task' },
+    })) as CallToolResult;
+    expect(unknown).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: expect.stringMatching(/^NOT_FOUND: /) }],
+    });
+    const invalid = (await client.callTool({ name: 'run_composition', arguments: { tasks: [] } })) as CallToolResult;
+    expect(invalid).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: expect.stringMatching(/^VALIDATION_ERROR: /) }],
+    });
+  });
+
   it("keeps its sessions in the store: a session goes on at another API process, and is the caller's only", async () => {
     const name = `Anywhere ${randomUUID().slice(0, 6)}`;
     await registerAgent({
