@@ -4,7 +4,7 @@ import type { AgentStore } from '../registry/agent-store';
 import type { AuthState } from '../auth/principal';
 import { serviceOriginOf } from '../http/service-origin';
 import { agentCard, serviceCard } from './agent-card';
-import { answerWithCard } from './card-caching';
+import { answerCacheable } from '../http/cacheable-answer';
 
 export const AGENT_CARD_ROUTES = routeTable({
   versioned: false,
@@ -26,21 +26,27 @@ export const AGENT_CARD_ROUTES = routeTable({
   },
 });
 
+/** How long a client or cache may keep an Agent Card before it asks again (A2A 1.0 §8.6): an agent's changes reach its readers within this. */
+export const CARD_MAX_AGE_SECONDS = 300;
+
 /**
  * A2A Agent Cards: one per agent, at `/agents/{agentId}/.well-known/agent-card.json`, served to
  * anyone for a public agent and, for a private one, only to a principal who may see it (a 404 to
  * others, as GET /agents/{agentId} answers); and the service's own at `/.well-known/agent-card.json`.
- * Both may be cached (answerWithCard).
+ * Both may be cached (answerCacheable).
  */
 export function createAgentCardRoutes(agents: Pick<AgentStore, 'findVisible'>): RouteModule {
   const router = new DocumentedRouter(AGENT_CARD_ROUTES);
   router.serve('GET /.well-known/agent-card.json', (ctx) => {
-    answerWithCard(ctx, serviceCard(serviceOriginOf(ctx)), { shared: true });
+    answerCacheable(ctx, serviceCard(serviceOriginOf(ctx)), { shared: true, maxAgeSeconds: CARD_MAX_AGE_SECONDS });
   });
   router.serve('GET /agents/:agentId/.well-known/agent-card.json', async (ctx) => {
     const principal = (ctx.state as AuthState).principal;
     const agent = await visibleAgentOr404(agents, principal, ctx.params.agentId);
-    answerWithCard(ctx, agentCard(agent, serviceOriginOf(ctx)), { shared: agent.visibility === 'public' });
+    answerCacheable(ctx, agentCard(agent, serviceOriginOf(ctx)), {
+      shared: agent.visibility === 'public',
+      maxAgeSeconds: CARD_MAX_AGE_SECONDS,
+    });
   });
   return router.module();
 }
