@@ -36,6 +36,18 @@ describe('toApiError', () => {
   });
 });
 
+/** Runs `use` while `app` listens on a loopback port. */
+async function whileServing(app: Koa, use: (port: number) => Promise<void>): Promise<void> {
+  const handle = app.callback();
+  const server = http.createServer((request, response) => void handle(request, response));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    await use((server.address() as AddressInfo).port);
+  } finally {
+    server.close();
+  }
+}
+
 describe('errorHandler', () => {
   it('counts each 503 by its reason, and no other answer', async () => {
     const metrics = createMetrics();
@@ -54,22 +66,50 @@ describe('errorHandler', () => {
       },
     };
     app.use((ctx) => failures[ctx.path]());
-    const handle = app.callback();
-    const server = http.createServer((request, response) => void handle(request, response));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    try {
+    await whileServing(app, async (port) => {
       for (const path of ['/busy', '/busy', '/pending', '/conflict']) {
         const response = await fetch(`http://127.0.0.1:${port}${path}`);
         expect(response.status).toBe(path === '/conflict' ? 409 : 503);
       }
-    } finally {
-      server.close();
-    }
+    });
     const counted = (await metrics.unavailable.get()).values.map(({ labels, value }) => [labels.reason, value]);
     expect(counted.sort()).toEqual([
       ['cancellation_pending', 1],
       ['database_busy', 2],
     ]);
+  });
+
+  it('challenges every 401 with the challenge passed in, but one whose error names its own', async () => {
+    const app = new Koa();
+    app.silent = true;
+    app.use(
+      errorHandler(pino({ level: 'silent' }), createMetrics().unavailable, {
+        challenge: (ctx) => `Bearer resource_metadata="http://service.test/meta${ctx.path}"`,
+      }),
+    );
+    const failures: Record<string, () => never> = {
+      '/plain': () => {
+        throw new ApiError(ErrorCode.UNAUTHENTICATED, 'no credential');
+      },
+      '/own': () => {
+        throw new ApiError(ErrorCode.UNAUTHENTICATED, 'no token', undefined, { 'WWW-Authenticate': 'Bearer' });
+      },
+      '/forbidden': () => {
+        throw new ApiError(ErrorCode.FORBIDDEN, 'not yours');
+      },
+    };
+    app.use((ctx) => failures[ctx.path]());
+    await whileServing(app, async (port) => {
+      const challenges: Record<string, [number, string | null]> = {};
+      for (const path of Object.keys(failures)) {
+        const response = await fetch(`http://127.0.0.1:${port}${path}`);
+        challenges[path] = [response.status, response.headers.get('www-authenticate')];
+      }
+      expect(challenges).toEqual({
+        '/plain': [401, 'Bearer resource_metadata="http://service.test/meta/plain"'],
+        '/own': [401, 'Bearer'],
+        '/forbidden': [403, null],
+      });
+    });
   });
 });

@@ -18,14 +18,27 @@ export type ErrorMapper = (thrown: unknown) => ApiError | undefined;
 export type ErrorPresenter = (ctx: Context, error: ApiError) => { status: number; body: unknown } | undefined;
 
 /**
+ * The `WWW-Authenticate` challenge of a 401 to the request in `ctx` (RFC 9110 §11.6.1): where the
+ * caller learns how to get a credential.
+ */
+export type AuthenticationChallenge = (ctx: Context) => string;
+
+export interface ErrorHandling {
+  /** How the parts below name their failures as the contract's errors (an outage of Temporal, say). */
+  mappers?: readonly ErrorMapper[];
+  presenters?: readonly ErrorPresenter[];
+  /** The challenge of every 401 whose error names none of its own. */
+  challenge?: AuthenticationChallenge;
+}
+
+/**
  * Turns anything thrown below into the contract's error body, or a presenter's answer. Known
  * outages become 503; anything unexpected is logged with its stack and answered 500 without internals.
  */
 export function errorHandler(
   logger: Logger,
   unavailable: Counter,
-  mappers: readonly ErrorMapper[] = [],
-  presenters: readonly ErrorPresenter[] = [],
+  { mappers = [], presenters = [], challenge }: ErrorHandling = {},
 ) {
   return async function handleErrors(ctx: Context, next: Next): Promise<void> {
     try {
@@ -40,6 +53,9 @@ export function errorHandler(
       const presented = presenters.map((present) => present(ctx, error)).find((answer) => answer !== undefined);
       ctx.status = presented?.status ?? error.status;
       ctx.set(error.headers);
+      if (ctx.status === 401 && challenge && error.headers['WWW-Authenticate'] === undefined) {
+        ctx.set('WWW-Authenticate', challenge(ctx));
+      }
       ctx.body = presented ? presented.body : error.toBody();
     }
   };

@@ -7,6 +7,7 @@ import { outboundDispatcher } from '../agent-calls/outbound-guard';
 import type { OwnAddress } from '../agent-calls/own-endpoint';
 import type { ApiKeyStore } from '../auth/api-keys';
 import { createKeyRoutes } from '../auth/key-routes';
+import { createResourceMetadataRoutes } from '../auth/resource-metadata-routes';
 import type { Config } from '../config/config';
 import type { RouteModule } from '../http/route-module';
 import type { AgentDirectory } from '../registry/agent-directory';
@@ -104,6 +105,7 @@ export function apiModules({
     }),
     createKeyRoutes(apiKeys),
     createAgentCardRoutes(agents),
+    createResourceMetadataRoutes(config),
     createDirectoryEndpoint({ directory }),
     createMcpEndpoint({
       directory,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
 import type { Authenticator } from '../auth/authenticate';
+import { resourceChallenge } from '../auth/protected-resource';
 import type { ClientAddress } from '../limits/limit-keys';
 import type { Limits } from '../limits/limits';
 import { limitRequests } from './request-limits';
@@ -32,7 +33,13 @@ export function createApp(deps: AppDeps): Koa {
   app.use(setAnswerHeaders);
   app.use(requestLog(deps.logger, deps.metrics, deps.limits.clientAddress));
   const presenters = deps.modules.flatMap((module) => (module.presentErrors ? [module.presentErrors] : []));
-  app.use(errorHandler(deps.logger, deps.metrics.unavailable, deps.errorMappers, presenters));
+  app.use(
+    errorHandler(deps.logger, deps.metrics.unavailable, {
+      mappers: deps.errorMappers,
+      presenters,
+      challenge: resourceChallenge,
+    }),
+  );
   app.use(deps.opsRouter.routes());
   app.use(jsonBody(deps.maxBodyBytes));
   const [ownCredentials, authenticated] = [true, false].map((own) =>

@@ -4,6 +4,7 @@ import { A2A_ENDPOINT_ROUTES } from '../a2a/endpoint';
 import { A2A_PUSH_ROUTES } from '../a2a/push-routes';
 import { AGENT_CARD_ROUTES } from '../a2a/routes';
 import { KEY_ROUTES } from '../auth/key-routes';
+import { RESOURCE_METADATA_ROUTES } from '../auth/resource-metadata-routes';
 import { MCP_SERVER_ROUTES } from '../mcp-server/endpoint';
 import {
   splitRouteKey,
@@ -24,6 +25,7 @@ export const API_ROUTES: RouteTable[] = [
   KEY_ROUTES,
   REGISTRY_ROUTES,
   AGENT_CARD_ROUTES,
+  RESOURCE_METADATA_ROUTES,
   DIRECTORY_ENDPOINT_ROUTES,
   A2A_ENDPOINT_ROUTES,
   A2A_PUSH_ROUTES,

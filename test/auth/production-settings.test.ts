@@ -1,6 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import {
+  discoverOAuthProtectedResourceMetadata,
+  extractWWWAuthenticateParams,
+} from '@modelcontextprotocol/sdk/client/auth.js';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { freePort } from '../../src/util/ports';
 import { agentRegistration } from '../support/agents';
@@ -132,6 +136,32 @@ describe('human tokens verified against a JWKS', () => {
 
   it('answers 401 to HS256 tokens: no shared secret is configured', async () => {
     expectError(await call('GET', '/agents', { baseUrl, headers: await humanHeaders('u1') }), 401, 'UNAUTHENTICATED');
+  });
+});
+
+describe('the identity provider for MCP clients', () => {
+  it('names AUTH_ISSUER as the authorization server of the API and of each MCP endpoint', async () => {
+    for (const resourcePath of ['', '/mcp', '/mcp/some-server']) {
+      const reply = await call('GET', `/.well-known/oauth-protected-resource${resourcePath}`, { baseUrl });
+      expect(reply.status).toBe(200);
+      expect(reply.body).toMatchObject({ resource: `${baseUrl}${resourcePath}`, authorization_servers: [ISSUER] });
+    }
+  });
+
+  it("leads the MCP SDK's client from a 401 to the identity provider", async () => {
+    for (const resourcePath of ['/mcp', '/mcp/some-server']) {
+      const refused = await fetch(`${baseUrl}${resourcePath}`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer not-a-key', 'content-type': 'application/json' },
+        body: '{}',
+      });
+      const { resourceMetadataUrl } = extractWWWAuthenticateParams(refused);
+      expect(resourceMetadataUrl?.href).toBe(`${baseUrl}/.well-known/oauth-protected-resource${resourcePath}`);
+      for (const opts of [{ resourceMetadataUrl }, {}]) {
+        const metadata = await discoverOAuthProtectedResourceMetadata(`${baseUrl}${resourcePath}`, opts);
+        expect(metadata).toMatchObject({ resource: `${baseUrl}${resourcePath}`, authorization_servers: [ISSUER] });
+      }
+    }
   });
 });
 
