@@ -81,6 +81,16 @@ export class HumanTokenVerifier {
     return { kind: PrincipalKind.HUMAN, id: identity };
   }
 
+  /**
+   * The human whose access token `token` is, alone: verified as the session token is, for the
+   * routes that take one bearer credential. Undefined when it is invalid or not of that kind.
+   */
+  async verifyAccessToken(token: string): Promise<Principal | undefined> {
+    if (!this.key) return undefined;
+    const subject = await this.subjectOf(token, this.session);
+    return subject === undefined ? undefined : { kind: PrincipalKind.HUMAN, id: subject };
+  }
+
   private async subjectOf(token: string, rule: TokenRule): Promise<string | undefined> {
     try {
       const { protectedHeader, payload } = await jwtVerify(token, this.key as never, rule.options);

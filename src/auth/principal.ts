@@ -12,7 +12,7 @@ export type PrincipalKind = (typeof PrincipalKind)[keyof typeof PrincipalKind];
 /** Who is calling: every request with a valid credential resolves to exactly one principal. */
 export interface Principal {
   kind: PrincipalKind;
-  /** admin: "admin"; service: the key id; agent: the agentId; human: the identity token's `sub`. */
+  /** admin: "admin"; service: the key id; agent: the agentId; human: the identity token's `sub` (the access token's, when it comes alone). */
   id: string;
   /** service: the key whose limits this one shares, when another service key minted it (docs/security.md). */
   tenantId?: string;

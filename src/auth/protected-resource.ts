@@ -20,6 +20,9 @@ export function resourcePathOf(path: string): string {
   return MCP_RESOURCE.exec(path)?.[1] ?? '';
 }
 
+/** Whether `path` is one of the MCP endpoints, where one `Authorization: Bearer` is a whole credential. */
+export const isMcpPath = (path: string): boolean => resourcePathOf(path) !== '';
+
 export type ResourceMetadataSettings = Pick<Config, 'authIssuer' | 'authJwksUrl' | 'authJwtSecret'>;
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
 import type { Authenticator } from '../auth/authenticate';
-import { resourceChallenge } from '../auth/protected-resource';
+import { isMcpPath, resourceChallenge } from '../auth/protected-resource';
 import type { ClientAddress } from '../limits/limit-keys';
 import type { Limits } from '../limits/limits';
 import { limitRequests } from './request-limits';
@@ -46,7 +46,7 @@ export function createApp(deps: AppDeps): Koa {
     deps.modules.filter((module) => (module.authenticatesItself ?? false) === own),
   );
   for (const module of ownCredentials) app.use(module.router.routes()).use(module.router.allowedMethods());
-  app.use(deps.authenticator.middleware(deps.limits.clientAddress));
+  app.use(deps.authenticator.middleware(deps.limits.clientAddress, { singleBearer: isMcpPath }));
   app.use(limitRequests(deps.limits));
 
   for (const module of authenticated) {

@@ -163,6 +163,17 @@ describe('the identity provider for MCP clients', () => {
       }
     }
   });
+
+  it('takes an access token of the JWKS alone on /mcp, and not the identity token', async () => {
+    const bearer = async (audience: string) => ({ authorization: `Bearer ${await es256Token('u1', audience)}` });
+    // Past authentication: whatever /mcp answers, it is not a refused credential.
+    expect((await call('POST', '/mcp', { baseUrl, headers: await bearer(AUDIENCE), body: {} })).status).not.toBe(401);
+    expectError(
+      await call('POST', '/mcp', { baseUrl, headers: await bearer(IDENTITY_AUDIENCE), body: {} }),
+      401,
+      'UNAUTHENTICATED',
+    );
+  });
 });
 
 describe('https agent URLs (ALLOW_INSECURE_AGENT_URLS=false)', () => {

@@ -1,5 +1,5 @@
 import { call, expectError } from '../support/http';
-import { hs256Token } from '../support/humans';
+import { hs256Token, humanHeaders, newUserId } from '../support/humans';
 import { testStack } from '../support/test-stack';
 
 const METADATA = '/.well-known/oauth-protected-resource';
@@ -59,5 +59,25 @@ describe('WWW-Authenticate on 401', () => {
       expectError(reply, 401, 'UNAUTHENTICATED');
       expect(reply.headers.get('www-authenticate')).toBe(challengeOf(resourcePath));
     }
+  });
+});
+
+describe('one Authorization: Bearer on the MCP endpoints', () => {
+  it("takes an API key or a person's access token alone there, and nowhere else", async () => {
+    const { body: service } = await call('POST', '/keys', { apiKey: 'admin' });
+    const accessToken = await hs256Token(newUserId(), 'session');
+    for (const token of [service.key, accessToken]) {
+      const headers = { authorization: `Bearer ${token}` };
+      // Past authentication: whatever /mcp answers, it is not a refused credential.
+      expect((await call('POST', '/mcp', { headers, body: {} })).status).not.toBe(401);
+      expectError(await call('GET', '/agents', { headers }), 401, 'UNAUTHENTICATED');
+    }
+    expect((await call('GET', '/agents', { headers: await humanHeaders(newUserId()) })).status).toBe(200);
+    const identityToken = await hs256Token(newUserId(), 'identity');
+    expectError(
+      await call('POST', '/mcp', { headers: { authorization: `Bearer ${identityToken}` }, body: {} }),
+      401,
+      'UNAUTHENTICATED',
+    );
   });
 });
