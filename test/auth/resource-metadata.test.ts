@@ -1,5 +1,10 @@
 import { call, expectError } from '../support/http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { registerAgent, registerAgentWith } from '../support/agents';
 import { hs256Token, humanHeaders, newUserId } from '../support/humans';
+import { newServiceKey } from '../support/keys';
 import { testStack } from '../support/test-stack';
 
 const METADATA = '/.well-known/oauth-protected-resource';
@@ -62,22 +67,47 @@ describe('WWW-Authenticate on 401', () => {
   });
 });
 
+/** The tools the official SDK's client lists on /mcp with `Authorization: Bearer <token>` alone; rejects on a refusal. */
+async function toolsListedWith(token: string): Promise<Tool[]> {
+  const transport = new StreamableHTTPClientTransport(new URL(`${testStack().baseUrl}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
+  const client = new Client({ name: 'bearer-test', version: '1.0.0' });
+  try {
+    await client.connect(transport);
+    return (await client.listTools()).tools;
+  } finally {
+    await client.close();
+  }
+}
+
+/** The agents whose tools `tools` are. */
+const agentsOf = (tools: Tool[]) =>
+  tools.map((listed) => (listed._meta?.['dev.agent-coordination-service/agent'] as { agentId: string }).agentId);
+
 describe('one Authorization: Bearer on the MCP endpoints', () => {
-  it("takes an API key or a person's access token alone there, and nowhere else", async () => {
-    const { body: service } = await call('POST', '/keys', { apiKey: 'admin' });
-    const accessToken = await hs256Token(newUserId(), 'session');
+  it("takes an API key or a person's access token alone there, as that principal, and nowhere else", async () => {
+    const service = await newServiceKey();
+    const user = newUserId();
+    const accessToken = await hs256Token(user, 'session');
+    const [byService, byUser] = await Promise.all([
+      registerAgent({ visibility: 'private' }, service.key),
+      registerAgentWith({ headers: await humanHeaders(user) }, { visibility: 'private' }),
+    ]);
+    const [serviceSees, userSees] = [
+      agentsOf(await toolsListedWith(service.key)),
+      agentsOf(await toolsListedWith(accessToken)),
+    ];
+    expect([serviceSees.includes(byService.agentId), serviceSees.includes(byUser.agentId)]).toEqual([true, false]);
+    expect([userSees.includes(byUser.agentId), userSees.includes(byService.agentId)]).toEqual([true, false]);
+
     for (const token of [service.key, accessToken]) {
-      const headers = { authorization: `Bearer ${token}` };
-      // Past authentication: whatever /mcp answers, it is not a refused credential.
-      expect((await call('POST', '/mcp', { headers, body: {} })).status).not.toBe(401);
-      expectError(await call('GET', '/agents', { headers }), 401, 'UNAUTHENTICATED');
+      expectError(
+        await call('GET', '/agents', { headers: { authorization: `Bearer ${token}` } }),
+        401,
+        'UNAUTHENTICATED',
+      );
     }
-    expect((await call('GET', '/agents', { headers: await humanHeaders(newUserId()) })).status).toBe(200);
-    const identityToken = await hs256Token(newUserId(), 'identity');
-    expectError(
-      await call('POST', '/mcp', { headers: { authorization: `Bearer ${identityToken}` }, body: {} }),
-      401,
-      'UNAUTHENTICATED',
-    );
+    await expect(toolsListedWith(await hs256Token(user, 'identity'))).rejects.toThrow();
   });
 });
