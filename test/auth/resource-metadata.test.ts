@@ -81,9 +81,12 @@ async function toolsListedWith(token: string): Promise<Tool[]> {
   }
 }
 
-/** The agents whose tools `tools` are. */
+/** The agents whose tools `tools` are (the registry's own tools name none). */
 const agentsOf = (tools: Tool[]) =>
-  tools.map((listed) => (listed._meta?.['dev.agent-coordination-service/agent'] as { agentId: string }).agentId);
+  tools.flatMap((listed) => {
+    const agent = listed._meta?.['dev.agent-coordination-service/agent'] as { agentId: string } | undefined;
+    return agent ? [agent.agentId] : [];
+  });
 
 describe('one Authorization: Bearer on the MCP endpoints', () => {
   it("takes an API key or a person's access token alone there, as that principal, and nowhere else", async () => {
