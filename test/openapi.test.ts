@@ -130,7 +130,9 @@ describe('GET /openapi.json', () => {
       });
       expect(reply.status).toBeLessThan(500);
       expect(String(reply.body?.error?.message ?? '')).not.toMatch(/^No route for/);
-      expect(reply.status).not.toBe(405);
+      // A 405 of the router says the route is not served; one the operation documents is its own answer.
+      const documents405 = (openApiDocument() as any).paths[path]?.[method.toLowerCase()]?.responses?.['405'];
+      if (documents405 === undefined) expect(reply.status).not.toBe(405);
     },
   );
 

@@ -15,7 +15,7 @@ import type { McpSession, McpSessions } from './server-sessions';
 export interface ClientMessageDeps {
   inputs: TaskInputDeps;
   cancellation: TaskCancellationDeps;
-  sessions: Pick<McpSessions, 'taskOfCall'>;
+  sessions: Pick<McpSessions, 'callOf'>;
   logger: Logger;
 }
 
@@ -44,8 +44,8 @@ export async function handledByService(
   if (isJSONRPCNotification(message) && message.method === 'notifications/cancelled') {
     const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
     if (session && (typeof requestId === 'string' || typeof requestId === 'number')) {
-      const taskId = await deps.sessions.taskOfCall(session.sessionId, requestId);
-      if (taskId !== undefined) await settle(deps, () => cancelTask(deps.cancellation, principal, taskId));
+      const made = await deps.sessions.callOf(session.sessionId, requestId);
+      if (made) await settle(deps, () => cancelTask(deps.cancellation, principal, made.taskId));
     }
     return true;
   }

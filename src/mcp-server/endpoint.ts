@@ -6,6 +6,7 @@ import {
   CallToolRequestSchema,
   ErrorCode as McpErrorCode,
   isInitializeRequest,
+  isJSONRPCRequest,
   ListToolsRequestSchema,
   McpError,
   type JSONRPCMessage,
@@ -13,10 +14,12 @@ import {
 import { requirePrincipal, type Principal } from '../auth/principal';
 import { ApiError, ErrorCode } from '../http/errors';
 import { DocumentedRouter, routeTable, type RouteModule } from '../http/route-module';
+import { CallEventIds, cursorOf } from './call-event-ids';
 import { handledByService, type ClientMessageDeps } from './client-messages';
 import type { McpSession, McpSessions } from './server-sessions';
 import type { TaskLauncher } from '../tasks/task-launcher';
 import { callRegistryTool, REGISTRY_TOOLS, type RegistryToolDeps } from './registry-tools';
+import { resumeCall } from './stream-resumption';
 import { callTool, type ToolCallDeps } from './tool-calls';
 import { mcpTool, toolCatalog } from './tool-catalog';
 
@@ -33,6 +36,13 @@ export const MCP_SERVER_ROUTES = routeTable({
         'A JSON-RPC response, as JSON or a text/event-stream with its notifications; 202 for a notification or a response; Mcp-Session-Id on the answer to initialize',
       ],
       errors: { '404': 'an Mcp-Session-Id that names no session of the caller (initialize again)' },
+    },
+    'GET /mcp': {
+      summary:
+        "Resumes the stream of a tools/call its Last-Event-ID names (SEP-1699), from the task's event log, at any API process; without one, 405: no stream of server-initiated messages is offered",
+      credential: 'any',
+      success: [200, "A text/event-stream: the call's notifications after that event, then its answer"],
+      errors: { '404': 'no call of a session of the caller has this event id', '405': 'no Last-Event-ID' },
     },
     'DELETE /mcp': {
       summary: 'Ends the session its Mcp-Session-Id names',
@@ -51,6 +61,8 @@ export interface McpEndpointDeps
 
 /** Tools one `tools/list` page holds; `nextCursor` names the last. */
 const TOOLS_PAGE = 500;
+/** What a client whose stream broke waits before it resumes it, as the stream's first event tells it. */
+const RESUME_AFTER_MS = 1_000;
 const SERVER_INFO = { name: 'agent-coordination-service', title: 'Agent coordination service', version: '1.0.0' };
 
 /**
@@ -70,8 +82,13 @@ export function createMcpEndpoint(deps: McpEndpointDeps): RouteModule {
       return;
     }
     const initialize = isInitializeRequest(message) ? message.params : undefined;
-    const server = serverFor(principal, session);
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    // A request's stream in a session carries event ids a client resumes it with (stream-resumption.ts).
+    const eventIds = session && isJSONRPCRequest(message) ? new CallEventIds(session.sessionId, message.id) : undefined;
+    const server = serverFor(principal, session, eventIds);
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      ...(eventIds ? { eventStore: eventIds, retryInterval: RESUME_AFTER_MS } : {}),
+    });
     await server.connect(transport);
     const response = await transport.handleRequest(requestOf(ctx), { parsedBody: message });
     if (initialize && response.status === 200) {
@@ -82,6 +99,19 @@ export function createMcpEndpoint(deps: McpEndpointDeps): RouteModule {
       ctx.set('Mcp-Session-Id', sessionId);
     }
     answerWith(ctx, response, () => void server.close());
+  });
+
+  router.serve('GET /mcp', async (ctx) => {
+    const principal = requirePrincipal(ctx);
+    const cursor = cursorOf(ctx.get('last-event-id'));
+    if (!cursor) {
+      ctx.set('Allow', 'POST, DELETE');
+      throw new ApiError(
+        ErrorCode.METHOD_NOT_ALLOWED,
+        'GET /mcp resumes a call with Last-Event-ID; no stream of server-initiated messages is offered',
+      );
+    }
+    await resumeCall(ctx, deps, principal, cursor);
   });
 
   router.serve('DELETE /mcp', async (ctx) => {
@@ -100,7 +130,7 @@ export function createMcpEndpoint(deps: McpEndpointDeps): RouteModule {
   }
 
   /** An SDK server for one request of `principal`, answering with the catalog of what it may see. */
-  function serverFor(principal: Principal, session: McpSession | undefined): Server {
+  function serverFor(principal: Principal, session: McpSession | undefined, eventIds?: CallEventIds): Server {
     const server = new Server(SERVER_INFO, {
       capabilities: { tools: { listChanged: false } },
       instructions:
@@ -132,6 +162,9 @@ export function createMcpEndpoint(deps: McpEndpointDeps): RouteModule {
         signal: extra.signal,
         notify: (notification) => extra.sendNotification(notification),
         ask: (elicitation) => server.transport!.send(elicitation, { relatedRequestId: extra.requestId }),
+        at: (seq) => {
+          if (eventIds) eventIds.seq = seq;
+        },
       });
     });
     return server;

@@ -22,10 +22,15 @@ interface SessionDocument {
   createdAt: Date;
 }
 
-/** `{sessionId}/{requestId}`: the task a `tools/call` of the session started, for its `notifications/cancelled`. */
-interface CallDocument {
-  _id: string;
+/** A `tools/call` of a session and the task it started, for its `notifications/cancelled` and a resumption of its stream. */
+export interface McpCall {
   taskId: string;
+  progressToken?: string | number;
+}
+
+/** `{sessionId}/{requestId}`: a call of the session. */
+interface CallDocument extends McpCall {
+  _id: string;
   at: Date;
 }
 
@@ -80,14 +85,17 @@ export class McpSessions {
     return (await this.sessions.deleteOne({ _id: sessionId })).deletedCount === 1;
   }
 
-  /** Remembers that request `requestId` of the session started task `taskId`. */
-  async recordCall(sessionId: string, requestId: string | number, taskId: string): Promise<void> {
-    await this.calls.insertOne({ _id: callIdOf(sessionId, requestId), taskId, at: new Date() });
+  /** Remembers that request `requestId` of the session started a task. */
+  async recordCall(sessionId: string, requestId: string | number, call: McpCall): Promise<void> {
+    await this.calls.insertOne({ _id: callIdOf(sessionId, requestId), ...call, at: new Date() });
   }
 
-  /** The task request `requestId` of the session started, if any. */
-  async taskOfCall(sessionId: string, requestId: string | number): Promise<string | undefined> {
-    return (await this.calls.findOne({ _id: callIdOf(sessionId, requestId) }))?.taskId;
+  /** The call `requestId` of the session made, if it started a task. */
+  async callOf(sessionId: string, requestId: string | number): Promise<McpCall | undefined> {
+    const found = await this.calls.findOne({ _id: callIdOf(sessionId, requestId) });
+    return found
+      ? { taskId: found.taskId, ...(found.progressToken === undefined ? {} : { progressToken: found.progressToken }) }
+      : undefined;
   }
 }
 

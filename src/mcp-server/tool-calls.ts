@@ -23,8 +23,10 @@ export interface CallContext {
   /** Aborts when the client is gone: the task goes on, the answer has no one to go to. */
   signal: AbortSignal;
   notify(notification: ServerNotification): Promise<void>;
-  /** Sends a request to the client on the call's stream; its answer comes as a POST of its own (elicitation-answers.ts). */
+  /** Sends a request to the client on the call's stream; its answer comes as a POST of its own (client-messages.ts). */
   ask(request: JSONRPCRequest): Promise<void>;
+  /** Told the seq of the task's event each message that follows answers, for the stream's event ids (call-event-ids.ts). */
+  at(seq: number): void;
 }
 
 /** Refusals that are the arguments' or the tool's: told to the model as a tool error, for it to try again. */
@@ -52,12 +54,24 @@ export async function callTool(
     if (error instanceof ApiError && TOOL_ERRORS.has(error.code)) return refusedCall(error);
     throw error;
   }
-  if (call.session) await deps.sessions.recordCall(call.session.sessionId, call.requestId, taskId);
+  if (call.session)
+    await deps.sessions.recordCall(call.session.sessionId, call.requestId, {
+      taskId,
+      ...(call.progressToken === undefined ? {} : { progressToken: call.progressToken }),
+    });
   return followTask(deps, taskId, call);
 }
 
-/** The task's answer once it ends, with its progress and input requests sent on the way. */
-function followTask(deps: ToolCallDeps, taskId: string, call: CallContext): Promise<CallToolResult> {
+/**
+ * The task's answer once it ends, with its progress and input requests after seq `after` of its
+ * log sent on the way: from the start for a new call, from where a resumed stream left off.
+ */
+export function followTask(
+  deps: Pick<ToolCallDeps, 'feeds'>,
+  taskId: string,
+  call: CallContext,
+  after = 0,
+): Promise<CallToolResult> {
   return new Promise<CallToolResult>((resolve) => {
     let sentProgress = 0;
     const finish = (result: CallToolResult) => {
@@ -68,6 +82,7 @@ function followTask(deps: ToolCallDeps, taskId: string, call: CallContext): Prom
     const gone = () =>
       finish(failedCall(taskId, { code: 'CLIENT_GONE', message: 'The client left; the task goes on' }));
     const onEvent = (event: TaskEvent) => {
+      call.at(event.seq);
       switch (event.type) {
         case TaskEventType.PROGRESS: {
           if (call.progressToken === undefined) return;
@@ -101,7 +116,7 @@ function followTask(deps: ToolCallDeps, taskId: string, call: CallContext): Prom
     const unsubscribe = deps.feeds.subscribe(
       { kind: 'task', taskId },
       {
-        after: 0,
+        after,
         deliver: (events) => events.forEach(onEvent),
         missing: () => finish(failedCall(taskId, { code: 'INTERNAL', message: `Task ${taskId} has no event log` })),
         ended: () => undefined,

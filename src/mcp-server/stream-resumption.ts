@@ -1,0 +1,50 @@
+import type { Context } from 'koa';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Principal } from '../auth/principal';
+import { ApiError, ErrorCode } from '../http/errors';
+import { SseStream } from '../task-events/sse';
+import { eventIdOf, type CallCursor } from './call-event-ids';
+import type { McpSessions } from './server-sessions';
+import { followTask, type ToolCallDeps } from './tool-calls';
+
+export interface ResumptionDeps extends Pick<ToolCallDeps, 'feeds'> {
+  sessions: Pick<McpSessions, 'find' | 'callOf'>;
+}
+
+/**
+ * A `tools/call` stream resumed with `Last-Event-ID` (SEP-1699), after the client lost it (a
+ * restart of the process that held it, a proxy that cut it): the call's task is followed again from
+ * its event log, from the event the client saw last, and the stream ends with the call's answer.
+ * The session and the call are the store's, so any process resumes any stream.
+ */
+export async function resumeCall(
+  ctx: Context,
+  deps: ResumptionDeps,
+  principal: Principal,
+  cursor: CallCursor,
+): Promise<void> {
+  const session = await deps.sessions.find(cursor.sessionId, principal);
+  const made = session && (await deps.sessions.callOf(cursor.sessionId, cursor.requestId));
+  if (!made) throw new ApiError(ErrorCode.NOT_FOUND, 'No call of a session of the caller has this Last-Event-ID');
+  const left = new AbortController();
+  const stream = new SseStream(ctx, () => left.abort());
+  let seq = cursor.seq;
+  const send = (message: JSONRPCMessage) => stream.send(eventIdOf({ ...cursor, seq }), message);
+  const result = await followTask(
+    deps,
+    made.taskId,
+    {
+      principal,
+      session,
+      requestId: cursor.requestId,
+      progressToken: made.progressToken,
+      signal: left.signal,
+      notify: (notification) => Promise.resolve(send({ jsonrpc: '2.0', ...notification })),
+      ask: (request) => Promise.resolve(send(request)),
+      at: (next) => (seq = next),
+    },
+    cursor.seq,
+  );
+  send({ jsonrpc: '2.0', id: cursor.requestId, result });
+  stream.end();
+}
