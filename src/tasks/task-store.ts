@@ -3,6 +3,7 @@ import type { Principal } from '../auth/principal';
 import type { Metrics } from '../ops/metrics';
 import { KeyedQueue } from '../store/keyed-queue';
 import type { Store } from '../store/mongo';
+import { pageAfter } from '../store/page-after';
 import { onlyDuplicateKeys, retryWhileBusy } from '../store/retry-while-busy';
 import { LogWriter } from '../task-events/log-writer';
 import { TaskEventType, type TaskRef } from '../task-events/task-event';
@@ -292,19 +293,7 @@ export class TaskStore {
       ...(statuses ? { status: { $in: statuses } } : {}),
       ...(updatedAfter ? { updatedAt: { $gt: updatedAfter } } : {}),
     };
-    const page: Filter<TaskDocument> = before
-      ? {
-          $and: [
-            filter,
-            {
-              $or: [
-                { updatedAt: { $lt: before.updatedAt } },
-                { updatedAt: before.updatedAt, _id: { $lt: before.taskId } },
-              ],
-            },
-          ],
-        }
-      : filter;
+    const page = pageAfter(filter, 'updatedAt', before && { value: before.updatedAt, id: before.taskId });
     const [tasks, total] = await Promise.all([
       this.tasks.find(page).sort({ updatedAt: -1, _id: -1 }).limit(limit).toArray(),
       this.tasks.countDocuments(filter),
