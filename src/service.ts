@@ -1,3 +1,4 @@
+import { McpTaskRecords } from './mcp-server/mcp-task-records';
 import { McpSessions } from './mcp-server/server-sessions';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -232,6 +233,7 @@ async function serveApi(
     // Read once the server listens (below): PORT 0 picks the port then.
     ownAddress: { host: config.host, port: () => (server.address() as AddressInfo | null)?.port },
     mcpSessions: new McpSessions(store),
+    mcpTasks: new McpTaskRecords(store),
     logger,
   });
   const app = createApp({

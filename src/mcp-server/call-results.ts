@@ -14,11 +14,15 @@ export function completedCall(taskId: string, result: TaskResult): CallToolResul
 
 /** A task that failed, was cancelled, or cannot go on: a tool error (`isError`), the error's code and message first. */
 export function failedCall(taskId: string, error: TaskError): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text: textOf(error) }], _meta: { [META_TASK]: taskId } };
+  return { isError: true, content: [{ type: 'text', text: errorText(error) }], _meta: { [META_TASK]: taskId } };
 }
 
+/** A cancelled task: a tool error too, for no result will come. */
+export const cancelledCall = (taskId: string): CallToolResult =>
+  failedCall(taskId, { code: 'CANCELLED', message: `Task ${taskId} was cancelled` });
+
 /** `CODE: message` for the service's errors and agents' of that shape; an agent's other errors as they were sent. */
-function textOf(error: TaskError): string {
+export function errorText(error: TaskError): string {
   if (typeof error === 'string') return error;
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   if (typeof code === 'string' && typeof message === 'string') return `${code}: ${message}`;

@@ -10,16 +10,19 @@ import {
   ListToolsRequestSchema,
   McpError,
   type JSONRPCMessage,
+  type JSONRPCRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import { requirePrincipal, type Principal } from '../auth/principal';
 import { ApiError, ErrorCode } from '../http/errors';
 import { DocumentedRouter, routeTable, type RouteModule } from '../http/route-module';
 import { CallEventIds, cursorOf } from './call-event-ids';
 import { handledByService, type ClientMessageDeps } from './client-messages';
+import type { McpTaskRecords } from './mcp-task-records';
 import type { McpSession, McpSessions } from './server-sessions';
 import type { TaskLauncher } from '../tasks/task-launcher';
 import { callRegistryTool, REGISTRY_TOOLS, type RegistryToolDeps } from './registry-tools';
 import { resumeCall } from './stream-resumption';
+import { serveTaskRequests, startCallTask } from './task-requests';
 import { callTool, type ToolCallDeps } from './tool-calls';
 import { mcpTool, toolCatalog } from './tool-catalog';
 
@@ -57,6 +60,7 @@ export interface McpEndpointDeps
   extends Omit<ToolCallDeps, 'launcher'>, ClientMessageDeps, Omit<RegistryToolDeps, 'launcher'> {
   launcher: Pick<TaskLauncher, 'launchTask' | 'launchComposition'>;
   sessions: McpSessions;
+  mcpTasks: McpTaskRecords;
 }
 
 /** Tools one `tools/list` page holds; `nextCursor` names the last. */
@@ -83,7 +87,7 @@ export function createMcpEndpoint(deps: McpEndpointDeps): RouteModule {
     }
     const initialize = isInitializeRequest(message) ? message.params : undefined;
     // A request's stream in a session carries event ids a client resumes it with (stream-resumption.ts).
-    const eventIds = session && isJSONRPCRequest(message) ? new CallEventIds(session.sessionId, message.id) : undefined;
+    const eventIds = session && isResumableCall(message) ? new CallEventIds(session.sessionId, message.id) : undefined;
     const server = serverFor(principal, session, eventIds);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
@@ -132,7 +136,10 @@ export function createMcpEndpoint(deps: McpEndpointDeps): RouteModule {
   /** An SDK server for one request of `principal`, answering with the catalog of what it may see. */
   function serverFor(principal: Principal, session: McpSession | undefined, eventIds?: CallEventIds): Server {
     const server = new Server(SERVER_INFO, {
-      capabilities: { tools: { listChanged: false } },
+      capabilities: {
+        tools: { listChanged: false },
+        tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+      },
       instructions:
         "Each tool is a tool of an agent of the registry, named {agent}.{tool}; each call runs as a durable task of the service, whose id is in the result's _meta.",
     });
@@ -150,10 +157,14 @@ export function createMcpEndpoint(deps: McpEndpointDeps): RouteModule {
       const { name } = request.params;
       const args = request.params.arguments ?? {};
       const catalog = () => toolCatalog(deps.directory, principal);
+      // The registry's own tools answer at once and declare no taskSupport: a task of them is -32601, as MCP says.
+      if (request.params.task && REGISTRY_TOOLS.some((tool) => tool.name === name))
+        throw new McpError(McpErrorCode.MethodNotFound, `Tool ${name} does not run as an MCP task`);
       const answered = await callRegistryTool(deps, principal, name, args, catalog);
       if (answered) return answered;
       const named = (await catalog()).find((tool) => tool.name === name);
       if (!named) throw new McpError(McpErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      if (request.params.task) return startCallTask(deps, named, args, principal);
       return callTool(deps, named, args, {
         principal,
         session,
@@ -167,10 +178,16 @@ export function createMcpEndpoint(deps: McpEndpointDeps): RouteModule {
         },
       });
     });
+    serveTaskRequests(server, deps, principal, session);
     return server;
   }
 
   return router.module();
+}
+
+/** A plain `tools/call`, whose stream a client may resume; a task-augmented one answers at once. */
+function isResumableCall(message: JSONRPCMessage): message is JSONRPCRequest {
+  return isJSONRPCRequest(message) && message.method === 'tools/call' && message.params?.task === undefined;
 }
 
 /** The request as the SDK's transport reads it: its method, URL and headers; the body is passed parsed. */

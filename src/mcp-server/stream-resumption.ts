@@ -43,7 +43,7 @@ export async function resumeCall(
       ask: (request) => Promise.resolve(send(request)),
       at: (next) => (seq = next),
     },
-    cursor.seq,
+    { after: cursor.seq },
   );
   send({ jsonrpc: '2.0', id: cursor.requestId, result });
   stream.end();

@@ -3,8 +3,10 @@ import type { Principal } from '../auth/principal';
 import { ApiError, ErrorCode } from '../http/errors';
 import type { TaskEventFeeds } from '../task-events/event-feeds';
 import { TaskEventType, type TaskEvent } from '../task-events/task-event';
+import type { InputRequest } from '../tasks/task-document';
 import type { TaskLauncher } from '../tasks/task-launcher';
-import { completedCall, failedCall, refusedCall } from './call-results';
+import { cancelledCall, completedCall, failedCall, refusedCall } from './call-results';
+import type { McpTaskRecords } from './mcp-task-records';
 import type { McpSession, McpSessions } from './server-sessions';
 import type { CatalogTool } from './tool-catalog';
 
@@ -12,6 +14,7 @@ export interface ToolCallDeps {
   launcher: Pick<TaskLauncher, 'launchTask'>;
   feeds: Pick<TaskEventFeeds, 'subscribe'>;
   sessions: Pick<McpSessions, 'recordCall'>;
+  mcpTasks: Pick<McpTaskRecords, 'record'>;
 }
 
 /** What the call has of its request and its answer stream. */
@@ -27,6 +30,11 @@ export interface CallContext {
   ask(request: JSONRPCRequest): Promise<void>;
   /** Told the seq of the task's event each message that follows answers, for the stream's event ids (call-event-ids.ts). */
   at(seq: number): void;
+  /**
+   * Waits for the task's end even while it asks for input a client without elicitation cannot give
+   * (`tasks/result`, which MCP has block until the end): the input then comes through `POST /tasks/{taskId}/input`.
+   */
+  untilEnded?: boolean;
 }
 
 /** Refusals that are the arguments' or the tool's: told to the model as a tool error, for it to try again. */
@@ -43,17 +51,13 @@ export const elicitationIdOf = (taskId: string, requestId: string) => `acs-input
  */
 export async function callTool(
   deps: ToolCallDeps,
-  { agentId, tool }: CatalogTool,
+  named: CatalogTool,
   args: Record<string, unknown>,
   call: CallContext,
 ): Promise<CallToolResult> {
-  let taskId: string;
-  try {
-    taskId = await deps.launcher.launchTask(call.principal, { agentId, operation: `tools/${tool.name}`, params: args });
-  } catch (error) {
-    if (error instanceof ApiError && TOOL_ERRORS.has(error.code)) return refusedCall(error);
-    throw error;
-  }
+  const launched = await launchToolTask(deps, named, args, call.principal);
+  if ('refusal' in launched) return refusedCall(launched.refusal);
+  const { taskId } = launched;
   if (call.session)
     await deps.sessions.recordCall(call.session.sessionId, call.requestId, {
       taskId,
@@ -63,14 +67,35 @@ export async function callTool(
 }
 
 /**
- * The task's answer once it ends, with its progress and input requests after seq `after` of its
- * log sent on the way: from the start for a new call, from where a resumed stream left off.
+ * Starts the tool's task as `POST /tasks` would, as one of the tasks of `/mcp` (McpTaskRecords): its
+ * taskId, or the refusal of arguments or a tool the agent does not take, for the model to read.
+ */
+export async function launchToolTask(
+  deps: Pick<ToolCallDeps, 'launcher' | 'mcpTasks'>,
+  { agentId, tool }: CatalogTool,
+  args: Record<string, unknown>,
+  principal: Principal,
+): Promise<{ taskId: string } | { refusal: ApiError }> {
+  let taskId: string;
+  try {
+    taskId = await deps.launcher.launchTask(principal, { agentId, operation: `tools/${tool.name}`, params: args });
+  } catch (error) {
+    if (error instanceof ApiError && TOOL_ERRORS.has(error.code)) return { refusal: error };
+    throw error;
+  }
+  await deps.mcpTasks.record(principal, taskId, agentId);
+  return { taskId };
+}
+
+/**
+ * The task's answer once it ends, with its progress and input requests sent on the way: the events
+ * after `after` in its log, and `input`, the request it waits on at that point, if any.
  */
 export function followTask(
   deps: Pick<ToolCallDeps, 'feeds'>,
   taskId: string,
   call: CallContext,
-  after = 0,
+  { after = 0, input }: { after?: number; input?: InputRequest } = {},
 ): Promise<CallToolResult> {
   return new Promise<CallToolResult>((resolve) => {
     let sentProgress = 0;
@@ -109,7 +134,7 @@ export function followTask(
         case TaskEventType.FAILED:
           return finish(failedCall(taskId, event.error));
         case TaskEventType.CANCELLED:
-          return finish(failedCall(taskId, { code: 'CANCELLED', message: `Task ${taskId} was cancelled` }));
+          return finish(cancelledCall(taskId));
         default:
       }
     };
@@ -123,6 +148,7 @@ export function followTask(
       },
     );
     call.signal.addEventListener('abort', gone, { once: true });
+    if (input) void askForInput(taskId, input, call, finish);
   });
 }
 
@@ -133,12 +159,13 @@ export function followTask(
  */
 async function askForInput(
   taskId: string,
-  event: Extract<TaskEvent, { type: 'input_required' }>,
+  event: InputRequest,
   call: CallContext,
   finish: (result: CallToolResult) => void,
 ): Promise<void> {
   const elicitation = call.session?.capabilities.elicitation;
   if (elicitation === undefined) {
+    if (call.untilEnded) return;
     finish(
       failedCall(taskId, {
         code: 'INPUT_REQUIRED',

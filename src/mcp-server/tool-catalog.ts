@@ -43,6 +43,8 @@ export function mcpTool({ name, tool, agent }: CatalogTool): Tool {
     description: tool.description,
     inputSchema: tool.inputSchema as Tool['inputSchema'],
     ...(outputSchema ? { outputSchema: outputSchema as Tool['outputSchema'] } : {}),
+    // Every call is a task: a client may follow it as an MCP task (task-requests.ts) or wait for its result.
+    execution: { taskSupport: 'optional' },
     _meta: { [META_AGENT]: { agentId: agent.id, name: agent.name, version: agent.version, tool: tool.name } },
   };
 }

@@ -15,6 +15,7 @@ import type { AgentStore } from '../registry/agent-store';
 import { createRegistryRoutes } from '../registry/routes';
 import type { Limits } from '../limits/limits';
 import { createMcpEndpoint } from '../mcp-server/endpoint';
+import type { McpTaskRecords } from '../mcp-server/mcp-task-records';
 import type { McpSessions } from '../mcp-server/server-sessions';
 import type { Logger } from '../ops/logger';
 import type { SchemaChecks } from '../user-schemas/schema-checks';
@@ -55,6 +56,7 @@ export interface ApiParts {
   /** Where this process's API listens: no agent's endpoint may lead back to it. */
   ownAddress: OwnAddress;
   mcpSessions: McpSessions;
+  mcpTasks: McpTaskRecords;
   logger: Logger;
 }
 
@@ -82,6 +84,7 @@ export function apiModules({
   limits,
   ownAddress,
   mcpSessions,
+  mcpTasks,
   logger,
 }: ApiParts): RouteModule[] {
   return [
@@ -112,6 +115,7 @@ export function apiModules({
       launcher,
       feeds,
       sessions: mcpSessions,
+      mcpTasks,
       inputs,
       cancellation: { taskStore, claims, temporal },
       taskStore,
