@@ -1,5 +1,6 @@
 import { McpTaskRecords } from './mcp-server/mcp-task-records';
 import { McpSessions } from './mcp-server/server-sessions';
+import { VirtualServers } from './mcp-server/virtual-servers';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Router from '@koa/router';
@@ -234,6 +235,7 @@ async function serveApi(
     ownAddress: { host: config.host, port: () => (server.address() as AddressInfo | null)?.port },
     mcpSessions: new McpSessions(store),
     mcpTasks: new McpTaskRecords(store),
+    mcpVirtualServers: new VirtualServers(store),
     logger,
   });
   const app = createApp({

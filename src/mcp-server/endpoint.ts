@@ -24,7 +24,10 @@ import { callRegistryTool, REGISTRY_TOOLS, type RegistryToolDeps } from './regis
 import { resumeCall } from './stream-resumption';
 import { serveTaskRequests, startCallTask } from './task-requests';
 import { callTool, type ToolCallDeps } from './tool-calls';
-import { mcpTool, toolCatalog } from './tool-catalog';
+import { registryScope, virtualScope, type McpScope } from './mcp-scope';
+import { argumentsOf, listedTool } from './served-tools';
+import { serverNotFound } from './virtual-server-routes';
+import type { VirtualServers } from './virtual-servers';
 
 export const MCP_SERVER_ROUTES = routeTable({
   versioned: false,
@@ -53,6 +56,32 @@ export const MCP_SERVER_ROUTES = routeTable({
       success: [200, 'The session ended'],
       errors: { '404': 'no such session of the caller' },
     },
+    'POST /mcp/:serverId': {
+      summary:
+        'The MCP virtual server serverId (POST /mcp-servers): as POST /mcp, with only its tools, under their names there, their defaults under the arguments',
+      credential: 'any',
+      body: { type: 'object' },
+      success: [200, 'As POST /mcp'],
+      errors: {
+        '404':
+          'no virtual server serverId the caller may see, or an Mcp-Session-Id that names no session of the caller on it',
+      },
+    },
+    'GET /mcp/:serverId': {
+      summary: 'As GET /mcp, for a call made on the virtual server serverId',
+      credential: 'any',
+      success: [200, 'As GET /mcp'],
+      errors: {
+        '404': 'no virtual server serverId the caller may see, or no call of a session of the caller on it',
+        '405': 'no Last-Event-ID',
+      },
+    },
+    'DELETE /mcp/:serverId': {
+      summary: 'Ends the session of the virtual server its Mcp-Session-Id names',
+      credential: 'any',
+      success: [200, 'The session ended'],
+      errors: { '404': 'no such virtual server, or no such session of the caller on it' },
+    },
   },
 });
 
@@ -61,6 +90,7 @@ export interface McpEndpointDeps
   launcher: Pick<TaskLauncher, 'launchTask' | 'launchComposition'>;
   sessions: McpSessions;
   mcpTasks: McpTaskRecords;
+  servers: Pick<VirtualServers, 'findVisible'>;
 }
 
 /** Tools one `tools/list` page holds; `nextCursor` names the last. */
@@ -76,19 +106,36 @@ const SERVER_INFO = { name: 'agent-coordination-service', title: 'Agent coordina
  */
 export function createMcpEndpoint(deps: McpEndpointDeps): RouteModule {
   const router = new DocumentedRouter(MCP_SERVER_ROUTES);
+  const registry = registryScope(deps.directory);
 
-  router.serve('POST /mcp', async (ctx) => {
+  router.serve('POST /mcp', (ctx) => post(ctx, requirePrincipal(ctx), registry));
+  router.serve('GET /mcp', (ctx) => resume(ctx, requirePrincipal(ctx), registry));
+  router.serve('DELETE /mcp', (ctx) => end(ctx, requirePrincipal(ctx), registry));
+  router.serve('POST /mcp/:serverId', async (ctx) => {
     const principal = requirePrincipal(ctx);
-    const session = await sessionOf(ctx, principal);
+    await post(ctx, principal, await virtualServerScope(principal, ctx.params.serverId));
+  });
+  router.serve('GET /mcp/:serverId', async (ctx) => {
+    const principal = requirePrincipal(ctx);
+    await resume(ctx, principal, await virtualServerScope(principal, ctx.params.serverId));
+  });
+  router.serve('DELETE /mcp/:serverId', async (ctx) => {
+    const principal = requirePrincipal(ctx);
+    await end(ctx, principal, await virtualServerScope(principal, ctx.params.serverId));
+  });
+
+  /** A request of an MCP client to the server `scope` is. */
+  async function post(ctx: Context, principal: Principal, scope: McpScope): Promise<void> {
+    const session = await sessionOf(ctx, principal, scope);
     const message = ctx.request.body as JSONRPCMessage;
     if (await handledByService(deps, principal, session, message)) {
       ctx.status = 202;
       return;
     }
     const initialize = isInitializeRequest(message) ? message.params : undefined;
-    // A request's stream in a session carries event ids a client resumes it with (stream-resumption.ts).
+    // A call's stream in a session carries event ids a client resumes it with (stream-resumption.ts).
     const eventIds = session && isResumableCall(message) ? new CallEventIds(session.sessionId, message.id) : undefined;
-    const server = serverFor(principal, session, eventIds);
+    const server = serverFor(principal, session, scope, eventIds);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       ...(eventIds ? { eventStore: eventIds, retryInterval: RESUME_AFTER_MS } : {}),
@@ -99,52 +146,71 @@ export function createMcpEndpoint(deps: McpEndpointDeps): RouteModule {
       const sessionId = await deps.sessions.open(principal, {
         capabilities: initialize.capabilities,
         protocolVersion: initialize.protocolVersion,
+        ...(scope.serverId === undefined ? {} : { serverId: scope.serverId }),
       });
       ctx.set('Mcp-Session-Id', sessionId);
     }
     answerWith(ctx, response, () => void server.close());
-  });
+  }
 
-  router.serve('GET /mcp', async (ctx) => {
-    const principal = requirePrincipal(ctx);
+  /** A call's stream resumed with Last-Event-ID, on the server `scope` is; 405 without one. */
+  async function resume(ctx: Context, principal: Principal, scope: McpScope): Promise<void> {
     const cursor = cursorOf(ctx.get('last-event-id'));
     if (!cursor) {
       ctx.set('Allow', 'POST, DELETE');
       throw new ApiError(
         ErrorCode.METHOD_NOT_ALLOWED,
-        'GET /mcp resumes a call with Last-Event-ID; no stream of server-initiated messages is offered',
+        'A GET resumes a call with Last-Event-ID; no stream of server-initiated messages is offered',
       );
     }
+    const session = await deps.sessions.find(cursor.sessionId, principal);
+    if (session?.serverId !== scope.serverId) noSession();
     await resumeCall(ctx, deps, principal, cursor);
-  });
+  }
 
-  router.serve('DELETE /mcp', async (ctx) => {
-    const principal = requirePrincipal(ctx);
-    const sessionId = ctx.get('mcp-session-id');
-    if (!sessionId || !(await deps.sessions.close(sessionId, principal))) noSession();
+  /** Ends the session the request names, of the caller on the server `scope` is. */
+  async function end(ctx: Context, principal: Principal, scope: McpScope): Promise<void> {
+    const session = await sessionOf(ctx, principal, scope);
+    if (!session || !(await deps.sessions.close(session.sessionId, principal))) noSession();
     ctx.status = 200;
     ctx.body = {};
-  });
+  }
 
-  /** The session the request names; undefined when it names none; 404 when it names one the caller has not. */
-  async function sessionOf(ctx: Context, principal: Principal): Promise<McpSession | undefined> {
+  /** The scope of virtual server `serverId`; 404 when the caller may not see it. */
+  async function virtualServerScope(principal: Principal, serverId: string): Promise<McpScope> {
+    const server = await deps.servers.findVisible(principal, serverId);
+    if (!server) throw serverNotFound(serverId);
+    return virtualScope(deps.directory, server);
+  }
+
+  /**
+   * The session the request names; undefined when it names none; 404 when it names one the caller
+   * has not, or one opened on another server path.
+   */
+  async function sessionOf(ctx: Context, principal: Principal, scope: McpScope): Promise<McpSession | undefined> {
     const sessionId = ctx.get('mcp-session-id');
     if (!sessionId) return undefined;
-    return (await deps.sessions.find(sessionId, principal)) ?? noSession();
+    const session = await deps.sessions.find(sessionId, principal);
+    return session && session.serverId === scope.serverId ? session : noSession();
   }
 
   /** An SDK server for one request of `principal`, answering with the catalog of what it may see. */
-  function serverFor(principal: Principal, session: McpSession | undefined, eventIds?: CallEventIds): Server {
+  function serverFor(
+    principal: Principal,
+    session: McpSession | undefined,
+    scope: McpScope,
+    eventIds: CallEventIds | undefined,
+  ): Server {
     const server = new Server(SERVER_INFO, {
       capabilities: {
         tools: { listChanged: false },
         tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
       },
-      instructions:
-        "Each tool is a tool of an agent of the registry, named {agent}.{tool}; each call runs as a durable task of the service, whose id is in the result's _meta.",
+      instructions: scope.instructions,
     });
     server.setRequestHandler(ListToolsRequestSchema, async (request) => {
-      const tools = [...REGISTRY_TOOLS, ...(await toolCatalog(deps.directory, principal)).map(mcpTool)].sort((a, b) =>
+      const served = (await scope.catalog(principal)).map(listedTool);
+      const tools = [...(scope.withRegistryTools ? REGISTRY_TOOLS : []), ...served].sort((a, b) =>
         a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
       );
       const cursor = request.params?.cursor;
@@ -156,16 +222,18 @@ export function createMcpEndpoint(deps: McpEndpointDeps): RouteModule {
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const { name } = request.params;
       const args = request.params.arguments ?? {};
-      const catalog = () => toolCatalog(deps.directory, principal);
-      // The registry's own tools answer at once and declare no taskSupport: a task of them is -32601, as MCP says.
-      if (request.params.task && REGISTRY_TOOLS.some((tool) => tool.name === name))
-        throw new McpError(McpErrorCode.MethodNotFound, `Tool ${name} does not run as an MCP task`);
-      const answered = await callRegistryTool(deps, principal, name, args, catalog);
-      if (answered) return answered;
+      const catalog = () => scope.catalog(principal);
+      if (scope.withRegistryTools && REGISTRY_TOOLS.some((tool) => tool.name === name)) {
+        // The registry's own tools answer at once and declare no taskSupport: a task of them is -32601, as MCP says.
+        if (request.params.task)
+          throw new McpError(McpErrorCode.MethodNotFound, `Tool ${name} does not run as an MCP task`);
+        const answered = await callRegistryTool(deps, principal, name, args, catalog);
+        if (answered) return answered;
+      }
       const named = (await catalog()).find((tool) => tool.name === name);
       if (!named) throw new McpError(McpErrorCode.InvalidParams, `Unknown tool: ${name}`);
-      if (request.params.task) return startCallTask(deps, named, args, principal);
-      return callTool(deps, named, args, {
+      if (request.params.task) return startCallTask(deps, named, argumentsOf(named, args), principal);
+      return callTool(deps, named, argumentsOf(named, args), {
         principal,
         session,
         requestId: extra.requestId,

@@ -12,6 +12,8 @@ export interface McpSession {
   principal: Principal;
   capabilities: ClientCapabilities;
   protocolVersion: string;
+  /** The virtual server the session was opened on (`/mcp/{serverId}`); absent for `/mcp`. */
+  serverId?: string;
 }
 
 interface SessionDocument {
@@ -19,6 +21,7 @@ interface SessionDocument {
   principal: Pick<Principal, 'kind' | 'id'>;
   capabilities: string;
   protocolVersion: string;
+  serverId?: string;
   createdAt: Date;
 }
 
@@ -53,7 +56,7 @@ export class McpSessions {
   /** A new session for what `initialize` said; its id is the `Mcp-Session-Id` the client sends from then on. */
   async open(
     principal: Principal,
-    { capabilities, protocolVersion }: Pick<McpSession, 'capabilities' | 'protocolVersion'>,
+    { capabilities, protocolVersion, serverId }: Pick<McpSession, 'capabilities' | 'protocolVersion' | 'serverId'>,
   ): Promise<string> {
     const sessionId = randomBytes(24).toString('base64url');
     await this.sessions.insertOne({
@@ -62,6 +65,7 @@ export class McpSessions {
       // As JSON text: capabilities are the client's, with keys a store may refuse as field names.
       capabilities: JSON.stringify(capabilities),
       protocolVersion,
+      ...(serverId === undefined ? {} : { serverId }),
       createdAt: new Date(),
     });
     return sessionId;
@@ -76,6 +80,7 @@ export class McpSessions {
       principal,
       capabilities: JSON.parse(found.capabilities) as ClientCapabilities,
       protocolVersion: found.protocolVersion,
+      ...(found.serverId === undefined ? {} : { serverId: found.serverId }),
     };
   }
 

@@ -115,14 +115,24 @@ export function canSee(
   principal: Principal | undefined,
   agent: Pick<Agent, 'id' | 'visibility' | 'sharedWith' | 'owner'>,
 ): boolean {
-  if (agent.visibility === 'public') return true;
+  return canSeeShared(principal, agent) || (principal !== undefined && isTheAgent(principal, agent));
+}
+
+/**
+ * Whether `principal` may see a thing shared as agents are (an agent, an MCP virtual server): public
+ * ones all; private ones their owner, those shared with and admins.
+ */
+export function canSeeShared(
+  principal: Principal | undefined,
+  shared: Pick<Agent, 'visibility' | 'sharedWith' | 'owner'>,
+): boolean {
+  if (shared.visibility === 'public') return true;
   if (!principal) return false;
   if (principal.kind === PrincipalKind.ADMIN) return true;
   const viewer = participantOf(principal);
   return (
-    isTheAgent(principal, agent) ||
-    isOwner(principal, agent) ||
-    (viewer !== undefined && agent.sharedWith.some((entry) => sameParticipant(entry, viewer)))
+    isOwner(principal, shared) ||
+    (viewer !== undefined && shared.sharedWith.some((entry) => sameParticipant(entry, viewer)))
   );
 }
 

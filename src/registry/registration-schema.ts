@@ -86,6 +86,30 @@ export const CAPABILITIES_SCHEMA = {
   },
 } as const;
 
+/** Who may see a thing shared as agents are: an agent, an MCP virtual server. */
+export const SHARING_FIELDS = {
+  visibility: { type: 'string', enum: ['public', 'private'] },
+  sharedWith: {
+    type: 'array',
+    maxItems: REGISTRATION_LIMITS.sharedWith,
+    // A typed entry names a human or an agent; a bare id (the contract's form) is typed on arrival (src/registry/sharing.ts).
+    items: {
+      anyOf: [
+        nonEmptyText(REGISTRATION_LIMITS.principalIdChars),
+        {
+          type: 'object',
+          required: ['type', 'id'],
+          additionalProperties: false,
+          properties: {
+            type: { type: 'string', enum: Object.values(ParticipantType) },
+            id: nonEmptyText(REGISTRATION_LIMITS.principalIdChars),
+          },
+        },
+      ],
+    },
+  },
+} as const;
+
 const AGENT_FIELDS = {
   name: nonEmptyText(REGISTRATION_LIMITS.nameChars),
   description: text(REGISTRATION_LIMITS.textChars),
@@ -111,26 +135,7 @@ const AGENT_FIELDS = {
     },
   },
   capabilities: CAPABILITIES_SCHEMA,
-  visibility: { type: 'string', enum: ['public', 'private'] },
-  sharedWith: {
-    type: 'array',
-    maxItems: REGISTRATION_LIMITS.sharedWith,
-    // A typed entry names a human or an agent; a bare id (the contract's form) is typed on arrival (src/registry/sharing.ts).
-    items: {
-      anyOf: [
-        nonEmptyText(REGISTRATION_LIMITS.principalIdChars),
-        {
-          type: 'object',
-          required: ['type', 'id'],
-          additionalProperties: false,
-          properties: {
-            type: { type: 'string', enum: Object.values(ParticipantType) },
-            id: nonEmptyText(REGISTRATION_LIMITS.principalIdChars),
-          },
-        },
-      ],
-    },
-  },
+  ...SHARING_FIELDS,
 } as const;
 
 /** POST /agents. `mcpEndpoint`/`chatEndpoint` are aliases of `mcpUrl`/`chatUrl`; an unknown member is refused, as in every request. */

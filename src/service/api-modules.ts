@@ -17,6 +17,8 @@ import type { Limits } from '../limits/limits';
 import { createMcpEndpoint } from '../mcp-server/endpoint';
 import type { McpTaskRecords } from '../mcp-server/mcp-task-records';
 import type { McpSessions } from '../mcp-server/server-sessions';
+import { createVirtualServerRoutes } from '../mcp-server/virtual-server-routes';
+import type { VirtualServers } from '../mcp-server/virtual-servers';
 import type { Logger } from '../ops/logger';
 import type { SchemaChecks } from '../user-schemas/schema-checks';
 import type { TaskEventFeeds } from '../task-events/event-feeds';
@@ -57,6 +59,7 @@ export interface ApiParts {
   ownAddress: OwnAddress;
   mcpSessions: McpSessions;
   mcpTasks: McpTaskRecords;
+  mcpVirtualServers: VirtualServers;
   logger: Logger;
 }
 
@@ -85,6 +88,7 @@ export function apiModules({
   ownAddress,
   mcpSessions,
   mcpTasks,
+  mcpVirtualServers,
   logger,
 }: ApiParts): RouteModule[] {
   return [
@@ -116,12 +120,14 @@ export function apiModules({
       feeds,
       sessions: mcpSessions,
       mcpTasks,
+      servers: mcpVirtualServers,
       inputs,
       cancellation: { taskStore, claims, temporal },
       taskStore,
       maxCompositionSize: config.maxCompositionSize,
       logger: logger.child({ component: 'mcp-server' }),
     }),
+    createVirtualServerRoutes({ servers: mcpVirtualServers, agents, directory }),
     createA2aEndpoint({
       agents,
       launcher,

@@ -6,6 +6,7 @@ import { AGENT_CARD_ROUTES } from '../a2a/routes';
 import { KEY_ROUTES } from '../auth/key-routes';
 import { RESOURCE_METADATA_ROUTES } from '../auth/resource-metadata-routes';
 import { MCP_SERVER_ROUTES } from '../mcp-server/endpoint';
+import { VIRTUAL_SERVER_ROUTES } from '../mcp-server/virtual-server-routes';
 import {
   splitRouteKey,
   type Credential,
@@ -30,6 +31,7 @@ export const API_ROUTES: RouteTable[] = [
   A2A_ENDPOINT_ROUTES,
   A2A_PUSH_ROUTES,
   MCP_SERVER_ROUTES,
+  VIRTUAL_SERVER_ROUTES,
   TASK_ROUTES,
   TASK_EVENT_ROUTES,
   ROOM_ROUTES,
