@@ -223,6 +223,11 @@ beforeAll(async () => {
     apiKey: victimKey,
     body: { content: MARKER },
   });
+  const victimServer = await created('POST', '/mcp-servers', victimKey, {
+    name: MARKER,
+    description: MARKER,
+    tools: [{ agentId: victimAgent.agentId, tool: 'echo', defaults: { text: MARKER } }],
+  });
   const victimTask = await created('POST', '/tasks', victimKey, {
     agentId: victimAgent.agentId,
     operation: 'tools/echo',
@@ -240,6 +245,10 @@ beforeAll(async () => {
   // Its server is refused by the outbound guard: a refresh answers 422 after the checks the fuzzer aims at.
   const mcpAgent = await created('POST', '/agents', key, refusedAgent({ protocol: 'mcp' }));
   const throwawayKey = await created('POST', '/keys', key, { description: 'to revoke' });
+  const virtualServer = { name: 'fuzz server', tools: [{ agentId: fuzzAgent.agentId, tool: 'echo' }] };
+  const [fuzzServer, deletedServer] = await Promise.all(
+    [1, 2].map(() => created('POST', '/mcp-servers', key, virtualServer)),
+  );
   const room = await created('POST', '/rooms', key, {
     name: 'fuzz room',
     participants: [
@@ -267,6 +276,7 @@ beforeAll(async () => {
   context = {
     foreignIds: [
       victimAgent.agentId,
+      victimServer.serverId,
       victimRoom.roomId,
       victimTask.taskId,
       victimTask.taskId.replace(/.$/, '0'),
@@ -358,6 +368,45 @@ beforeAll(async () => {
     base('DELETE', '/agents/{agentId}', { agentId: deleted.agentId }),
     base('POST', '/agents/{agentId}/keys/rotate', { agentId: rotated.agentId }),
     base('POST', '/agents/{agentId}/capabilities/refresh', { agentId: mcpAgent.agentId }),
+    base(
+      'POST',
+      '/mcp-servers',
+      {},
+      {
+        body: {
+          ...virtualServer,
+          description: 'd',
+          tools: [{ agentId: fuzzAgent.agentId, tool: 'echo', name: 'fuzz_echo', defaults: { text: 'hi' } }],
+          visibility: 'private',
+          sharedWith: ['fuzz-human'],
+        },
+      },
+    ),
+    base('GET', '/mcp-servers', {}, { query: { limit: '5' } }),
+    base('GET', '/mcp-servers/{serverId}', { serverId: fuzzServer.serverId }),
+    base(
+      'PATCH',
+      '/mcp-servers/{serverId}',
+      { serverId: fuzzServer.serverId },
+      { body: { description: 'patched', sharedWith: ['fuzz-human'] } },
+    ),
+    base('DELETE', '/mcp-servers/{serverId}', { serverId: deletedServer.serverId }),
+    base(
+      'POST',
+      '/mcp/{serverId}',
+      { serverId: fuzzServer.serverId },
+      {
+        headers: { ...as, accept: 'application/json, text/event-stream' },
+        body: {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } },
+        },
+      },
+    ),
+    // Answered 404 (the request names no session) once checked: the fuzz is of the checks before.
+    base('DELETE', '/mcp/{serverId}', { serverId: fuzzServer.serverId }),
     base(
       'POST',
       '/tasks',
