@@ -142,6 +142,10 @@ export function createMcpEndpoint(deps: McpEndpointDeps): RouteModule {
     });
     await server.connect(transport);
     const response = await transport.handleRequest(requestOf(ctx), { parsedBody: message });
+    if (response.status >= 400) {
+      void server.close();
+      throw await refusalOf(response);
+    }
     if (initialize && response.status === 200) {
       const sessionId = await deps.sessions.open(principal, {
         capabilities: initialize.capabilities,
@@ -274,6 +278,31 @@ function answerWith(ctx: Context, response: Response, done: () => void): void {
   response.headers.forEach((value, name) => ctx.set(name, value));
   ctx.res.once('close', done);
   ctx.body = response.body ? Readable.fromWeb(response.body) : '';
+}
+
+/** The transport's HTTP refusals by status, as the contract's errors; any other 4xx is the request's fault. */
+const REFUSAL_CODES = new Map<number, ErrorCode>([
+  [404, ErrorCode.NOT_FOUND],
+  [405, ErrorCode.METHOD_NOT_ALLOWED],
+  [409, ErrorCode.CONFLICT],
+  [415, ErrorCode.UNSUPPORTED_MEDIA_TYPE],
+]);
+
+/**
+ * A refusal of the SDK's transport (a request that is not JSON-RPC, an Accept without
+ * text/event-stream, a protocol version it does not speak) in the contract's body, as every non-2xx
+ * answer of the API has it; its JSON-RPC message says what was wrong. MCP's clients read the status.
+ */
+async function refusalOf(response: Response): Promise<ApiError> {
+  const text = await response.text();
+  let message = text;
+  try {
+    message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? text;
+  } catch {
+    // Not JSON: the text is the message.
+  }
+  if (response.status >= 500) return new ApiError(ErrorCode.INTERNAL, `MCP transport: ${message}`);
+  return new ApiError(REFUSAL_CODES.get(response.status) ?? ErrorCode.VALIDATION_ERROR, message || 'Bad MCP request');
 }
 
 /** MCP's answer to a session id it does not know: 404, for the client to initialize again. */

@@ -409,6 +409,32 @@ beforeAll(async () => {
     base('DELETE', '/mcp/{serverId}', { serverId: fuzzServer.serverId }),
     base(
       'POST',
+      '/mcp',
+      {},
+      {
+        headers: { ...as, accept: 'application/json, text/event-stream' },
+        body: {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } },
+        },
+      },
+    ),
+    base('DELETE', '/mcp'),
+    // A resumption names a call of a session of the caller; these name none (404), or carry no Last-Event-ID (405).
+    base('GET', '/mcp', {}, { headers: { ...as, accept: 'text/event-stream', 'last-event-id': 'fuzz.MQ.0' } }),
+    base(
+      'GET',
+      '/mcp/{serverId}',
+      { serverId: fuzzServer.serverId },
+      { headers: { ...as, accept: 'text/event-stream', 'last-event-id': 'fuzz.MQ.0' } },
+    ),
+    base('GET', '/.well-known/oauth-protected-resource'),
+    base('GET', '/.well-known/oauth-protected-resource/mcp'),
+    base('GET', '/.well-known/oauth-protected-resource/mcp/{serverId}', { serverId: fuzzServer.serverId }),
+    base(
+      'POST',
       '/tasks',
       {},
       {
