@@ -22,6 +22,7 @@ import type { McpSession, McpSessions } from './server-sessions';
 import type { TaskLauncher } from '../tasks/task-launcher';
 import { callRegistryTool, REGISTRY_TOOLS, type RegistryToolDeps } from './registry-tools';
 import { resumeCall } from './stream-resumption';
+import { streamToolListChanges } from './tool-list-changes';
 import { serveTaskRequests, startCallTask } from './task-requests';
 import { callTool, type ToolCallDeps } from './tool-calls';
 import { registryScope, virtualScope, type McpScope } from './mcp-scope';
@@ -45,10 +46,16 @@ export const MCP_SERVER_ROUTES = routeTable({
     },
     'GET /mcp': {
       summary:
-        "Resumes the stream of a tools/call its Last-Event-ID names (SEP-1699), from the task's event log, at any API process; without one, 405: no stream of server-initiated messages is offered",
+        "With Last-Event-ID, resumes the stream of a tools/call (SEP-1699) from the task's event log, at any API process; without one, the session's stream of notifications/tools/list_changed",
       credential: 'any',
-      success: [200, "A text/event-stream: the call's notifications after that event, then its answer"],
-      errors: { '404': 'no call of a session of the caller has this event id', '405': 'no Last-Event-ID' },
+      success: [
+        200,
+        "A text/event-stream: the call's notifications after that event, then its answer; or the session's tool list changes",
+      ],
+      errors: {
+        '404': 'no call of a session of the caller has this event id, or no such session of the caller',
+        '405': 'neither a Last-Event-ID nor a session',
+      },
     },
     'DELETE /mcp': {
       summary: 'Ends the session its Mcp-Session-Id names',
@@ -73,7 +80,7 @@ export const MCP_SERVER_ROUTES = routeTable({
       success: [200, 'As GET /mcp'],
       errors: {
         '404': 'no virtual server serverId the caller may see, or no call of a session of the caller on it',
-        '405': 'no Last-Event-ID',
+        '405': 'neither a Last-Event-ID nor a session',
       },
     },
     'DELETE /mcp/:serverId': {
@@ -109,7 +116,7 @@ export function createMcpEndpoint(deps: McpEndpointDeps): RouteModule {
   const registry = registryScope(deps.directory);
 
   router.serve('POST /mcp', (ctx) => post(ctx, requirePrincipal(ctx), registry));
-  router.serve('GET /mcp', (ctx) => resume(ctx, requirePrincipal(ctx), registry));
+  router.serve('GET /mcp', (ctx) => get(ctx, requirePrincipal(ctx), () => Promise.resolve(registry)));
   router.serve('DELETE /mcp', (ctx) => end(ctx, requirePrincipal(ctx), registry));
   router.serve('POST /mcp/:serverId', async (ctx) => {
     const principal = requirePrincipal(ctx);
@@ -117,7 +124,8 @@ export function createMcpEndpoint(deps: McpEndpointDeps): RouteModule {
   });
   router.serve('GET /mcp/:serverId', async (ctx) => {
     const principal = requirePrincipal(ctx);
-    await resume(ctx, principal, await virtualServerScope(principal, ctx.params.serverId));
+    const { serverId } = ctx.params;
+    await get(ctx, principal, () => virtualServerScope(principal, serverId));
   });
   router.serve('DELETE /mcp/:serverId', async (ctx) => {
     const principal = requirePrincipal(ctx);
@@ -157,19 +165,36 @@ export function createMcpEndpoint(deps: McpEndpointDeps): RouteModule {
     answerWith(ctx, response, () => void server.close());
   }
 
-  /** A call's stream resumed with Last-Event-ID, on the server `scope` is; 405 without one. */
-  async function resume(ctx: Context, principal: Principal, scope: McpScope): Promise<void> {
+  /**
+   * A GET on the server `scopeOf` reads: with the Last-Event-ID of a call's stream, that stream
+   * resumed; else, in a session, the session's stream of tool list changes; without a session, 405.
+   */
+  async function get(ctx: Context, principal: Principal, scopeOf: () => Promise<McpScope>): Promise<void> {
+    const scope = await scopeOf();
     const cursor = cursorOf(ctx.get('last-event-id'));
-    if (!cursor) {
+    if (cursor) {
+      const session = await deps.sessions.find(cursor.sessionId, principal);
+      if (session?.serverId !== scope.serverId) noSession();
+      return resumeCall(ctx, deps, principal, cursor);
+    }
+    const session = await sessionOf(ctx, principal, scope);
+    if (!session) {
       ctx.set('Allow', 'POST, DELETE');
       throw new ApiError(
         ErrorCode.METHOD_NOT_ALLOWED,
-        'A GET resumes a call with Last-Event-ID; no stream of server-initiated messages is offered',
+        'A GET without a session names no stream: resume a call with Last-Event-ID, or name the session',
       );
     }
-    const session = await deps.sessions.find(cursor.sessionId, principal);
-    if (session?.serverId !== scope.serverId) noSession();
-    await resumeCall(ctx, deps, principal, cursor);
+    // The server may change or go while the stream is open: read again at each check.
+    const readAgain = async (): Promise<McpScope | undefined> => {
+      try {
+        return await scopeOf();
+      } catch (error) {
+        if (error instanceof ApiError) return undefined;
+        throw error;
+      }
+    };
+    await streamToolListChanges(ctx, principal, session.sessionId, readAgain);
   }
 
   /** Ends the session the request names, of the caller on the server `scope` is. */
@@ -207,7 +232,7 @@ export function createMcpEndpoint(deps: McpEndpointDeps): RouteModule {
   ): Server {
     const server = new Server(SERVER_INFO, {
       capabilities: {
-        tools: { listChanged: false },
+        tools: { listChanged: true },
         tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
       },
       instructions: scope.instructions,

@@ -2,7 +2,12 @@ import { newServiceKey } from '../support/keys';
 import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitRequestSchema,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type Progress,
+} from '@modelcontextprotocol/sdk/types.js';
 import { accepts, completes, useAgentServer } from '../support/agent-server';
 import { registerAgent } from '../support/agents';
 import { call } from '../support/http';
@@ -226,6 +231,29 @@ describe('/mcp: the registry as one MCP server', () => {
       isError: true,
       content: [{ type: 'text', text: expect.stringMatching(/^VALIDATION_ERROR: /) }],
     });
+  });
+
+  it('tells a session notifications/tools/list_changed when the tools the caller may see change', async () => {
+    const owner = (await newServiceKey()).key;
+    const { client } = await connected({ apiKey: owner });
+    let changes = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changes += 1;
+    });
+    expect(client.getServerCapabilities()?.tools?.listChanged).toBe(true);
+    // Another's private agent is none of the caller's business.
+    await registerAgent(
+      { visibility: 'private', capabilities: { tools: [tool('hidden')] } },
+      (await newServiceKey()).key,
+    );
+    const agent = await registerAgent({ visibility: 'private', capabilities: { tools: [tool('seen')] } }, owner);
+    await until(() => changes > 0 || undefined, 'notifications/tools/list_changed');
+    const before = changes;
+    expect(
+      (await call('PATCH', `/agents/${agent.agentId}`, { apiKey: owner, body: { description: 'changed' } })).status,
+    ).toBe(200);
+    await until(() => changes > before || undefined, 'a change of an agent the caller sees');
+    expect((await listAll(client)).some((listed) => listed.name.endsWith('.seen'))).toBe(true);
   });
 
   it("keeps its sessions in the store: a session goes on at another API process, and is the caller's only", async () => {

@@ -129,8 +129,10 @@ describe("a tools/call stream resumed with Last-Event-ID, from the task's event 
       },
     });
     expect(stranger.status).toBe(404);
-    const plainGet = await fetch(`${baseUrl}/mcp`, { headers: inSession(sessionId, { accept: 'text/event-stream' }) });
-    expect(plainGet.status).toBe(405);
+    const sessionless = await fetch(`${baseUrl}/mcp`, {
+      headers: { 'x-api-key': testStack().adminKey, accept: 'text/event-stream' },
+    });
+    expect(sessionless.status).toBe(405);
   });
 
   it("answers the SDK client's call after its API process was killed with SIGKILL mid-call and started again", async () => {
