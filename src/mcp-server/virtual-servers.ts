@@ -2,9 +2,11 @@ import type { ParticipantRef } from '../auth/participant';
 import type { Principal } from '../auth/principal';
 import { canSeeShared, type Visibility } from '../registry/agent';
 import type { Store } from '../store/mongo';
+import { VersionClaims } from '../store/version-claims';
 import type { VirtualToolEntry } from './virtual-server-schema';
 
 export const MCP_VIRTUAL_SERVERS_COLLECTION = 'mcp_virtual_servers';
+export const MCP_VIRTUAL_SERVER_CLAIMS_COLLECTION = 'mcp_virtual_server_claims';
 
 /** A named set of tools of agents, served as an MCP server of its own at `/mcp/{serverId}`. */
 export interface VirtualServer {
@@ -33,7 +35,11 @@ const LIST_BATCH = 200;
 
 /** The virtual servers, read by `_id`; a list reads them in `_id` order, keeping those the caller may see. */
 export class VirtualServers {
-  constructor(private readonly store: Store) {}
+  private readonly claims: VersionClaims;
+
+  constructor(private readonly store: Store) {
+    this.claims = new VersionClaims(store, MCP_VIRTUAL_SERVER_CLAIMS_COLLECTION, MCP_VIRTUAL_SERVERS_COLLECTION);
+  }
 
   private get collection() {
     return this.store.collection<VirtualServerDocument>(MCP_VIRTUAL_SERVERS_COLLECTION);
@@ -50,10 +56,15 @@ export class VirtualServers {
     return server && canSeeShared(principal, server) ? server : null;
   }
 
-  /** Replaces the stored server if it is still at `expectedVersion`; false when it changed or was deleted meanwhile. */
+  /**
+   * Replaces the stored server if it is still at `expectedVersion`, holding that version's claim;
+   * false when it changed or was deleted meanwhile, or another change of it is under way.
+   */
   async replace(server: VirtualServer, expectedVersion: number): Promise<boolean> {
     const { _id, ...fields } = documentOf(server);
-    return (await this.collection.replaceOne({ _id, version: expectedVersion }, fields)).matchedCount === 1;
+    return this.claims.whileClaimed(_id, expectedVersion, () =>
+      this.collection.replaceOne({ _id, version: expectedVersion }, fields),
+    );
   }
 
   async delete(serverId: string): Promise<boolean> {

@@ -1,8 +1,7 @@
 import { API_KEYS_COLLECTION } from '../auth/api-keys';
 import { ParticipantType, type ParticipantRef } from '../auth/participant';
 import { ADMIN_PRINCIPAL, PrincipalKind, type Principal } from '../auth/principal';
-import { AgentChangeClaims } from '../registry/agent-change-claims';
-import { AGENTS_COLLECTION } from '../registry/agent-store';
+import { agentClaims, AGENTS_COLLECTION } from '../registry/agent-store';
 import { ChangeLog } from '../store/change-log';
 import type { Store } from '../store/mongo';
 import type { Migration } from './migration';
@@ -65,7 +64,7 @@ export const typedPrincipals: Migration = {
     };
     // Under the claim of the agent's version, as every write of an agent: on a store whose updates are
     // not atomic, a process starting meanwhile and sealing the agent's secret would write the bare ids back.
-    const claims = new AgentChangeClaims(store, AGENTS_COLLECTION);
+    const claims = agentClaims(store);
     for (const { _id } of legacyAgents) {
       let modified = 0;
       await claims.atCurrentVersion(_id, async (version) => {

@@ -3,11 +3,16 @@ import type { Principal } from '../auth/principal';
 import type { SecretBox } from '../auth/secret-box';
 import { ChangeLog } from '../store/change-log';
 import type { Store } from '../store/mongo';
-import { AgentChangeClaims } from './agent-change-claims';
+import { VersionClaims } from '../store/version-claims';
 import { AgentProtocol, canSee, type Agent, type AgentDocument, type ListedAgent } from './agent';
 import { derivedFields } from './search';
 
 export const AGENTS_COLLECTION = 'agents';
+export const AGENT_CHANGE_CLAIMS_COLLECTION = 'agent_change_claims';
+
+/** The claims every write of a stored agent holds (VersionClaims): the store's, a migration's. */
+export const agentClaims = (store: Store) =>
+  new VersionClaims(store, AGENT_CHANGE_CLAIMS_COLLECTION, AGENTS_COLLECTION);
 
 /** What lists and searches need of an agent: neither its capabilities, its texts nor its secret. */
 export type DirectoryEntry = Pick<Agent, 'id' | 'name' | 'visibility' | 'sharedWith' | 'owner'> &
@@ -61,7 +66,7 @@ export class AgentStore {
   private readonly changeListeners: Array<(agentId: string) => void> = [];
   /** Every change of an agent, for the directories of every process (agent-directory.ts). */
   readonly changes: ChangeLog;
-  private readonly claims: AgentChangeClaims;
+  private readonly claims: VersionClaims;
 
   /** `secrets` seals the signing secrets: the store never holds them in plaintext. */
   constructor(
@@ -69,7 +74,7 @@ export class AgentStore {
     private readonly secrets: SecretBox,
   ) {
     this.changes = new ChangeLog(store, AGENTS_COLLECTION);
-    this.claims = new AgentChangeClaims(store, AGENTS_COLLECTION);
+    this.claims = agentClaims(store);
   }
 
   /** The agent as stored: what `insert` writes (public for the store-reads bench, which fills collections in bulk). */

@@ -2,10 +2,9 @@ import type { IndexDescription } from 'mongodb';
 import { API_KEYS_COLLECTION, ApiKeyStore } from '../auth/api-keys';
 import { MCP_TASKS_COLLECTION, McpTaskRecords } from '../mcp-server/mcp-task-records';
 import { MCP_CALLS_COLLECTION, MCP_SESSIONS_COLLECTION } from '../mcp-server/server-sessions';
-import { MCP_VIRTUAL_SERVERS_COLLECTION } from '../mcp-server/virtual-servers';
+import { MCP_VIRTUAL_SERVER_CLAIMS_COLLECTION, MCP_VIRTUAL_SERVERS_COLLECTION } from '../mcp-server/virtual-servers';
 import { MIGRATIONS_COLLECTION } from '../migrations/migration';
-import { AGENT_CHANGE_CLAIMS_COLLECTION } from '../registry/agent-change-claims';
-import { AGENTS_COLLECTION, AgentStore } from '../registry/agent-store';
+import { AGENT_CHANGE_CLAIMS_COLLECTION, AGENTS_COLLECTION, AgentStore } from '../registry/agent-store';
 import {
   PRESENCE_PROCESSES_COLLECTION,
   SOCKET_PRESENCE_COLLECTION,
@@ -42,6 +41,7 @@ export const SERVICE_COLLECTIONS: ReadonlyArray<{ name: string; indexes: IndexDe
   { name: MCP_CALLS_COLLECTION, indexes: [] },
   { name: MCP_TASKS_COLLECTION, indexes: McpTaskRecords.indexes() },
   { name: MCP_VIRTUAL_SERVERS_COLLECTION, indexes: [] },
+  { name: MCP_VIRTUAL_SERVER_CLAIMS_COLLECTION, indexes: [] },
   { name: ROOMS_COLLECTION, indexes: RoomStore.indexes() },
   { name: MESSAGES_COLLECTION, indexes: MessageStore.indexes() },
   { name: SEQUENCES_COLLECTION, indexes: [] },

@@ -283,4 +283,29 @@ describe('MCP virtual servers: /mcp-servers and /mcp/{serverId}', () => {
     await transport.terminateSession();
     expectError(await rawMcp(`/mcp/${privateId}`, owner, list, sessionId), 404, 'NOT_FOUND');
   });
+
+  it('loses no change when two changes of a server race: each one answered 200 is a version of its own', async () => {
+    const owner = (await newServiceKey()).key;
+    const { agent } = await weatherAgent(owner, 'vs-race');
+    const created = await call('POST', '/mcp-servers', {
+      apiKey: owner,
+      body: { name: 'raced', tools: [{ agentId: agent.agentId, tool: 'alerts' }] },
+    });
+    expect(created.status).toBe(201);
+    const path = `/mcp-servers/${created.body.serverId}`;
+    const won: Array<{ version: number; description: string }> = [];
+    for (let round = 0; round < 10; round++) {
+      const answers = await Promise.all(
+        ['a', 'b'].map((side) => call('PATCH', path, { apiKey: owner, body: { description: `${round}${side}` } })),
+      );
+      for (const answer of answers) {
+        expect([200, 409]).toContain(answer.status);
+        if (answer.status === 200) won.push({ version: answer.body.version, description: answer.body.description });
+      }
+    }
+    const versions = won.map((each) => each.version);
+    expect(new Set(versions).size).toBe(versions.length);
+    const last = won.reduce((latest, each) => (each.version > latest.version ? each : latest));
+    expect((await call('GET', path, { apiKey: owner })).body).toMatchObject(last);
+  });
 });
