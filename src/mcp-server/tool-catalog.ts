@@ -16,6 +16,17 @@ export const MAX_CATALOG_AGENTS = 10_000;
 /** A tool of the caller's catalog, with the agent that serves it. */
 export type CatalogTool = NamedTool<ToolDefinition> & { agent: ListedAgent };
 
+const isObjectSchema = (schema: unknown): boolean =>
+  typeof schema === 'object' && schema !== null && (schema as { type?: unknown }).type === 'object';
+
+/**
+ * Whether MCP can list the tool: its `inputSchema` is an object schema, as MCP's Tool requires. The
+ * registration rules ask for one, but an agent stored before them, or whose capabilities were read
+ * from elsewhere, may have another; one such tool must not break the list for every caller, whose
+ * client checks the whole answer.
+ */
+export const isServable = (tool: ToolDefinition): boolean => isObjectSchema(tool.inputSchema);
+
 /** Every tool of every agent `principal` may see, named for MCP (tool-names.ts), in name order. */
 export async function toolCatalog(
   directory: Pick<AgentDirectory, 'listVisible'>,
@@ -29,9 +40,12 @@ export async function toolCatalog(
     after = page[page.length - 1].id;
   }
   const byId = new Map(agents.map((agent) => [agent.id, agent]));
-  return nameTools(agents.map((agent) => ({ id: agent.id, name: agent.name, tools: agent.capabilities.tools }))).map(
-    (named) => ({ ...named, agent: byId.get(named.agentId)! }),
-  );
+  const servable = agents.map((agent) => ({
+    id: agent.id,
+    name: agent.name,
+    tools: agent.capabilities.tools.filter(isServable),
+  }));
+  return nameTools(servable).map((named) => ({ ...named, agent: byId.get(named.agentId)! }));
 }
 
 /** A tool as `tools/list` gives it: the agent's definition under its catalog name, the agent in `_meta`. */
@@ -42,7 +56,8 @@ export function mcpTool({ name, tool, agent }: CatalogTool): Tool {
     title: typeof tool.title === 'string' ? tool.title : `${agent.name}: ${tool.name}`,
     description: tool.description,
     inputSchema: tool.inputSchema as Tool['inputSchema'],
-    ...(outputSchema ? { outputSchema: outputSchema as Tool['outputSchema'] } : {}),
+    // MCP's outputSchema is an object schema too: any other is left out rather than break the list.
+    ...(isObjectSchema(outputSchema) ? { outputSchema: outputSchema as Tool['outputSchema'] } : {}),
     // Every call is a task: a client may follow it as an MCP task (task-requests.ts) or wait for its result.
     execution: { taskSupport: 'optional' },
     _meta: { [META_AGENT]: { agentId: agent.id, name: agent.name, version: agent.version, tool: tool.name } },

@@ -3,6 +3,7 @@ import type { ValidationProblem } from '../http/validate';
 import type { ListedAgent } from '../registry/agent';
 import type { AgentDirectory } from '../registry/agent-directory';
 import type { ServedTool } from './served-tools';
+import { isServable } from './tool-catalog';
 import { nameTools } from './tool-names';
 import type { VirtualToolEntry } from './virtual-server-schema';
 
@@ -36,6 +37,11 @@ export async function resolveEntries(
     if (!agent) problems.push({ path: `/tools/${index}/agentId`, message: 'names no agent the caller may see' });
     else if (!tool)
       problems.push({ path: `/tools/${index}/tool`, message: `agent ${agent.id} has no tool "${entry.tool}"` });
+    else if (!isServable(tool))
+      problems.push({
+        path: `/tools/${index}/tool`,
+        message: 'its inputSchema is not an object schema, which MCP requires',
+      });
     else if (name === undefined)
       problems.push({
         path: `/tools/${index}/name`,

@@ -10,6 +10,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { accepts, completes, useAgentServer } from '../support/agent-server';
 import { registerAgent } from '../support/agents';
+import { useTestDatabase } from '../support/database';
 import { call } from '../support/http';
 import { useSecondApi } from '../support/second-api';
 import { reportOn, tool, waitForTask } from '../support/tasks';
@@ -17,6 +18,7 @@ import { testStack } from '../support/test-stack';
 import { until } from '../support/until';
 
 const META_TASK = 'dev.agent-coordination-service/taskId';
+const database = useTestDatabase();
 const META_AGENT = 'dev.agent-coordination-service/agent';
 
 /** The official SDK's client on the service's /mcp, with `apiKey`; `elicits` declares form elicitation. */
@@ -94,6 +96,31 @@ describe('/mcp: the registry as one MCP server', () => {
       result: { sky: 'clear' },
     });
     expect(server().callsTo('mcp-forecast').at(-1)?.body).toMatchObject({ params: { city: 'Oslo' } });
+  });
+
+  it("lists every tool MCP can list, whatever another agent's stored tools hold", async () => {
+    const name = `Odd ${randomUUID().slice(0, 6)}`;
+    const agent = await registerAgent({ name, capabilities: { tools: [tool('fine')] } });
+    // As an agent stored before the registration rules may hold them: schemas MCP's Tool refuses.
+    const tools = [
+      {
+        name: 'fine',
+        description: 'an object schema',
+        inputSchema: { type: 'object' },
+        outputSchema: { type: 'string' },
+      },
+      { name: 'count', description: 'an integer schema', inputSchema: { type: 'integer' } },
+    ];
+    await database()
+      .collection('agents')
+      .updateOne({ _id: agent.agentId as never }, { $set: { capabilities: JSON.stringify({ tools }) } });
+    const prefix = name.replace(' ', '_');
+    const { client } = await connected();
+    const listed = await until(async () => {
+      const all = await listAll(client);
+      return all.some((each) => each.name === `${prefix}.fine` && each.outputSchema === undefined) ? all : undefined;
+    }, 'the stored tools listed');
+    expect(listed.map((each) => each.name)).not.toContain(`${prefix}.count`);
   });
 
   it("answers arguments that fail the tool's schema, and an unknown tool, as errors a model can read", async () => {
