@@ -21,6 +21,7 @@ describe('loadConfig', () => {
       allowInsecureAgentUrls: false,
       allowPrivateAgentUrls: false,
       dataDir: path.resolve('.data'),
+      mcpAllowedOrigins: [],
     });
   });
 
@@ -34,6 +35,7 @@ describe('loadConfig', () => {
       MAX_BODY_BYTES: '2048',
       MAX_TASK_DEPTH: '3',
       LOG_LEVEL: 'debug',
+      MCP_ALLOWED_ORIGINS: 'https://app.example, http://tools.example:8080',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -44,6 +46,7 @@ describe('loadConfig', () => {
       maxBodyBytes: 2048,
       maxTaskDepth: 3,
       logLevel: 'debug',
+      mcpAllowedOrigins: ['https://app.example', 'http://tools.example:8080'],
     });
   });
 
@@ -57,6 +60,7 @@ describe('loadConfig', () => {
         LOG_LEVEL: 'loud',
         AUTH_JWT_SECRET: 'short',
         TEMPORAL_ADDRESS: 'no port',
+        MCP_ALLOWED_ORIGINS: 'https://app.example/path',
       });
     } catch (error) {
       thrown = error;
@@ -70,10 +74,11 @@ describe('loadConfig', () => {
       'LOG_LEVEL',
       'AUTH_JWT_SECRET',
       'TEMPORAL_ADDRESS',
+      'MCP_ALLOWED_ORIGINS',
     ]) {
       expect(problems).toContain(name);
     }
-    expect((thrown as ConfigError).problems).toHaveLength(6);
+    expect((thrown as ConfigError).problems).toHaveLength(7);
   });
 
   it.each([

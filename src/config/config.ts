@@ -38,6 +38,11 @@ export interface Config {
    */
   publicUrl?: string;
   /**
+   * MCP_ALLOWED_ORIGINS: the web pages (their origins) that may call /mcp from a browser, besides
+   * loopback ones and PUBLIC_URL's; a request with another Origin is refused 403 (DNS rebinding).
+   */
+  mcpAllowedOrigins: string[];
+  /**
    * SECRETS_KEY: seals the agents' signing secrets in the store (src/auth/secret-box.ts). Required
    * with MONGODB_URI; `npm start` on its embedded FerretDB generates one into DATA_DIR.
    */
@@ -208,6 +213,26 @@ class EnvReader {
     return [];
   }
 
+  /** Comma-separated web origins (`https://app.example`, no path), as the Origin header names them. */
+  origins(name: string): string[] {
+    const raw = this.string(name);
+    if (raw === undefined) return [];
+    const origins = raw.split(',').map((text) => text.trim());
+    const bad = origins.filter((text) => {
+      try {
+        const parsed = new URL(text);
+        return !['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== text;
+      } catch {
+        return true;
+      }
+    });
+    if (bad.length === 0) return origins;
+    this.problems.push(
+      `${name} must be web origins such as https://app.example, separated by commas; not ${bad.join(', ')}`,
+    );
+    return [];
+  }
+
   hostPort(name: string): string | undefined {
     const raw = this.string(name);
     if (raw === undefined || /^[A-Za-z0-9.\-[\]:]+:\d{1,5}$/.test(raw)) return raw;
@@ -253,6 +278,7 @@ export function loadConfig(env: Env = process.env): Config {
     authIdentityAudience: read.string('AUTH_IDENTITY_AUDIENCE'),
     callbackSigningSecret: read.string('CALLBACK_SIGNING_SECRET'),
     publicUrl: read.url('PUBLIC_URL', ['https:', 'http:']),
+    mcpAllowedOrigins: read.origins('MCP_ALLOWED_ORIGINS'),
     metricsToken: read.string('METRICS_TOKEN'),
     metricsPerAgent: read.boolean('METRICS_PER_AGENT'),
     metricsPort: read.integer('METRICS_PORT', 9464, 0, 65535),

@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import type { RouterContext } from '@koa/router';
 import type { Context } from 'koa';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
@@ -15,6 +16,7 @@ import {
 import { requirePrincipal, type Principal } from '../auth/principal';
 import { ApiError, ErrorCode } from '../http/errors';
 import { DocumentedRouter, routeTable, type RouteModule } from '../http/route-module';
+import { checkOrigin } from './allowed-origins';
 import { CallEventIds, cursorOf } from './call-event-ids';
 import { handledByService, type ClientMessageDeps } from './client-messages';
 import type { McpTaskRecords } from './mcp-task-records';
@@ -97,6 +99,8 @@ export interface McpEndpointDeps
   launcher: Pick<TaskLauncher, 'launchTask' | 'launchComposition'>;
   sessions: McpSessions;
   mcpTasks: McpTaskRecords;
+  /** Whether a page of this web origin may call (allowed-origins.ts). */
+  mayCallFrom: (origin: string) => boolean;
   servers: Pick<VirtualServers, 'findVisible'>;
 }
 
@@ -113,21 +117,27 @@ const SERVER_INFO = { name: 'agent-coordination-service', title: 'Agent coordina
  */
 export function createMcpEndpoint(deps: McpEndpointDeps): RouteModule {
   const router = new DocumentedRouter(MCP_SERVER_ROUTES);
+  /** Serves `route` once the request's Origin may call: a browser page of a site not allowed is refused whatever it asks. */
+  const serve = (route: Parameters<typeof router.serve>[0], handler: (ctx: RouterContext) => Promise<void>) =>
+    router.serve(route, async (ctx) => {
+      checkOrigin(ctx.get('origin') || undefined, deps.mayCallFrom);
+      await handler(ctx);
+    });
   const registry = registryScope(deps.directory);
 
-  router.serve('POST /mcp', (ctx) => post(ctx, requirePrincipal(ctx), registry));
-  router.serve('GET /mcp', (ctx) => get(ctx, requirePrincipal(ctx), () => Promise.resolve(registry)));
-  router.serve('DELETE /mcp', (ctx) => end(ctx, requirePrincipal(ctx), registry));
-  router.serve('POST /mcp/:serverId', async (ctx) => {
+  serve('POST /mcp', (ctx) => post(ctx, requirePrincipal(ctx), registry));
+  serve('GET /mcp', (ctx) => get(ctx, requirePrincipal(ctx), () => Promise.resolve(registry)));
+  serve('DELETE /mcp', (ctx) => end(ctx, requirePrincipal(ctx), registry));
+  serve('POST /mcp/:serverId', async (ctx) => {
     const principal = requirePrincipal(ctx);
     await post(ctx, principal, await virtualServerScope(principal, ctx.params.serverId));
   });
-  router.serve('GET /mcp/:serverId', async (ctx) => {
+  serve('GET /mcp/:serverId', async (ctx) => {
     const principal = requirePrincipal(ctx);
     const { serverId } = ctx.params;
     await get(ctx, principal, () => virtualServerScope(principal, serverId));
   });
-  router.serve('DELETE /mcp/:serverId', async (ctx) => {
+  serve('DELETE /mcp/:serverId', async (ctx) => {
     const principal = requirePrincipal(ctx);
     await end(ctx, principal, await virtualServerScope(principal, ctx.params.serverId));
   });

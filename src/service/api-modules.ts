@@ -14,6 +14,7 @@ import type { AgentDirectory } from '../registry/agent-directory';
 import type { AgentStore } from '../registry/agent-store';
 import { createRegistryRoutes } from '../registry/routes';
 import type { Limits } from '../limits/limits';
+import { allowedOrigins } from '../mcp-server/allowed-origins';
 import { createMcpEndpoint } from '../mcp-server/endpoint';
 import type { McpTaskRecords } from '../mcp-server/mcp-task-records';
 import type { McpSessions } from '../mcp-server/server-sessions';
@@ -121,6 +122,8 @@ export function apiModules({
       sessions: mcpSessions,
       mcpTasks,
       servers: mcpVirtualServers,
+      // Asked only of requests that carry an Origin: browsers.
+      mayCallFrom: (origin) => allowedOrigins(config.mcpAllowedOrigins, config.publicUrl)(origin),
       inputs,
       cancellation: { taskStore, claims, temporal },
       taskStore,
