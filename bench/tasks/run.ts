@@ -1,6 +1,7 @@
 // bench/tasks: what the service adds over a bare Temporal workflow and over calling the agent directly,
-// and what calling the agent over MCP adds to a task. Starts its own stack (Temporal dev server with
-// WAL + synchronous=normal, FerretDB, the service as `npm start` runs it) on free loopback ports.
+// what calling the agent over MCP adds to a task, and what calling a task through /mcp adds. Starts its
+// own stack (Temporal dev server with WAL + synchronous=normal, FerretDB, the service as `npm start`
+// runs it) on free loopback ports.
 // Run: npx tsx bench/tasks/run.ts [--write] [--sqlite-defaults] [--tracing]
 // --tracing: the service traces every request (OTLP/HTTP protobuf) to a receiver in this process that
 // reads and drops the spans, so the cost of tracing, export included, shows against the same run's (b);
@@ -21,6 +22,7 @@ import { sample, type Sample } from './sample';
 import { startLocalStack } from '../../test/support/local-stack';
 import { directCaller, ECHO_TOOL, startTrivialAgent } from './agent-call';
 import { startMcpAgent, type McpRequestRecord } from './mcp-agent';
+import { openMcpClients, type McpClientPool } from './mcp-clients';
 import type { bareLocalTaskWorkflow, bareTaskWorkflow } from './bare-workflow';
 
 const MONGO_DATABASE = 'acs_bench';
@@ -34,8 +36,10 @@ const DAG_POLL_MS = 100;
 const DAG_LEVELS = 10;
 const DAG_WIDTH = 10;
 const BARE_QUEUE = 'bench-bare';
+/** (c)'s tool as /mcp names it: the agent's name in MCP's characters, a dot, the tool. */
+const SERVICE_TOOL = 'Bench_agent.echo';
 
-/** (b), (b′), (c) and (d) alternate in this many rounds per concurrency, so a change in the machine's speed falls on all alike. */
+/** (b), (b′), (c), (d) and (e) alternate in this many rounds per concurrency, so a change in the machine's speed falls on all alike. */
 const ROUNDS = 2;
 /**
  * Tasks run one at a time, each after a pause in which the last one's workflow finishes: the latency
@@ -247,9 +251,12 @@ async function main(): Promise<void> {
       while ((await client.workflow.count(`ExecutionStatus = "Running"`)).count > 0 && Date.now() < deadline)
         await sleep(50);
     };
-    const variants = ['b', 'bLocal', 'c', 'd'] as const;
+    const variants = ['b', 'bLocal', 'c', 'd', 'e'] as const;
     type Variant = (typeof variants)[number];
-    const labels = { b: '(b)', bLocal: '(b′)', c: '(c)', d: '(d)' };
+    const labels = { b: '(b)', bLocal: '(b′)', c: '(c)', d: '(d)', e: '(e)' };
+    /** (e) and (f) call through MCP clients opened per concurrency (mcp-clients.ts); (e) on the service's /mcp. */
+    let serviceMcp: McpClientPool | undefined;
+    const viaMcpServer = (text: string) => serviceMcp!.call(SERVICE_TOOL, text);
     // The MCP agent's requests during (d)'s samples.
     let mcpRecords: McpRequestRecord[] = [];
     const measureInRounds = async (
@@ -257,8 +264,8 @@ async function main(): Promise<void> {
       total: number,
       jobs: Record<Variant, (n: number) => Promise<unknown>>,
     ) => {
-      const samples: Record<Variant, Sample[]> = { b: [], bLocal: [], c: [], d: [] };
-      const cpu: Record<Variant, Record<string, number>> = { b: {}, bLocal: {}, c: {}, d: {} };
+      const samples: Record<Variant, Sample[]> = { b: [], bLocal: [], c: [], d: [], e: [] };
+      const cpu: Record<Variant, Record<string, number>> = { b: {}, bLocal: {}, c: {}, d: {}, e: {} };
       mcpRecords = [];
       for (let round = 0; round < ROUNDS; round += 1) {
         for (const variant of variants) {
@@ -278,7 +285,7 @@ async function main(): Promise<void> {
         const perTask = Object.keys(pids).map((name) => cpu[variant][name] / total);
         const sum = perTask.reduce((a, b) => a + b, 0);
         cpuRows.push(
-          `| ${labels[variant]} | ${concurrency} | ${perTask.map((ms) => (ms < 0.05 && !(variant === 'c' || variant === 'd') ? '' : ms.toFixed(1))).join(' | ')} | ${sum.toFixed(1)} |`,
+          `| ${labels[variant]} | ${concurrency} | ${perTask.map((ms) => (ms < 0.05 && ['b', 'bLocal'].includes(variant) ? '' : ms.toFixed(1))).join(' | ')} | ${sum.toFixed(1)} |`,
         );
       }
       return {
@@ -286,11 +293,14 @@ async function main(): Promise<void> {
         bLocal: summarise(samples.bLocal),
         c: summarise(samples.c),
         d: summarise(samples.d),
+        e: summarise(samples.e),
       };
     };
     const bareProfile = { agentCalled: 0, observed: 0, runs: 0 };
     let aloneRow = '';
     let aloneMcpRow = '';
+    let aloneMcpServerRow = '';
+    const mcpServerRows: string[] = [];
     let mcpTimeline = '';
     let dagLine = '';
     await worker.runUntil(async () => {
@@ -300,12 +310,21 @@ async function main(): Promise<void> {
       await measure(10, 2, (n) => bareLocal(`warm-bare-local-${n}`));
       await measure(10, 2, viaService);
       await measure(10, 2, (n) => viaServiceOverMcp(`warm-mcp-${n}`));
+      const mcpHeaders = { 'x-api-key': adminKey };
+      serviceMcp = await openMcpClients(`${baseUrl}/mcp`, 2, mcpHeaders);
+      await measure(10, 2, (n) => viaMcpServer(`warm-mcp-server-${n}`));
+      await serviceMcp.close();
       await mcpAgent.takeRecords();
       for (const concurrency of CONCURRENCY) {
         const total = TASKS_AT(concurrency);
         const a = await measure(total, concurrency, (n) => direct(`direct-${concurrency}-${n}`));
+        const agentMcp = await openMcpClients(mcpAgent.url, concurrency);
+        const f = await measure(total, concurrency, (n) => agentMcp.call(ECHO_TOOL.name, `floor-${concurrency}-${n}`));
+        await agentMcp.close();
+        await mcpAgent.takeRecords();
+        serviceMcp = await openMcpClients(`${baseUrl}/mcp`, concurrency, mcpHeaders);
         profiling = concurrency === 1;
-        const { b, bLocal, c, d } = await measureInRounds(concurrency, total, {
+        const { b, bLocal, c, d, e } = await measureInRounds(concurrency, total, {
           b: async (n) => {
             const sent = Date.now();
             const taskId = `bare-${concurrency}-${n}`;
@@ -319,7 +338,9 @@ async function main(): Promise<void> {
           bLocal: (n) => bareLocal(`bare-local-${concurrency}-${n}`),
           c: viaService,
           d: (n) => viaServiceOverMcp(`mcp-${concurrency}-${n}`),
+          e: (n) => viaMcpServer(`mcp-server-${concurrency}-${n}`),
         });
+        await serviceMcp.close();
         if (profiling) mcpTimeline = mcpTaskTimeline(mcpRecords, mcpProfile);
         profiling = false;
         const format = (m: Measurement) => `${m.throughput.toFixed(1)} | ${m.p50.toFixed(1)} | ${m.p99.toFixed(1)}`;
@@ -333,17 +354,22 @@ async function main(): Promise<void> {
         mcpRows.push(
           `| ${concurrency} | ${c.throughput.toFixed(1)} | ${c.p50.toFixed(1)} | ${format(d)} | ${((100 * d.throughput) / c.throughput).toFixed(0)} % | ${(d.p50 - c.p50).toFixed(1)} | ${requestsPerTask.toFixed(2)} |`,
         );
+        mcpServerRows.push(
+          `| ${concurrency} | ${c.throughput.toFixed(1)} | ${c.p50.toFixed(1)} | ${format(e)} | ${((100 * e.throughput) / c.throughput).toFixed(0)} % | ${(e.p50 - c.p50).toFixed(1)} | ${format(f)} |`,
+        );
         process.stdout.write(
-          `${rows[rows.length - 1]}\n${localRows[localRows.length - 1]}\n${mcpRows[mcpRows.length - 1]}\n`,
+          `${rows[rows.length - 1]}\n${localRows[localRows.length - 1]}\n${mcpRows[mcpRows.length - 1]}\n${mcpServerRows[mcpServerRows.length - 1]}\n`,
         );
       }
 
-      const alone: Record<Variant, Sample[]> = { b: [], bLocal: [], c: [], d: [] };
+      const alone: Record<Variant, Sample[]> = { b: [], bLocal: [], c: [], d: [], e: [] };
+      serviceMcp = await openMcpClients(`${baseUrl}/mcp`, 1, mcpHeaders);
       const aloneJobs: Record<Variant, (n: number) => Promise<unknown>> = {
         b: (n) => bare(`bare-alone-${n}`),
         bLocal: (n) => bareLocal(`bare-local-alone-${n}`),
         c: viaService,
         d: (n) => viaServiceOverMcp(`mcp-alone-${n}`),
+        e: (n) => viaMcpServer(`mcp-server-alone-${n}`),
       };
       for (let round = 0; round < ROUNDS; round += 1) {
         for (const variant of variants)
@@ -351,12 +377,14 @@ async function main(): Promise<void> {
             await aloneSample(ALONE_TASKS / ROUNDS, (n) => aloneJobs[variant](round * (ALONE_TASKS / ROUNDS) + n)),
           );
       }
+      await serviceMcp.close();
       await mcpAgent.takeRecords();
-      const [aloneB, aloneBLocal, aloneC, aloneD] = variants.map((variant) => summarise(alone[variant]));
+      const [aloneB, aloneBLocal, aloneC, aloneD, aloneE] = variants.map((variant) => summarise(alone[variant]));
       const pair = (m: Measurement) => `${m.p50.toFixed(1)} | ${m.p99.toFixed(1)}`;
       aloneRow = `| ${pair(aloneB)} | ${pair(aloneBLocal)} | ${pair(aloneC)} | ${(aloneC.p50 - aloneB.p50).toFixed(1)} | ${(aloneC.p50 - aloneBLocal.p50).toFixed(1)} |`;
       aloneMcpRow = `| ${pair(aloneC)} | ${pair(aloneD)} | ${(aloneD.p50 - aloneC.p50).toFixed(1)} |`;
-      process.stdout.write(`${aloneRow}\n${aloneMcpRow}\n`);
+      aloneMcpServerRow = `| ${pair(aloneC)} | ${pair(aloneE)} | ${(aloneE.p50 - aloneC.p50).toFixed(1)} |`;
+      process.stdout.write(`${aloneRow}\n${aloneMcpRow}\n${aloneMcpServerRow}\n`);
 
       const composition = Array.from({ length: DAG_LEVELS * DAG_WIDTH }, (_, position) => {
         const level = Math.floor(position / DAG_WIDTH);
@@ -388,7 +416,7 @@ async function main(): Promise<void> {
       '(a) calls the agent directly with the same signed POST; (b) starts a bare workflow with one activity',
       'making that call, with the Temporal client, and waits for its result; (c) `POST /tasks`, then',
       `\`GET /tasks/{taskId}?waitMs=${WAIT_MS}\` (undici's \`request\`), which answers once the task ended. (b) and (c) both start their workflows`,
-      `eagerly: client and worker share one native connection. (b), (b′), (c) and (d) alternate in ${ROUNDS} rounds of 1/${ROUNDS} of the tasks,`,
+      `eagerly: client and worker share one native connection. (b), (b′), (c), (d) and (e) alternate in ${ROUNDS} rounds of 1/${ROUNDS} of the tasks,`,
       'each round starting once no workflow runs. Throughput in tasks/s, latencies in ms.',
       '',
       '| concurrency | tasks | (a) tasks/s | (a) p50 | (a) p99 | (b) tasks/s | (b) p50 | (b) p99 | (c) tasks/s | (c) p50 | (c) p99 | (c)/(b) throughput | (c)−(b) p50 |',
@@ -421,6 +449,20 @@ async function main(): Promise<void> {
       '| (c) p50 | (c) p99 | (d) p50 | (d) p99 | (d)−(c) p50 |',
       '|---|---|---|---|---|',
       aloneMcpRow,
+      '',
+      "(e) is (c)'s task called through `/mcp` (`tools/call` of `Bench_agent.echo`) with the official SDK's client,",
+      'one client in a session of its own per concurrent caller, opened before the rounds. (f), the floor, is the',
+      'same SDK client calling the MCP agent of (d) directly, without the service, measured alone before the rounds.',
+      '',
+      '| concurrency | (c) tasks/s | (c) p50 | (e) tasks/s | (e) p50 | (e) p99 | (e)/(c) throughput | (e)−(c) p50 | (f) calls/s | (f) p50 | (f) p99 |',
+      '|---|---|---|---|---|---|---|---|---|---|---|',
+      ...mcpServerRows,
+      '',
+      'One at a time, as above:',
+      '',
+      '| (c) p50 | (c) p99 | (e) p50 | (e) p99 | (e)−(c) p50 |',
+      '|---|---|---|---|---|',
+      aloneMcpServerRow,
       '',
       `DAG: ${dagLine}.`,
       '',
