@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { RouterContext } from '@koa/router';
 import type { Context } from 'koa';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
   CallToolRequestSchema,
@@ -23,6 +23,7 @@ import type { McpTaskRecords } from './mcp-task-records';
 import type { McpSession, McpSessions } from './server-sessions';
 import type { TaskLauncher } from '../tasks/task-launcher';
 import { callRegistryTool, REGISTRY_TOOLS, type RegistryToolDeps } from './registry-tools';
+import { sdkServer } from './sdk-server';
 import { resumeCall } from './stream-resumption';
 import { streamToolListChanges } from './tool-list-changes';
 import { serveTaskRequests, startCallTask } from './task-requests';
@@ -240,7 +241,7 @@ export function createMcpEndpoint(deps: McpEndpointDeps): RouteModule {
     scope: McpScope,
     eventIds: CallEventIds | undefined,
   ): Server {
-    const server = new Server(SERVER_INFO, {
+    const server = sdkServer(SERVER_INFO, {
       capabilities: {
         tools: { listChanged: true },
         tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
