@@ -30,12 +30,13 @@ describe('LogReader', () => {
   it('reads a round again after a failed read, losing none of its events', async () => {
     const ended = task({ eventSeq: 3, status: 'completed', result: '{"ok":true}' });
     const reads: string[] = [];
-    // The third read of the task (the ending event's outcome, in the first round) fails.
+    // The task ends between the first round's two reads of it: the second one, the ending event's
+    // outcome, fails.
     const taskStore = {
       find: async () => {
         reads.push('task');
         if (reads.length === 2) throw new Error('store went away');
-        return ended;
+        return reads.length === 1 ? task({ eventSeq: 3 }) : ended;
       },
     } as unknown as LogTasks;
     const ending: TaskEventDocument = { _id: 't1:3', logId: 't1', seq: 3, taskId: 't1', type: 'completed', at };
@@ -55,6 +56,29 @@ describe('LogReader', () => {
       { seq: 3, taskId: 't1', type: 'completed', at: at.toISOString(), result: { ok: true } },
     ]);
     expect(reader.done).toBe(true);
+  });
+
+  it('reads an ended task once per round: the task read ended holds the outcome of its ending event', async () => {
+    let reads = 0;
+    const taskStore = {
+      find: async () => {
+        reads += 1;
+        return task({ eventSeq: 3, status: 'completed', result: '{"ok":true}' });
+      },
+    } as unknown as LogTasks;
+    const ending: TaskEventDocument = { _id: 't1:3', logId: 't1', seq: 3, taskId: 't1', type: 'completed', at };
+    const eventStore = {
+      read: async () =>
+        new Map<number, TaskEventDocument>([
+          [2, progress(2)],
+          [3, ending],
+        ]),
+    } as unknown as TaskEventStore;
+    const reader = new LogReader({ kind: 'task', taskId: 't1' }, taskStore, eventStore);
+    expect((await reader.next()).map((event) => event.type)).toEqual(['created', 'progress', 'completed']);
+    expect(reader.events.at(-1)).toMatchObject({ type: 'completed', result: { ok: true } });
+    expect(reader.done).toBe(true);
+    expect(reads).toBe(1);
   });
 
   it('starting after the end of an ended task, reads nothing and is done at once', async () => {

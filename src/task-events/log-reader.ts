@@ -184,7 +184,9 @@ export class LogReader {
     }
     if (stored) {
       if (!ENDING_EVENTS.has(stored.type)) return storedEvent(stored);
-      const task = await this.taskStore.find(stored.taskId);
+      // An ended task changes no more: read ended, it holds its outcome already.
+      const read = this.tasks.get(stored.taskId);
+      const task = read && isEnded(read) ? read : await this.taskStore.find(stored.taskId);
       return task ? endingEvent(task, seq) : undefined;
     }
     const ending = this.taskEndingAt(seq);
