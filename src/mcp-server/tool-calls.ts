@@ -55,26 +55,30 @@ export async function callTool(
   args: Record<string, unknown>,
   call: CallContext,
 ): Promise<CallToolResult> {
-  const launched = await launchToolTask(deps, named, args, call.principal);
+  const { session, requestId, progressToken } = call;
+  const recordCall = session
+    ? (taskId: string) =>
+        deps.sessions.recordCall(session.sessionId, requestId, {
+          taskId,
+          ...(progressToken === undefined ? {} : { progressToken }),
+        })
+    : undefined;
+  const launched = await launchToolTask(deps, named, args, call.principal, recordCall);
   if ('refusal' in launched) return refusedCall(launched.refusal);
-  const { taskId } = launched;
-  if (call.session)
-    await deps.sessions.recordCall(call.session.sessionId, call.requestId, {
-      taskId,
-      ...(call.progressToken === undefined ? {} : { progressToken: call.progressToken }),
-    });
-  return followTask(deps, taskId, call);
+  return followTask(deps, launched.taskId, call);
 }
 
 /**
  * Starts the tool's task as `POST /tasks` would, as one of the tasks of `/mcp` (McpTaskRecords): its
  * taskId, or the refusal of arguments or a tool the agent does not take, for the model to read.
+ * `alsoRecord` writes what else the caller keeps of the task, beside that record rather than after it.
  */
 export async function launchToolTask(
   deps: Pick<ToolCallDeps, 'launcher' | 'mcpTasks'>,
   { agentId, tool }: CatalogTool,
   args: Record<string, unknown>,
   principal: Principal,
+  alsoRecord?: (taskId: string) => Promise<void>,
 ): Promise<{ taskId: string } | { refusal: ApiError }> {
   let taskId: string;
   try {
@@ -83,7 +87,7 @@ export async function launchToolTask(
     if (error instanceof ApiError && TOOL_ERRORS.has(error.code)) return { refusal: error };
     throw error;
   }
-  await deps.mcpTasks.record(principal, taskId, agentId);
+  await Promise.all([deps.mcpTasks.record(principal, taskId, agentId), alsoRecord?.(taskId)]);
   return { taskId };
 }
 

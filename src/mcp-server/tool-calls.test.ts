@@ -1,0 +1,64 @@
+import { ADMIN_PRINCIPAL } from '../auth/principal';
+import type { TaskEvent } from '../task-events/task-event';
+import type { McpSession } from './server-sessions';
+import type { CatalogTool } from './tool-catalog';
+import { callTool, type CallContext, type ToolCallDeps } from './tool-calls';
+
+const named = { name: 'Bot.echo', agentId: 'a1', tool: { name: 'echo' }, agent: {} } as unknown as CatalogTool;
+const session: McpSession = {
+  sessionId: 's1',
+  principal: ADMIN_PRINCIPAL,
+  capabilities: {},
+  protocolVersion: '2025-11-25',
+};
+
+function context(fields: Partial<CallContext> = {}): CallContext {
+  return {
+    principal: ADMIN_PRINCIPAL,
+    session,
+    requestId: 7,
+    progressToken: undefined,
+    signal: new AbortController().signal,
+    notify: async () => undefined,
+    ask: async () => undefined,
+    at: () => undefined,
+    ...fields,
+  };
+}
+
+describe('a tools/call of a session', () => {
+  it("records the call in its session while the task's /mcp record is written, not after it", async () => {
+    const writes: string[] = [];
+    let recorded!: () => void;
+    const deps: ToolCallDeps = {
+      launcher: { launchTask: async () => 't1' },
+      mcpTasks: {
+        record: () =>
+          new Promise<void>((resolve) => {
+            writes.push('mcp task');
+            recorded = () => {
+              writes.push('mcp task written');
+              resolve();
+            };
+          }),
+      },
+      sessions: {
+        recordCall: async (sessionId, requestId, call) =>
+          void writes.push(`call ${sessionId}/${requestId} ${call.taskId}`),
+      },
+      feeds: {
+        subscribe: (_source, subscriber) => {
+          const ended = { seq: 3, taskId: 't1', type: 'completed', at: '', result: { ok: true } } as TaskEvent;
+          setImmediate(() => subscriber.deliver([ended]));
+          return () => undefined;
+        },
+      },
+    };
+    const answer = callTool(deps, named, { text: 'hi' }, context());
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toEqual(['mcp task', 'call s1/7 t1']);
+    recorded();
+    await expect(answer).resolves.toMatchObject({ structuredContent: { ok: true } });
+    expect(writes).toEqual(['mcp task', 'call s1/7 t1', 'mcp task written']);
+  });
+});
