@@ -12,6 +12,7 @@ import {
   paramsOf,
   refusePushConfig,
   refuseUnsupportedParts,
+  skillCallOf,
   type MessagePart,
   type SendMessageParams,
 } from './method-params';
@@ -103,15 +104,11 @@ const DIRECTORY_PATH = /^\/a2a\/?$/i;
  * `search-agents`), else a text part as the query.
  */
 function searchOf(parts: MessagePart[]): SearchAgentsParams {
-  const data = parts.find((part) => typeof part.data === 'object' && part.data !== null)?.data as
-    { skill?: unknown; params?: unknown } | undefined;
-  if (data) {
-    if (data.skill !== undefined && data.skill !== SEARCH_AGENTS_SKILL)
+  const called = skillCallOf(parts);
+  if (called) {
+    if (called.skill !== undefined && called.skill !== SEARCH_AGENTS_SKILL)
       throw new JsonRpcError(JsonRpcCode.INVALID_PARAMS, `The directory's one skill is ${SEARCH_AGENTS_SKILL}`);
-    const params = data.params ?? {};
-    if (typeof params !== 'object' || params === null || Array.isArray(params))
-      throw new JsonRpcError(JsonRpcCode.INVALID_PARAMS, "The data part's params must be an object");
-    return paramsOf('SearchAgents', params as Record<string, unknown>);
+    return paramsOf('SearchAgents', called.params);
   }
   const text = parts.find((part) => typeof part.text === 'string')?.text;
   if (text !== undefined) return paramsOf('SearchAgents', { query: text });

@@ -27,6 +27,7 @@ import {
   paramsOf,
   refusePushConfig,
   refuseUnsupportedParts,
+  skillCallOf,
   type MessagePart,
   type SendMessageParams,
 } from './method-params';
@@ -222,16 +223,12 @@ async function remember(claim: IdempotencyClaim | undefined, taskId: string): Pr
 
 function operationOf(agent: Agent, parts: MessagePart[]): { operation: string; params: Record<string, unknown> } {
   const tools = agent.capabilities.tools;
-  const data = parts.find((part) => typeof part.data === 'object' && part.data !== null)?.data as
-    { skill?: unknown; params?: unknown } | undefined;
-  if (data) {
-    const skill = typeof data.skill === 'string' ? data.skill : tools.length === 1 ? tools[0].name : undefined;
+  const called = skillCallOf(parts);
+  if (called) {
+    const skill = typeof called.skill === 'string' ? called.skill : tools.length === 1 ? tools[0].name : undefined;
     if (!skill)
       throw new JsonRpcError(JsonRpcCode.INVALID_PARAMS, 'The data part needs a skill: the agent has several');
-    const params = data.params ?? {};
-    if (typeof params !== 'object' || params === null || Array.isArray(params))
-      throw new JsonRpcError(JsonRpcCode.INVALID_PARAMS, "The data part's params must be an object");
-    return { operation: `tools/${skill}`, params: params as Record<string, unknown> };
+    return { operation: `tools/${skill}`, params: called.params };
   }
   const text = parts.find((part) => typeof part.text === 'string')?.text;
   if (text !== undefined && tools.length === 1) return { operation: `tools/${tools[0].name}`, params: { text } };

@@ -152,3 +152,17 @@ export function refusePushConfig(configuration: SendMessageParams['configuration
       'Push notifications are not supported: follow the task with SubscribeToTask or GetTask',
     );
 }
+
+/**
+ * The message's data part read as a call of a skill, `{skill?, params?}`, its params an object (`{}`
+ * when left out); undefined when the message has no data part. -32602 for params of another kind.
+ */
+export function skillCallOf(parts: MessagePart[]): { skill: unknown; params: Record<string, unknown> } | undefined {
+  const data = parts.find((part) => typeof part.data === 'object' && part.data !== null)?.data as
+    { skill?: unknown; params?: unknown } | undefined;
+  if (!data) return undefined;
+  const params = data.params ?? {};
+  if (typeof params !== 'object' || params === null || Array.isArray(params))
+    throw new JsonRpcError(JsonRpcCode.INVALID_PARAMS, "The data part's params must be an object");
+  return { skill: data.skill, params: params as Record<string, unknown> };
+}
