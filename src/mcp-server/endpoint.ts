@@ -185,8 +185,8 @@ export function createMcpEndpoint(deps: McpEndpointDeps): RouteModule {
     const cursor = cursorOf(ctx.get('last-event-id'));
     if (cursor) {
       const session = await deps.sessions.find(cursor.sessionId, principal);
-      if (session?.serverId !== scope.serverId) noSession();
-      return resumeCall(ctx, deps, principal, cursor);
+      if (!session || session.serverId !== scope.serverId) noSession();
+      return resumeCall(ctx, deps, session, cursor);
     }
     const session = await sessionOf(ctx, principal, scope);
     if (!session) {
@@ -205,7 +205,7 @@ export function createMcpEndpoint(deps: McpEndpointDeps): RouteModule {
         throw error;
       }
     };
-    await streamToolListChanges(ctx, principal, session.sessionId, readAgain);
+    await streamToolListChanges(ctx, principal, session.sessionId, scope, readAgain);
   }
 
   /** Ends the session the request names, of the caller on the server `scope` is. */

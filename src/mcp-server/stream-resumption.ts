@@ -1,14 +1,13 @@
 import type { Context } from 'koa';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { Principal } from '../auth/principal';
 import { ApiError, ErrorCode } from '../http/errors';
 import { SseStream } from '../task-events/sse';
 import { eventIdOf, type CallCursor } from './call-event-ids';
-import type { McpSessions } from './server-sessions';
+import type { McpSession, McpSessions } from './server-sessions';
 import { followTask, type ToolCallDeps } from './tool-calls';
 
 export interface ResumptionDeps extends Pick<ToolCallDeps, 'feeds'> {
-  sessions: Pick<McpSessions, 'find' | 'callOf'>;
+  sessions: Pick<McpSessions, 'callOf'>;
 }
 
 /**
@@ -20,11 +19,11 @@ export interface ResumptionDeps extends Pick<ToolCallDeps, 'feeds'> {
 export async function resumeCall(
   ctx: Context,
   deps: ResumptionDeps,
-  principal: Principal,
+  session: McpSession,
   cursor: CallCursor,
 ): Promise<void> {
-  const session = await deps.sessions.find(cursor.sessionId, principal);
-  const made = session && (await deps.sessions.callOf(cursor.sessionId, cursor.requestId));
+  const { principal } = session;
+  const made = await deps.sessions.callOf(cursor.sessionId, cursor.requestId);
   if (!made) throw new ApiError(ErrorCode.NOT_FOUND, 'No call of a session of the caller has this Last-Event-ID');
   const left = new AbortController();
   const stream = new SseStream(ctx, () => left.abort());

@@ -27,17 +27,18 @@ export async function streamToolListChanges(
   ctx: Context,
   principal: Principal,
   sessionId: string,
+  first: McpScope,
   scopeOf: () => Promise<McpScope | undefined>,
   everyMs = TOOL_LIST_CHECK_MS,
 ): Promise<void> {
-  const first = await scopeOf();
-  if (!first) return;
   let told = await fingerprintOf(first, principal);
   let sent = 0;
   let timer: NodeJS.Timeout | undefined;
-  const stream = new SseStream(ctx, () => clearTimeout(timer));
   let open = true;
-  ctx.res.once('close', () => (open = false));
+  const stream = new SseStream(ctx, () => {
+    open = false;
+    clearTimeout(timer);
+  });
   const check = async () => {
     if (!open) return;
     try {
