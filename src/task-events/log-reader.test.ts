@@ -26,6 +26,16 @@ const progress = (seq: number): TaskEventDocument => ({
   data: JSON.stringify({ message: `m${seq}` }),
 });
 
+/** An event store holding t1's progress (seq 2) and its completion (seq 3). */
+function progressThenCompleted(): TaskEventStore {
+  const ending: TaskEventDocument = { _id: 't1:3', logId: 't1', seq: 3, taskId: 't1', type: 'completed', at };
+  const events = new Map<number, TaskEventDocument>([
+    [2, progress(2)],
+    [3, ending],
+  ]);
+  return { read: async () => new Map(events) } as unknown as TaskEventStore;
+}
+
 describe('LogReader', () => {
   it('reads a round again after a failed read, losing none of its events', async () => {
     const ended = task({ eventSeq: 3, status: 'completed', result: '{"ok":true}' });
@@ -39,14 +49,7 @@ describe('LogReader', () => {
         return reads.length === 1 ? task({ eventSeq: 3 }) : ended;
       },
     } as unknown as LogTasks;
-    const ending: TaskEventDocument = { _id: 't1:3', logId: 't1', seq: 3, taskId: 't1', type: 'completed', at };
-    const eventStore = {
-      read: async () =>
-        new Map<number, TaskEventDocument>([
-          [2, progress(2)],
-          [3, ending],
-        ]),
-    } as unknown as TaskEventStore;
+    const eventStore = progressThenCompleted();
     const reader = new LogReader({ kind: 'task', taskId: 't1' }, taskStore, eventStore);
     await expect(reader.next()).rejects.toThrow('store went away');
     expect(reader.events).toEqual([]);
@@ -66,14 +69,7 @@ describe('LogReader', () => {
         return task({ eventSeq: 3, status: 'completed', result: '{"ok":true}' });
       },
     } as unknown as LogTasks;
-    const ending: TaskEventDocument = { _id: 't1:3', logId: 't1', seq: 3, taskId: 't1', type: 'completed', at };
-    const eventStore = {
-      read: async () =>
-        new Map<number, TaskEventDocument>([
-          [2, progress(2)],
-          [3, ending],
-        ]),
-    } as unknown as TaskEventStore;
+    const eventStore = progressThenCompleted();
     const reader = new LogReader({ kind: 'task', taskId: 't1' }, taskStore, eventStore);
     expect((await reader.next()).map((event) => event.type)).toEqual(['created', 'progress', 'completed']);
     expect(reader.events.at(-1)).toMatchObject({ type: 'completed', result: { ok: true } });
