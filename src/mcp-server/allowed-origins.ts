@@ -8,8 +8,10 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
  * MCP_ALLOWED_ORIGINS. A request without Origin (any client that is not a browser) passes.
  */
 export function allowedOrigins(configured: readonly string[], publicUrl?: string): (origin: string) => boolean {
-  const allowed = new Set([...configured, ...(publicUrl ? [new URL(publicUrl).origin] : [])]);
+  // Built at the first request that carries an Origin: most clients are not browsers.
+  let allowed: Set<string> | undefined;
   return (origin) => {
+    allowed ??= new Set([...configured, ...(publicUrl ? [new URL(publicUrl).origin] : [])]);
     if (allowed.has(origin)) return true;
     try {
       const { protocol, hostname } = new URL(origin);

@@ -122,8 +122,7 @@ export function apiModules({
       sessions: mcpSessions,
       mcpTasks,
       servers: mcpVirtualServers,
-      // Asked only of requests that carry an Origin: browsers.
-      mayCallFrom: (origin) => allowedOrigins(config.mcpAllowedOrigins, config.publicUrl)(origin),
+      mayCallFrom: allowedOrigins(config.mcpAllowedOrigins, config.publicUrl),
       inputs,
       cancellation: { taskStore, claims, temporal },
       taskStore,
