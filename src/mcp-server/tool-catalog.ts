@@ -54,7 +54,8 @@ export function mcpTool({ name, tool, agent }: CatalogTool): Tool {
   return {
     name,
     title: typeof tool.title === 'string' ? tool.title : `${agent.name}: ${tool.name}`,
-    description: tool.description,
+    // An empty description tells a model nothing, and MCP's checks take it for a missing one.
+    description: tool.description || `Tool ${tool.name} of agent ${agent.name}`,
     inputSchema: tool.inputSchema as Tool['inputSchema'],
     // MCP's outputSchema is an object schema too: any other is left out rather than break the list.
     ...(isObjectSchema(outputSchema) ? { outputSchema: outputSchema as Tool['outputSchema'] } : {}),

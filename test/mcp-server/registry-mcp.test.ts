@@ -123,6 +123,17 @@ describe('/mcp: the registry as one MCP server', () => {
     expect(listed.map((each) => each.name)).not.toContain(`${prefix}.count`);
   });
 
+  it('gives a tool registered without a description one, as MCP clients expect', async () => {
+    const name = `Quiet ${randomUUID().slice(0, 6)}`;
+    await registerAgent({
+      name,
+      capabilities: { tools: [{ name: 'hush', description: '', inputSchema: { type: 'object' } }] },
+    });
+    const { client } = await connected();
+    const listed = (await listAll(client)).find((each) => each.name === `${name.replace(' ', '_')}.hush`);
+    expect(listed?.description).toBe(`Tool hush of agent ${name}`);
+  });
+
   it("answers arguments that fail the tool's schema, and an unknown tool, as errors a model can read", async () => {
     const name = `Strict ${randomUUID().slice(0, 6)}`;
     await registerAgent({ name, capabilities: { tools: [tool('count', { n: { type: 'integer' } })] } });
