@@ -1,3 +1,4 @@
+import { listTools } from '../../examples/mcp-client';
 import { call, expectError } from '../support/http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -75,7 +76,8 @@ async function toolsListedWith(token: string): Promise<Tool[]> {
   const client = new Client({ name: 'bearer-test', version: '1.0.0' });
   try {
     await client.connect(transport);
-    return (await client.listTools()).tools;
+    // Every page: a full suite's public agents fill more than the first.
+    return await listTools(client);
   } finally {
     await client.close();
   }
