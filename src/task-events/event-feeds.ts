@@ -62,6 +62,9 @@ class Feed {
   private wake?: () => void;
   private woken = false;
   private running = false;
+  /** A round is reading the store: events handed over meanwhile wait in `handedOver` for its end. */
+  private reading = false;
+  private handedOver: TaskEvent[] = [];
 
   /** Holds what was read of the log since the earliest point a subscriber asked for. */
   private reader: LogReader;
@@ -94,11 +97,12 @@ class Feed {
 
   private async run(): Promise<void> {
     this.running = true;
-    const stopListening = this.changes.onLogged(this.reader.logId, () => this.poke());
+    const stopListening = this.changes.onLogged(this.reader.logId, (event) => this.handOver(event));
     let waitMs = this.pollMs;
     try {
       while (this.subscribers.size > 0) {
         this.woken = false;
+        this.reading = true;
         try {
           const reader = this.reader;
           const events = await reader.next();
@@ -110,11 +114,14 @@ class Feed {
             this.subscribers.clear();
             break;
           }
-          for (const subscriber of [...this.subscribers]) this.deliver(subscriber, events);
+          this.deliverToAll(events);
           if (this.reader.done) break;
         } catch (error) {
           this.logger.warn({ err: error, logId: this.reader.logId }, 'reading a task event log failed; trying again');
+        } finally {
+          this.reading = false;
         }
+        this.takeHandedOver();
         // A hole in the log is looked at again soon: its event may land any moment.
         if (!this.woken) await this.sleep(this.reader.waitingSince === undefined ? waitMs : this.pollMs);
       }
@@ -123,6 +130,36 @@ class Feed {
       this.running = false;
       this.closed();
     }
+  }
+
+  /**
+   * An event of the log stored by this process (`event`, when its writer knew it whole): taken
+   * without a read when it is the next one, else read by a round started at once.
+   */
+  private handOver(event: TaskEvent | undefined): void {
+    if (!event) return this.poke();
+    this.handedOver.push(event);
+    if (!this.reading) this.takeHandedOver();
+  }
+
+  /** Delivers the events handed over that follow what was read; one that does not follow has a round read it. */
+  private takeHandedOver(): void {
+    const events = this.handedOver.sort((a, b) => a.seq - b.seq);
+    this.handedOver = [];
+    const taken: TaskEvent[] = [];
+    let ahead = false;
+    for (const event of events) {
+      const offered = this.reader.offer(event);
+      if (offered === 'taken') taken.push(event);
+      else if (offered === 'ahead') ahead = true;
+    }
+    this.deliverToAll(taken);
+    // A round then reads what is missing, or ends the feed its last subscriber left.
+    if (ahead || this.subscribers.size === 0 || this.reader.done) this.poke();
+  }
+
+  private deliverToAll(events: readonly TaskEvent[]): void {
+    for (const subscriber of [...this.subscribers]) this.deliver(subscriber, events);
   }
 
   private deliver(subscriber: Subscriber, events: readonly TaskEvent[]): void {

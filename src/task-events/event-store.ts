@@ -35,13 +35,13 @@ export class TaskEventStore {
     return this.store.collection<TaskEventDocument>(TASK_EVENTS_COLLECTION);
   }
 
-  /** Stores the event at `seq`; false when that seq is taken (two writers were given it). */
+  /** Stores the event at `seq`; undefined when that seq is taken (two writers were given it). */
   async insert(
     logId: string,
     seq: number,
     taskId: string,
     event: LoggedEvent | { type: TaskEventType },
-  ): Promise<boolean> {
+  ): Promise<TaskEventDocument | undefined> {
     const { type, ...data } = event;
     const document: TaskEventDocument = {
       _id: eventDocumentId(logId, seq),
@@ -54,9 +54,9 @@ export class TaskEventStore {
     };
     try {
       await this.events.insertOne(document);
-      return true;
+      return document;
     } catch (error) {
-      if (isDuplicateKey(error)) return false;
+      if (isDuplicateKey(error)) return undefined;
       throw error;
     }
   }

@@ -1,19 +1,24 @@
 import { EventEmitter } from 'node:events';
+import type { TaskEvent } from './task-event';
 
 /**
- * Tells the event feeds of this process that a log grew, when the writer that stored the event runs
- * in the same process (LogWriter). A writer elsewhere is not heard: feeds read the store too.
+ * Tells the event feeds of this process that a log grew, and with what, when the writer that stored
+ * the event runs in the same process (LogWriter): a feed then need not read it back. A writer
+ * elsewhere is not heard: feeds read the store too.
  */
 export class LogChanges {
   private readonly emitter = new EventEmitter().setMaxListeners(0);
 
-  /** An event was stored in the log `logId` (a task's or a composition's) by this process. */
-  logged(logId: string): void {
-    this.emitter.emit(logId);
+  /**
+   * An event was stored in the log `logId` (a task's or a composition's) by this process: `event`,
+   * as a reader of the log reads it, when the writer knows it whole.
+   */
+  logged(logId: string, event?: TaskEvent): void {
+    this.emitter.emit(logId, event);
   }
 
   /** Calls `listener` on every event logged in `logId` here, until the returned function is called. */
-  onLogged(logId: string, listener: () => void): () => void {
+  onLogged(logId: string, listener: (event: TaskEvent | undefined) => void): () => void {
     this.emitter.on(logId, listener);
     return () => this.emitter.off(logId, listener);
   }

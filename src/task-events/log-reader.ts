@@ -1,29 +1,9 @@
-import { isLive, TaskStatus, type TaskError, type TaskResult } from '../../workflows/task-types';
+import { isLive } from '../../workflows/task-types';
 import type { TaskEventStore, TaskEventDocument } from './event-store';
-import { ENDING_EVENTS, TaskEventType, type TaskEvent } from './task-event';
+import { createdEvent, endingEvent, storedEvent, type LoggedTask } from './logged-events';
+import { ENDING_EVENTS, type TaskEvent } from './task-event';
 
-/**
- * What a log reads of a task it belongs to: the created event and the outcome of the ending one are
- * drawn from it, and a task's own log is counted on it. The task store above (src/tasks/) keeps it.
- */
-export interface LoggedTask {
-  _id: string;
-  compositionId?: string;
-  agentId: string;
-  operation: string;
-  status: TaskStatus;
-  /** JSON text of the TaskResult. */
-  result?: string;
-  /** JSON text of the TaskError. */
-  error?: string;
-  attempts?: number;
-  /** The last seq handed out in the task's own log. */
-  eventSeq?: number;
-  /** The seq of the event that ended the task: always in a composition's log, in its own when its writer moved it. */
-  endSeq?: number;
-  createdAt: Date;
-  updatedAt: Date;
-}
+export type { LoggedTask } from './logged-events';
 
 /** Where a log reads its tasks and a composition's counter. */
 export interface LogTasks {
@@ -124,6 +104,20 @@ export class LogReader {
     return this.keep(found, cursor);
   }
 
+  /**
+   * Takes an event its writer handed over in this process (LogChanges) without reading the store:
+   * 'taken' when it is the next one after what was read; 'read' when it was read already; 'ahead'
+   * when events before it are still to read (or the log's tasks are not read yet), for a round to
+   * read them.
+   */
+  offer(event: TaskEvent): 'taken' | 'read' | 'ahead' {
+    if (event.seq <= this.cursor) return 'read';
+    if (!this.loaded || event.seq !== this.cursor + 1 || !this.tasks.has(event.taskId)) return 'ahead';
+    this.gapSince = undefined;
+    this.keep([event], event.seq);
+    return 'taken';
+  }
+
   private keep(found: TaskEvent[], cursor: number): TaskEvent[] {
     this.cursor = cursor;
     for (const event of found) {
@@ -218,46 +212,3 @@ export class LogReader {
  */
 const endSeqOf = (task: LoggedTask, ownLog: boolean): number | undefined =>
   task.endSeq ?? (ownLog ? Math.max(task.eventSeq ?? 1, 2) : undefined);
-
-function createdEvent(task: LoggedTask, seq: number): TaskEvent {
-  return {
-    seq,
-    taskId: task._id,
-    type: TaskEventType.CREATED,
-    at: task.createdAt.toISOString(),
-    agentId: task.agentId,
-    operation: task.operation,
-    ...(task.compositionId === undefined ? {} : { compositionId: task.compositionId }),
-  };
-}
-
-function storedEvent(document: TaskEventDocument): TaskEvent {
-  const data = document.data === undefined ? {} : (JSON.parse(document.data) as Record<string, unknown>);
-  return {
-    ...data,
-    seq: document.seq,
-    taskId: document.taskId,
-    type: document.type,
-    at: document.at.toISOString(),
-  } as TaskEvent;
-}
-
-function endingEvent(task: LoggedTask, seq: number): TaskEvent | undefined {
-  const base = { seq, taskId: task._id, at: task.updatedAt.toISOString() };
-  const attempts = task.attempts === undefined ? {} : { attempts: task.attempts };
-  switch (task.status) {
-    case TaskStatus.COMPLETED:
-      return {
-        ...base,
-        type: TaskEventType.COMPLETED,
-        result: JSON.parse(task.result ?? '{}') as TaskResult,
-        ...attempts,
-      };
-    case TaskStatus.FAILED:
-      return { ...base, type: TaskEventType.FAILED, error: JSON.parse(task.error ?? 'null') as TaskError, ...attempts };
-    case TaskStatus.CANCELLED:
-      return { ...base, type: TaskEventType.CANCELLED };
-    default:
-      return undefined;
-  }
-}

@@ -1,7 +1,8 @@
 import { KeyedQueue } from '../store/keyed-queue';
 import type { Store } from '../store/mongo';
-import { TaskEventStore } from './event-store';
+import { TaskEventStore, type TaskEventDocument } from './event-store';
 import type { LogChanges } from './log-changes';
+import { endingEvent, storedEvent, type LoggedTask } from './logged-events';
 import { ENDING_EVENTS, logIdOf, type LoggedEvent, type TaskEventType, type TaskRef } from './task-event';
 
 /** The collections of the documents that hold the logs' counters. */
@@ -75,12 +76,19 @@ export class LogWriter {
    * atomic updates does, and leaves the counter behind the stored seqs. The writer then takes the
    * seqs above in turn, and moves the counter past the one it stored; an ending event that moved
    * records its seq on the task, where readers look for an end whose event is missing. Runs in the
-   * task's turn (TaskStore), whose document it may write.
+   * task's turn (TaskStore), whose document it may write. The feeds of this process get the event as
+   * a reader would read it; an ending one only with `ended`, the task as its ending write left it.
    */
-  async append(task: TaskRef, event: LoggedEvent | { type: TaskEventType }, first: number): Promise<void> {
+  async append(
+    task: TaskRef,
+    event: LoggedEvent | { type: TaskEventType },
+    first: number,
+    ended?: LoggedTask,
+  ): Promise<void> {
     const logId = logIdOf(task);
     let next = first;
-    for (let tries = 1; !(await this.events.insert(logId, next, task.taskId, event)); tries += 1) {
+    let stored: TaskEventDocument | undefined;
+    for (let tries = 1; !(stored = await this.events.insert(logId, next, task.taskId, event)); tries += 1) {
       if (tries === SEQ_TRIES) throw new Error(`No free seq for an event of task ${task.taskId} after ${tries} tries`);
       next += 1;
     }
@@ -90,6 +98,6 @@ export class LogWriter {
       else await this.compositions.updateOne({ _id: task.compositionId }, counter);
       if (ENDING_EVENTS.has(event.type)) await this.tasks.updateOne({ _id: task.taskId }, { $set: { endSeq: next } });
     }
-    this.changes.logged(logId);
+    this.changes.logged(logId, ENDING_EVENTS.has(event.type) ? ended && endingEvent(ended, next) : storedEvent(stored));
   }
 }

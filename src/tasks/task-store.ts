@@ -255,7 +255,7 @@ export class TaskStore {
       task.compositionId === undefined
         ? written.eventSeq!
         : (set.endSeq ?? (await this.log.nextCompositionSeq(task.compositionId)));
-    await this.log.append(task, event, seq);
+    await this.log.append(task, event, seq, written);
     return true;
   }
 
