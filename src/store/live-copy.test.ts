@@ -1,14 +1,10 @@
-import type { ChangeLog } from './change-log';
+import { memoryChangeLog } from '../../test/support/memory-change-log';
 import { IdIndex } from './id-index';
 import { LiveCopy } from './live-copy';
 
-/** A change log in memory: `changedIds[seq - 1]` is the id changed at seq, undefined for a number handed out and not recorded. */
+/** A LiveCopy over a change log in memory, recording what it reads of the data. */
 function setUp() {
-  const changedIds: Array<string | undefined> = [];
-  const log = {
-    lastSeq: async () => changedIds.length,
-    read: async (from: number, through: number) => changedIds.slice(from - 1, through),
-  } as unknown as ChangeLog;
+  const { log, changedIds, reads } = memoryChangeLog();
   const calls = { readAll: 0, refreshed: [] as string[][] };
   const data = {
     load: async () => {
@@ -19,7 +15,7 @@ function setUp() {
       calls.refreshed.push(ids);
     },
   };
-  return { changedIds, copy: new LiveCopy(log, data, 60_000), calls };
+  return { changedIds, copy: new LiveCopy(log, data, 60_000), calls, reads };
 }
 
 describe('LiveCopy', () => {
@@ -68,21 +64,42 @@ describe('LiveCopy', () => {
   });
 
   it("shares reads of the log's number among the requests that arrive while one is under way, each seeing every change recorded before it", async () => {
-    const { changedIds, copy, calls } = setUp();
+    const { changedIds, copy, calls, reads } = setUp();
     await copy.catchUp();
-    const log = (copy as unknown as { log: ChangeLog }).log;
-    const counted = log.lastSeq.bind(log);
-    let counterReads = 0;
-    log.lastSeq = () => {
-      counterReads += 1;
-      return counted();
-    };
+    reads.counter = 0;
     // The first read is under way when the change is recorded: the requests after the change share a later read.
     const first = copy.catchUp();
     changedIds.push('a');
     await Promise.all([first, ...Array.from({ length: 15 }, () => copy.catchUp())]);
-    expect(counterReads).toBe(2);
+    expect(reads.counter).toBe(2);
     expect(calls.refreshed).toEqual([['a']]);
+  });
+
+  it("serves a catch-up that accepts a bound from a read of the log's number begun within it, and a strict one reads again", async () => {
+    jest.useFakeTimers({ now: 0, doNotFake: ['nextTick', 'setImmediate'] });
+    const { changedIds, copy, calls, reads } = setUp();
+    await copy.catchUp();
+    reads.counter = 0;
+    jest.setSystemTime(5_000);
+    changedIds.push('a');
+    await copy.catchUp({ readWithinMs: 1_000 });
+    jest.setSystemTime(5_999);
+    changedIds.push('b');
+    await copy.catchUp({ readWithinMs: 1_000 });
+    expect(reads.counter).toBe(1);
+    expect(calls.refreshed).toEqual([['a']]);
+    await copy.catchUp();
+    expect(reads.counter).toBe(2);
+    expect(calls.refreshed).toEqual([['a'], ['b']]);
+    // A read begun 1 s ago or more serves no longer; nor one begun before a change of this process.
+    jest.setSystemTime(7_000);
+    await copy.catchUp({ readWithinMs: 1_000 });
+    expect(reads.counter).toBe(3);
+    changedIds.push('c');
+    copy.changedHere();
+    await copy.catchUp({ readWithinMs: 1_000 });
+    expect(reads.counter).toBe(4);
+    expect(calls.refreshed.at(-1)).toEqual(['c']);
   });
 
   it('reads whole when it is further behind than the log keeps', async () => {

@@ -16,6 +16,23 @@ const HOLE_WAIT_MS = 2_000;
 /** Rounds a request waits for a missing change number before it answers from the copy as it is. */
 const MAX_ROUNDS = 3;
 
+/** How far a catch-up may trust the log's last number read for another request. */
+export interface Freshness {
+  /**
+   * A read of the log's last number that began less than this many ms ago serves, and no change
+   * recorded through this process since it began (`changedHere`) was missed: the copy shows the
+   * changes recorded before that read. Without it, the log's last number is read after the call began.
+   */
+  readWithinMs?: number;
+}
+
+/** One read of the log's last number: when it began, and how many changes this process had recorded then. */
+interface CounterRead<Seq> {
+  seq: Seq;
+  beganAt: number;
+  changesHere: number;
+}
+
 /**
  * An in-memory copy of data FerretDB could only serve by reading whole collections, kept up to date
  * through a ChangeLog: a request reads the log's last number (one read by `_id`) and, when the copy
@@ -26,6 +43,9 @@ const MAX_ROUNDS = 3;
  * The copy is read whole, with requests waiting, at the first request, when it is further behind
  * than the log keeps, and when a change number stays unrecorded; and every `maxAgeMs` in the
  * background (a change whose record failed), while requests go on with the copy as it is.
+ *
+ * A caller that accepts a bound on freshness (`Freshness.readWithinMs`) is served from a recent read
+ * of the log's number, without a store read of its own.
  */
 export class LiveCopy<Loaded> {
   private seq = -1;
@@ -34,8 +54,12 @@ export class LiveCopy<Loaded> {
   private queue: Promise<unknown> = Promise.resolve();
   private renewing = false;
   /** The read of the log's last number under way, and the one that follows it (lastSeqSince). */
-  private counterRead?: Promise<number>;
+  private counterRead?: CounterRead<Promise<number>>;
   private nextCounterRead?: Promise<number>;
+  /** The latest-begun read of the log's last number that answered. */
+  private lastRead?: CounterRead<number>;
+  /** Counts the changes recorded through this process: a read begun before one may not hold it. */
+  private changesHere = 0;
 
   constructor(
     private readonly log: ChangeLog,
@@ -43,12 +67,26 @@ export class LiveCopy<Loaded> {
     private readonly maxAgeMs: number,
   ) {}
 
-  /** Brings the copy up to every change recorded before this call. */
-  async catchUp(): Promise<void> {
-    const wanted = await this.lastSeqSince();
+  /** Brings the copy up to every change recorded before this call, or before a read `freshness` accepts. */
+  async catchUp(freshness: Freshness = {}): Promise<void> {
+    const recent = freshness.readWithinMs === undefined ? undefined : this.recentRead(freshness.readWithinMs);
+    const wanted = await (recent ?? this.lastSeqSince());
     if (this.seq >= 0 && Date.now() - this.readAt >= this.maxAgeMs) this.renewInBackground();
     for (let round = 0; round < MAX_ROUNDS && this.seq < wanted; round += 1)
       await this.oneAtATime(() => this.update(wanted));
+  }
+
+  /** Told of a change recorded through this process: reads of the log's number begun before it no longer serve a bounded catch-up. */
+  changedHere(): void {
+    this.changesHere += 1;
+  }
+
+  /** The log's last number of a read, answered or under way, that began less than `withinMs` ago and missed no change of this process. */
+  private recentRead(withinMs: number): number | Promise<number> | undefined {
+    const since = Date.now() - withinMs;
+    for (const read of [this.lastRead, this.counterRead])
+      if (read && read.beganAt > since && read.changesHere === this.changesHere) return read.seq;
+    return undefined;
   }
 
   /**
@@ -59,7 +97,7 @@ export class LiveCopy<Loaded> {
    */
   private lastSeqSince(): Promise<number> {
     if (!this.counterRead) return this.readCounter();
-    this.nextCounterRead ??= this.counterRead
+    this.nextCounterRead ??= this.counterRead.seq
       .then(
         () => undefined,
         () => undefined,
@@ -72,11 +110,22 @@ export class LiveCopy<Loaded> {
   }
 
   private readCounter(): Promise<number> {
-    const read: Promise<number> = this.log.lastSeq().finally(() => {
-      if (this.counterRead === read) this.counterRead = undefined;
-    });
+    const [beganAt, changesHere] = [Date.now(), this.changesHere];
+    const read: CounterRead<Promise<number>> = {
+      seq: this.log.lastSeq().finally(() => {
+        if (this.counterRead === read) this.counterRead = undefined;
+      }),
+      beganAt,
+      changesHere,
+    };
     this.counterRead = read;
-    return read;
+    read.seq.then(
+      (seq) => {
+        if (!this.lastRead || read.beganAt >= this.lastRead.beganAt) this.lastRead = { ...read, seq };
+      },
+      () => undefined,
+    );
+    return read.seq;
   }
 
   private oneAtATime<T>(step: () => T | Promise<T>): Promise<T> {
