@@ -14,6 +14,8 @@ import {
   type JSONRPCRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import { requirePrincipal, type Principal } from '../auth/principal';
+import type { AgentDirectory } from '../registry/agent-directory';
+import { RECENT_AGENT_MAX_AGE_MS } from '../registry/recent-agents';
 import { ApiError, ErrorCode } from '../http/errors';
 import { DocumentedRouter, routeTable, type RouteModule } from '../http/route-module';
 import { checkOrigin } from './allowed-origins';
@@ -29,7 +31,7 @@ import { streamToolListChanges } from './tool-list-changes';
 import { serveTaskRequests, startCallTask } from './task-requests';
 import { callTool, type ToolCallDeps } from './tool-calls';
 import { registryScope, virtualScope, type McpScope } from './mcp-scope';
-import { argumentsOf, listedTool } from './served-tools';
+import { argumentsOf, listedTool, type ServedTool } from './served-tools';
 import { serverNotFound } from './virtual-server-routes';
 import type { VirtualServers } from './virtual-servers';
 
@@ -103,6 +105,7 @@ export interface McpEndpointDeps
   /** Whether a page of this web origin may call (allowed-origins.ts). */
   mayCallFrom: (origin: string) => boolean;
   servers: Pick<VirtualServers, 'findVisible'>;
+  directory: RegistryToolDeps['directory'] & Pick<AgentDirectory, 'catchUp'>;
 }
 
 /** Tools one `tools/list` page holds; `nextCursor` names the last. */
@@ -270,7 +273,7 @@ export function createMcpEndpoint(deps: McpEndpointDeps): RouteModule {
         const answered = await callRegistryTool(deps, principal, name, args, catalog);
         if (answered) return answered;
       }
-      const named = (await catalog()).find((tool) => tool.name === name);
+      const named = await toolNamed(principal, scope, name);
       if (!named) throw new McpError(McpErrorCode.InvalidParams, `Unknown tool: ${name}`);
       if (request.params.task) return startCallTask(deps, named, argumentsOf(named, args), principal);
       return callTool(deps, named, argumentsOf(named, args), {
@@ -291,6 +294,22 @@ export function createMcpEndpoint(deps: McpEndpointDeps): RouteModule {
   }
 
   return router.module();
+}
+
+/**
+ * The tool a `tools/call` names, with the freshness `POST /tasks` has: the directory as caught up
+ * by a read of its change counter begun within RECENT_AGENT_MAX_AGE_MS (another request's, most
+ * often: no store read of its own), as recent-agents.ts serves a task's agent. A change made
+ * through this process shows at once, and a name not found there is looked up again in a directory
+ * caught up with every change recorded before the call, as an agent unknown to recent-agents.ts is
+ * read anew: a tool registered anywhere is callable at once. The task launched then checks its agent
+ * as `POST /tasks` does.
+ */
+async function toolNamed(principal: Principal, scope: McpScope, name: string): Promise<ServedTool | undefined> {
+  const recent = await scope.catalog(principal, { readWithinMs: RECENT_AGENT_MAX_AGE_MS });
+  return (
+    recent.find((tool) => tool.name === name) ?? (await scope.catalog(principal)).find((tool) => tool.name === name)
+  );
 }
 
 /** A plain `tools/call`, whose stream a client may resume; a task-augmented one answers at once. */

@@ -1,5 +1,6 @@
 import type { Principal } from '../auth/principal';
 import type { AgentDirectory } from '../registry/agent-directory';
+import type { Freshness } from '../store/live-copy';
 import type { ServedTool } from './served-tools';
 import { toolCatalog } from './tool-catalog';
 import { resolveEntries } from './virtual-catalog';
@@ -13,8 +14,8 @@ export interface McpScope {
   withRegistryTools: boolean;
   /** What `initialize` answers as `instructions`. */
   instructions: string;
-  /** The tools `principal` may use here, in name order. */
-  catalog(principal: Principal): Promise<ServedTool[]>;
+  /** The tools `principal` may use here, in name order, from the directory as fresh as `freshness` asks (every change recorded before the call by default). */
+  catalog(principal: Principal, freshness?: Freshness): Promise<ServedTool[]>;
 }
 
 const TASKS_NOTE = "Each call runs as a durable task of the service, whose id is in the result's _meta.";
@@ -25,16 +26,23 @@ export function registryScope(directory: Pick<AgentDirectory, 'listVisible'>): M
     withRegistryTools: true,
     instructions:
       "Each tool is a tool of an agent of the registry, named {agent}.{tool}; each call runs as a durable task of the service, whose id is in the result's _meta.",
-    catalog: (principal) => toolCatalog(directory, principal),
+    catalog: (principal, freshness) => toolCatalog(directory, principal, freshness),
   };
 }
 
 /** `/mcp/{serverId}`: the server's tools that the caller may use, its description as the instructions. */
-export function virtualScope(directory: Pick<AgentDirectory, 'findVisibleByIds'>, server: VirtualServer): McpScope {
+export function virtualScope(
+  directory: Pick<AgentDirectory, 'findVisibleByIds' | 'catchUp'>,
+  server: VirtualServer,
+): McpScope {
   return {
     serverId: server.id,
     withRegistryTools: false,
     instructions: server.description ? `${server.description}\n\n${TASKS_NOTE}` : TASKS_NOTE,
-    catalog: async (principal) => (await resolveEntries(directory, principal, server.tools)).served,
+    catalog: async (principal, freshness) => {
+      // The directory's agents as lists show them are current only once it caught up.
+      await directory.catchUp(freshness);
+      return (await resolveEntries(directory, principal, server.tools)).served;
+    },
   };
 }

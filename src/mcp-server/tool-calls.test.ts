@@ -1,4 +1,6 @@
+import { ErrorCode as McpErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { ADMIN_PRINCIPAL } from '../auth/principal';
+import { ApiError, ErrorCode } from '../http/errors';
 import type { TaskEvent } from '../task-events/task-event';
 import type { McpSession } from './server-sessions';
 import type { CatalogTool } from './tool-catalog';
@@ -60,5 +62,24 @@ describe('a tools/call of a session', () => {
     recorded();
     await expect(answer).resolves.toMatchObject({ structuredContent: { ok: true } });
     expect(writes).toEqual(['mcp task', 'call s1/7 t1', 'mcp task written']);
+  });
+});
+
+describe('a tools/call of an agent gone since the catalog was read', () => {
+  it('is an unknown tool, as in a catalog read now', async () => {
+    const deps: ToolCallDeps = {
+      launcher: {
+        launchTask: async () => {
+          throw new ApiError(ErrorCode.AGENT_NOT_FOUND, 'Agent a1 not found');
+        },
+      },
+      mcpTasks: { record: async () => undefined },
+      sessions: { recordCall: async () => undefined },
+      feeds: { subscribe: () => () => undefined },
+    };
+    await expect(callTool(deps, named, {}, context())).rejects.toMatchObject({
+      code: McpErrorCode.InvalidParams,
+      message: expect.stringContaining('Unknown tool: Bot.echo'),
+    });
   });
 });

@@ -1,4 +1,10 @@
-import type { CallToolResult, JSONRPCRequest, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode as McpErrorCode,
+  McpError,
+  type CallToolResult,
+  type JSONRPCRequest,
+  type ServerNotification,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../auth/principal';
 import { ApiError, ErrorCode } from '../http/errors';
 import type { TaskEventFeeds } from '../task-events/event-feeds';
@@ -75,7 +81,7 @@ export async function callTool(
  */
 export async function launchToolTask(
   deps: Pick<ToolCallDeps, 'launcher' | 'mcpTasks'>,
-  { agentId, tool }: CatalogTool,
+  { name, agentId, tool }: CatalogTool,
   args: Record<string, unknown>,
   principal: Principal,
   alsoRecord?: (taskId: string) => Promise<void>,
@@ -85,6 +91,9 @@ export async function launchToolTask(
     taskId = await deps.launcher.launchTask(principal, { agentId, operation: `tools/${tool.name}`, params: args });
   } catch (error) {
     if (error instanceof ApiError && TOOL_ERRORS.has(error.code)) return { refusal: error };
+    // The agent went after the catalog was read (endpoint.ts: toolNamed): its tool is unknown now.
+    if (error instanceof ApiError && error.code === ErrorCode.AGENT_NOT_FOUND)
+      throw new McpError(McpErrorCode.InvalidParams, `Unknown tool: ${name}`);
     throw error;
   }
   await Promise.all([deps.mcpTasks.record(principal, taskId, agentId), alsoRecord?.(taskId)]);

@@ -2,6 +2,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../auth/principal';
 import type { ListedAgent, ToolDefinition } from '../registry/agent';
 import type { AgentDirectory } from '../registry/agent-directory';
+import type { Freshness } from '../store/live-copy';
 import { nameTools, type NamedTool } from './tool-names';
 
 /** The `_meta` key that names the agent behind a tool, and the task behind a result (reverse DNS, as MCP asks). */
@@ -27,14 +28,15 @@ const isObjectSchema = (schema: unknown): boolean =>
  */
 export const isServable = (tool: ToolDefinition): boolean => isObjectSchema(tool.inputSchema);
 
-/** Every tool of every agent `principal` may see, named for MCP (tool-names.ts), in name order. */
+/** Every tool of every agent `principal` may see, named for MCP (tool-names.ts), in name order; as fresh as `freshness` asks (every change recorded before the call by default). */
 export async function toolCatalog(
   directory: Pick<AgentDirectory, 'listVisible'>,
   principal: Principal,
+  freshness?: Freshness,
 ): Promise<CatalogTool[]> {
   const agents: ListedAgent[] = [];
   for (let after: string | undefined; agents.length < MAX_CATALOG_AGENTS;) {
-    const page = await directory.listVisible(principal, { limit: PAGE, after });
+    const page = await directory.listVisible(principal, { limit: PAGE, after }, undefined, freshness);
     agents.push(...page);
     if (page.length < PAGE) break;
     after = page[page.length - 1].id;

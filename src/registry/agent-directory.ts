@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/principal';
 import { IdIndex, KeyedIdIndex } from '../store/id-index';
-import { LiveCopy } from '../store/live-copy';
+import { LiveCopy, type Freshness } from '../store/live-copy';
 import { RecordCache } from '../store/record-cache';
 import { canSee, type ListedAgent } from './agent';
 import type { AgentStore, DirectoryEntry } from './agent-store';
@@ -16,7 +16,9 @@ export const DIRECTORY_MAX_AGE_MS = 10 * 60_000;
  * every process lists a change from the next request on. The agents of a page come from a cache of
  * agents as lists show them, which forgets an agent when the log names it: only those not read
  * since they last changed are read by `_id`. Visibility is `canSee` on the entry (to choose) and on
- * the agent (to answer).
+ * the agent (to answer). A caller that accepts a bound on freshness (`Freshness`) may be served
+ * from a read of the log made for another request; a change made through this process still
+ * shows at once.
  */
 export class AgentDirectory {
   private entries = new IdIndex<DirectoryEntry>();
@@ -35,6 +37,12 @@ export class AgentDirectory {
       },
       DIRECTORY_MAX_AGE_MS,
     );
+    agents.onChange(() => this.copy.changedHere());
+  }
+
+  /** Brings the directory up to every change recorded before this call, or within `freshness`. */
+  catchUp(freshness?: Freshness): Promise<void> {
+    return this.copy.catchUp(freshness);
   }
 
   /** Starts reading the directory whole, so that the first request does not wait for all of it. */
@@ -47,8 +55,9 @@ export class AgentDirectory {
     principal: Principal,
     page: { limit: number; after?: string },
     operation?: string,
+    freshness?: Freshness,
   ): Promise<ListedAgent[]> {
-    await this.copy.catchUp();
+    await this.copy.catchUp(freshness);
     const chosen = this.entries.page(
       page.limit,
       page.after,

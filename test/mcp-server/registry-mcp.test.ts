@@ -9,7 +9,7 @@ import {
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
 import { accepts, completes, useAgentServer } from '../support/agent-server';
-import { registerAgent } from '../support/agents';
+import { agentRegistration, registerAgent } from '../support/agents';
 import { useTestDatabase } from '../support/database';
 import { call } from '../support/http';
 import { useSecondApi } from '../support/second-api';
@@ -145,6 +145,29 @@ describe('/mcp: the registry as one MCP server', () => {
     expect(refused.isError).toBe(true);
     expect(refused.content).toEqual([{ type: 'text', text: expect.stringMatching(/^VALIDATION_ERROR: /) }]);
     await expect(client.callTool({ name: 'No_such_agent.tool', arguments: {} })).rejects.toThrow(/Unknown tool/);
+  });
+
+  it('calls a tool registered at another API process at once, and none of an agent deleted at this one', async () => {
+    const name = `Fresh ${randomUUID().slice(0, 6)}`;
+    const toolName = `${name.replace(' ', '_')}.go`;
+    const { client } = await connected();
+    // The directory has just read its change counter: a tools/call within a second reads none of its own.
+    await expect(client.callTool({ name: 'No_such_agent.tool', arguments: {} })).rejects.toThrow(/Unknown tool/);
+    const registered = await call<{ agentId: string }>('POST', '/agents', {
+      apiKey: 'admin',
+      baseUrl: second(),
+      body: agentRegistration({
+        name,
+        mcpUrl: server().route('mcp-fresh', completes({ ok: true })),
+        capabilities: { tools: [tool('go')] },
+      }),
+    });
+    expect(registered.status).toBe(201);
+    const result = (await client.callTool({ name: toolName, arguments: {} })) as CallToolResult;
+    expect(result).toMatchObject({ structuredContent: { ok: true } });
+    expect(result.isError).toBeFalsy();
+    expect((await call('DELETE', `/agents/${registered.body.agentId}`, { apiKey: 'admin' })).status).toBe(204);
+    await expect(client.callTool({ name: toolName, arguments: {} })).rejects.toThrow(/Unknown tool/);
   });
 
   it("sends the task's progress as notifications/progress, and a failed task as isError", async () => {
