@@ -27,7 +27,7 @@ import type { TaskLauncher } from '../tasks/task-launcher';
 import { callRegistryTool, REGISTRY_TOOLS, type RegistryToolDeps } from './registry-tools';
 import { sdkServer } from './sdk-server';
 import { resumeCall } from './stream-resumption';
-import { streamToolListChanges } from './tool-list-changes';
+import { streamToolListChanges, ToolListChecks } from './tool-list-changes';
 import { serveTaskRequests, startCallTask } from './task-requests';
 import { callTool, type ToolCallDeps } from './tool-calls';
 import { registryScope, virtualScope, type McpScope } from './mcp-scope';
@@ -105,7 +105,7 @@ export interface McpEndpointDeps
   /** Whether a page of this web origin may call (allowed-origins.ts). */
   mayCallFrom: (origin: string) => boolean;
   servers: Pick<VirtualServers, 'findVisible'>;
-  directory: RegistryToolDeps['directory'] & Pick<AgentDirectory, 'catchUp'>;
+  directory: RegistryToolDeps['directory'] & Pick<AgentDirectory, 'catchUp' | 'generation'>;
 }
 
 /** Tools one `tools/list` page holds; `nextCursor` names the last. */
@@ -128,6 +128,7 @@ export function createMcpEndpoint(deps: McpEndpointDeps): RouteModule {
       await handler(ctx);
     });
   const registry = registryScope(deps.directory);
+  const toolListChecks = new ToolListChecks(deps.directory);
 
   serve('POST /mcp', (ctx) => post(ctx, requirePrincipal(ctx), registry));
   serve('GET /mcp', (ctx) => get(ctx, requirePrincipal(ctx), () => Promise.resolve(registry)));
@@ -208,7 +209,7 @@ export function createMcpEndpoint(deps: McpEndpointDeps): RouteModule {
         throw error;
       }
     };
-    await streamToolListChanges(ctx, principal, session.sessionId, scope, readAgain);
+    await streamToolListChanges(ctx, principal, session.sessionId, scope, readAgain, toolListChecks);
   }
 
   /** Ends the session the request names, of the caller on the server `scope` is. */

@@ -14,6 +14,8 @@ export interface McpScope {
   withRegistryTools: boolean;
   /** What `initialize` answers as `instructions`. */
   instructions: string;
+  /** Names what the catalog depends on besides the agent directory: equal, and only the directory may have changed it. */
+  revision: string;
   /** The tools `principal` may use here, in name order, from the directory as fresh as `freshness` asks (every change recorded before the call by default). */
   catalog(principal: Principal, freshness?: Freshness): Promise<ServedTool[]>;
 }
@@ -26,6 +28,7 @@ export function registryScope(directory: Pick<AgentDirectory, 'listVisible'>): M
     withRegistryTools: true,
     instructions:
       "Each tool is a tool of an agent of the registry, named {agent}.{tool}; each call runs as a durable task of the service, whose id is in the result's _meta.",
+    revision: 'registry',
     catalog: (principal, freshness) => toolCatalog(directory, principal, freshness),
   };
 }
@@ -39,6 +42,8 @@ export function virtualScope(
     serverId: server.id,
     withRegistryTools: false,
     instructions: server.description ? `${server.description}\n\n${TASKS_NOTE}` : TASKS_NOTE,
+    // Each change of the server makes a new version of it (virtual-server-routes.ts).
+    revision: `${server.id}@${server.version}`,
     catalog: async (principal, freshness) => {
       // The directory's agents as lists show them are current only once it caught up.
       await directory.catchUp(freshness);

@@ -25,6 +25,8 @@ export class AgentDirectory {
   private byToken = new KeyedIdIndex<DirectoryEntry>();
   private readonly copy: LiveCopy<DirectoryEntry[]>;
   private readonly listed: RecordCache<ListedAgent>;
+  /** Counts the times the directory was installed whole or refreshed. */
+  private updates = 0;
 
   constructor(private readonly agents: AgentStore) {
     this.listed = new RecordCache((agentId) => this.agents.findListed(agentId));
@@ -38,6 +40,11 @@ export class AgentDirectory {
       DIRECTORY_MAX_AGE_MS,
     );
     agents.onChange(() => this.copy.changedHere());
+  }
+
+  /** A number that moves whenever what the directory holds may have changed: equal, and nothing did. */
+  get generation(): number {
+    return this.updates;
   }
 
   /** Brings the directory up to every change recorded before this call, or within `freshness`. */
@@ -103,12 +110,14 @@ export class AgentDirectory {
     }
     [this.entries, this.byToken] = [entries, byToken];
     this.listed.clear();
+    this.updates += 1;
   }
 
   private async refresh(agentIds: string[]): Promise<void> {
     const read = await Promise.all(
       agentIds.map(async (agentId) => [agentId, await this.agents.directoryEntry(agentId)] as const),
     );
+    this.updates += 1;
     for (const [agentId, entry] of read) {
       this.listed.forget(agentId);
       const previous = this.entries.get(agentId);
