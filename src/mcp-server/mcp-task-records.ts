@@ -5,7 +5,7 @@ import { pageAfter } from '../store/page-after';
 
 export const MCP_TASKS_COLLECTION = 'mcp_tasks';
 
-/** A task started through `/mcp`: what `tasks/list` pages through without reading every task of the store. */
+/** An MCP task, one a task-augmented call started: what `tasks/list` pages through without reading every task of the store. */
 interface McpTaskDocument {
   _id: string;
   createdBy: Pick<Principal, 'kind' | 'id'>;
@@ -20,8 +20,9 @@ export interface McpTaskPosition {
 }
 
 /**
- * The tasks started through `/mcp` (a `tools/call`, plain or task-augmented), the ones MCP's
- * `tasks/*` requests work on. Kept in the store, so any API process answers for any session.
+ * The MCP tasks: the tasks task-augmented `tools/call`s started, which `tasks/list` lists (a plain
+ * call's task is the call's, answered on its stream). Kept in the store, so any API process answers
+ * for any session.
  */
 export class McpTaskRecords {
   constructor(private readonly store: Store) {}
@@ -38,7 +39,7 @@ export class McpTaskRecords {
     return this.store.collection<McpTaskDocument>(MCP_TASKS_COLLECTION);
   }
 
-  /** Remembers that `principal` started task `taskId` of agent `agentId` through `/mcp`. */
+  /** Remembers that `principal` started task `taskId` of agent `agentId` with a task-augmented call. */
   async record(principal: Principal, taskId: string, agentId: string): Promise<void> {
     await this.records.insertOne({
       _id: taskId,
@@ -48,13 +49,8 @@ export class McpTaskRecords {
     });
   }
 
-  /** Whether task `taskId` was started through `/mcp`. */
-  async has(taskId: string): Promise<boolean> {
-    return (await this.records.countDocuments({ _id: taskId }, { limit: 1 })) === 1;
-  }
-
   /**
-   * The ids of one page of the tasks started through `/mcp` that `reader` may read (as
+   * The ids of one page of the MCP tasks that `reader` may read (as
    * canReadTask says: its own; an agent's, the ones it runs too; an admin's, all), newest first,
    * after `after` when given.
    */

@@ -24,7 +24,7 @@ import type { CatalogTool } from './tool-catalog';
 
 /** What MCP's tasks read: the tasks of `/mcp`, their logs, and the cancellation of `POST /tasks/{taskId}/cancel`. */
 export interface McpTaskDeps extends Pick<ToolCallDeps, 'launcher' | 'feeds'> {
-  mcpTasks: Pick<McpTaskRecords, 'record' | 'has' | 'listReadable'>;
+  mcpTasks: Pick<McpTaskRecords, 'record' | 'listReadable'>;
   cancellation: TaskCancellationDeps;
 }
 
@@ -42,7 +42,9 @@ export async function startCallTask(
   args: Record<string, unknown>,
   principal: Principal,
 ): Promise<CreateTaskResult> {
-  const launched = await launchToolTask(deps, named, args, principal);
+  const launched = await launchToolTask(deps, named, args, principal, (taskId) =>
+    deps.mcpTasks.record(principal, taskId, named.agentId),
+  );
   if ('refusal' in launched) {
     const { code, message, details } = launched.refusal;
     throw new McpError(McpErrorCode.InvalidParams, `${code}: ${message}`, details);
@@ -55,8 +57,8 @@ export async function startCallTask(
 
 /**
  * MCP's `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` on `server`, for `principal`:
- * on the tasks started through `/mcp` that it may read (as `GET /tasks/{taskId}`), whichever session
- * or process started them.
+ * on the tasks it may read (as `GET /tasks/{taskId}`), whichever session or process started them;
+ * `tasks/list` pages through its MCP tasks, those task-augmented calls started.
  */
 export function serveTaskRequests(
   server: Server,
@@ -128,12 +130,13 @@ export function serveTaskRequests(
 }
 
 /**
- * Task `taskId` when it was started through `/mcp` and `principal` may read it; else MCP's error
- * for an unknown task (-32602), the same either way, as `GET /tasks/{taskId}` answers 404 for both.
+ * Task `taskId` when `principal` may read it, however it was started (a task-augmented call, a plain
+ * one whose result named it, `POST /tasks`); else MCP's error for an unknown task (-32602), the same
+ * either way, as `GET /tasks/{taskId}` answers 404 for both.
  */
 async function readableTask(deps: McpTaskDeps, principal: Principal, taskId: string): Promise<TaskDocument> {
-  const [task, isMcpTask] = await Promise.all([deps.cancellation.taskStore.find(taskId), deps.mcpTasks.has(taskId)]);
-  if (!task || !isMcpTask || !canReadTask(principal, task))
+  const task = await deps.cancellation.taskStore.find(taskId);
+  if (!task || !canReadTask(principal, task))
     throw new McpError(McpErrorCode.InvalidParams, `Failed to retrieve task: Task ${taskId} not found`);
   return task;
 }

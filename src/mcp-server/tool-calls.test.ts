@@ -29,20 +29,14 @@ function context(fields: Partial<CallContext> = {}): CallContext {
 }
 
 describe('a tools/call of a session', () => {
-  it("records the call in its session while the task's /mcp record is written, not after it", async () => {
+  it('keeps the call in its session, once the task started: its one write', async () => {
     const writes: string[] = [];
-    let recorded!: () => void;
     const deps: ToolCallDeps = {
-      launcher: { launchTask: async () => 't1' },
-      mcpTasks: {
-        record: () =>
-          new Promise<void>((resolve) => {
-            writes.push('mcp task');
-            recorded = () => {
-              writes.push('mcp task written');
-              resolve();
-            };
-          }),
+      launcher: {
+        launchTask: async () => {
+          writes.push('task');
+          return 't1';
+        },
       },
       sessions: {
         recordCall: async (sessionId, requestId, call) =>
@@ -56,12 +50,10 @@ describe('a tools/call of a session', () => {
         },
       },
     };
-    const answer = callTool(deps, named, { text: 'hi' }, context());
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(writes).toEqual(['mcp task', 'call s1/7 t1']);
-    recorded();
-    await expect(answer).resolves.toMatchObject({ structuredContent: { ok: true } });
-    expect(writes).toEqual(['mcp task', 'call s1/7 t1', 'mcp task written']);
+    await expect(callTool(deps, named, { text: 'hi' }, context())).resolves.toMatchObject({
+      structuredContent: { ok: true },
+    });
+    expect(writes).toEqual(['task', 'call s1/7 t1']);
   });
 });
 
@@ -73,7 +65,6 @@ describe('a tools/call of an agent gone since the catalog was read', () => {
           throw new ApiError(ErrorCode.AGENT_NOT_FOUND, 'Agent a1 not found');
         },
       },
-      mcpTasks: { record: async () => undefined },
       sessions: { recordCall: async () => undefined },
       feeds: { subscribe: () => () => undefined },
     };

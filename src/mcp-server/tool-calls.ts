@@ -12,7 +12,6 @@ import { TaskEventType, type TaskEvent } from '../task-events/task-event';
 import type { InputRequest } from '../tasks/task-document';
 import type { TaskLauncher } from '../tasks/task-launcher';
 import { cancelledCall, completedCall, failedCall, refusedCall } from './call-results';
-import type { McpTaskRecords } from './mcp-task-records';
 import type { McpSession, McpSessions } from './server-sessions';
 import type { CatalogTool } from './tool-catalog';
 
@@ -20,7 +19,6 @@ export interface ToolCallDeps {
   launcher: Pick<TaskLauncher, 'launchTask'>;
   feeds: Pick<TaskEventFeeds, 'subscribe'>;
   sessions: Pick<McpSessions, 'recordCall'>;
-  mcpTasks: Pick<McpTaskRecords, 'record'>;
 }
 
 /** What the call has of its request and its answer stream. */
@@ -62,29 +60,31 @@ export async function callTool(
   call: CallContext,
 ): Promise<CallToolResult> {
   const { session, requestId, progressToken } = call;
-  const recordCall = session
+  // A call in a session is kept for its `notifications/cancelled` and the resumption of its stream;
+  // one without a session can have neither.
+  const keep = session
     ? (taskId: string) =>
         deps.sessions.recordCall(session.sessionId, requestId, {
           taskId,
           ...(progressToken === undefined ? {} : { progressToken }),
         })
     : undefined;
-  const launched = await launchToolTask(deps, named, args, call.principal, recordCall);
+  const launched = await launchToolTask(deps, named, args, call.principal, keep);
   if ('refusal' in launched) return refusedCall(launched.refusal);
   return followTask(deps, launched.taskId, call);
 }
 
 /**
- * Starts the tool's task as `POST /tasks` would, as one of the tasks of `/mcp` (McpTaskRecords): its
- * taskId, or the refusal of arguments or a tool the agent does not take, for the model to read.
- * `alsoRecord` writes what else the caller keeps of the task, beside that record rather than after it.
+ * Starts the tool's task as `POST /tasks` would: its taskId, or the refusal of arguments or a tool
+ * the agent does not take, for the model to read. `keep` writes what the caller keeps of the task
+ * (a session's call, an MCP task's record): one write, after the launch.
  */
 export async function launchToolTask(
-  deps: Pick<ToolCallDeps, 'launcher' | 'mcpTasks'>,
+  deps: Pick<ToolCallDeps, 'launcher'>,
   { name, agentId, tool }: CatalogTool,
   args: Record<string, unknown>,
   principal: Principal,
-  alsoRecord?: (taskId: string) => Promise<void>,
+  keep?: (taskId: string) => Promise<void>,
 ): Promise<{ taskId: string } | { refusal: ApiError }> {
   let taskId: string;
   try {
@@ -96,7 +96,7 @@ export async function launchToolTask(
       throw new McpError(McpErrorCode.InvalidParams, `Unknown tool: ${name}`);
     throw error;
   }
-  await Promise.all([deps.mcpTasks.record(principal, taskId, agentId), alsoRecord?.(taskId)]);
+  await keep?.(taskId);
   return { taskId };
 }
 

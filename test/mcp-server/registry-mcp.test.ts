@@ -96,6 +96,17 @@ describe('/mcp: the registry as one MCP server', () => {
       result: { sky: 'clear' },
     });
     expect(server().callsTo('mcp-forecast').at(-1)?.body).toMatchObject({ params: { city: 'Oslo' } });
+    // One record of the call, kept by session and request id; a plain call makes no MCP task to list.
+    const taskId = taskIdOf(result);
+    expect(await database().collection('mcp_calls').find({ taskId }).toArray()).toHaveLength(1);
+    expect(
+      await database()
+        .collection('mcp_tasks')
+        .countDocuments({ _id: taskId as never }),
+    ).toBe(0);
+    expect((await client.experimental.tasks.listTasks()).tasks.map((each) => each.taskId)).not.toContain(taskId);
+    // Its taskId, from the result, works with tasks/get all the same.
+    expect(await client.experimental.tasks.getTask(taskId)).toMatchObject({ taskId, status: 'completed' });
   });
 
   it("lists every tool MCP can list, whatever another agent's stored tools hold", async () => {
