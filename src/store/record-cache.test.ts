@@ -39,6 +39,18 @@ describe('RecordCache', () => {
     expect(reads).toHaveLength(200);
   });
 
+  it('serves a record it was given without reading it, until told it changed', async () => {
+    const { rows, reads, cache } = setUp();
+    rows.set('row-0000', { id: 'row-0000', text: 'stored' });
+    cache.keep('row-0000', { id: 'row-0000', text: 'stored' });
+    expect(await cache.getMany(['row-0000'])).toEqual([{ id: 'row-0000', text: 'stored' }]);
+    expect(reads).toEqual([]);
+    cache.forget('row-0000');
+    rows.delete('row-0000');
+    expect(await cache.getMany(['row-0000'])).toEqual([]);
+    expect(reads).toEqual(['row-0000']);
+  });
+
   it('reads again only a record it was told changed, and leaves out those that are gone', async () => {
     const { rows, reads, cache } = setUp();
     for (const id of ids(3)) rows.set(id, { id, text: 'before' });

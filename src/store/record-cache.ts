@@ -56,7 +56,8 @@ export class RecordCache<T extends object> {
     return value;
   }
 
-  private keep(id: string, value: T): void {
+  /** Keeps `value` as the record of `id`, as if read: one its writer just stored. */
+  keep(id: string, value: T): void {
     const bytes = JSON.stringify(value).length;
     if (bytes > this.budgetBytes / LARGEST_SHARE) return;
     this.drop(id);
