@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { samePrincipal, type Principal } from '../auth/principal';
+import { ChangeLog } from '../store/change-log';
 import type { Store } from '../store/mongo';
+import { KnownSessions } from './known-sessions';
 
 export const MCP_SESSIONS_COLLECTION = 'mcp_sessions';
 export const MCP_CALLS_COLLECTION = 'mcp_calls';
@@ -39,11 +41,19 @@ interface CallDocument extends McpCall {
 
 /**
  * The sessions of `/mcp`, kept in the store rather than in a process: a client's next request may
- * land on any API process, or on this one after a restart, and goes on (no sticky sessions). A
- * session belongs to the principal that opened it; another's requests do not find it.
+ * land on any API process, or on this one after a restart, and goes on (no sticky sessions). Each
+ * process serves the sessions it knows from memory (KnownSessions): a session ended through it is
+ * gone at once, one ended through another within RECENT_AGENT_MAX_AGE_MS. A session belongs to the
+ * principal that opened it; another's requests do not find it.
  */
 export class McpSessions {
-  constructor(private readonly store: Store) {}
+  private readonly ends: ChangeLog;
+  private readonly known: KnownSessions<SessionDocument>;
+
+  constructor(private readonly store: Store) {
+    this.ends = new ChangeLog(store, MCP_SESSIONS_COLLECTION);
+    this.known = new KnownSessions(this.ends, (sessionId) => this.sessions.findOne({ _id: sessionId }));
+  }
 
   private get sessions() {
     return this.store.collection<SessionDocument>(MCP_SESSIONS_COLLECTION);
@@ -59,7 +69,7 @@ export class McpSessions {
     { capabilities, protocolVersion, serverId }: Pick<McpSession, 'capabilities' | 'protocolVersion' | 'serverId'>,
   ): Promise<string> {
     const sessionId = randomBytes(24).toString('base64url');
-    await this.sessions.insertOne({
+    const session: SessionDocument = {
       _id: sessionId,
       principal: { kind: principal.kind, id: principal.id },
       // As JSON text: capabilities are the client's, with keys a store may refuse as field names.
@@ -67,13 +77,15 @@ export class McpSessions {
       protocolVersion,
       ...(serverId === undefined ? {} : { serverId }),
       createdAt: new Date(),
-    });
+    };
+    await this.sessions.insertOne(session);
+    this.known.remember(sessionId, session);
     return sessionId;
   }
 
   /** The session `sessionId` of `principal`; undefined when there is none, or it is another's. */
   async find(sessionId: string, principal: Principal): Promise<McpSession | undefined> {
-    const found = await this.sessions.findOne({ _id: sessionId });
+    const found = await this.known.find(sessionId);
     if (!found || !samePrincipal(found.principal, principal)) return undefined;
     return {
       sessionId,
@@ -84,10 +96,16 @@ export class McpSessions {
     };
   }
 
-  /** Ends the session (`DELETE /mcp`); false when `principal` has no such session. */
+  /**
+   * Ends the session (`DELETE /mcp`); false when `principal` has no such session. This process
+   * forgets it at once; the others when they read its end in the log.
+   */
   async close(sessionId: string, principal: Principal): Promise<boolean> {
     if (!(await this.find(sessionId, principal))) return false;
-    return (await this.sessions.deleteOne({ _id: sessionId })).deletedCount === 1;
+    const deleted = (await this.sessions.deleteOne({ _id: sessionId })).deletedCount === 1;
+    this.known.forget(sessionId);
+    if (deleted) await this.ends.record(sessionId);
+    return deleted;
   }
 
   /** Remembers that request `requestId` of the session started a task. */

@@ -366,6 +366,35 @@ describe('/mcp: the registry as one MCP server', () => {
     });
     expect(after.status).toBe(404);
   });
+
+  it('refuses a session ended at one API process there at once, and at another within a bounded wait', async () => {
+    const { transport } = await connected();
+    const sessionId = transport.sessionId!;
+    const listTools = (baseUrl: string) =>
+      fetch(`${baseUrl}/mcp`, {
+        method: 'POST',
+        headers: {
+          'x-api-key': testStack().adminKey,
+          'mcp-session-id': sessionId,
+          'mcp-protocol-version': '2025-11-25',
+          accept: 'application/json, text/event-stream',
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+      }).then(async (reply) => ({ status: reply.status, body: await reply.text() }));
+    // Both processes have served the session, so both know it.
+    expect((await listTools(second())).status).toBe(200);
+    expect((await listTools(testStack().baseUrl)).status).toBe(200);
+    await transport.terminateSession();
+    const here = await listTools(testStack().baseUrl);
+    expect(here.status).toBe(404);
+    expect(JSON.parse(here.body).error.code).toBe('NOT_FOUND');
+    const there = await until(async () => {
+      const reply = await listTools(second());
+      return reply.status === 404 ? reply : undefined;
+    }, 'the other API process refusing the ended session');
+    expect(JSON.parse(there.body).error.code).toBe('NOT_FOUND');
+  });
 });
 
 /** Every tool of every page of tools/list. */
