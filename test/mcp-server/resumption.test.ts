@@ -12,49 +12,7 @@ import { ServiceProcess } from '../support/service-process';
 import { reportOn, tool, waitForTask } from '../support/tasks';
 import { testStack } from '../support/test-stack';
 import { until } from '../support/until';
-
-const PROTOCOL = '2025-11-25';
-
-/** The raw headers of a request in session `sessionId`. */
-const inSession = (sessionId: string, more: Record<string, string> = {}) => ({
-  'x-api-key': testStack().adminKey,
-  'mcp-session-id': sessionId,
-  'mcp-protocol-version': PROTOCOL,
-  ...more,
-});
-
-/** A session opened with a raw initialize on `baseUrl`: its id. */
-async function openSession(baseUrl: string): Promise<string> {
-  const reply = await fetch(`${baseUrl}/mcp`, {
-    method: 'POST',
-    headers: {
-      'x-api-key': testStack().adminKey,
-      accept: 'application/json, text/event-stream',
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-    }),
-  });
-  expect(reply.status).toBe(200);
-  await reply.text();
-  return reply.headers.get('mcp-session-id')!;
-}
-
-/** The SSE events of `text`: each with its id and parsed data (a priming event's data is empty). */
-function eventsOf(text: string): Array<{ id?: string; data?: any }> {
-  return text
-    .split('\n\n')
-    .filter((block) => block.includes('data:') || block.includes('id:'))
-    .map((block) => {
-      const id = /^id: (.*)$/m.exec(block)?.[1];
-      const data = /^data: (.+)$/m.exec(block)?.[1];
-      return { ...(id ? { id } : {}), ...(data ? { data: JSON.parse(data) } : {}) };
-    });
-}
+import { eventsOf, inSession, openSession } from '../support/mcp-raw';
 
 describe("a tools/call stream resumed with Last-Event-ID, from the task's event log", () => {
   const server = useAgentServer();
