@@ -46,10 +46,36 @@ export async function handledByService(
     if (session && (typeof requestId === 'string' || typeof requestId === 'number')) {
       const made = await deps.sessions.callOf(session.sessionId, requestId);
       if (made) await settle(deps, () => cancelTask(deps.cancellation, principal, made.taskId));
+      else void cancelWhenStarted(deps, principal, session.sessionId, requestId);
     }
     return true;
   }
   return false;
+}
+
+/**
+ * The waits, in ms, of a cancellation that found no call before it looks again: its call's record is
+ * written once the task started, and a client that cancels at once may overtake it, on this process
+ * or another. A request id that started no task (a `tools/list`) is looked for this long in vain.
+ */
+const OVERTAKEN_CALL_WAITS_MS = [100, 200, 400, 800, 1_600];
+
+/** Cancels the task of call `requestId` once its record is there, if it comes within the waits; the client awaits no reply. */
+async function cancelWhenStarted(
+  deps: ClientMessageDeps,
+  principal: Principal,
+  sessionId: string,
+  requestId: string | number,
+): Promise<void> {
+  try {
+    for (const waitMs of OVERTAKEN_CALL_WAITS_MS) {
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      const made = await deps.sessions.callOf(sessionId, requestId);
+      if (made) return await settle(deps, () => cancelTask(deps.cancellation, principal, made.taskId));
+    }
+  } catch (error) {
+    deps.logger.warn({ err: error, requestId }, 'an MCP cancellation that overtook its call failed');
+  }
 }
 
 /**

@@ -110,7 +110,9 @@ export class McpSessions {
 
   /** Remembers that request `requestId` of the session started a task. */
   async recordCall(sessionId: string, requestId: string | number, call: McpCall): Promise<void> {
-    await this.calls.insertOne({ _id: callIdOf(sessionId, requestId), ...call, at: new Date() });
+    // MCP asks a client not to use a request id twice in a session; one that does (a host started
+    // again on its saved session, counting from 0) names its latest call with it.
+    await this.calls.replaceOne({ _id: callIdOf(sessionId, requestId) }, { ...call, at: new Date() }, { upsert: true });
   }
 
   /** The call `requestId` of the session made, if it started a task. */
