@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { samePrincipal, type Principal } from '../auth/principal';
 import { ChangeLog } from '../store/change-log';
-import type { Store } from '../store/mongo';
+import { isDuplicateKey, type Store } from '../store/mongo';
 import { KnownSessions } from './known-sessions';
 
 export const MCP_SESSIONS_COLLECTION = 'mcp_sessions';
@@ -110,9 +110,15 @@ export class McpSessions {
 
   /** Remembers that request `requestId` of the session started a task. */
   async recordCall(sessionId: string, requestId: string | number, call: McpCall): Promise<void> {
-    // MCP asks a client not to use a request id twice in a session; one that does (a host started
-    // again on its saved session, counting from 0) names its latest call with it.
-    await this.calls.replaceOne({ _id: callIdOf(sessionId, requestId) }, { ...call, at: new Date() }, { upsert: true });
+    const record = { ...call, at: new Date() };
+    try {
+      await this.calls.insertOne({ _id: callIdOf(sessionId, requestId), ...record });
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+      // MCP asks a client not to use a request id twice in a session; one that does (a host started
+      // again on its saved session, counting from 0) names its latest call with it.
+      await this.calls.replaceOne({ _id: callIdOf(sessionId, requestId) }, record);
+    }
   }
 
   /** The call `requestId` of the session made, if it started a task. */
