@@ -2,19 +2,12 @@ import type { Logger } from '../ops/logger';
 import type { TaskEventDocument, TaskEventStore } from './event-store';
 import { TaskEventFeeds } from './event-feeds';
 import { LogChanges } from './log-changes';
-import type { LoggedTask, LogTasks } from './log-reader';
+import type { LogTasks } from './log-reader';
+import { loggedTask } from '../../test/support/logged-task';
 import type { TaskEvent } from './task-event';
 
 const at = new Date('2026-11-27T09:00:00Z');
-const pending: LoggedTask = {
-  _id: 't1',
-  agentId: 'a1',
-  operation: 'tools/echo',
-  status: 'pending',
-  eventSeq: 1,
-  createdAt: at,
-  updatedAt: at,
-};
+const pending = loggedTask(at);
 const started: TaskEvent = { seq: 2, taskId: 't1', type: 'started', at: at.toISOString(), attempt: 1 };
 const completed: TaskEvent = { seq: 3, taskId: 't1', type: 'completed', at: at.toISOString(), result: { ok: true } };
 const logger = { warn: () => undefined } as unknown as Logger;

@@ -1,20 +1,10 @@
 import type { TaskEventDocument, TaskEventStore } from './event-store';
+import { loggedTask } from '../../test/support/logged-task';
 import { LogReader, type LoggedTask, type LogTasks } from './log-reader';
 
 const at = new Date('2026-11-23T12:00:00Z');
 
-function task(overrides: Partial<LoggedTask>): LoggedTask {
-  return {
-    _id: 't1',
-    agentId: 'a1',
-    operation: 'tools/echo',
-    status: 'pending',
-    eventSeq: 1,
-    createdAt: at,
-    updatedAt: at,
-    ...overrides,
-  };
-}
+const task = (overrides: Partial<LoggedTask>) => loggedTask(at, overrides);
 
 const progress = (seq: number): TaskEventDocument => ({
   _id: `t1:${seq}`,
