@@ -19,6 +19,7 @@ import { RECENT_AGENT_MAX_AGE_MS } from '../registry/recent-agents';
 import { ApiError, ErrorCode } from '../http/errors';
 import { DocumentedRouter, routeTable, type RouteModule } from '../http/route-module';
 import { checkOrigin } from './allowed-origins';
+import { CatalogCache } from './catalog-cache';
 import { CallEventIds, cursorOf } from './call-event-ids';
 import { handledByService, type ClientMessageDeps } from './client-messages';
 import type { McpTaskRecords } from './mcp-task-records';
@@ -127,7 +128,8 @@ export function createMcpEndpoint(deps: McpEndpointDeps): RouteModule {
       checkOrigin(ctx.get('origin') || undefined, deps.mayCallFrom);
       await handler(ctx);
     });
-  const registry = registryScope(deps.directory);
+  const catalogs = new CatalogCache(deps.directory);
+  const registry = catalogs.serving(registryScope(deps.directory));
   const toolListChecks = new ToolListChecks(deps.directory);
 
   serve('POST /mcp', (ctx) => post(ctx, requirePrincipal(ctx), registry));
@@ -224,7 +226,7 @@ export function createMcpEndpoint(deps: McpEndpointDeps): RouteModule {
   async function virtualServerScope(principal: Principal, serverId: string): Promise<McpScope> {
     const server = await deps.servers.findVisible(principal, serverId);
     if (!server) throw serverNotFound(serverId);
-    return virtualScope(deps.directory, server);
+    return catalogs.serving(virtualScope(deps.directory, server));
   }
 
   /**
