@@ -211,7 +211,15 @@ async function serveApi(
   stops.push(() => delivery.stop());
   const inputs = { taskStore, claims, temporal, schemas, agents: recentAgents, rooms: roomStore };
   // One feed per log in this process, read by the task event streams and A2A's alike.
-  const feeds = new TaskEventFeeds(taskStore, eventStore, taskChanges.logs, logger.child({ component: 'task-events' }));
+  const feeds = new TaskEventFeeds(
+    taskStore,
+    eventStore,
+    taskChanges.logs,
+    logger.child({ component: 'task-events' }),
+    {
+      endPolls: taskChanges.rereads,
+    },
+  );
   const streamsOpen = metrics.eventStreamsOpen;
   const modules = apiModules({
     config,

@@ -155,6 +155,8 @@ export function followTask(
       { kind: 'task', taskId },
       {
         after,
+        // A call with no progress to tell and no client to ask for input shows only the task's end.
+        waitsForEnd: call.progressToken === undefined && call.session?.capabilities.elicitation === undefined,
         deliver: (events) => events.forEach(onEvent),
         missing: () => finish(failedCall(taskId, { code: 'INTERNAL', message: `Task ${taskId} has no event log` })),
         ended: () => undefined,

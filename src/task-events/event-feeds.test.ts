@@ -11,6 +11,8 @@ const pending = loggedTask(at);
 const started: TaskEvent = { seq: 2, taskId: 't1', type: 'started', at: at.toISOString(), attempt: 1 };
 const completed: TaskEvent = { seq: 3, taskId: 't1', type: 'completed', at: at.toISOString(), result: { ok: true } };
 const logger = { warn: () => undefined } as unknown as Logger;
+/** Polls that never come within a test: what the feed delivers is what was handed over or read first. */
+const NO_POLLS = { streamPolls: { firstMs: 60_000, lastMs: 60_000 } };
 
 /** A store whose reads are counted; `task` is what the task read answers, as the test moves it on. */
 function countedStores() {
@@ -33,7 +35,7 @@ function countedStores() {
 }
 
 /** Subscribes to t1's log; resolves the events delivered once it ended. */
-function follow(feeds: TaskEventFeeds) {
+function follow(feeds: TaskEventFeeds, waitsForEnd = false) {
   const delivered: TaskEvent[] = [];
   let firstRound: () => void;
   const readOnce = new Promise<void>((resolve) => (firstRound = resolve));
@@ -42,6 +44,7 @@ function follow(feeds: TaskEventFeeds) {
       { kind: 'task', taskId: 't1' },
       {
         after: 0,
+        waitsForEnd,
         deliver: (events) => {
           delivered.push(...events);
           firstRound();
@@ -58,7 +61,7 @@ describe('TaskEventFeeds', () => {
   it('takes the events its process stores as they are handed over, reading none of them back', async () => {
     const { reads, taskStore, eventStore } = countedStores();
     const changes = new LogChanges();
-    const feeds = new TaskEventFeeds(taskStore, eventStore, changes, logger, 60_000);
+    const feeds = new TaskEventFeeds(taskStore, eventStore, changes, logger, NO_POLLS);
     const { readOnce, ended } = follow(feeds);
     await readOnce;
     changes.logged('t1', started);
@@ -81,7 +84,7 @@ describe('TaskEventFeeds', () => {
         return task;
       },
     };
-    const feeds = new TaskEventFeeds(slowTasks, eventStore, changes, logger, 60_000);
+    const feeds = new TaskEventFeeds(slowTasks, eventStore, changes, logger, NO_POLLS);
     const { ended } = follow(feeds);
     expect((await ended).map((event) => event.seq)).toEqual([1, 2, 3]);
   });
@@ -89,7 +92,7 @@ describe('TaskEventFeeds', () => {
   it('reads the log when an event handed over does not follow what it read', async () => {
     const { reads, state, taskStore, eventStore } = countedStores();
     const changes = new LogChanges();
-    const feeds = new TaskEventFeeds(taskStore, eventStore, changes, logger, 60_000);
+    const feeds = new TaskEventFeeds(taskStore, eventStore, changes, logger, NO_POLLS);
     const { readOnce, ended } = follow(feeds);
     await readOnce;
     // The started event came from another process: only the completion is handed over here.
@@ -99,5 +102,23 @@ describe('TaskEventFeeds', () => {
     changes.logged('t1', completed);
     expect((await ended).map((event) => event.type)).toEqual(['created', 'started', 'completed']);
     expect(reads.tasks).toBe(2);
+  });
+
+  it('reads a log only waited on as a waiting lookup re-reads its task, and one a stream reads as often as streams need', async () => {
+    jest.useFakeTimers();
+    try {
+      const polls = { streamPolls: { firstMs: 100, lastMs: 100 }, endPolls: { firstMs: 1_000, lastMs: 1_000 } };
+      const waited = countedStores();
+      follow(new TaskEventFeeds(waited.taskStore, waited.eventStore, new LogChanges(), logger, polls), true);
+      const streamed = countedStores();
+      follow(new TaskEventFeeds(streamed.taskStore, streamed.eventStore, new LogChanges(), logger, polls));
+      await jest.advanceTimersByTimeAsync(950);
+      expect(waited.reads.tasks).toBe(1);
+      expect(streamed.reads.tasks).toBe(10);
+      await jest.advanceTimersByTimeAsync(100);
+      expect(waited.reads.tasks).toBe(2);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });

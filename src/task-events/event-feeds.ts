@@ -15,9 +15,25 @@ export const FEED_POLL_MS = 200;
  */
 export const IDLE_FEED_POLL_MS = 1_600;
 
+/** How often a feed reads a log for events written by other processes: first, then twice as long each idle round, up to last. */
+export interface PollSchedule {
+  firstMs: number;
+  lastMs: number;
+}
+
+/** The polls of a feed read by streams: a report written elsewhere shows within 200 ms while the log grows. */
+const STREAM_POLLS: PollSchedule = { firstMs: FEED_POLL_MS, lastMs: IDLE_FEED_POLL_MS };
+
 export interface Subscriber {
   /** Only this task's events (a task's stream in its composition's log). */
   taskId?: string;
+  /**
+   * Waits for the task's end (or an input request, which ends a call that cannot answer it) and
+   * shows nothing on the way, as a waiting lookup (TaskWaits) does: events written by other
+   * processes may reach it on the schedule of such a lookup (`endPolls`). A feed all of whose
+   * subscribers wait so reads the log that much less often.
+   */
+  waitsForEnd?: boolean;
   /** Events with a greater seq only. */
   after: number;
   /** The log does not exist: nothing will come. */
@@ -34,12 +50,16 @@ export interface Subscriber {
 export class TaskEventFeeds {
   private readonly feeds = new Map<string, Feed>();
 
+  /**
+   * `streamPolls` for logs that a stream reads, `endPolls` for those only waited on (the service
+   * gives TaskChanges.rereads, a waiting lookup's); both default to a stream's.
+   */
   constructor(
     private readonly taskStore: LogTasks,
     private readonly eventStore: TaskEventStore,
     private readonly changes: LogChanges,
     private readonly logger: Logger,
-    private readonly pollMs = FEED_POLL_MS,
+    private readonly polls: { streamPolls?: PollSchedule; endPolls?: PollSchedule } = {},
   ) {}
 
   /** Streams the log to `subscriber` from its `after`; returns the unsubscribe. */
@@ -48,7 +68,8 @@ export class TaskEventFeeds {
     let feed = this.feeds.get(logId);
     if (!feed) {
       const readerFrom = (after: number) => new LogReader(source, this.taskStore, this.eventStore, after);
-      feed = new Feed(readerFrom, subscriber.after, this.changes, this.logger, this.pollMs, () =>
+      const { streamPolls = STREAM_POLLS, endPolls = streamPolls } = this.polls;
+      feed = new Feed(readerFrom, subscriber.after, this.changes, this.logger, { streamPolls, endPolls }, () =>
         this.feeds.delete(logId),
       );
       this.feeds.set(logId, feed);
@@ -74,7 +95,7 @@ class Feed {
     firstAfter: number,
     private readonly changes: LogChanges,
     private readonly logger: Logger,
-    private readonly pollMs: number,
+    private readonly polls: { streamPolls: PollSchedule; endPolls: PollSchedule },
     private readonly closed: () => void,
   ) {
     // A stream resumed from Last-Event-ID reads from there, not from the log's start.
@@ -98,7 +119,7 @@ class Feed {
   private async run(): Promise<void> {
     this.running = true;
     const stopListening = this.changes.onLogged(this.reader.logId, (event) => this.handOver(event));
-    let waitMs = this.pollMs;
+    let idleRounds = 0;
     try {
       while (this.subscribers.size > 0) {
         this.woken = false;
@@ -108,7 +129,7 @@ class Feed {
           const events = await reader.next();
           // Started again from an earlier point meanwhile: the new reader's first round delivers.
           if (reader !== this.reader) continue;
-          waitMs = events.length > 0 ? this.pollMs : Math.min(2 * waitMs, Math.max(this.pollMs, IDLE_FEED_POLL_MS));
+          idleRounds = events.length > 0 ? 0 : idleRounds + 1;
           if (!this.reader.exists) {
             for (const subscriber of this.subscribers) subscriber.missing();
             this.subscribers.clear();
@@ -122,8 +143,7 @@ class Feed {
           this.reading = false;
         }
         this.takeHandedOver();
-        // A hole in the log is looked at again soon: its event may land any moment.
-        if (!this.woken) await this.sleep(this.reader.waitingSince === undefined ? waitMs : this.pollMs);
+        if (!this.woken) await this.sleep(this.waitMs(idleRounds));
       }
     } finally {
       stopListening();
@@ -156,6 +176,18 @@ class Feed {
     this.deliverToAll(taken);
     // A round then reads what is missing, or ends the feed its last subscriber left.
     if (ahead || this.subscribers.size === 0 || this.reader.done) this.poke();
+  }
+
+  /**
+   * The wait before the next read: a hole in the log is looked at again soon, its event may land any
+   * moment; else each round that found nothing waits twice as long as the last, on the schedule of
+   * the subscribers (a waiting one's only when all of them wait for the end).
+   */
+  private waitMs(idleRounds: number): number {
+    const { streamPolls, endPolls } = this.polls;
+    if (this.reader.waitingSince !== undefined) return streamPolls.firstMs;
+    const waits = [...this.subscribers].every((subscriber) => subscriber.waitsForEnd) ? endPolls : streamPolls;
+    return Math.min(waits.firstMs * 2 ** idleRounds, Math.max(waits.firstMs, waits.lastMs));
   }
 
   private deliverToAll(events: readonly TaskEvent[]): void {
