@@ -101,7 +101,11 @@ function mcpTools(mcp: McpServer): void {
 describe('workflow replay', () => {
   const server = useAgentServer();
   const mcpServer = useMcpServer({ setup: mcpTools });
-  const a2aServer = useA2aAgent({ long: 'works-then-completes', endless: 'works-until-cancelled' });
+  const a2aServer = useA2aAgent({
+    long: 'works-then-completes',
+    endless: 'works-until-cancelled',
+    colour: 'asks-for-input',
+  });
   const pushingA2aServer = useA2aAgent({ long: 'works-then-completes' }, { pushNotifications: true });
   let agent: RegisteredAgent;
   let mcpAgent: RegisteredAgent;
@@ -265,6 +269,15 @@ describe('workflow replay', () => {
           pushingA2aServer().finish(await until(() => pushingA2aServer().taskFor(taskId), "the A2A agent's task"));
         },
       ),
+      // The answer wakes the run's poll of the agent (the inputAnswered signal).
+      single('a2a-input', { agentId: a2aAgent.agentId, operation: 'tools/colour', params: {} }, async (taskId) => {
+        await waitForTask(taskId, { until: (waiting) => waiting.status === 'input-required' });
+        const answered = await call('POST', `/tasks/${taskId}/input`, {
+          apiKey: 'admin',
+          body: { input: { colour: 'green' } },
+        });
+        expect(answered.status).toBe(200);
+      }),
     ]);
     expect(outcomes.flat().map((outcome) => outcome.status)).toEqual([
       'completed',
@@ -285,6 +298,7 @@ describe('workflow replay', () => {
       'completed',
       'failed',
       'failed',
+      'completed',
       'completed',
       'completed',
       'completed',
