@@ -69,7 +69,8 @@ async function cancelWhenStarted(
 ): Promise<void> {
   try {
     for (const waitMs of OVERTAKEN_CALL_WAITS_MS) {
-      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      // Keeps no process alive: a cancellation still looked for at shutdown is given up.
+      await new Promise((resolve) => setTimeout(resolve, waitMs).unref());
       const made = await deps.sessions.callOf(sessionId, requestId);
       if (made) return await settle(deps, () => cancelTask(deps.cancellation, principal, made.taskId));
     }
