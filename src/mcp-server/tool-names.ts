@@ -46,8 +46,12 @@ export function nameTools<T extends { name: string }>(
       if (MCP_TOOL_NAME.test(name)) named.push({ name, agentId: agent.id, tool });
     }
   }
-  return named.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return named.sort(byName);
 }
+
+/** Orders tools by name, code unit by code unit: the order of `tools/list` and of its cursor. */
+export const byName = (a: { name: string }, b: { name: string }): number =>
+  a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 
 /** The start of `id` that no other of `ids` shares, else the whole id. */
 function distinctIdPart(id: string, ids: readonly string[]): string {

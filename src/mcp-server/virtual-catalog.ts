@@ -4,7 +4,7 @@ import type { ListedAgent } from '../registry/agent';
 import type { AgentDirectory } from '../registry/agent-directory';
 import type { ServedTool } from './served-tools';
 import { isServable } from './tool-catalog';
-import { nameTools } from './tool-names';
+import { byName, nameTools } from './tool-names';
 import type { VirtualToolEntry } from './virtual-server-schema';
 
 /** The entries of a virtual server that `principal` may use, with the problems of those left out. */
@@ -60,7 +60,7 @@ export async function resolveEntries(
       });
     }
   });
-  served.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  served.sort(byName);
   return { served, problems };
 }
 
