@@ -33,6 +33,7 @@ import { serveTaskRequests, startCallTask } from './task-requests';
 import { callTool, type ToolCallDeps } from './tool-calls';
 import { registryScope, virtualScope, type McpScope } from './mcp-scope';
 import { argumentsOf, listedTool, type ServedTool } from './served-tools';
+import { byName } from './tool-names';
 import { serverNotFound } from './virtual-server-routes';
 import type { VirtualServers } from './virtual-servers';
 
@@ -255,15 +256,15 @@ export function createMcpEndpoint(deps: McpEndpointDeps): RouteModule {
       instructions: scope.instructions,
     });
     server.setRequestHandler(ListToolsRequestSchema, async (request) => {
-      const served = (await scope.catalog(principal)).map(listedTool);
-      const tools = [...(scope.withRegistryTools ? REGISTRY_TOOLS : []), ...served].sort((a, b) =>
-        a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-      );
+      const served = await scope.catalog(principal);
+      const tools = [...(scope.withRegistryTools ? REGISTRY_TOOLS : []), ...served].sort(byName);
       const cursor = request.params?.cursor;
       const start = cursor === undefined ? 0 : tools.findIndex((tool) => tool.name > cursor);
       const page = start < 0 ? [] : tools.slice(start, start + TOOLS_PAGE);
       const more = start >= 0 && start + TOOLS_PAGE < tools.length;
-      return { tools: page, ...(more ? { nextCursor: page[page.length - 1].name } : {}) };
+      // Only the page's tools are built as MCP lists them: a large catalog is paged many times.
+      const listed = page.map((tool) => ('agentId' in tool ? listedTool(tool) : tool));
+      return { tools: listed, ...(more ? { nextCursor: page[page.length - 1].name } : {}) };
     });
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const { name } = request.params;
