@@ -39,6 +39,16 @@ interface CallDocument extends McpCall {
   at: Date;
 }
 
+/** A session as a process keeps it in memory: its capabilities parsed once, not at each request. */
+type KnownSession = Omit<McpSession, 'sessionId' | 'principal'> & { principal: SessionDocument['principal'] };
+
+const knownSessionOf = ({ principal, capabilities, protocolVersion, serverId }: SessionDocument): KnownSession => ({
+  principal,
+  capabilities: JSON.parse(capabilities) as ClientCapabilities,
+  protocolVersion,
+  ...(serverId === undefined ? {} : { serverId }),
+});
+
 /**
  * The sessions of `/mcp`, kept in the store rather than in a process: a client's next request may
  * land on any API process, or on this one after a restart, and goes on (no sticky sessions). Each
@@ -48,11 +58,14 @@ interface CallDocument extends McpCall {
  */
 export class McpSessions {
   private readonly ends: ChangeLog;
-  private readonly known: KnownSessions<SessionDocument>;
+  private readonly known: KnownSessions<KnownSession>;
 
   constructor(private readonly store: Store) {
     this.ends = new ChangeLog(store, MCP_SESSIONS_COLLECTION);
-    this.known = new KnownSessions(this.ends, (sessionId) => this.sessions.findOne({ _id: sessionId }));
+    this.known = new KnownSessions(this.ends, async (sessionId) => {
+      const stored = await this.sessions.findOne({ _id: sessionId });
+      return stored && knownSessionOf(stored);
+    });
   }
 
   private get sessions() {
@@ -79,7 +92,7 @@ export class McpSessions {
       createdAt: new Date(),
     };
     await this.sessions.insertOne(session);
-    this.known.remember(sessionId, session);
+    this.known.remember(sessionId, knownSessionOf(session));
     return sessionId;
   }
 
@@ -87,13 +100,7 @@ export class McpSessions {
   async find(sessionId: string, principal: Principal): Promise<McpSession | undefined> {
     const found = await this.known.find(sessionId);
     if (!found || !samePrincipal(found.principal, principal)) return undefined;
-    return {
-      sessionId,
-      principal,
-      capabilities: JSON.parse(found.capabilities) as ClientCapabilities,
-      protocolVersion: found.protocolVersion,
-      ...(found.serverId === undefined ? {} : { serverId: found.serverId }),
-    };
+    return { ...found, sessionId, principal };
   }
 
   /**
