@@ -64,8 +64,8 @@ describe('TaskEventFeeds', () => {
     const feeds = new TaskEventFeeds(taskStore, eventStore, changes, logger, NO_POLLS);
     const { readOnce, ended } = follow(feeds);
     await readOnce;
-    changes.logged('t1', started);
-    changes.logged('t1', completed);
+    changes.logged('t1', () => started);
+    changes.logged('t1', () => completed);
     expect((await ended).map((event) => event.type)).toEqual(['created', 'started', 'completed']);
     expect(reads).toEqual({ tasks: 1, events: 0 });
   });
@@ -80,7 +80,7 @@ describe('TaskEventFeeds', () => {
       ...taskStore,
       find: async (taskId) => {
         const task = await taskStore.find(taskId);
-        changes.logged('t1', completed);
+        changes.logged('t1', () => completed);
         return task;
       },
     };
@@ -99,7 +99,7 @@ describe('TaskEventFeeds', () => {
     state.task = { ...pending, status: 'completed', result: '{"ok":true}', eventSeq: 3 };
     state.stored.set(2, { _id: 't1:2', logId: 't1', seq: 2, taskId: 't1', type: 'started', at, data: '{"attempt":1}' });
     state.stored.set(3, { _id: 't1:3', logId: 't1', seq: 3, taskId: 't1', type: 'completed', at });
-    changes.logged('t1', completed);
+    changes.logged('t1', () => completed);
     expect((await ended).map((event) => event.type)).toEqual(['created', 'started', 'completed']);
     expect(reads.tasks).toBe(2);
   });

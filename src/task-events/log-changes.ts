@@ -10,11 +10,12 @@ export class LogChanges {
   private readonly emitter = new EventEmitter().setMaxListeners(0);
 
   /**
-   * An event was stored in the log `logId` (a task's or a composition's) by this process: `event`,
-   * as a reader of the log reads it, when the writer knows it whole.
+   * An event was stored in the log `logId` (a task's or a composition's) by this process: `readAs`
+   * gives it as a reader of the log reads it, when the writer knows it whole. It runs only when a
+   * feed follows the log: a log no one follows costs its writer nothing more.
    */
-  logged(logId: string, event?: TaskEvent): void {
-    this.emitter.emit(logId, event);
+  logged(logId: string, readAs?: () => TaskEvent | undefined): void {
+    if (this.emitter.listenerCount(logId) > 0) this.emitter.emit(logId, readAs?.());
   }
 
   /** Calls `listener` on every event logged in `logId` here, until the returned function is called. */

@@ -98,6 +98,9 @@ export class LogWriter {
       else await this.compositions.updateOne({ _id: task.compositionId }, counter);
       if (ENDING_EVENTS.has(event.type)) await this.tasks.updateOne({ _id: task.taskId }, { $set: { endSeq: next } });
     }
-    this.changes.logged(logId, ENDING_EVENTS.has(event.type) ? ended && endingEvent(ended, next) : storedEvent(stored));
+    const written = stored;
+    this.changes.logged(logId, () =>
+      ENDING_EVENTS.has(event.type) ? ended && endingEvent(ended, next) : storedEvent(written),
+    );
   }
 }
