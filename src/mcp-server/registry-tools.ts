@@ -10,7 +10,7 @@ import {
   type SearchAgentsParams,
 } from '../registry/agent-search';
 import { readableTask } from '../tasks/task-access';
-import { COMPOSITION_REQUEST_SCHEMA } from '../tasks/task-request-schema';
+import { COMPOSITION_REQUEST_SCHEMA, refuseOversizedComposition } from '../tasks/task-request-schema';
 import type { TaskRequest } from '../../workflows/task-types';
 import type { TaskLauncher } from '../tasks/task-launcher';
 import type { TaskStore } from '../tasks/task-store';
@@ -85,11 +85,7 @@ export async function callRegistryTool(
         return structured(await search(deps, principal, checkSearch(args), catalog));
       case 'run_composition': {
         const { tasks } = checkComposition(args);
-        if (tasks.length > deps.maxCompositionSize)
-          throw new ApiError(
-            ErrorCode.PAYLOAD_TOO_LARGE,
-            `A composition holds at most ${deps.maxCompositionSize} tasks, got ${tasks.length}`,
-          );
+        refuseOversizedComposition(tasks.length, deps.maxCompositionSize);
         return structured({ ...(await deps.launcher.launchComposition(principal, tasks)) });
       }
       case 'get_task': {

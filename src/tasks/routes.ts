@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import { requirePrincipal } from '../auth/principal';
 import { abandonedSignal } from '../http/abandoned-signal';
 import { DocumentedRouter, routeTable, type RouteModule } from '../http/route-module';
-import { ApiError, ErrorCode, notFound } from '../http/errors';
+import { notFound } from '../http/errors';
 import { validator } from '../http/validate';
 import { canReadComposition, readableTask } from './task-access';
 import { toCompositionView, toTaskView } from './task-views';
@@ -15,6 +15,7 @@ import type { TaskLauncher } from './task-launcher';
 import {
   AGENT_REPORT_SCHEMA,
   COMPOSITION_REQUEST_SCHEMA,
+  refuseOversizedComposition,
   TASK_INPUT_SCHEMA,
   TASK_LOOKUP_QUERY_SCHEMA,
   TASK_REQUEST_SCHEMA,
@@ -135,12 +136,7 @@ export function createTaskRoutes({
   router.serve('POST /tasks/compose', async (ctx) => {
     const principal = requirePrincipal(ctx);
     const body = ctx.request.body;
-    if (Array.isArray(body) && body.length > maxCompositionSize) {
-      throw new ApiError(
-        ErrorCode.PAYLOAD_TOO_LARGE,
-        `A composition holds at most ${maxCompositionSize} tasks, got ${body.length}`,
-      );
-    }
+    if (Array.isArray(body)) refuseOversizedComposition(body.length, maxCompositionSize);
     const requests = checkComposition(body);
     const { compositionId, taskIds } = await launcher.launchComposition(
       principal,

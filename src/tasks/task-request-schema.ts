@@ -4,6 +4,7 @@
  * (composition size, timeoutMs ceiling) are checked in code.
  */
 
+import { ApiError, ErrorCode } from '../http/errors';
 import { HTTP_URL_FIELD } from '../registry/registration-schema';
 
 const MAX_RETRY_INTERVAL_MS = 24 * 3_600_000;
@@ -52,6 +53,12 @@ export const COMPOSITION_REQUEST_SCHEMA = {
   minItems: 1,
   items: COMPOSED_TASK_SCHEMA,
 } as const;
+
+/** 413 for a composition of more than `max` tasks, the bound MAX_COMPOSITION_SIZE sets. */
+export function refuseOversizedComposition(count: number, max: number): void {
+  if (count > max)
+    throw new ApiError(ErrorCode.PAYLOAD_TOO_LARGE, `A composition holds at most ${max} tasks, got ${count}`);
+}
 
 /** `POST /tasks/{taskId}/result`: an agent's report on a task it answered 202 to. */
 export const AGENT_REPORT_SCHEMA = {
