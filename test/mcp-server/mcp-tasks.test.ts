@@ -10,7 +10,7 @@ import { accepts, useAgentServer } from '../support/agent-server';
 import { registerAgent } from '../support/agents';
 import { call } from '../support/http';
 import { newServiceKey } from '../support/keys';
-import { useMcpClients } from '../support/mcp-clients';
+import { listAllTools, useMcpClients } from '../support/mcp-clients';
 import { useSecondApi } from '../support/second-api';
 import { reportOn, tool, waitForTask } from '../support/tasks';
 import { until } from '../support/until';
@@ -62,7 +62,7 @@ describe('/mcp: MCP tasks (task-augmented tools/call, tasks/*)', () => {
       cancel: {},
       requests: { tools: { call: {} } },
     });
-    const { tools } = await client.listTools();
+    const tools = await listAllTools(client);
     expect(tools.find((each) => each.name === toolName)?.execution).toEqual({ taskSupport: 'optional' });
 
     const { task } = await callAsTask(client, toolName);

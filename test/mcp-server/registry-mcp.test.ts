@@ -12,6 +12,7 @@ import { accepts, completes, useAgentServer } from '../support/agent-server';
 import { agentRegistration, registerAgent } from '../support/agents';
 import { useTestDatabase } from '../support/database';
 import { call } from '../support/http';
+import { listAllTools } from '../support/mcp-clients';
 import { useSecondApi } from '../support/second-api';
 import { reportOn, tool, waitForTask } from '../support/tasks';
 import { testStack } from '../support/test-stack';
@@ -70,7 +71,7 @@ describe('/mcp: the registry as one MCP server', () => {
     );
     const toolName = `${name.replace(' ', '_')}.forecast`;
     const { client } = await connected({ apiKey: owner });
-    const listed = await listAll(client);
+    const listed = await listAllTools(client);
     const found = listed.find((each) => each.name === toolName);
     expect(found).toMatchObject({
       name: toolName,
@@ -80,7 +81,7 @@ describe('/mcp: the registry as one MCP server', () => {
     });
     // Another service does not see the private agent's tool.
     const { client: stranger } = await connected({ apiKey: (await newServiceKey()).key });
-    expect((await listAll(stranger)).map((each) => each.name)).not.toContain(toolName);
+    expect((await listAllTools(stranger)).map((each) => each.name)).not.toContain(toolName);
 
     const result = (await client.callTool({ name: toolName, arguments: { city: 'Oslo' } })) as CallToolResult;
     expect(result).toMatchObject({
@@ -128,7 +129,7 @@ describe('/mcp: the registry as one MCP server', () => {
     const prefix = name.replace(' ', '_');
     const { client } = await connected();
     const listed = await until(async () => {
-      const all = await listAll(client);
+      const all = await listAllTools(client);
       return all.some((each) => each.name === `${prefix}.fine` && each.outputSchema === undefined) ? all : undefined;
     }, 'the stored tools listed');
     expect(listed.map((each) => each.name)).not.toContain(`${prefix}.count`);
@@ -141,7 +142,7 @@ describe('/mcp: the registry as one MCP server', () => {
       capabilities: { tools: [{ name: 'hush', description: '', inputSchema: { type: 'object' } }] },
     });
     const { client } = await connected();
-    const listed = (await listAll(client)).find((each) => each.name === `${name.replace(' ', '_')}.hush`);
+    const listed = (await listAllTools(client)).find((each) => each.name === `${name.replace(' ', '_')}.hush`);
     expect(listed?.description).toBe(`Tool hush of agent ${name}`);
   });
 
@@ -268,7 +269,7 @@ describe('/mcp: the registry as one MCP server', () => {
       capabilities: { tools: [tool('spot')] },
     });
     const { client } = await connected();
-    const names = (await listAll(client)).map((each) => each.name);
+    const names = (await listAllTools(client)).map((each) => each.name);
     expect(names).toEqual(expect.arrayContaining(['search_agents', 'run_composition', 'get_task']));
 
     const found = (await client.callTool({ name: 'search_agents', arguments: { query: word } })) as CallToolResult;
@@ -325,7 +326,7 @@ describe('/mcp: the registry as one MCP server', () => {
       (await call('PATCH', `/agents/${agent.agentId}`, { apiKey: owner, body: { description: 'changed' } })).status,
     ).toBe(200);
     await until(() => changes > before || undefined, 'a change of an agent the caller sees');
-    expect((await listAll(client)).some((listed) => listed.name.endsWith('.seen'))).toBe(true);
+    expect((await listAllTools(client)).some((listed) => listed.name.endsWith('.seen'))).toBe(true);
   });
 
   it("keeps its sessions in the store: a session goes on at another API process, and is the caller's only", async () => {
@@ -396,16 +397,3 @@ describe('/mcp: the registry as one MCP server', () => {
     expect(JSON.parse(there.body).error.code).toBe('NOT_FOUND');
   });
 });
-
-/** Every tool of every page of tools/list. */
-async function listAll(client: Client) {
-  const tools = [];
-  let cursor: string | undefined;
-  for (let pages = 0; pages < 100; pages++) {
-    const page = await client.listTools(cursor === undefined ? {} : { cursor });
-    tools.push(...page.tools);
-    cursor = page.nextCursor;
-    if (!cursor) break;
-  }
-  return tools;
-}

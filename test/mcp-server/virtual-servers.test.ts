@@ -6,6 +6,7 @@ import { completes, useAgentServer } from '../support/agent-server';
 import { registerAgent } from '../support/agents';
 import { call, expectError } from '../support/http';
 import { newServiceKey } from '../support/keys';
+import { listAllTools } from '../support/mcp-clients';
 import { tool } from '../support/tasks';
 import { testStack } from '../support/test-stack';
 
@@ -242,7 +243,7 @@ describe('MCP virtual servers: /mcp-servers and /mcp/{serverId}', () => {
     );
     expect(server().callsTo('vs-call')).toHaveLength(1);
     const { client: whole } = await mcpClient('/mcp', owner);
-    expect((await whole.listTools()).tools.map((each) => each.name)).toContain(`${prefix}.alerts`);
+    expect((await listAllTools(whole)).map((each) => each.name)).toContain(`${prefix}.alerts`);
   });
 
   it('is 404 to a caller who may not see it, serves no tool of an agent the caller may not see, and binds its sessions to it', async () => {

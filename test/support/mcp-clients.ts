@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { ClientCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { testStack } from './test-stack';
 
 /**
@@ -28,4 +28,20 @@ export function useMcpClients(): (options?: {
     open.push(client);
     return client;
   };
+}
+
+/**
+ * Every tool of every page of `client`'s tools/list. A full suite's stack holds hundreds of public
+ * agents, so a tool named late in the order may sit past the first page.
+ */
+export async function listAllTools(client: Client): Promise<Tool[]> {
+  const tools: Tool[] = [];
+  let cursor: string | undefined;
+  for (let pages = 0; pages < 100; pages++) {
+    const page = await client.listTools(cursor === undefined ? {} : { cursor });
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+    if (!cursor) break;
+  }
+  return tools;
 }
