@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { samePrincipal, type Principal } from '../auth/principal';
 import { ChangeLog } from '../store/change-log';
-import { isDuplicateKey, type Store } from '../store/mongo';
+import { InsertBatches } from '../store/insert-batches';
+import type { Store } from '../store/mongo';
 import { KnownSessions } from './known-sessions';
 
 export const MCP_SESSIONS_COLLECTION = 'mcp_sessions';
@@ -59,9 +60,12 @@ const knownSessionOf = ({ principal, capabilities, protocolVersion, serverId }: 
 export class McpSessions {
   private readonly ends: ChangeLog;
   private readonly known: KnownSessions<KnownSession>;
+  /** Calls of many sessions at once share their writes. */
+  private readonly newCalls: InsertBatches<CallDocument>;
 
   constructor(private readonly store: Store) {
     this.ends = new ChangeLog(store, MCP_SESSIONS_COLLECTION);
+    this.newCalls = new InsertBatches(this.calls);
     this.known = new KnownSessions(this.ends, async (sessionId) => {
       const stored = await this.sessions.findOne({ _id: sessionId });
       return stored && knownSessionOf(stored);
@@ -118,14 +122,11 @@ export class McpSessions {
   /** Remembers that request `requestId` of the session started a task. */
   async recordCall(sessionId: string, requestId: string | number, call: McpCall): Promise<void> {
     const record = { ...call, at: new Date() };
-    try {
-      await this.calls.insertOne({ _id: callIdOf(sessionId, requestId), ...record });
-    } catch (error) {
-      if (!isDuplicateKey(error)) throw error;
-      // MCP asks a client not to use a request id twice in a session; one that does (a host started
-      // again on its saved session, counting from 0) names its latest call with it.
-      await this.calls.replaceOne({ _id: callIdOf(sessionId, requestId) }, record);
-    }
+    const id = callIdOf(sessionId, requestId);
+    if ((await this.newCalls.insert({ _id: id, ...record })) === 'inserted') return;
+    // MCP asks a client not to use a request id twice in a session; one that does (a host started
+    // again on its saved session, counting from 0) names its latest call with it.
+    await this.calls.replaceOne({ _id: id }, record);
   }
 
   /** The call `requestId` of the session made, if it started a task. */

@@ -29,7 +29,7 @@ function context(fields: Partial<CallContext> = {}): CallContext {
 }
 
 describe('a tools/call of a session', () => {
-  it('keeps the call in its session, once the task started: its one write', async () => {
+  it('keeps the call in its session once the task started: its one write', async () => {
     const writes: string[] = [];
     const deps: ToolCallDeps = {
       launcher: {
@@ -54,6 +54,61 @@ describe('a tools/call of a session', () => {
       structuredContent: { ok: true },
     });
     expect(writes).toEqual(['task', 'call s1/7 t1']);
+  });
+});
+
+describe('a tools/call whose record is still being written', () => {
+  /** Deps whose task sends a progress event and ends at once, while its call's record waits for `recorded`. */
+  function slowRecord(recorded: Promise<void>) {
+    const deps: ToolCallDeps = {
+      launcher: { launchTask: async () => 't1' },
+      sessions: { recordCall: () => recorded },
+      feeds: {
+        subscribe: (_source, subscriber) => {
+          const progress = { seq: 2, taskId: 't1', type: 'progress', at: '', progress: 0.5 } as TaskEvent;
+          const ended = { seq: 3, taskId: 't1', type: 'completed', at: '', result: { ok: true } } as TaskEvent;
+          subscriber.deliver([progress, ended]);
+          return () => undefined;
+        },
+      },
+    };
+    return deps;
+  }
+
+  it('sends nothing before the record, then each message with the seq of its own event', async () => {
+    let record!: () => void;
+    const recorded = new Promise<void>((resolve) => (record = resolve));
+    const sent: string[] = [];
+    let seq = 0;
+    const call = callTool(
+      slowRecord(recorded),
+      named,
+      {},
+      context({
+        progressToken: 'p',
+        at: (at) => (seq = at),
+        notify: async (notification) => void sent.push(`${notification.method} at ${seq}`),
+      }),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sent).toEqual([]);
+    expect(seq).toBe(0);
+    record();
+    await expect(call).resolves.toMatchObject({ structuredContent: { ok: true } });
+    expect(sent).toEqual(['notifications/progress at 2']);
+    expect(seq).toBe(3);
+  });
+
+  it('fails the call when the record cannot be written, though the task ended', async () => {
+    const sent: string[] = [];
+    const call = callTool(
+      slowRecord(Promise.reject(new Error('store gone'))),
+      named,
+      {},
+      context({ progressToken: 'p', notify: async (notification) => void sent.push(notification.method) }),
+    );
+    await expect(call).rejects.toThrow('store gone');
+    expect(sent).toEqual([]);
   });
 });
 

@@ -59,25 +59,26 @@ export async function callTool(
   args: Record<string, unknown>,
   call: CallContext,
 ): Promise<CallToolResult> {
-  const { session, requestId, progressToken } = call;
-  // A call in a session is kept for its `notifications/cancelled` and the resumption of its stream;
-  // one without a session can have neither.
-  const keep = session
-    ? (taskId: string) =>
-        deps.sessions.recordCall(session.sessionId, requestId, {
-          taskId,
-          ...(progressToken === undefined ? {} : { progressToken }),
-        })
-    : undefined;
-  const launched = await launchToolTask(deps, named, args, call.principal, keep);
+  const launched = await launchToolTask(deps, named, args, call.principal);
   if ('refusal' in launched) return refusedCall(launched.refusal);
-  return followTask(deps, launched.taskId, call);
+  const { session } = call;
+  // One without a session can have neither `notifications/cancelled` nor a resumed stream.
+  if (!session) return followTask(deps, launched.taskId, call);
+  // A call in a session is kept for both, written while the task runs: its stream's messages carry
+  // event ids a client resumes with, and none goes out before the record resumption reads.
+  const kept = deps.sessions.recordCall(session.sessionId, call.requestId, {
+    taskId: launched.taskId,
+    ...(call.progressToken === undefined ? {} : { progressToken: call.progressToken }),
+  });
+  const answer = await followTask(deps, launched.taskId, call, { ready: kept });
+  await kept;
+  return answer;
 }
 
 /**
  * Starts the tool's task as `POST /tasks` would: its taskId, or the refusal of arguments or a tool
  * the agent does not take, for the model to read. `keep` writes what the caller keeps of the task
- * (a session's call, an MCP task's record): one write, after the launch.
+ * before it hears of it (an MCP task's record): one write, after the launch.
  */
 export async function launchToolTask(
   deps: Pick<ToolCallDeps, 'launcher'>,
@@ -102,23 +103,32 @@ export async function launchToolTask(
 
 /**
  * The task's answer once it ends, with its progress and input requests sent on the way: the events
- * after `after` in its log, and `input`, the request it waits on at that point, if any.
+ * after `after` in its log, and `input`, the request it waits on at that point, if any. Nothing is
+ * sent before `ready` (the call's record) is; if it fails, the answer is an internal failure.
  */
 export function followTask(
   deps: Pick<ToolCallDeps, 'feeds'>,
   taskId: string,
   call: CallContext,
-  { after = 0, input }: { after?: number; input?: InputRequest } = {},
+  { after = 0, input, ready = Promise.resolve() }: { after?: number; input?: InputRequest; ready?: Promise<void> } = {},
 ): Promise<CallToolResult> {
   return new Promise<CallToolResult>((resolve) => {
     let sentProgress = 0;
+    let finished = false;
     const finish = (result: CallToolResult) => {
+      if (finished) return;
+      finished = true;
       unsubscribe();
       call.signal.removeEventListener('abort', gone);
       resolve(result);
     };
     const gone = () =>
       finish(failedCall(taskId, { code: 'CLIENT_GONE', message: 'The client left; the task goes on' }));
+    // Callbacks of one promise run in the order they were added: the events keep theirs.
+    const whenReady = (work: () => void) => void ready.then(work, () => undefined);
+    void ready.catch(() =>
+      finish(failedCall(taskId, { code: 'INTERNAL', message: `The call of task ${taskId} was not recorded` })),
+    );
     const onEvent = (event: TaskEvent) => {
       call.at(event.seq);
       switch (event.type) {
@@ -157,13 +167,13 @@ export function followTask(
         after,
         // A call with no progress to tell and no client to ask for input shows only the task's end.
         waitsForEnd: call.progressToken === undefined && call.session?.capabilities.elicitation === undefined,
-        deliver: (events) => events.forEach(onEvent),
+        deliver: (events) => whenReady(() => events.forEach(onEvent)),
         missing: () => finish(failedCall(taskId, { code: 'INTERNAL', message: `Task ${taskId} has no event log` })),
         ended: () => undefined,
       },
     );
     call.signal.addEventListener('abort', gone, { once: true });
-    if (input) void askForInput(taskId, input, call, finish);
+    if (input) whenReady(() => void askForInput(taskId, input, call, finish));
   });
 }
 
