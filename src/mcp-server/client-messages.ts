@@ -10,6 +10,7 @@ import type { Logger } from '../ops/logger';
 import { cancelTask, type TaskCancellationDeps } from '../tasks/task-cancellation';
 import { inputRequestOf } from '../tasks/task-document';
 import { answerInput, type TaskInputDeps } from '../tasks/task-inputs';
+import { recordedCall } from './overtaken-calls';
 import type { McpSession, McpSessions } from './server-sessions';
 
 export interface ClientMessageDeps {
@@ -53,14 +54,7 @@ export async function handledByService(
   return false;
 }
 
-/**
- * The waits, in ms, of a cancellation that found no call before it looks again: its call's record is
- * written once the task started, and a client that cancels at once may overtake it, on this process
- * or another. A request id that started no task (a `tools/list`) is looked for this long in vain.
- */
-const OVERTAKEN_CALL_WAITS_MS = [100, 200, 400, 800, 1_600];
-
-/** Cancels the task of call `requestId` once its record is there, if it comes within the waits; the client awaits no reply. */
+/** Cancels the task of call `requestId` once its record is there (recordedCall); the client awaits no reply. */
 async function cancelWhenStarted(
   deps: ClientMessageDeps,
   principal: Principal,
@@ -68,12 +62,8 @@ async function cancelWhenStarted(
   requestId: string | number,
 ): Promise<void> {
   try {
-    for (const waitMs of OVERTAKEN_CALL_WAITS_MS) {
-      // Keeps no process alive: a cancellation still looked for at shutdown is given up.
-      await new Promise((resolve) => setTimeout(resolve, waitMs).unref());
-      const made = await deps.sessions.callOf(sessionId, requestId);
-      if (made) return await settle(deps, () => cancelTask(deps.cancellation, principal, made.taskId));
-    }
+    const made = await recordedCall(deps.sessions, sessionId, requestId);
+    if (made) await settle(deps, () => cancelTask(deps.cancellation, principal, made.taskId));
   } catch (error) {
     deps.logger.warn({ err: error, requestId }, 'an MCP cancellation that overtook its call failed');
   }

@@ -3,6 +3,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ApiError, ErrorCode } from '../http/errors';
 import { SseStream } from '../task-events/sse';
 import { eventIdOf, type CallCursor } from './call-event-ids';
+import { recordedCall } from './overtaken-calls';
 import type { McpSession, McpSessions } from './server-sessions';
 import { followTask, type ToolCallDeps } from './tool-calls';
 
@@ -23,7 +24,11 @@ export async function resumeCall(
   cursor: CallCursor,
 ): Promise<void> {
   const { principal } = session;
-  const made = await deps.sessions.callOf(cursor.sessionId, cursor.requestId);
+  // A stream cut after its first event only (seq 0) may come back before its call's record; one cut
+  // later cannot: nothing after that event goes out before the record (tool-calls.ts).
+  const made =
+    (await deps.sessions.callOf(cursor.sessionId, cursor.requestId)) ??
+    (cursor.seq === 0 ? await recordedCall(deps.sessions, cursor.sessionId, cursor.requestId) : undefined);
   if (!made) throw new ApiError(ErrorCode.NOT_FOUND, 'No call of a session of the caller has this Last-Event-ID');
   const left = new AbortController();
   const stream = new SseStream(ctx, () => left.abort());

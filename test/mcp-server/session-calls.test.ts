@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { accepts, completes, useAgentServer } from '../support/agent-server';
 import { registerAgent } from '../support/agents';
-import { eventsOf, openSession, postInSession } from '../support/mcp-raw';
+import { eventIdOf } from '../../src/mcp-server/call-event-ids';
+import { eventsOf, inSession, openSession, postInSession } from '../support/mcp-raw';
 import { tool, waitForTask } from '../support/tasks';
 import { testStack } from '../support/test-stack';
 import { until } from '../support/until';
@@ -62,5 +63,30 @@ describe('the calls of a session, as clients really send them', () => {
     } finally {
       stream.abort();
     }
+  });
+
+  it("resumes a stream cut after its first event though it came back before the call's record", async () => {
+    const name = `Early ${randomUUID().slice(0, 6)}`;
+    await registerAgent({
+      name,
+      mcpUrl: server().route('mcp-early-resume', completes({ resumed: true })),
+      capabilities: { tools: [tool('work')] },
+    });
+    const { baseUrl } = testStack();
+    const sessionId = await openSession(baseUrl);
+    // The id of the stream's first event, which the client holds before anything else of the call.
+    const resumed = fetch(`${baseUrl}/mcp`, {
+      headers: inSession(sessionId, {
+        accept: 'text/event-stream',
+        'last-event-id': eventIdOf({ sessionId, requestId: 'soon', seq: 0 }),
+      }),
+    });
+    const calling = postInSession(baseUrl, sessionId, callOf('soon', `${name.replace(' ', '_')}.work`));
+    const reply = await resumed;
+    expect(reply.status).toBe(200);
+    const answer = eventsOf(await reply.text()).find((event) => event.data?.id === 'soon')?.data;
+    expect(answer).toMatchObject({ result: { structuredContent: { resumed: true } } });
+    expect((await calling).status).toBe(200);
+    expect(server().callsTo('mcp-early-resume')).toHaveLength(1);
   });
 });
