@@ -18,6 +18,7 @@ import { AGENT_ID_ATTRIBUTE, OPERATION_ATTRIBUTE } from '../../workflows/search-
 import type { NewTask } from './task-document';
 import { lineageUnder, type NamedParent, type TaskLineage } from './task-lineage';
 import type { TaskStore } from './task-store';
+import { checkTypedArguments, type ComposedTool } from './typed-arguments';
 import {
   TaskPhase,
   DEFAULT_RETRY,
@@ -94,7 +95,7 @@ export class TaskLauncher {
         `Param "${pending[0]}" is a pending argument: those need a parent in POST /tasks/compose`,
       );
     }
-    const planned = await this.plan(principal, request, [], new Map());
+    const { task: planned } = await this.plan(principal, request, [], new Map());
     const task =
       origin.roomId && origin.requestedBy
         ? { ...planned, room: { roomId: origin.roomId, requestedBy: origin.requestedBy } }
@@ -120,9 +121,13 @@ export class TaskLauncher {
     const parentsOf = checkCompositionGraph(requests);
     const agentsById = new Map<string, Agent | null>();
     const tasks: PlannedTask[] = [];
+    const tools: ComposedTool[] = [];
     for (const [position, request] of requests.entries()) {
-      tasks.push(await this.plan(principal, request, parentsOf[position], agentsById, position));
+      const { task, tool } = await this.plan(principal, request, parentsOf[position], agentsById, position);
+      tasks.push(task);
+      tools.push(tool);
     }
+    checkTypedArguments(requests, tools);
     const compositionId = randomUUID();
     const launched = await this.start(
       principal,
@@ -141,14 +146,14 @@ export class TaskLauncher {
     return lineageUnder({ taskStore, agents, maxTaskDepth: config.maxTaskDepth }, principal, parent);
   }
 
-  /** One checked task; `position` is its index in a composition, named in every error. */
+  /** One checked task, and the tool it calls; `position` is its index in a composition, named in every error. */
   private async plan(
     principal: Principal,
     request: TaskRequest,
     parents: number[],
     agentsById: Map<string, Agent | null>,
     position?: number,
-  ): Promise<PlannedTask> {
+  ): Promise<{ task: PlannedTask; tool: ComposedTool }> {
     const where = position === undefined ? '' : `Task ${position}: `;
     if (!agentsById.has(request.agentId))
       agentsById.set(request.agentId, await this.deps.agents.findVisible(principal, request.agentId));
@@ -191,7 +196,7 @@ export class TaskLauncher {
         `${where}retry.maxIntervalMs (${retry.maxIntervalMs}${request.retry?.maxIntervalMs === undefined ? ', the default' : ''}) must be at least retry.initialIntervalMs (${retry.initialIntervalMs})`,
       );
     }
-    return {
+    const task: PlannedTask = {
       taskId: randomUUID(),
       agentId: agent.id,
       agentName: agent.name,
@@ -204,6 +209,7 @@ export class TaskLauncher {
       ...(request.callbackUrl === undefined ? {} : { callbackUrl: request.callbackUrl }),
       notifyAgent: agent.callbackUrl !== undefined,
     };
+    return { task, tool: { agent, operation: request.operation, entry: lookup.entry } };
   }
 
   /**

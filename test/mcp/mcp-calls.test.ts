@@ -3,7 +3,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
-import { call } from '../support/http';
+import { call, expectError } from '../support/http';
 import { useMcpServer } from '../support/mcp-server';
 import { startTask, waitForTask } from '../support/tasks';
 import { until } from '../support/until';
@@ -156,6 +156,35 @@ describe('tasks on an MCP agent, called over MCP', () => {
     expect(task).toMatchObject({
       status: 'completed',
       result: { content: [{ type: 'text', text: 'Hello, Ada!' }] },
+    });
+  });
+
+  it("checks a composition's reads of structured content against the tool's outputSchema before anything starts", async () => {
+    const greetWith = (field: string) => [
+      { agentId: agent.agentId, operation: 'tools/weather', params: { city: 'Oslo' } },
+      {
+        agentId: agent.agentId,
+        operation: 'tools/greet',
+        params: { name: { source: { taskId: '0', field } } },
+        parents: ['0'],
+      },
+    ];
+    const calls = mcp().callsOf('tools/call').length;
+    const refused = await call('POST', '/tasks/compose', { apiKey: 'admin', body: greetWith('celsius') });
+    expect(expectError(refused, 400, 'INVALID_COMPOSITION').details).toMatchObject({
+      mismatch: 'type',
+      fieldTypes: ['number'],
+      paramTypes: ['string'],
+      outputSchemaPointer: '/properties/celsius',
+      inputSchemaPointer: '/properties/name',
+    });
+    expect(mcp().callsOf('tools/call')).toHaveLength(calls);
+
+    const accepted = await call('POST', '/tasks/compose', { apiKey: 'admin', body: greetWith('city') });
+    expect(accepted.status).toBe(202);
+    expect(await waitForTask(accepted.body[1].taskId)).toMatchObject({
+      status: 'completed',
+      result: { content: [{ type: 'text', text: 'Hello, Oslo!' }] },
     });
   });
 
