@@ -70,7 +70,11 @@ export const TASK_ROUTES = routeTable({
       credential: 'any',
       body: COMPOSITION_REQUEST_SCHEMA,
       success: [202, 'Array of {taskId, status, compositionId} in input order'],
-      errors: { '422': DEPTH_EXCEEDED },
+      errors: {
+        '400':
+          'VALIDATION_ERROR, OPERATION_NOT_SUPPORTED or INVALID_COMPOSITION: a bad graph, or a pending argument that surely cannot be filled (a field its parent\'s outputSchema lacks, a type that cannot fit the param); details name both tasks and the JSON pointers (docs/api.md, "Typed arguments")',
+        '422': DEPTH_EXCEEDED,
+      },
     },
     'GET /tasks/:taskId': {
       summary:
