@@ -99,6 +99,7 @@ export function roomDeliveryActivities(
           status: outcome.status,
           ...(outcome.result === undefined ? {} : { result: outcome.result }),
           ...(outcome.error === undefined ? {} : { error: outcome.error }),
+          ...(outcome.skipReason === undefined ? {} : { skipReason: outcome.skipReason }),
           ...(requestId === undefined ? {} : { requestId }),
           ...(outcome.message === undefined ? {} : { message: outcome.message }),
           ...(outcome.inputSchema === undefined ? {} : { inputSchema: outcome.inputSchema }),

@@ -58,6 +58,7 @@ function deliverCallbacks(running: RunningTask, outcome: TaskOutcome, outcomeInS
     status: outcome.status,
     ...(outcome.result === undefined ? {} : { result: outcome.result }),
     ...(outcome.error === undefined ? {} : { error: outcome.error }),
+    ...(outcome.skipReason === undefined ? {} : { skipReason: outcome.skipReason }),
     agentId: task.agentId,
     operation: task.operation,
     completedAt: new Date().toISOString(),

@@ -11,10 +11,17 @@ export const TaskStatus = {
   COMPLETED: 'completed',
   FAILED: 'failed',
   CANCELLED: 'cancelled',
+  /** Not run: its condition (`when`) was not met, or a parent was skipped; `skipReason` says which. */
+  SKIPPED: 'skipped',
 } as const;
 export type TaskStatus = (typeof TaskStatus)[keyof typeof TaskStatus];
 
-export const TERMINAL_STATUSES: readonly TaskStatus[] = [TaskStatus.COMPLETED, TaskStatus.FAILED, TaskStatus.CANCELLED];
+export const TERMINAL_STATUSES: readonly TaskStatus[] = [
+  TaskStatus.COMPLETED,
+  TaskStatus.FAILED,
+  TaskStatus.CANCELLED,
+  TaskStatus.SKIPPED,
+];
 /** Whether a task with this status has not ended: pending, or waiting for input. */
 export const isLive = (status: TaskStatus): boolean =>
   status === TaskStatus.PENDING || status === TaskStatus.INPUT_REQUIRED;
@@ -60,6 +67,24 @@ export interface ServiceTaskError {
 
 /** A task's error: the service's own, or the agent's, any JSON value but null, kept exactly as it was sent. */
 export type TaskError = ServiceTaskError | Record<string, unknown> | unknown[] | string | number | boolean;
+
+/** Why a task was skipped (docs/api.md, "Conditions"). */
+export const SkipReasonCode = {
+  /** The value `when` reads fails its schema. */
+  CONDITION_NOT_MET: 'CONDITION_NOT_MET',
+  /** The parent's result has no such field. */
+  MISSING_FIELD: 'MISSING_FIELD',
+  /** A parent was skipped, and the task does not set runIfParentSkipped. */
+  PARENT_SKIPPED: 'PARENT_SKIPPED',
+} as const;
+export type SkipReasonCode = (typeof SkipReasonCode)[keyof typeof SkipReasonCode];
+
+/** Why a task was skipped; `details`: the schema's problems with the value, for CONDITION_NOT_MET. */
+export interface SkipReason {
+  code: SkipReasonCode;
+  message: string;
+  details?: unknown;
+}
 
 /** A result as stored: a JSON object, or `{"0": value}` for anything else (docs/api.md, "Tasks"). */
 export type TaskResult = Record<string, unknown>;
@@ -181,6 +206,8 @@ export interface TaskOutcome {
   status: TaskStatus;
   result?: TaskResult;
   error?: TaskError;
+  /** With the skipped status only. */
+  skipReason?: SkipReason;
   /** Calls made to the agent, when it was called. */
   attempts?: number;
 }
@@ -201,6 +228,7 @@ export interface TaskCallback {
   status: TaskStatus;
   result?: TaskResult;
   error?: TaskError;
+  skipReason?: SkipReason;
   agentId: string;
   operation: string;
   completedAt: string;

@@ -14,7 +14,7 @@ export const A2A_TASK_STATES = [
   'TASK_STATE_AUTH_REQUIRED',
 ] as const;
 
-/** The statuses of ours that an A2A state can stand for: none for REJECTED and AUTH_REQUIRED, which no task of ours is in. */
+/** The statuses of ours that an A2A state can stand for: none for AUTH_REQUIRED, which no task of ours is in. */
 export function statusesOf(state: string): TaskStatus[] {
   switch (state) {
     case 'TASK_STATE_SUBMITTED':
@@ -28,6 +28,8 @@ export function statusesOf(state: string): TaskStatus[] {
       return [TaskStatus.CANCELLED];
     case 'TASK_STATE_INPUT_REQUIRED':
       return [TaskStatus.INPUT_REQUIRED];
+    case 'TASK_STATE_REJECTED':
+      return [TaskStatus.SKIPPED];
     default:
       return [];
   }
@@ -44,6 +46,9 @@ export function a2aState(task: Pick<TaskView, 'status' | 'phase'>): string {
       return 'TASK_STATE_CANCELED';
     case TaskStatus.INPUT_REQUIRED:
       return 'TASK_STATE_INPUT_REQUIRED';
+    // A2A's "the agent has decided to not perform the task", a terminal state: the service decided it.
+    case TaskStatus.SKIPPED:
+      return 'TASK_STATE_REJECTED';
     default:
       return task.phase === undefined || task.phase === TaskPhase.WAITING_FOR_PARENTS
         ? 'TASK_STATE_SUBMITTED'
@@ -64,7 +69,8 @@ export function idsOf(task: Pick<TaskDocument, '_id' | 'contextId'>): A2aTaskIds
 
 /**
  * A task as A2A 1.0's Task, in its JSON form: the result as the data part of one artifact, a
- * failure's error as the data part of the status message, the input request's message likewise.
+ * failure's error as the data part of the status message, the input request's message and a skipped
+ * task's skipReason likewise.
  */
 export function a2aTask(task: TaskDocument): Record<string, unknown> {
   const view = toTaskView(task);
@@ -72,7 +78,7 @@ export function a2aTask(task: TaskDocument): Record<string, unknown> {
   return {
     id: ids.taskId,
     contextId: ids.contextId,
-    status: a2aStatus(ids, a2aState(view), view.updatedAt, view.error ?? view.inputRequest),
+    status: a2aStatus(ids, a2aState(view), view.updatedAt, view.error ?? view.inputRequest ?? view.skipReason),
     artifacts: view.result === undefined ? [] : [resultArtifact(view.result)],
     history: [],
     metadata: { agentId: view.agentId, operation: view.operation },

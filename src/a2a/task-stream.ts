@@ -23,6 +23,7 @@ const STATE_AFTER: Record<TaskEvent['type'], string> = {
   [TaskEventType.COMPLETED]: 'TASK_STATE_COMPLETED',
   [TaskEventType.FAILED]: 'TASK_STATE_FAILED',
   [TaskEventType.CANCELLED]: 'TASK_STATE_CANCELED',
+  [TaskEventType.SKIPPED]: 'TASK_STATE_REJECTED',
 };
 
 /** What an event has to say beyond its state: the status message's data part. */
@@ -36,6 +37,8 @@ function dataOf(event: TaskEvent): unknown {
       return { requestId: event.requestId, message: event.message, inputSchema: event.inputSchema };
     case TaskEventType.FAILED:
       return event.error;
+    case TaskEventType.SKIPPED:
+      return event.skipReason;
     default:
       return undefined;
   }

@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ApiError } from '../http/errors';
-import type { TaskError, TaskResult } from '../../workflows/task-types';
+import type { SkipReason, TaskError, TaskResult } from '../../workflows/task-types';
 import { META_TASK } from './tool-catalog';
 
 /** A completed task's result: an object (TaskResult), as `structuredContent` and as its JSON text for clients that read only `content`. */
@@ -20,6 +20,13 @@ export function failedCall(taskId: string, error: TaskError): CallToolResult {
 /** A cancelled task: a tool error too, for no result will come. */
 export const cancelledCall = (taskId: string): CallToolResult =>
   failedCall(taskId, { code: 'CANCELLED', message: `Task ${taskId} was cancelled` });
+
+/** A skipped task: a tool error too, for no result will come; its text says why it did not run. */
+export const skippedCall = (taskId: string, reason: SkipReason | undefined): CallToolResult =>
+  failedCall(taskId, {
+    code: 'SKIPPED',
+    message: `Task ${taskId} was skipped: ${reason?.message ?? 'no reason recorded'}`,
+  });
 
 /** `CODE: message` for the service's errors and agents' of that shape; an agent's other errors as they were sent. */
 export function errorText(error: TaskError): string {

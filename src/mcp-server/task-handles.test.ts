@@ -15,6 +15,11 @@ const task = (fields: Partial<TaskDocument>): TaskDocument => ({
   ...fields,
 });
 
+const skipped = task({
+  status: 'skipped',
+  skipReason: JSON.stringify({ code: 'CONDITION_NOT_MET', message: 'Field "ok" is false' }),
+});
+
 describe('a task of the service as an MCP task', () => {
   it('has its id, times and status in MCP terms, with what the status says as statusMessage', () => {
     expect(mcpTaskOf(task({ message: 'half way' }))).toEqual({
@@ -35,6 +40,7 @@ describe('a task of the service as an MCP task', () => {
     expect(mcpTaskOf(task({ status: 'cancelled' })).status).toBe('cancelled');
     const failed = task({ status: 'failed', error: JSON.stringify({ code: 'NO_SUN', message: 'dark' }) });
     expect(mcpTaskOf(failed)).toMatchObject({ status: 'failed', statusMessage: 'NO_SUN: dark' });
+    expect(mcpTaskOf(skipped)).toMatchObject({ status: 'cancelled', statusMessage: 'Field "ok" is false' });
   });
 
   it('answers tasks/result for an ended task as the plain call would have answered', () => {
@@ -47,6 +53,10 @@ describe('a task of the service as an MCP task', () => {
     expect(endedCallResult(task({ status: 'cancelled' }))).toMatchObject({
       isError: true,
       content: [{ type: 'text', text: 'CANCELLED: Task t1 was cancelled' }],
+    });
+    expect(endedCallResult(skipped)).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: 'SKIPPED: Task t1 was skipped: Field "ok" is false' }],
     });
   });
 });

@@ -2,7 +2,7 @@ import type { CallToolResult, Task, TaskStatus as McpTaskStatus } from '@modelco
 import { inputRequestOf, type TaskDocument } from '../tasks/task-document';
 import { toTaskView } from '../tasks/task-views';
 import { TaskStatus, type TaskError } from '../../workflows/task-types';
-import { cancelledCall, completedCall, errorText, failedCall } from './call-results';
+import { cancelledCall, completedCall, errorText, failedCall, skippedCall } from './call-results';
 
 /**
  * The `pollInterval` MCP tasks suggest, in ms: a task's status is a read of the store, and a
@@ -19,6 +19,8 @@ const MCP_STATUS: Record<TaskStatus, McpTaskStatus> = {
   [TaskStatus.COMPLETED]: 'completed',
   [TaskStatus.FAILED]: 'failed',
   [TaskStatus.CANCELLED]: 'cancelled',
+  // MCP has no state for a task not run: like a cancelled one, it ended before completion without a result.
+  [TaskStatus.SKIPPED]: 'cancelled',
 };
 
 /**
@@ -47,6 +49,8 @@ function statusMessageOf(task: TaskDocument): string | undefined {
       return inputRequestOf(task)?.message;
     case TaskStatus.FAILED:
       return errorText(errorOf(task));
+    case TaskStatus.SKIPPED:
+      return toTaskView(task).skipReason?.message;
     default:
       return undefined;
   }
@@ -57,6 +61,7 @@ export function endedCallResult(task: TaskDocument): CallToolResult {
   const view = toTaskView(task);
   if (task.status === TaskStatus.COMPLETED) return completedCall(task._id, view.result ?? {});
   if (task.status === TaskStatus.FAILED) return failedCall(task._id, errorOf(task));
+  if (task.status === TaskStatus.SKIPPED) return skippedCall(task._id, view.skipReason);
   return cancelledCall(task._id);
 }
 

@@ -11,7 +11,7 @@ import type { TaskEventFeeds } from '../task-events/event-feeds';
 import { TaskEventType, type TaskEvent } from '../task-events/task-event';
 import type { InputRequest } from '../tasks/task-document';
 import type { TaskLauncher } from '../tasks/task-launcher';
-import { cancelledCall, completedCall, failedCall, refusedCall } from './call-results';
+import { cancelledCall, completedCall, failedCall, refusedCall, skippedCall } from './call-results';
 import type { McpSession, McpSessions } from './server-sessions';
 import type { CatalogTool } from './tool-catalog';
 
@@ -158,6 +158,8 @@ export function followTask(
           return finish(failedCall(taskId, event.error));
         case TaskEventType.CANCELLED:
           return finish(cancelledCall(taskId));
+        case TaskEventType.SKIPPED:
+          return finish(skippedCall(taskId, event.skipReason));
         default:
       }
     };

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { TaskErrorCode } from '../../workflows/task-types';
+import { SkipReasonCode, TaskErrorCode } from '../../workflows/task-types';
 
 /**
  * Every metric the service exports (docs/operations.md, "Metrics", lists them with what healthy
@@ -18,10 +18,10 @@ const WAIT_BUCKETS = [1, 5, 15, 60, 300, 900, 3600, 4 * 3600, 24 * 3600];
 const COMPOSITION_SIZE_BUCKETS = [1, 2, 3, 5, 10, 20, 50, 100, 200, 500];
 const LAG_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-const KNOWN_ERROR_CODES = new Set<string>(Object.values(TaskErrorCode));
+const KNOWN_ERROR_CODES = new Set<string>([...Object.values(TaskErrorCode), ...Object.values(SkipReasonCode)]);
 
 /**
- * A task's error as a label value: the service's own codes as they are; an agent's own codes, and
+ * A task's error (or a skipped task's skipReason) as a label value: the service's own codes as they are; an agent's own codes, and
  * errors an agent reported without a code, as `OTHER`; no error as ''.
  */
 export function errorCodeLabel(error: unknown): string {

@@ -1,4 +1,4 @@
-import { TaskStatus, type TaskError, type TaskResult } from '../../workflows/task-types';
+import { TaskStatus, type SkipReason, type TaskError, type TaskResult } from '../../workflows/task-types';
 import type { TaskEventDocument } from './event-store';
 import { TaskEventType, type TaskEvent } from './task-event';
 
@@ -22,6 +22,8 @@ export interface LoggedTask {
   result?: string;
   /** JSON text of the TaskError. */
   error?: string;
+  /** JSON text of the SkipReason. */
+  skipReason?: string;
   attempts?: number;
   /** The last seq handed out in the task's own log. */
   eventSeq?: number;
@@ -69,6 +71,12 @@ export function endingEvent(task: LoggedTask, seq: number): TaskEvent | undefine
       return { ...base, type: TaskEventType.FAILED, error: JSON.parse(task.error ?? 'null') as TaskError, ...attempts };
     case TaskStatus.CANCELLED:
       return { ...base, type: TaskEventType.CANCELLED };
+    case TaskStatus.SKIPPED:
+      return {
+        ...base,
+        type: TaskEventType.SKIPPED,
+        skipReason: JSON.parse(task.skipReason ?? 'null') as SkipReason,
+      };
     default:
       return undefined;
   }

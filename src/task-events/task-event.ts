@@ -1,4 +1,4 @@
-import type { TaskError, TaskResult } from '../../workflows/task-types';
+import type { SkipReason, TaskError, TaskResult } from '../../workflows/task-types';
 
 /** What happened to a task, in the order of its event log (docs/api.md, "Task events"). */
 export const TaskEventType = {
@@ -12,6 +12,7 @@ export const TaskEventType = {
   COMPLETED: 'completed',
   FAILED: 'failed',
   CANCELLED: 'cancelled',
+  SKIPPED: 'skipped',
 } as const;
 export type TaskEventType = (typeof TaskEventType)[keyof typeof TaskEventType];
 
@@ -20,6 +21,7 @@ export const ENDING_EVENTS: ReadonlySet<TaskEventType> = new Set([
   TaskEventType.COMPLETED,
   TaskEventType.FAILED,
   TaskEventType.CANCELLED,
+  TaskEventType.SKIPPED,
 ]);
 
 /** What each kind of event carries beyond its seq, task, type and time. */
@@ -34,12 +36,15 @@ export interface TaskEventData {
   completed: { result: TaskResult; attempts?: number };
   failed: { error: TaskError; attempts?: number };
   cancelled: { attempts?: number };
+  skipped: { skipReason: SkipReason };
 }
 
 /** An event written as it happens; the created and ending events are drawn from the task itself. */
 export type LoggedEvent = {
-  [T in Exclude<TaskEventType, 'created' | 'completed' | 'failed' | 'cancelled'>]: { type: T } & TaskEventData[T];
-}[Exclude<TaskEventType, 'created' | 'completed' | 'failed' | 'cancelled'>];
+  [T in Exclude<TaskEventType, EndOrCreation>]: { type: T } & TaskEventData[T];
+}[Exclude<TaskEventType, EndOrCreation>];
+
+type EndOrCreation = 'created' | 'completed' | 'failed' | 'cancelled' | 'skipped';
 
 /** One event as the streams and `?format=json` give it. */
 export type TaskEvent = {

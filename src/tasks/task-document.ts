@@ -3,6 +3,7 @@ import type { LoggedEvent, TaskRef } from '../task-events/task-event';
 import {
   isLive,
   type Requester,
+  type SkipReason,
   type TaskError,
   type TaskPhase,
   type TaskResult,
@@ -48,6 +49,8 @@ export interface TaskDocument {
   phase?: TaskPhase;
   result?: string;
   error?: string;
+  /** A skipped task's SkipReason, as JSON text. */
+  skipReason?: string;
   attempts?: number;
   /** Calls to the agent started so far, by any worker (TaskStore.startCall). */
   callsStarted?: number;
@@ -117,6 +120,7 @@ export interface TaskChange {
   phase?: TaskPhase;
   result?: TaskResult;
   error?: TaskError;
+  skipReason?: SkipReason;
   attempts?: number;
   /** Appended to the task's attemptErrors. */
   attemptError?: AttemptError;

@@ -19,7 +19,8 @@ export function countWritten(metrics: Metrics, change: TaskChange, written: Task
   const now = written.updatedAt.getTime();
   const operation = written.operation;
   if (endsTask(change)) {
-    const code = errorCodeLabel(change.error);
+    // A skipped task is labelled with why it was skipped.
+    const code = errorCodeLabel(change.error ?? change.skipReason);
     tasks.ended.inc({ operation, status: written.status, code, ...agent(written.agentId) });
     if (written.acceptedAt) {
       const outcome = code || written.status;

@@ -214,6 +214,7 @@ export class TaskStore {
     if (change.phase !== undefined) set.phase = change.phase;
     if (change.result !== undefined) set.result = JSON.stringify(change.result);
     if (change.error !== undefined) set.error = JSON.stringify(change.error);
+    if (change.skipReason !== undefined) set.skipReason = JSON.stringify(change.skipReason);
     if (change.attempts !== undefined) set.attempts = change.attempts;
     if (change.progress !== undefined) set.progress = change.progress;
     if (change.message !== undefined) set.message = change.message;

@@ -2,6 +2,7 @@ import type { Principal } from '../auth/principal';
 import {
   TaskStatus,
   type Requester,
+  type SkipReason,
   type TaskError,
   type TaskPhase,
   type TaskResult,
@@ -22,6 +23,8 @@ export interface TaskView {
   phase?: TaskPhase;
   result?: TaskResult;
   error?: TaskError;
+  /** Why a skipped task did not run. */
+  skipReason?: SkipReason;
   agentId: string;
   operation: string;
   compositionId?: string;
@@ -55,6 +58,7 @@ export function toTaskView(task: TaskDocument): TaskView {
     ...(task.phase === undefined ? {} : { phase: task.phase }),
     ...(task.result === undefined ? {} : { result: JSON.parse(task.result) as TaskResult }),
     ...(task.error === undefined ? {} : { error: JSON.parse(task.error) as TaskError }),
+    ...(task.skipReason === undefined ? {} : { skipReason: JSON.parse(task.skipReason) as SkipReason }),
     agentId: task.agentId,
     operation: task.operation,
     ...(task.compositionId === undefined ? {} : { compositionId: task.compositionId }),

@@ -1,7 +1,7 @@
 import { call, type Reply } from './http';
 import { STUCK_AFTER_MS } from './until';
 
-const TERMINAL = ['completed', 'failed', 'cancelled'];
+const TERMINAL = ['completed', 'failed', 'cancelled', 'skipped'];
 
 /**
  * Polls GET /tasks/{taskId} until `until` holds for the task (by default: it ended), at most
