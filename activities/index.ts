@@ -11,6 +11,7 @@ import { TaskStore } from '../src/tasks/task-store';
 import type { Store } from '../src/store/mongo';
 import { PresenceLookup } from '../src/room-tasks/socket-presence';
 import { callAgentActivity } from './call-agent';
+import { checkConditionActivity } from './check-condition';
 import { findRoomSocketsActivities } from './find-room-sockets';
 import { deliverCallbackActivity } from './deliver-callback';
 import { deliverTaskInputActivity } from './deliver-task-input';
@@ -92,6 +93,7 @@ export function createActivities(deps: ActivityDeps) {
       callTimeoutMs: deps.config.agentCallTimeoutMs,
     }),
     validateParams: validateParamsActivity(agents, deps.schemas),
+    checkCondition: checkConditionActivity(deps.schemas),
     recordTask: recordTaskActivity(taskStore),
     ...findRoomSocketsActivities(new PresenceLookup(deps.store), agents),
   } satisfies TaskActivities;

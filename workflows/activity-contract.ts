@@ -104,6 +104,16 @@ export interface ValidateParamsInput {
   params: Record<string, unknown>;
 }
 
+/** A task's condition to check: `value` is what its `when` reads of the parent's result. */
+export interface CheckConditionInput {
+  taskId: string;
+  schema: Record<string, unknown>;
+  value: unknown;
+}
+
+/** Whether the value matches the condition's schema; the schema's problems with it (and in one line) when not. */
+export type ConditionCheck = { matches: true } | { matches: false; summary: string; problems: unknown[] };
+
 /** The task a record is for, and the composition whose event log the record goes to. */
 export interface RecordedTask {
   taskId: string;
@@ -128,6 +138,8 @@ export interface TaskActivities {
   deliverTaskInput: (delivery: TaskInputDelivery) => Promise<void>;
   /** Substituted params checked against the operation's inputSchema: returned with its defaults filled in. */
   validateParams: (input: ValidateParamsInput) => Promise<Record<string, unknown>>;
+  /** A task's condition checked against the value it reads (Ajv is not workflow-safe). */
+  checkCondition: (input: CheckConditionInput) => Promise<ConditionCheck>;
   recordTask: (task: RecordedTask, record: TaskRecord) => Promise<void>;
   /** The delivery queue of an API process holding the agent's socket in the room; null when none does. */
   findAgentSocket: (socket: { roomId: string; agentId: string }) => Promise<string | null>;

@@ -4,17 +4,25 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
-import type { CallAgentInput, CallAgentResult, ValidateParamsInput } from './activity-contract';
+import type {
+  CallAgentInput,
+  CallAgentResult,
+  CheckConditionInput,
+  ConditionCheck,
+  ValidateParamsInput,
+} from './activity-contract';
 import { startTimeSkippingEnvironment, TIME_SKIPPING_SETUP_TIMEOUT_MS } from '../test/support/time-skipping';
 import type { compositionWorkflow } from './composition';
 import { plannedTask } from '../test/support/planned-task';
 import {
   agentReportSignal,
+  SkipReasonCode,
   TaskErrorCode,
   TaskPhase,
   TaskStatus,
   type PendingArgument,
   type PlannedTask,
+  type TaskCondition,
   type TaskResult,
 } from './task-types';
 
@@ -48,6 +56,7 @@ const agents = new Map<string, Agent>([
 
 let calls: CallAgentInput[] = [];
 let checked: ValidateParamsInput[] = [];
+let conditionsChecked: CheckConditionInput[] = [];
 let recorded: Array<{ taskId: string; change: Record<string, unknown> }> = [];
 
 /** The activities the task worker registers (activities/index.ts), by name, as plain functions. */
@@ -59,6 +68,13 @@ const activities = {
   async validateParams(input: ValidateParamsInput): Promise<Record<string, unknown>> {
     checked.push(input);
     return input.params;
+  },
+  /** Ajv's place: a condition's schema here is only ever `{const: value}`. */
+  async checkCondition(input: CheckConditionInput): Promise<ConditionCheck> {
+    conditionsChecked.push(input);
+    if (input.value === input.schema.const) return { matches: true };
+    const problems = [{ path: '/', message: 'must be equal to constant' }];
+    return { matches: false, summary: '/ must be equal to constant', problems };
   },
   async recordTask({ taskId }: { taskId: string }, change: Record<string, unknown>): Promise<void> {
     recorded.push({ taskId, change });
@@ -76,6 +92,12 @@ const activities = {
 const fromParent = (position: number, field: string, type?: PendingArgument['type']): PendingArgument => ({
   source: { taskId: String(position), field },
   ...(type ? { type } : {}),
+});
+
+/** Runs only if `field` of the parent's result equals `value`. */
+const whenEquals = (position: number, field: string, value: unknown): TaskCondition => ({
+  source: { taskId: String(position), field },
+  schema: { const: value },
 });
 
 let workflowCount = 0;
@@ -124,6 +146,7 @@ describe('the composition workflow, time skipped', () => {
   beforeEach(() => {
     calls = [];
     checked = [];
+    conditionsChecked = [];
     recorded = [];
   });
 
@@ -197,6 +220,77 @@ describe('the composition workflow, time skipped', () => {
       error: { code: TaskErrorCode.DEPENDENCY_FAILED },
     });
     expect(calls.map((call) => call.taskId)).toEqual([tasks[0].taskId, tasks[2].taskId]);
+  });
+
+  it('skips a task whose condition fails without calling its agent, and its dependants unless they run if a parent was skipped', async () => {
+    const tasks = plan(
+      ['source'],
+      ['double', { n: 5 }, { parents: [0], when: whenEquals(0, 'n', 3) }],
+      ['double', { n: fromParent(0, 'n') }, { parents: [0], when: whenEquals(0, '/n', 2) }],
+      ['double', { n: fromParent(1, 'n') }, { parents: [1] }],
+      ['sum', { a: fromParent(1, 'n'), b: fromParent(2, 'n') }, { parents: [1, 2], runIfParentSkipped: true }],
+      ['double', { n: 1 }, { parents: [0], when: whenEquals(0, 'missing', 2) }],
+    );
+
+    const summary = await run(tasks);
+
+    expect(summary.tasks.map((task) => task.status)).toEqual([
+      TaskStatus.COMPLETED,
+      TaskStatus.SKIPPED,
+      TaskStatus.COMPLETED,
+      TaskStatus.SKIPPED,
+      TaskStatus.COMPLETED,
+      TaskStatus.SKIPPED,
+    ]);
+    expect(calls.map((call) => call.taskId).sort()).toEqual([tasks[0], tasks[2], tasks[4]].map((t) => t.taskId).sort());
+    // The condition's parent keeps its result in the workflow, which reads the value from it.
+    expect(calls.find((call) => call.taskId === tasks[0].taskId)?.keepsResult).toBe(true);
+    expect(conditionsChecked.map(({ taskId, value }) => [taskId, value]).sort()).toEqual(
+      [
+        [tasks[1].taskId, 2],
+        [tasks[2].taskId, 2],
+      ].sort(),
+    );
+    expect(outcomeOf(tasks[1].taskId)).toEqual({
+      status: TaskStatus.SKIPPED,
+      skipReason: {
+        code: SkipReasonCode.CONDITION_NOT_MET,
+        message: 'Field "n" of task 0 does not match the condition: / must be equal to constant',
+        details: [{ path: '/', message: 'must be equal to constant' }],
+      },
+    });
+    expect(outcomeOf(tasks[3].taskId)).toEqual({
+      status: TaskStatus.SKIPPED,
+      skipReason: {
+        code: SkipReasonCode.PARENT_SKIPPED,
+        message: `Parent task 1 (${tasks[1].taskId}) was skipped`,
+      },
+    });
+    // A pending argument reading the skipped parent is null.
+    expect(calls.find((call) => call.taskId === tasks[4].taskId)?.params).toEqual({ a: null, b: 4 });
+    expect(outcomeOf(tasks[5].taskId)).toMatchObject({
+      status: TaskStatus.SKIPPED,
+      skipReason: { code: SkipReasonCode.MISSING_FIELD },
+    });
+  });
+
+  it('fails a dependant whose parents failed and were skipped with DEPENDENCY_FAILED, and reads null from a failed parent in a condition', async () => {
+    const tasks = plan(
+      ['rejects'],
+      ['source', {}, { when: whenEquals(0, 'n', 2), parents: [0], executeOnParentFailure: true }],
+      ['source', {}, { when: whenEquals(0, 'n', null), parents: [0], executeOnParentFailure: true }],
+      ['source', {}, { parents: [0, 1] }],
+    );
+
+    const summary = await run(tasks);
+
+    expect(summary.tasks.map((task) => task.status)).toEqual([
+      TaskStatus.FAILED,
+      TaskStatus.SKIPPED,
+      TaskStatus.COMPLETED,
+      TaskStatus.FAILED,
+    ]);
+    expect(outcomeOf(tasks[3].taskId)).toMatchObject({ error: { code: TaskErrorCode.DEPENDENCY_FAILED } });
   });
 
   it('fails a task whose agent accepted it but reported nothing within its 24 h timeout, the day skipped', async () => {

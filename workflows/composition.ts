@@ -87,14 +87,15 @@ class CompositionRun implements RunOfTask {
 }
 
 /**
- * The tasks whose result the workflow needs: a dependant's pending argument reads it, or a room's
- * task_update carries it. The others' results stay out of the history (CallAgentResult).
+ * The tasks whose result the workflow needs: a dependant's pending argument or condition reads it,
+ * or a room's task_update carries it. The others' results stay out of the history (CallAgentResult).
  */
 function resultsTheWorkflowNeeds(tasks: PlannedTask[]): Set<string> {
   const needed = new Set(tasks.filter((task) => task.room !== undefined).map((task) => task.taskId));
   for (const task of tasks) {
     for (const [, argument] of pendingArgumentsOf(task.params))
       needed.add(tasks[Number(argument.source.taskId)].taskId);
+    if (task.when !== undefined) needed.add(tasks[Number(task.when.source.taskId)].taskId);
   }
   return needed;
 }

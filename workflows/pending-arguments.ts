@@ -45,7 +45,7 @@ export const usesPointers = (params: Record<string, unknown>): boolean =>
  * `pointers` and the field starts with "/", the value at that JSON Pointer (RFC 6901), which reaches
  * into objects and arrays (`/content/0/text` of an MCP tool's answer). Undefined when there is none.
  */
-function fieldOf(result: TaskResult, field: string, pointers: boolean): { value: unknown } | undefined {
+export function fieldOf(result: TaskResult, field: string, pointers: boolean): { value: unknown } | undefined {
   if (Object.prototype.hasOwnProperty.call(result, field)) return { value: result[field] };
   if (!pointers || !field.startsWith('/')) return undefined;
   let value: unknown = result;

@@ -11,6 +11,7 @@ import { callAgent } from './agent-call';
 import { a2aTaskEnded, mcpTaskEnded } from './followed-task';
 import { activityError, failure, outcomeOfAnswer, outcomeOfReport } from './outcomes';
 import { pendingArgumentsOf, substitute, usesPointers } from './pending-arguments';
+import { checkCondition, conditionValue, outcomeOfCheck, skipped } from './task-condition';
 import { inputTaken } from './input-request';
 import { agentAnswered, asksForInput } from './report-wait';
 import { describe, recordedTaskOf, type RunningTask, type RunOfTask, type TaskOfRun } from './running-task';
@@ -28,6 +29,7 @@ import {
   type TaskStage,
 } from './task-state';
 import {
+  SkipReasonCode,
   TaskErrorCode,
   TaskPhase,
   TaskStatus,
@@ -39,12 +41,13 @@ import {
   type TaskOutcome,
   type TaskProgress,
 } from './task-types';
-import { FAIL_AT_FIRST_FAILED_PARENT, PENDING_ARGUMENT_POINTERS } from './versions';
+import { FAIL_AT_FIRST_FAILED_PARENT, PENDING_ARGUMENT_POINTERS, TASK_CONDITIONS } from './versions';
 
 type Params = Record<string, unknown>;
 
-const endedUncompleted = (parent: TaskOfRun): boolean =>
-  parent.outcome !== undefined && parent.outcome.status !== TaskStatus.COMPLETED;
+/** A skipped parent did not fail: its dependants are skipped instead (parentSkipped). */
+const failedOrCancelled = (parent: TaskOfRun): boolean =>
+  parent.outcome?.status === TaskStatus.FAILED || parent.outcome?.status === TaskStatus.CANCELLED;
 
 export class TaskRun implements RunningTask, TaskOfRun {
   readonly inbox = new TaskInbox();
@@ -161,8 +164,18 @@ export class TaskRun implements RunningTask, TaskOfRun {
     let params = task.params;
     if (task.parents.length > 0) {
       await this.parentsEnded();
-      const parentFailure = this.parentFailure();
-      if (parentFailure) return parentFailure;
+      const endedByParent = this.parentFailure() ?? this.parentSkipped();
+      if (endedByParent) return endedByParent;
+      if (task.when !== undefined && patched(TASK_CONDITIONS)) {
+        const read = conditionValue(this, task.when);
+        if (!('value' in read)) return read;
+        try {
+          const unmet = outcomeOfCheck(task.when, await checkCondition(this, task.when, read.value));
+          if (unmet) return unmet;
+        } catch (error) {
+          return failure(activityError(error));
+        }
+      }
     }
     const startedAt = Date.now();
     if (pendingArgumentsOf(params).length > 0) {
@@ -250,17 +263,27 @@ export class TaskRun implements RunningTask, TaskOfRun {
     return condition(
       () =>
         this.parentRuns().every((parent) => parent.outcome !== undefined) ||
-        (failsEarly && this.parentRuns().some(endedUncompleted)),
+        (failsEarly && this.parentRuns().some(failedOrCancelled)),
     );
   }
 
   /** DEPENDENCY_FAILED when a parent failed or was cancelled, unless the task runs on a parent's failure. */
   private parentFailure(): TaskOutcome | undefined {
-    const failed = this.parentRuns().find(endedUncompleted);
+    const failed = this.parentRuns().find(failedOrCancelled);
     if (failed === undefined || this.task.executeOnParentFailure) return undefined;
     return failure({
       code: TaskErrorCode.DEPENDENCY_FAILED,
       message: `Parent task ${failed.position} (${failed.task.taskId}) ${failed.outcome!.status}`,
+    });
+  }
+
+  /** Skipped when a parent was skipped, unless the task runs if a parent was skipped. */
+  private parentSkipped(): TaskOutcome | undefined {
+    const skippedParent = this.parentRuns().find((parent) => parent.outcome?.status === TaskStatus.SKIPPED);
+    if (skippedParent === undefined || this.task.runIfParentSkipped) return undefined;
+    return skipped({
+      code: SkipReasonCode.PARENT_SKIPPED,
+      message: `Parent task ${skippedParent.position} (${skippedParent.task.taskId}) was skipped`,
     });
   }
 

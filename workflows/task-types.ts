@@ -117,6 +117,16 @@ export interface TaskRequest {
   parents?: string[];
   /** Composition only: run once all parents ended, even if one failed. */
   executeOnParentFailure?: boolean;
+  /** Composition only: run only if this value of a parent's result matches the schema, else end skipped. */
+  when?: TaskCondition;
+  /** Composition only: run although a parent was skipped (its pending arguments read null). */
+  runIfParentSkipped?: boolean;
+}
+
+/** `when`: the value of a parent's result at `field` (a name or a JSON Pointer), and the JSON Schema it must match. */
+export interface TaskCondition {
+  source: { taskId: string; field: string };
+  schema: Record<string, unknown>;
 }
 
 /** Where a task came from, beyond its request: set by the service, never by the caller's body. */
@@ -162,6 +172,9 @@ export interface PlannedTask {
   /** Indices into the composition. */
   parents: number[];
   executeOnParentFailure: boolean;
+  /** Absent on tasks planned before conditions, as on those without one. */
+  when?: TaskCondition;
+  runIfParentSkipped?: boolean;
   timeoutMs: number;
   retry: RetrySettings;
   /** Set for a task requested in a room. */
@@ -279,6 +292,7 @@ export const cancelTaskUpdate = defineUpdate<TaskStatus, [string]>('cancelTask')
 export const TaskWait = {
   PARENTS: 'parents',
   PARAMS_CHECK: 'params check',
+  CONDITION_CHECK: 'condition check',
   ROOM_SOCKET: 'TASK frame over the room socket',
   AGENT_CALL: 'agent call',
   REPORT: "agent's report",

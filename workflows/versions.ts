@@ -39,3 +39,12 @@ export const A2A_TASK_PUSHES = 'a2a-task-pushes';
  * an A2A task is first followed: runs recorded before polled it on the timers only.
  */
 export const A2A_ANSWER_WAKES_POLL = 'a2a-answer-wakes-poll';
+
+/**
+ * A task with a condition (`when`) runs only if its parent's value matches the schema, checked by
+ * the checkCondition local activity; otherwise it ends skipped, and so do its dependants that do
+ * not run if a parent was skipped. Asked only by tasks that have a condition, once their parents
+ * ended: a run that began on a worker that ignored conditions runs such a task as it did then, and
+ * no task of it is ever skipped.
+ */
+export const TASK_CONDITIONS = 'task-conditions';

@@ -37,6 +37,16 @@ describe('checkCompositionGraph', () => {
       [task(), task(), task(['0'], { a: from('1') })],
       /Task 2: param "a" takes its value from task "1"/,
     ],
+    [
+      'a condition off the parents',
+      [task(), task(), { ...task(['0']), when: { source: { taskId: '1', field: 'ok' }, schema: {} } }],
+      /Task 2: its condition \(when\) reads task "1", which is not among its parents/,
+    ],
+    [
+      'a condition reading a padded index',
+      [task(), { ...task(['0']), when: { source: { taskId: '00', field: 'ok' }, schema: {} } }],
+      /Task 1: its condition \(when\) reads task "00"/,
+    ],
   ])('refuses %s with INVALID_COMPOSITION', (_what, requests, message) => {
     const { code, message: text } = rejection(requests);
     expect(code).toBe('INVALID_COMPOSITION');

@@ -8,8 +8,9 @@ const invalid = (message: string) => new ApiError(ErrorCode.INVALID_COMPOSITION,
 
 /**
  * The parents of each element as indices, after checking the graph (docs/api.md, "Compositions"):
- * parent indices exist, no element is its own parent, no cycle, and every pending argument takes
- * its value from one of the element's parents. Each 400 names the offending element.
+ * parent indices exist, no element is its own parent, no cycle, and every pending argument and
+ * condition (`when`) takes its value from one of the element's parents. Each 400 names the offending
+ * element.
  */
 export function checkCompositionGraph(requests: TaskRequest[]): number[][] {
   const parentsOf = requests.map((request, position) => {
@@ -27,11 +28,14 @@ export function checkCompositionGraph(requests: TaskRequest[]): number[][] {
   });
 
   requests.forEach((request, position) => {
+    const isParent = (taskId: string) => INDEX_PATTERN.test(taskId) && parentsOf[position].includes(Number(taskId));
+    if (request.when !== undefined && !isParent(request.when.source.taskId)) {
+      throw invalid(
+        `Task ${position}: its condition (when) reads task "${request.when.source.taskId}", which is not among its parents`,
+      );
+    }
     for (const [name, argument] of pendingArgumentsOf(request.params)) {
-      if (
-        !parentsOf[position].includes(Number(argument.source.taskId)) ||
-        !INDEX_PATTERN.test(argument.source.taskId)
-      ) {
+      if (!isParent(argument.source.taskId)) {
         throw invalid(
           `Task ${position}: param "${name}" takes its value from task "${argument.source.taskId}", which is not among its parents`,
         );

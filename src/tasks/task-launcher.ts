@@ -7,6 +7,8 @@ import { ApiError, ErrorCode, UnavailableError, UnavailableReason } from '../htt
 import { summariseProblems } from '../http/validate';
 import type { Agent } from '../registry/agent';
 import type { RecentAgents } from '../registry/recent-agents';
+import { SchemaRejected } from '../user-schemas/compiler';
+import type { JsonSchema } from '../user-schemas/json-schema';
 import type { SchemaChecks } from '../user-schemas/schema-checks';
 import type { compositionWorkflow } from '../../workflows/composition';
 import { checkCompositionGraph } from './composition-graph';
@@ -175,6 +177,7 @@ export class TaskLauncher {
       // With the schema's defaults, as the agent will receive them.
       request.params = checked.params;
     }
+    if (request.when !== undefined) await this.checkConditionSchema(request.when.schema, where);
     const { maxTaskTimeoutMs, defaultTaskTimeoutMs, callbackSigningSecret, allowInsecureAgentUrls } = this.deps.config;
     // The signed result goes to callbackUrl: the rules of the agents' URLs, which receive the same.
     requireCallableUrl(request.callbackUrl, 'callbackUrl', allowInsecureAgentUrls, position);
@@ -204,12 +207,31 @@ export class TaskLauncher {
       params: request.params,
       parents,
       executeOnParentFailure: request.executeOnParentFailure ?? false,
+      ...(request.when === undefined ? {} : { when: request.when }),
+      ...(request.runIfParentSkipped ? { runIfParentSkipped: true } : {}),
       timeoutMs: request.timeoutMs ?? defaultTaskTimeoutMs,
       retry,
       ...(request.callbackUrl === undefined ? {} : { callbackUrl: request.callbackUrl }),
       notifyAgent: agent.callbackUrl !== undefined,
     };
     return { task, tool: { agent, operation: request.operation, entry: lookup.entry } };
+  }
+
+  /**
+   * A condition's schema is compiled as an agent's tool schema is, within the same limits: 400 with
+   * the pointer of the part at fault, in the schema.
+   */
+  private async checkConditionSchema(schema: JsonSchema, where: string): Promise<void> {
+    try {
+      await this.deps.schemas.compile(schema);
+    } catch (error) {
+      if (!(error instanceof SchemaRejected)) throw error;
+      throw new ApiError(
+        ErrorCode.VALIDATION_ERROR,
+        `${where}the schema of its condition (when) cannot be used: ${error.message}`,
+        error.pointer === undefined ? undefined : { pointer: error.pointer },
+      );
+    }
   }
 
   /**

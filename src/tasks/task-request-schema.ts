@@ -37,6 +37,28 @@ export const TASK_REQUEST_SCHEMA = {
   properties: TASK_FIELDS,
 } as const;
 
+/**
+ * `when`: the task runs only if the value at `field` of the parent `taskId`'s result matches `schema`
+ * (a JSON Schema, compiled as an agent's tool schema is, in code).
+ */
+export const TASK_CONDITION_SCHEMA = {
+  type: 'object',
+  required: ['source', 'schema'],
+  additionalProperties: false,
+  properties: {
+    source: {
+      type: 'object',
+      required: ['taskId', 'field'],
+      additionalProperties: false,
+      properties: {
+        taskId: { type: 'string', maxLength: 16 },
+        field: { type: 'string', minLength: 1, maxLength: 1_000 },
+      },
+    },
+    schema: { type: 'object' },
+  },
+} as const;
+
 /** An element of `POST /tasks/compose`: a task request plus its place in the graph. */
 export const COMPOSED_TASK_SCHEMA = {
   ...TASK_REQUEST_SCHEMA,
@@ -44,6 +66,8 @@ export const COMPOSED_TASK_SCHEMA = {
     ...TASK_FIELDS,
     parents: { type: 'array', maxItems: 10_000, items: { type: 'string', maxLength: 16 } },
     executeOnParentFailure: { type: 'boolean' },
+    when: TASK_CONDITION_SCHEMA,
+    runIfParentSkipped: { type: 'boolean' },
   },
 } as const;
 

@@ -94,6 +94,7 @@ export class FakeActivities {
         this.inputs.push(delivery);
       },
       validateParams: async ({ params }) => params,
+      checkCondition: async () => ({ matches: true }),
       recordTask: async (task, record) => {
         this.records.push({ task, record });
       },
