@@ -278,6 +278,17 @@ describe('workflow replay', () => {
         });
         expect(answered.status).toBe(200);
       }),
+      // A condition that holds, one that fails, a dependant of the skipped task, and one that runs anyway.
+      composition('condition', [
+        task('condition', 'complete'),
+        task('condition', 'complete', { parents: ['0'], when: { source: { taskId: '0', field: 'tag' }, schema: {} } }),
+        task('condition', 'complete', {
+          parents: ['0'],
+          when: { source: { taskId: '0', field: '/reply' }, schema: { const: 'refuse' } },
+        }),
+        task('condition', 'complete', { parents: ['2'] }),
+        task('condition', 'complete', { parents: ['2'], runIfParentSkipped: true }),
+      ]),
     ]);
     expect(outcomes.flat().map((outcome) => outcome.status)).toEqual([
       'completed',
@@ -301,6 +312,11 @@ describe('workflow replay', () => {
       'completed',
       'completed',
       'completed',
+      'completed',
+      'completed',
+      'completed',
+      'skipped',
+      'skipped',
       'completed',
     ]);
     expect(outcomes.slice(10, 12).map((outcome) => outcome.status)).toEqual(['completed', 'cancelled']);
