@@ -116,6 +116,40 @@ describe('checkTypedArguments', () => {
     });
   });
 
+  it('refuses a condition on a field the outputSchema does not have, and takes one on a field it has', () => {
+    const conditioned = (field: string): TaskRequest[] => [
+      { agentId: search.agent.id, operation: search.operation, params: {} },
+      {
+        agentId: 'agent-c',
+        operation: 'tools/consume',
+        params: {},
+        parents: ['0'],
+        when: { source: { taskId: '0', field }, schema: { type: 'integer', minimum: 1 } },
+      },
+    ];
+    const tools = [search, consumer({})];
+    expect(() => checkTypedArguments(conditioned('total'), tools)).not.toThrow();
+    expect(() => checkTypedArguments(conditioned('/hits/0/rank'), tools)).not.toThrow();
+    let refused: ApiError | undefined;
+    try {
+      checkTypedArguments(conditioned('count'), tools);
+    } catch (error) {
+      refused = error as ApiError;
+    }
+    expect(refused).toMatchObject({
+      code: 'INVALID_COMPOSITION',
+      message: expect.stringContaining(
+        'Task 1 (Consumer: tools/consume): its condition (when) reads field "count" of task 0',
+      ),
+      details: {
+        mismatch: 'missing_field',
+        task: { index: 1, condition: true },
+        parent: { index: 0, field: 'count' },
+        outputSchemaPointer: '',
+      },
+    });
+  });
+
   it('refuses number into integer, not the reverse, with the pointers of both schemas', () => {
     expect(check(consumer({ n: { type: 'integer' } }), 'n', from('score'))).toEqual({
       status: 400,

@@ -21,17 +21,17 @@ const ArgumentMismatch = {
 } as const;
 type ArgumentMismatch = (typeof ArgumentMismatch)[keyof typeof ArgumentMismatch];
 
-/** One pending argument: the param of task `task` it fills, from `field` of the result of task `parent`. */
+/** One read of `field` of the result of task `parent` by task `task`: for its param `param`, or for its condition (`when`). */
 interface ArgumentRead {
   task: number;
-  param: string;
+  param?: string;
   parent: number;
   field: string;
 }
 
 /**
- * Refuses, before anything runs, a composition in which a pending argument surely cannot be filled:
- * the parent's outputSchema has no such field, the consuming tool's inputSchema no such parameter,
+ * Refuses, before anything runs, a composition in which a pending argument surely cannot be filled,
+ * or a condition surely reads nothing: the parent's outputSchema has no such field, the consuming tool's inputSchema no such parameter,
  * or the field's types do not fit the parameter's or the argument's `type`. Where a schema cannot
  * tell (none, or open at that place), the argument passes, and is checked at run time as before.
  * `400 INVALID_COMPOSITION` naming both tasks and the JSON pointers (docs/api.md, "Compositions").
@@ -41,20 +41,25 @@ export function checkTypedArguments(requests: TaskRequest[], tools: ComposedTool
   const results = new Map<number, ValueShape>();
   const resultOf = (index: number) =>
     results.get(index) ?? results.set(index, resultShapeOf(tools[index].entry)).get(index)!;
+  /** The field `read` reads; a refusal when the parent's outputSchema surely has no such field. */
+  const fieldRead = (read: ArgumentRead) => {
+    const field = resultField(resultOf(read.parent), read.field);
+    if (!isAbsent(field)) return field;
+    throw refusal(
+      tools,
+      read,
+      ArgumentMismatch.MISSING_FIELD,
+      `which its outputSchema does not have: at outputSchema#${field.pointer}, ${field.why}`,
+      { outputSchemaPointer: field.pointer },
+    );
+  };
   requests.forEach((request, task) => {
+    // A condition on a field no result can have would skip its task on every run.
+    if (request.when) fieldRead({ task, parent: Number(request.when.source.taskId), field: request.when.source.field });
     const params = paramsShapeOf(tools[task].entry);
     for (const [param, argument] of pendingArgumentsOf(request.params)) {
       const read: ArgumentRead = { task, param, parent: Number(argument.source.taskId), field: argument.source.field };
-      const field = resultField(resultOf(read.parent), read.field);
-      if (isAbsent(field)) {
-        throw refusal(
-          tools,
-          read,
-          ArgumentMismatch.MISSING_FIELD,
-          `which its outputSchema does not have: at outputSchema#${field.pointer}, ${field.why}`,
-          { outputSchemaPointer: field.pointer },
-        );
-      }
+      const field = fieldRead(read);
       const target = memberOf(params, param);
       if (isAbsent(target)) {
         throw refusal(
@@ -106,10 +111,10 @@ function refusal(
   const taskName = (index: number) => `${tools[index].agent.name}: ${tools[index].operation}`;
   return new ApiError(
     ErrorCode.INVALID_COMPOSITION,
-    `Task ${task} (${taskName(task)}): param "${param}" reads field "${field}" of task ${parent} (${taskName(parent)}), ${why}`,
+    `Task ${task} (${taskName(task)}): ${param === undefined ? 'its condition (when)' : `param "${param}"`} reads field "${field}" of task ${parent} (${taskName(parent)}), ${why}`,
     {
       mismatch,
-      task: { ...named(task), param },
+      task: { ...named(task), ...(param === undefined ? { condition: true } : { param }) },
       parent: { ...named(parent), field },
       ...pointersAndTypes,
     },
