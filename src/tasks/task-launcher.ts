@@ -36,7 +36,7 @@ import type { TemporalHandle } from './temporal-client';
 export interface TaskLauncherDeps {
   agents: RecentAgents;
   taskStore: TaskStore;
-  temporal: TemporalHandle;
+  temporal: Pick<TemporalHandle, 'client'>;
   schemas: SchemaChecks;
   config: Pick<
     Config,
@@ -90,14 +90,7 @@ export class TaskLauncher {
     } = {},
   ): Promise<string> {
     const lineage = await this.lineage(principal, onBehalfOf);
-    const [pending] = pendingArgumentsOf(request.params);
-    if (pending) {
-      throw new ApiError(
-        ErrorCode.VALIDATION_ERROR,
-        `Param "${pending[0]}" is a pending argument: those need a parent in POST /tasks/compose`,
-      );
-    }
-    const { task: planned } = await this.plan(principal, request, [], new Map());
+    const planned = await this.planTask(principal, request);
     const task =
       origin.roomId && origin.requestedBy
         ? { ...planned, room: { roomId: origin.roomId, requestedBy: origin.requestedBy } }
@@ -120,6 +113,41 @@ export class TaskLauncher {
     onBehalfOf?: NamedParent,
   ): Promise<Required<LaunchedIds>> {
     const lineage = await this.lineage(principal, onBehalfOf);
+    const tasks = await this.planComposition(principal, requests);
+    const compositionId = randomUUID();
+    const launched = await this.start(
+      principal,
+      { compositionId, tasks, agentCallTimeoutMs: this.deps.config.agentCallTimeoutMs },
+      workflowIdOfComposition(compositionId),
+      idempotency,
+      lineage,
+    );
+    return { compositionId: launched.compositionId ?? compositionId, taskIds: launched.taskIds };
+  }
+
+  /**
+   * The checks launchTask and launchComposition make, agent visibility included, without writing or
+   * starting anything: for requests kept to be launched later (a schedule's action). The requests
+   * stay as given (the checks fill in the schemas' defaults on copies).
+   */
+  async check(principal: Principal, action: { task: TaskRequest } | { composition: TaskRequest[] }): Promise<void> {
+    if ('task' in action) await this.planTask(principal, structuredClone(action.task));
+    else await this.planComposition(principal, structuredClone(action.composition));
+  }
+
+  private async planTask(principal: Principal, request: TaskRequest): Promise<PlannedTask> {
+    const [pending] = pendingArgumentsOf(request.params);
+    if (pending) {
+      throw new ApiError(
+        ErrorCode.VALIDATION_ERROR,
+        `Param "${pending[0]}" is a pending argument: those need a parent in POST /tasks/compose`,
+      );
+    }
+    const { task } = await this.plan(principal, request, [], new Map());
+    return task;
+  }
+
+  private async planComposition(principal: Principal, requests: TaskRequest[]): Promise<PlannedTask[]> {
     const parentsOf = checkCompositionGraph(requests);
     const agentsById = new Map<string, Agent | null>();
     const tasks: PlannedTask[] = [];
@@ -130,15 +158,7 @@ export class TaskLauncher {
       tools.push(tool);
     }
     checkTypedArguments(requests, tools);
-    const compositionId = randomUUID();
-    const launched = await this.start(
-      principal,
-      { compositionId, tasks, agentCallTimeoutMs: this.deps.config.agentCallTimeoutMs },
-      workflowIdOfComposition(compositionId),
-      idempotency,
-      lineage,
-    );
-    return { compositionId: launched.compositionId ?? compositionId, taskIds: launched.taskIds };
+    return tasks;
   }
 
   /** The lineage of tasks started on behalf of `parent`, checked first: the refusal that ends a loop costs least. */
@@ -394,7 +414,7 @@ function recordsOf(input: CompositionInput, origin: LaunchOrigin): NewTask[] {
  * request again (with its Idempotency-Key, the repeat answers the same ids) or looks them up.
  */
 async function startedAnyway(
-  temporal: TemporalHandle,
+  temporal: Pick<TemporalHandle, 'client'>,
   workflowId: string,
   startError: unknown,
   ids: LaunchedIds,
