@@ -21,6 +21,13 @@ import { pollA2aTaskActivity } from './poll-a2a-task';
 import { recordTaskActivity } from './record-task';
 import { validateParamsActivity } from './validate-params';
 import type { TaskActivities } from '../workflows/activity-contract';
+import type { ScheduleActivities } from '../workflows/schedule-contract';
+import { ScheduleStore } from '../src/schedules/schedule-store';
+import { IdempotencyKeys } from '../src/tasks/idempotency-keys';
+import { TaskLauncher } from '../src/tasks/task-launcher';
+import type { TemporalHandle } from '../src/tasks/temporal-client';
+import { awaitLaunchedWorkActivity } from './await-launched-work';
+import { launchScheduledRunActivity } from './launch-scheduled-run';
 
 /** What activities need from the process that hosts the worker. */
 export interface ActivityDeps {
@@ -35,6 +42,8 @@ export interface ActivityDeps {
   agents: RecentAgents;
   /** The process's schema checks, off its event loop (src/user-schemas/check-pool.ts). */
   schemas: SchemaChecks;
+  /** The process's Temporal client: scheduled runs start their work and wait for it to end. */
+  temporal: Pick<TemporalHandle, 'client'>;
 }
 
 /**
@@ -96,6 +105,28 @@ export function createActivities(deps: ActivityDeps) {
     checkCondition: checkConditionActivity(deps.schemas),
     recordTask: recordTaskActivity(taskStore),
     ...findRoomSocketsActivities(new PresenceLookup(deps.store), agents),
-  } satisfies TaskActivities;
+    ...scheduleActivities(deps, taskStore),
+  } satisfies TaskActivities & ScheduleActivities;
   return { activities, close: () => mcpSessions.close() };
+}
+
+/** A scheduled run's launch, made as the API makes one (src/tasks/task-launcher.ts), and its wait for the work. */
+function scheduleActivities(deps: ActivityDeps, taskStore: TaskStore): ScheduleActivities {
+  const launcher = new TaskLauncher({
+    agents: deps.agents,
+    taskStore,
+    temporal: deps.temporal,
+    schemas: deps.schemas,
+    config: deps.config,
+    logger: deps.logger.child({ component: 'schedules' }),
+  });
+  return {
+    launchScheduledRun: launchScheduledRunActivity(
+      launcher,
+      new IdempotencyKeys(deps.store, deps.metrics.tasks.idempotencyHits),
+      new ScheduleStore(deps.store),
+      deps.config.maxCompositionSize,
+    ),
+    awaitLaunchedWork: awaitLaunchedWorkActivity(deps.temporal),
+  };
 }

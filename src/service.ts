@@ -44,6 +44,8 @@ import { RoomStore } from './rooms/room-store';
 import { startRoomDelivery } from './service/room-delivery-worker';
 import { RoomTaskRequests } from './room-tasks/room-task-requests';
 import { Store } from './store/mongo';
+import { Schedules } from './schedules/schedules';
+import { ScheduleStore } from './schedules/schedule-store';
 import { SERVICE_COLLECTIONS } from './service/collections';
 
 export interface ServiceOptions {
@@ -109,6 +111,7 @@ export async function startService(
         logger: logger.child({ component: 'worker' }),
         metrics,
         schemas,
+        temporal,
       });
       stops.push(() => worker!.stop());
       const endedRuns = watchEndedRuns({
@@ -244,6 +247,13 @@ async function serveApi(
     mcpSessions: new McpSessions(store),
     mcpTasks: new McpTaskRecords(store),
     mcpVirtualServers: new VirtualServers(store),
+    schedules: new Schedules({
+      store: new ScheduleStore(store),
+      temporal,
+      launcher,
+      config,
+      logger: logger.child({ component: 'schedules' }),
+    }),
     logger,
   });
   const app = createApp({

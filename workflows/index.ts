@@ -1,2 +1,3 @@
 // Workflows the task worker runs. Deterministic code only: no Node modules, no I/O (see activities/).
 export { compositionWorkflow } from './composition';
+export { scheduledRunWorkflow } from './scheduled-run';

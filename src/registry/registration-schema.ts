@@ -157,12 +157,12 @@ export const AGENT_UPDATE_SCHEMA: Schema = {
 };
 
 /** Digits 1 to 200, as a query string carries them. */
-const LIMIT_PARAMETER = {
+export const LIMIT_PARAMETER = {
   type: 'string',
   pattern: '^(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|200)$',
   description: 'must be a whole number from 1 to 200',
 } as const;
-const AFTER_PARAMETER = { type: 'string', format: 'uuid' } as const;
+export const AFTER_PARAMETER = { type: 'string', format: 'uuid' } as const;
 
 /** GET /agents?limit&after. */
 export const AGENT_LIST_QUERY_SCHEMA: Schema = {

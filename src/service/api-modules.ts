@@ -24,6 +24,8 @@ import type { Logger } from '../ops/logger';
 import type { SchemaChecks } from '../user-schemas/schema-checks';
 import type { TaskEventFeeds } from '../task-events/event-feeds';
 import type { TaskEventStore } from '../task-events/event-store';
+import { createScheduleRoutes } from '../schedules/routes';
+import type { Schedules } from '../schedules/schedules';
 import { createTaskEventRoutes } from '../tasks/event-routes';
 import type { IdempotencyKeys } from '../tasks/idempotency-keys';
 import { createTaskRoutes } from '../tasks/routes';
@@ -61,6 +63,7 @@ export interface ApiParts {
   mcpSessions: McpSessions;
   mcpTasks: McpTaskRecords;
   mcpVirtualServers: VirtualServers;
+  schedules: Schedules;
   logger: Logger;
 }
 
@@ -90,6 +93,7 @@ export function apiModules({
   mcpSessions,
   mcpTasks,
   mcpVirtualServers,
+  schedules,
   logger,
 }: ApiParts): RouteModule[] {
   return [
@@ -153,6 +157,7 @@ export function apiModules({
       inputs,
     }),
     createTaskEventRoutes({ taskStore, eventStore, feeds, streamsOpen }),
+    createScheduleRoutes(schedules),
     createA2aPushRoutes({
       taskStore,
       temporal,

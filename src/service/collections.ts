@@ -17,6 +17,7 @@ import {
   SEQUENCES_COLLECTION,
 } from '../rooms/message-store';
 import { ROOMS_COLLECTION, RoomStore } from '../rooms/room-store';
+import { SCHEDULE_RUNS_COLLECTION, SCHEDULES_COLLECTION, ScheduleStore } from '../schedules/schedule-store';
 import { CHANGE_COUNTERS_COLLECTION, CHANGES_COLLECTION } from '../store/change-log';
 import { TASK_EVENTS_COLLECTION, TaskEventStore } from '../task-events/event-store';
 import { IDEMPOTENCY_KEYS_COLLECTION } from '../tasks/idempotency-keys';
@@ -49,4 +50,6 @@ export const SERVICE_COLLECTIONS: ReadonlyArray<{ name: string; indexes: IndexDe
   { name: MIGRATIONS_COLLECTION, indexes: [] },
   { name: SOCKET_PRESENCE_COLLECTION, indexes: SocketPresence.indexes() },
   { name: PRESENCE_PROCESSES_COLLECTION, indexes: [] },
+  { name: SCHEDULES_COLLECTION, indexes: ScheduleStore.indexes() },
+  { name: SCHEDULE_RUNS_COLLECTION, indexes: ScheduleStore.runIndexes() },
 ];

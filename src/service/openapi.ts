@@ -18,6 +18,7 @@ import { OPS_ROUTES } from './ops-routes';
 import { REGISTRY_ROUTES } from '../registry/routes';
 import { ROOM_ROUTES } from '../rooms/routes';
 import { TASK_EVENT_ROUTES } from '../tasks/event-routes';
+import { SCHEDULE_ROUTES } from '../schedules/routes';
 import { TASK_ROUTES } from '../tasks/routes';
 
 /** The route tables of every part the API serves; its routers serve exactly these operations. */
@@ -34,6 +35,7 @@ export const API_ROUTES: RouteTable[] = [
   VIRTUAL_SERVER_ROUTES,
   TASK_ROUTES,
   TASK_EVENT_ROUTES,
+  SCHEDULE_ROUTES,
   ROOM_ROUTES,
 ];
 

@@ -100,6 +100,7 @@ describe('upgrading the worker while a run is open', () => {
       agents: new RecentAgents(new AgentStore(store, secretBoxOf(config))),
       schemas,
       metrics: createMetrics(),
+      temporal: { client },
     });
     return Worker.create({
       connection: nativeConnection,

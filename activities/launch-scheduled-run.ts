@@ -1,0 +1,57 @@
+import { Context } from '@temporalio/activity';
+import type { Principal } from '../src/auth/principal';
+import { ApiError } from '../src/http/errors';
+import type { ScheduleStore } from '../src/schedules/schedule-store';
+import type { IdempotencyKeys } from '../src/tasks/idempotency-keys';
+import type { TaskLauncher } from '../src/tasks/task-launcher';
+import { refuseOversizedComposition } from '../src/tasks/task-request-schema';
+import type { LaunchedRun, ScheduledRunLaunch } from '../workflows/schedule-contract';
+import { workflowIdOfComposition, workflowIdOfTask } from '../workflows/task-types';
+
+/**
+ * Launches a run's action as the API launches a request, as the schedule's owner. The run's workflow
+ * id is the launch's idempotency key, so a retried activity (a worker that died after the launch)
+ * answers the first launch's ids and starts nothing again. An action the checks now refuse (its agent
+ * was deleted, its params no longer fit the tool) launches nothing and is recorded as the run's error;
+ * any other failure is retried.
+ */
+export function launchScheduledRunActivity(
+  launcher: TaskLauncher,
+  idempotencyKeys: IdempotencyKeys,
+  schedules: ScheduleStore,
+  maxCompositionSize: number,
+) {
+  return async function launchScheduledRun({
+    scheduleId,
+    owner,
+    action,
+    runId,
+  }: ScheduledRunLaunch): Promise<LaunchedRun> {
+    const context = Context.current();
+    const principal: Principal = owner;
+    let launched: LaunchedRun;
+    try {
+      if ('task' in action) {
+        const idempotency = idempotencyKeys.forRequest(principal, runId, 'scheduled-task', action.task);
+        const taskId = await launcher.launchTask(principal, action.task, { idempotency });
+        launched = { taskId, workflowId: workflowIdOfTask(taskId) };
+      } else {
+        refuseOversizedComposition(action.composition.length, maxCompositionSize);
+        const idempotency = idempotencyKeys.forRequest(principal, runId, 'scheduled-composition', action.composition);
+        const { compositionId, taskIds } = await launcher.launchComposition(principal, action.composition, idempotency);
+        launched = { compositionId, taskIds, workflowId: workflowIdOfComposition(compositionId) };
+      }
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status >= 500) throw error;
+      launched = { error: { code: error.code, message: error.message } };
+      context.log.warn('Scheduled run refused: its action no longer passes the checks', {
+        scheduleId,
+        runId,
+        code: error.code,
+        message: error.message,
+      });
+    }
+    await schedules.recordRun({ runId, scheduleId, at: new Date(), ...launched });
+    return launched;
+  };
+}
