@@ -9,6 +9,7 @@ import { resources, tracing } from '@opentelemetry/sdk-node';
 import { Worker, type ReplayResult } from '@temporalio/worker';
 import { useAgentServer, type AgentBehaviour } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
+import { createSchedule, deleteSchedule, untilRuns } from '../support/schedules';
 import { call } from '../support/http';
 import { newUserId } from '../support/humans';
 import { createRoom, RoomClient } from '../support/room-client';
@@ -325,10 +326,36 @@ describe('workflow replay', () => {
       { tag: 'room-http', reply: 'complete' },
     ]);
 
+    /** A schedule's run, triggered: one that launches its task, or one refused because its agent was deleted. */
+    const scheduled = async (name: string, agentId: string, beforeTrigger?: () => Promise<void>) => {
+      const { scheduleId } = await createSchedule({
+        spec: { cron: '0 7 * * *' },
+        paused: true,
+        action: { task: { agentId, operation: 'tools/script', params: { tag: name, reply: 'complete' } } },
+      });
+      await beforeTrigger?.();
+      expect((await call('POST', `/schedules/${scheduleId}/trigger`, { apiKey: 'admin' })).status).toBe(202);
+      const [run] = await untilRuns(scheduleId, 1);
+      await deleteSchedule(scheduleId);
+      workflowIds[name] = run.runId;
+      return run;
+    };
+    const launched = await scheduled('scheduled-run', agent.agentId);
+    expect((await waitForTask(launched.taskId!)).status).toBe('completed');
+    const doomed = await registerAgent({
+      mcpUrl: server().route('scripted-doomed', scripted()),
+      capabilities: { tools: [{ ...tool('script'), inputSchema: { type: 'object' } }] },
+    });
+    const refused = await scheduled('scheduled-run-refused', doomed.agentId, async () => {
+      expect((await call('DELETE', `/agents/${doomed.agentId}`, { apiKey: 'admin' })).status).toBe(204);
+    });
+    expect(refused.error?.code).toBe('AGENT_NOT_FOUND');
+
     return Promise.all(
       Object.entries(workflowIds).map(async ([name, workflowId]) => {
         const handle = client().workflow.getHandle(workflowId);
-        await handle.result();
+        // A refused scheduled run fails: its history is recorded all the same.
+        await handle.result().catch(() => undefined);
         return { workflowId: name, history: await handle.fetchHistory() };
       }),
     );
