@@ -52,6 +52,7 @@ export function launchScheduledRunActivity(
       });
     }
     await schedules.recordRun({ runId, scheduleId, at: new Date(), ...launched });
+    if (!('error' in launched)) context.log.info('Scheduled run launched', { scheduleId, runId, ...launched });
     return launched;
   };
 }

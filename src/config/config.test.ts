@@ -15,6 +15,7 @@ describe('loadConfig', () => {
       httpHeadersTimeoutMs: 10_000,
       httpRequestTimeoutMs: 60_000,
       maxCompositionSize: 100,
+      maxSchedulesPerCreator: 100,
       maxTaskDepth: 8,
       maxMessageChars: 16_384,
       defaultTaskTimeoutMs: 24 * 3_600_000,

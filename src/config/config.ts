@@ -70,6 +70,8 @@ export interface Config {
   /** How long a client may take to send a whole request, headers and body. */
   httpRequestTimeoutMs: number;
   maxCompositionSize: number;
+  /** MAX_SCHEDULES_PER_CREATOR: most schedules one caller may have; admins have no bound. */
+  maxSchedulesPerCreator: number;
   /** MAX_TASK_DEPTH: most hops below its root a task started on behalf of another may be (docs/api.md, "Lineage"). */
   maxTaskDepth: number;
   maxMessageChars: number;
@@ -293,6 +295,7 @@ export function loadConfig(env: Env = process.env): Config {
     httpHeadersTimeoutMs: read.integer('HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 10 * 60_000),
     httpRequestTimeoutMs: read.integer('HTTP_REQUEST_TIMEOUT_MS', 60_000, 100, 60 * 60_000),
     maxCompositionSize: read.integer('MAX_COMPOSITION_SIZE', 100, 1, MAX_COMPOSITION_SIZE_LIMIT),
+    maxSchedulesPerCreator: read.integer('MAX_SCHEDULES_PER_CREATOR', 100, 1, 100_000),
     maxTaskDepth: read.integer('MAX_TASK_DEPTH', 8, 0, 1_000),
     maxMessageChars: read.integer('MAX_MESSAGE_CHARS', 16_384, 1, 1024 * 1024),
     wsHeartbeatMs: read.integer('WS_HEARTBEAT_MS', 30_000, 50, 10 * 60_000),

@@ -34,7 +34,7 @@ export const SCHEDULE_ROUTES = routeTable({
       credential: 'any',
       body: SCHEDULE_REQUEST_SCHEMA,
       success: [201, 'The schedule, with scheduleId, and Location'],
-      errors: ACTION_ERRORS,
+      errors: { ...ACTION_ERRORS, '409': 'CONFLICT: the caller has MAX_SCHEDULES_PER_CREATOR schedules already' },
     },
     'GET /schedules': {
       summary: "The caller's schedules (an admin's: everyone's), paged by limit and after",

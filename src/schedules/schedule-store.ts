@@ -63,6 +63,11 @@ export class ScheduleStore {
     await retryWhileBusy(() => this.schedules.insertOne(toDocument(schedule)), { duplicatesOnRetryAreOurs: true });
   }
 
+  /** How many schedules `creator` has. */
+  count(creator: Principal): Promise<number> {
+    return this.schedules.countDocuments({ 'createdBy.kind': creator.kind, 'createdBy.id': creator.id });
+  }
+
   async find(scheduleId: string): Promise<Schedule | null> {
     const document = await this.schedules.findOne({ _id: scheduleId });
     return document ? fromDocument(document) : null;

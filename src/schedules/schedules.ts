@@ -8,7 +8,7 @@ import {
 } from '@temporalio/client';
 import { isAdmin, principalRef, type Principal } from '../auth/principal';
 import type { Config } from '../config/config';
-import { invalid, notFound } from '../http/errors';
+import { ApiError, ErrorCode, invalid, notFound } from '../http/errors';
 import type { Logger } from '../ops/logger';
 import type { TaskLauncher } from '../tasks/task-launcher';
 import { refuseOversizedComposition } from '../tasks/task-request-schema';
@@ -29,7 +29,7 @@ export interface SchedulesDeps {
   store: ScheduleStore;
   temporal: TemporalHandle;
   launcher: Pick<TaskLauncher, 'check'>;
-  config: Pick<Config, 'taskQueue' | 'maxCompositionSize'>;
+  config: Pick<Config, 'taskQueue' | 'maxCompositionSize' | 'maxSchedulesPerCreator'>;
   logger: Logger;
 }
 
@@ -59,6 +59,7 @@ export class Schedules {
   async create(principal: Principal, request: ScheduleRequest): Promise<Schedule> {
     const spec = checkedSpec(request.spec);
     await checkAction(this.deps, principal, request.action);
+    await this.refuseOverCap(principal);
     const now = new Date();
     const schedule: Schedule = {
       scheduleId: randomUUID(),
@@ -153,6 +154,20 @@ export class Schedules {
     }
     await this.deps.store.remove(scheduleId);
     this.deps.logger.info({ scheduleId, by: principalRef(principal) }, 'schedule deleted');
+  }
+
+  /**
+   * 409 once the caller has MAX_SCHEDULES_PER_CREATOR schedules: each may start a task a second,
+   * outside the caller's write rate. Concurrent creations may pass the bound by a few.
+   */
+  private async refuseOverCap(principal: Principal): Promise<void> {
+    if (isAdmin(principal)) return;
+    const max = this.deps.config.maxSchedulesPerCreator;
+    if ((await this.deps.store.count(principal)) >= max)
+      throw new ApiError(
+        ErrorCode.CONFLICT,
+        `This caller has ${max} schedules, the most MAX_SCHEDULES_PER_CREATOR allows: delete one first`,
+      );
   }
 
   private async readable(principal: Principal, scheduleId: string): Promise<Schedule> {

@@ -214,6 +214,21 @@ describe('schedules', () => {
     });
   });
 
+  it('refuses a schedule beyond MAX_SCHEDULES_PER_CREATOR (100) with 409, and takes one once another is deleted', async () => {
+    const busy = await newServiceKey('many schedules');
+    const action = echo('many');
+    const ids: string[] = [];
+    for (let count = 0; count < 100; count += 1)
+      ids.push((await createSchedule({ spec: DAILY, action, paused: true }, busy.key)).scheduleId);
+    const refused = await call('POST', '/schedules', { apiKey: busy.key, body: { spec: DAILY, action } });
+    expect(expectError(refused, 409, 'CONFLICT').message).toMatch(/MAX_SCHEDULES_PER_CREATOR/);
+    await deleteSchedule(ids.pop()!);
+    ids.push((await createSchedule({ spec: DAILY, action, paused: true }, busy.key)).scheduleId);
+    // Admins have no bound: this one is the admin's own.
+    const admins = await createSchedule({ spec: DAILY, action, paused: true });
+    for (const scheduleId of [...ids, admins.scheduleId]) await deleteSchedule(scheduleId);
+  });
+
   describe('bad bodies', () => {
     const AGENT = 'the-registered-agent';
     const task = (overrides: Record<string, unknown> = {}) => ({
