@@ -22,6 +22,7 @@ import { recordTaskActivity } from './record-task';
 import { validateParamsActivity } from './validate-params';
 import type { TaskActivities } from '../workflows/activity-contract';
 import type { ScheduleActivities } from '../workflows/schedule-contract';
+import { ApiKeyStore } from '../src/auth/api-keys';
 import { ScheduleStore } from '../src/schedules/schedule-store';
 import { IdempotencyKeys } from '../src/tasks/idempotency-keys';
 import { TaskLauncher } from '../src/tasks/task-launcher';
@@ -125,6 +126,7 @@ function scheduleActivities(deps: ActivityDeps, taskStore: TaskStore): ScheduleA
       launcher,
       new IdempotencyKeys(deps.store, deps.metrics.tasks.idempotencyHits),
       new ScheduleStore(deps.store),
+      { apiKeys: new ApiKeyStore(deps.store, undefined), agents: deps.agents },
       deps.config.maxCompositionSize,
     ),
     awaitLaunchedWork: awaitLaunchedWorkActivity(deps.temporal),

@@ -1,6 +1,9 @@
 import { Context } from '@temporalio/activity';
+import type { ApiKeyStore } from '../src/auth/api-keys';
 import type { Principal } from '../src/auth/principal';
 import { ApiError } from '../src/http/errors';
+import type { RecentAgents } from '../src/registry/recent-agents';
+import { requireCreatorActive } from '../src/schedules/schedule-owner';
 import type { ScheduleStore } from '../src/schedules/schedule-store';
 import type { IdempotencyKeys } from '../src/tasks/idempotency-keys';
 import type { TaskLauncher } from '../src/tasks/task-launcher';
@@ -12,13 +15,14 @@ import { workflowIdOfComposition, workflowIdOfTask } from '../workflows/task-typ
  * Launches a run's action as the API launches a request, as the schedule's owner. The run's workflow
  * id is the launch's idempotency key, so a retried activity (a worker that died after the launch)
  * answers the first launch's ids and starts nothing again. An action the checks now refuse (its agent
- * was deleted, its params no longer fit the tool) launches nothing and is recorded as the run's error;
- * any other failure is retried.
+ * was deleted, its params no longer fit the tool), or a creator who can no longer act (a revoked
+ * key), launches nothing and is recorded as the run's error; any other failure is retried.
  */
 export function launchScheduledRunActivity(
   launcher: TaskLauncher,
   idempotencyKeys: IdempotencyKeys,
   schedules: ScheduleStore,
+  creators: { apiKeys: Pick<ApiKeyStore, 'find'>; agents: Pick<RecentAgents, 'findById'> },
   maxCompositionSize: number,
 ) {
   return async function launchScheduledRun({
@@ -31,6 +35,7 @@ export function launchScheduledRunActivity(
     const principal: Principal = owner;
     let launched: LaunchedRun;
     try {
+      await requireCreatorActive(principal, creators);
       if ('task' in action) {
         const idempotency = idempotencyKeys.forRequest(principal, runId, 'scheduled-task', action.task);
         const taskId = await launcher.launchTask(principal, action.task, { idempotency });

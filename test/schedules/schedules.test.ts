@@ -169,6 +169,19 @@ describe('schedules', () => {
     await deleteSchedule(created.scheduleId);
   });
 
+  it('starts nothing for a creator whose key was revoked: the run records UNAUTHENTICATED', async () => {
+    const revoked = await newServiceKey('revoked later');
+    const created = await createSchedule({ spec: DAILY, action: echo('revoked'), paused: true }, revoked.key);
+    expect((await call('DELETE', `/keys/${revoked.id}`, { apiKey: 'admin' })).status).toBe(204);
+    expect((await call('POST', `/schedules/${created.scheduleId}/trigger`, { apiKey: 'admin' })).status).toBe(202);
+    const [run] = await untilRuns(created.scheduleId, 1);
+    expect(run.error).toEqual({
+      code: 'UNAUTHENTICATED',
+      message: `The schedule's creator, service key ${revoked.id}, was revoked`,
+    });
+    await deleteSchedule(created.scheduleId);
+  });
+
   describe('access', () => {
     it('answers 404 to everyone but the creator and admins; lists show each caller their own, admins all', async () => {
       const created = await createSchedule({ spec: DAILY, action: echo('mine'), paused: true }, owner.key);
