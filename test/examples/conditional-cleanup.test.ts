@@ -4,6 +4,7 @@ import { startConfirmingAgent } from '../../examples/confirming-agent';
 import { startEchoAgent } from '../../examples/echo-agent';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call } from '../support/http';
+import { createSchedule, deleteSchedule, untilRuns } from '../support/schedules';
 import { waitForTask } from '../support/tasks';
 import { testStack } from '../support/test-stack';
 
@@ -94,5 +95,18 @@ describe('the example of a condition, with the example agents', () => {
     expect(await waitForTask(deletion)).toMatchObject({ status: 'completed', result: { deleted: '/tmp/old-logs' } });
     expect(await waitForTask(report)).toMatchObject({ status: 'completed', result: { text: 'cleanup checked' } });
     expect(removed).toEqual(['/tmp/old-logs']);
+  });
+
+  it('runs every morning at 7 as a schedule; a trigger runs it now', async () => {
+    const { scheduleId } = await createSchedule({
+      spec: { cron: '0 7 * * *', timezone: 'Europe/Oslo' },
+      action: { composition: cleanup('/home') },
+    });
+    expect((await call('POST', `/schedules/${scheduleId}/trigger`, { apiKey: 'admin' })).status).toBe(202);
+    const [run] = await untilRuns(scheduleId, 1);
+    await deleteSchedule(scheduleId);
+    const [, deletion, report] = run.taskIds!;
+    expect(await waitForTask(deletion)).toMatchObject({ status: 'skipped' });
+    expect(await waitForTask(report)).toMatchObject({ status: 'completed', result: { text: 'cleanup checked' } });
   });
 });
