@@ -2,8 +2,7 @@ import { principalRef } from '../auth/principal';
 import type { Schedule, ScheduleRun } from './schedule-store';
 
 /** A run as GET /schedules/{id} shows it. */
-export function toRunView({ runId, at, ...launched }: ScheduleRun) {
-  const { scheduleId: _scheduleId, ...outcome } = launched;
+export function toRunView({ runId, at, scheduleId: _scheduleId, ...outcome }: ScheduleRun) {
   if ('error' in outcome) return { runId, at: at.toISOString(), error: outcome.error };
   if ('compositionId' in outcome)
     return { runId, at: at.toISOString(), compositionId: outcome.compositionId, taskIds: outcome.taskIds };

@@ -108,14 +108,23 @@ export class Schedules {
     };
   }
 
-  /** Changes what the change names; a new action is checked as the creator's, whom the runs act as. */
+  /**
+   * Changes what the change names; a new action is checked as the creator's, whom the runs act as.
+   * Unless the change names `paused`, the schedule stays paused or not as Temporal has it: an operator
+   * may have paused it in the Web UI.
+   */
   async update(principal: Principal, scheduleId: string, change: ScheduleChange): Promise<Schedule> {
     const current = await this.readable(principal, scheduleId);
     const spec = change.spec ? checkedSpec(change.spec) : current.spec;
     if (change.action) await checkAction(this.deps, current.createdBy, change.action);
     const changed: Schedule = { ...current, ...change, spec, updatedAt: new Date() };
     try {
-      await this.temporalCall(current, (handle) => handle.update(() => this.optionsOf(changed)));
+      await this.temporalCall(current, (handle) =>
+        handle.update((previous) => {
+          changed.paused = change.paused ?? previous.state.paused;
+          return { ...this.optionsOf(changed), state: { ...previous.state, paused: changed.paused } };
+        }),
+      );
     } catch (error) {
       throw refusedSpec(error) ?? error;
     }

@@ -125,6 +125,15 @@ describe('schedules', () => {
     });
     expect(unpaused.body.paused).toBe(false);
     expect((await readSchedule(created.scheduleId)).paused).toBe(false);
+
+    // Paused by an operator in the Web UI: a change that does not name paused keeps it paused.
+    await temporal().schedule.getHandle(`schedule-${created.scheduleId}`).pause('by an operator');
+    const kept = await call('PATCH', `/schedules/${created.scheduleId}`, {
+      apiKey: owner.key,
+      body: { overlap: 'skip' },
+    });
+    expect(kept.body).toMatchObject({ overlap: 'skip', paused: true });
+    expect((await readSchedule(created.scheduleId)).paused).toBe(true);
     await deleteSchedule(created.scheduleId);
   });
 
