@@ -4,7 +4,7 @@ import type { Principal } from '../src/auth/principal';
 import { ApiError } from '../src/http/errors';
 import type { RecentAgents } from '../src/registry/recent-agents';
 import { requireCreatorActive } from '../src/schedules/schedule-owner';
-import type { ScheduleStore } from '../src/schedules/schedule-store';
+import type { ScheduleRun, ScheduleStore } from '../src/schedules/schedule-store';
 import type { IdempotencyKeys } from '../src/tasks/idempotency-keys';
 import type { TaskLauncher } from '../src/tasks/task-launcher';
 import { refuseOversizedComposition } from '../src/tasks/task-request-schema';
@@ -33,16 +33,18 @@ export function launchScheduledRunActivity(
   }: ScheduledRunLaunch): Promise<LaunchedRun> {
     const context = Context.current();
     const principal: Principal = owner;
+    const recorded = await schedules.findRun(runId);
+    // A retry of an activity that recorded its run (and died before Temporal heard): the launch stands.
+    if (recorded) return launchedOf(recorded);
+    const idempotency = idempotencyKeys.forRequest(principal, runId, 'scheduled-run', action);
     let launched: LaunchedRun;
     try {
       await requireCreatorActive(principal, creators);
       if ('task' in action) {
-        const idempotency = idempotencyKeys.forRequest(principal, runId, 'scheduled-task', action.task);
         const taskId = await launcher.launchTask(principal, action.task, { idempotency });
         launched = { taskId, workflowId: workflowIdOfTask(taskId) };
       } else {
         refuseOversizedComposition(action.composition.length, maxCompositionSize);
-        const idempotency = idempotencyKeys.forRequest(principal, runId, 'scheduled-composition', action.composition);
         const { compositionId, taskIds } = await launcher.launchComposition(principal, action.composition, idempotency);
         launched = { compositionId, taskIds, workflowId: workflowIdOfComposition(compositionId) };
       }
@@ -57,7 +59,14 @@ export function launchScheduledRunActivity(
       });
     }
     await schedules.recordRun({ runId, scheduleId, at: new Date(), ...launched });
+    // The run's record answers a retry from now on: the claim would only keep a document per run.
+    await idempotency?.release().catch(() => undefined);
     if (!('error' in launched)) context.log.info('Scheduled run launched', { scheduleId, runId, ...launched });
     return launched;
   };
+}
+
+/** What a recorded run launched, as the activity answered it the first time. */
+function launchedOf({ runId: _runId, scheduleId: _scheduleId, at: _at, ...launched }: ScheduleRun): LaunchedRun {
+  return launched;
 }

@@ -11,6 +11,12 @@ export const SCHEDULE_RUNS_COLLECTION = 'schedule_runs';
 /** Runs kept per schedule, newest first: what GET /schedules/{id} shows as recentRuns. */
 export const RECENT_RUNS = 10;
 
+/**
+ * How long a run's record is kept at least: a launch retried after its worker died looks its run up
+ * (activities/launch-scheduled-run.ts), and must find it however many runs came since.
+ */
+export const RUN_MEMORY_MS = 10 * 60_000;
+
 /** A schedule as the API knows it; Temporal's schedule of the same id runs it. */
 export interface Schedule {
   scheduleId: string;
@@ -95,7 +101,10 @@ export class ScheduleStore {
     await this.runs.deleteMany({ scheduleId });
   }
 
-  /** Writes a run (again, when its activity is retried), then forgets the runs older than the RECENT_RUNS newest. */
+  /**
+   * Writes a run (again, when its activity is retried), then forgets the runs older than the
+   * RECENT_RUNS newest and than RUN_MEMORY_MS.
+   */
   async recordRun({ runId, ...run }: ScheduleRun): Promise<void> {
     await retryWhileBusy(() => this.runs.replaceOne({ _id: runId }, run, { upsert: true }), {
       duplicatesOnRetryAreOurs: true,
@@ -106,13 +115,20 @@ export class ScheduleStore {
       .skip(RECENT_RUNS - 1)
       .limit(1)
       .toArray();
-    if (oldestKept) await this.runs.deleteMany({ scheduleId: run.scheduleId, at: { $lt: oldestKept.at } });
+    if (!oldestKept) return;
+    const before = new Date(Math.min(oldestKept.at.getTime(), Date.now() - RUN_MEMORY_MS));
+    await this.runs.deleteMany({ scheduleId: run.scheduleId, at: { $lt: before } });
+  }
+
+  async findRun(runId: string): Promise<ScheduleRun | null> {
+    const document = await this.runs.findOne({ _id: runId });
+    return document ? fromRunDocument(document) : null;
   }
 
   /** The RECENT_RUNS newest runs, newest first. */
   async recentRuns(scheduleId: string): Promise<ScheduleRun[]> {
     const documents = await this.runs.find({ scheduleId }).sort({ at: -1 }).limit(RECENT_RUNS).toArray();
-    return documents.map(({ _id, ...run }) => ({ runId: _id, ...run }) as ScheduleRun);
+    return documents.map(fromRunDocument);
   }
 }
 
@@ -127,4 +143,8 @@ function toDocument({ scheduleId, action, createdBy, ...schedule }: Schedule): S
 
 function fromDocument({ _id, action, ...schedule }: ScheduleDocument): Schedule {
   return { scheduleId: _id, ...schedule, action: JSON.parse(action) as ScheduledAction };
+}
+
+function fromRunDocument({ _id, ...run }: RunDocument): ScheduleRun {
+  return { runId: _id, ...run } as ScheduleRun;
 }

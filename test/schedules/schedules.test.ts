@@ -1,10 +1,13 @@
 import { ScheduleNotFoundError } from '@temporalio/client';
+import { MongoClient } from 'mongodb';
+import { IDEMPOTENCY_KEYS_COLLECTION, idempotencyClaimId } from '../../src/tasks/idempotency-keys';
 import { completes, useAgentServer, type AgentBehaviour } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call, expectError } from '../support/http';
 import { newServiceKey } from '../support/keys';
 import { createSchedule, deleteSchedule, readSchedule, untilRuns } from '../support/schedules';
 import { waitForTask } from '../support/tasks';
+import { testStack } from '../support/test-stack';
 import { useTemporalClient } from '../support/temporal';
 import { closedStatus } from '../support/until';
 
@@ -47,6 +50,15 @@ describe('schedules', () => {
         expect(task).toMatchObject({ status: 'completed', agentId: agent.agentId, result: { text: 'every second' } });
       }
       expect(Date.parse(runs[0].at)).toBeGreaterThanOrEqual(Date.parse(runs[1].at));
+      // Each launch claimed the run's id as its idempotency key, and freed it once the run was recorded.
+      const mongo = await MongoClient.connect(testStack().mongoUri);
+      try {
+        const claims = mongo.db(testStack().mongoDatabase).collection(IDEMPOTENCY_KEYS_COLLECTION);
+        const ids = runs.map((run) => idempotencyClaimId({ kind: 'service', id: owner.id }, run.runId));
+        expect(await claims.countDocuments({ _id: { $in: ids } as never })).toBe(0);
+      } finally {
+        await mongo.close();
+      }
       const described = await readSchedule(created.scheduleId, { apiKey: owner.key });
       expect(described.nextRuns.length).toBeGreaterThan(0);
     } finally {
