@@ -233,6 +233,12 @@ beforeAll(async () => {
     operation: 'tools/echo',
     params: { text: MARKER },
   });
+  // Paused, an hour apart: it runs only if the fuzzer unpauses or triggers it.
+  const victimSchedule = await created('POST', '/schedules', victimKey, {
+    spec: { intervalMs: 3_600_000 },
+    action: { task: { agentId: victimAgent.agentId, operation: 'tools/echo', params: { text: MARKER } } },
+    paused: true,
+  });
   victim = { key: victimKey, agent: victimAgent, roomId: victimRoom.roomId, taskId: victimTask.taskId };
 
   // The fuzzing principal: a service key, its agents, room, task and composition.
@@ -261,6 +267,10 @@ beforeAll(async () => {
   const taskId = (await created('POST', '/tasks', key, task)).taskId;
   const compositionId = (await created('POST', '/tasks/compose', key, [task, { ...task, parents: ['0'] }]))[0]
     .compositionId;
+  const schedule = { spec: { intervalMs: 3_600_000 }, action: { task }, overlap: 'skip', paused: true };
+  const [fuzzSchedule, deletedSchedule] = await Promise.all(
+    [1, 2].map(() => created('POST', '/schedules', key, schedule)),
+  );
 
   secrets = {
     "the victim's marker": MARKER,
@@ -277,6 +287,7 @@ beforeAll(async () => {
     foreignIds: [
       victimAgent.agentId,
       victimServer.serverId,
+      victimSchedule.scheduleId,
       victimRoom.roomId,
       victimTask.taskId,
       victimTask.taskId.replace(/.$/, '0'),
@@ -391,6 +402,19 @@ beforeAll(async () => {
       { body: { description: 'patched', sharedWith: ['fuzz-human'] } },
     ),
     base('DELETE', '/mcp-servers/{serverId}', { serverId: deletedServer.serverId }),
+    base('POST', '/schedules', {}, { body: { ...schedule, spec: { cron: '0 7 * * *', timezone: 'Europe/Oslo' } } }),
+    base('GET', '/schedules', {}, { query: { limit: '5' } }),
+    base('GET', '/schedules/{scheduleId}', { scheduleId: fuzzSchedule.scheduleId }),
+    base(
+      'PATCH',
+      '/schedules/{scheduleId}',
+      { scheduleId: fuzzSchedule.scheduleId },
+      { body: { overlap: 'allowAll', paused: true } },
+    ),
+    base('POST', '/schedules/{scheduleId}/pause', { scheduleId: fuzzSchedule.scheduleId }),
+    base('POST', '/schedules/{scheduleId}/unpause', { scheduleId: fuzzSchedule.scheduleId }),
+    base('POST', '/schedules/{scheduleId}/trigger', { scheduleId: fuzzSchedule.scheduleId }),
+    base('DELETE', '/schedules/{scheduleId}', { scheduleId: deletedSchedule.scheduleId }),
     base(
       'POST',
       '/mcp/{serverId}',
