@@ -218,12 +218,16 @@ export class RoomHub {
   }
 
   /**
-   * Settles once this process's insert of any of `seqs` ends (stored or failed); undefined when none
-   * of them is being inserted here. While it runs, a history read may find a later message of its
-   * batch and miss an earlier one.
+   * Settles once this process's insert of any of `seqs` ends (stored or failed), at once when one of
+   * them is stored already (published here); undefined when none of them is being inserted or was
+   * published here. A history read looks its seqs up one by one, in parallel: it may find a later
+   * message and miss an earlier one whose insert was under way, or ended while the read ran.
    */
   insertOf(roomId: string, seqs: number[]): Promise<void> | undefined {
-    const writing = this.rooms.get(roomId)?.writing;
+    const room = this.rooms.get(roomId);
+    if (!room) return undefined;
+    if (seqs.some((seq) => room.publishedSeqs.has(seq))) return Promise.resolve();
+    const { writing } = room;
     return writing && seqs.some((seq) => seq >= writing.first && seq <= writing.last) ? writing.settled : undefined;
   }
 

@@ -139,6 +139,27 @@ describe('RoomSocket resuming with since', () => {
     expect(seqs).toEqual([3, 4, 5, 6, 7, 8]);
   });
 
+  it('reads the history again when it missed a message this process stored while the read ran', async () => {
+    const store = storeSeeing(new Set([1, 2, 3, 4, 5]), 'room');
+    const { hub, socket, seqs } = resume(store);
+    // The writer's own connection keeps the room live here, with what it published.
+    hub.join({ roomId: 'room', participant: writer, deliver: () => undefined, close: () => undefined });
+    const send = (content: string) => hub.sendMessage({ roomId: 'room', sender: writer, content });
+    const sent = Promise.all([send('c6'), send('c7'), send('c8')]);
+    await until(() => store.batches === 1, 'the first batch');
+    store.finishInserts();
+    await until(() => store.batches === 2, 'the second batch');
+    store.finishInserts();
+    await sent;
+    // The read looked 7 up before its insert ended and 8 after: its page lacks 7, now stored.
+    const page = store.page;
+    let reads = 0;
+    store.page = async (roomId, cursor, limit) =>
+      (await page(roomId, cursor, limit)).filter((message) => reads++ > 5 || message.seq !== 7);
+    await socket.start(2);
+    expect(seqs).toEqual([3, 4, 5, 6, 7, 8]);
+  });
+
   it('delivers a live message whose seq the history read did not find, once', async () => {
     const store = storeSeeing(new Set([1, 2, 3, 4, 5, 6, 8]), 'room');
     const { hub, socket, seqs } = resume(store);

@@ -153,8 +153,9 @@ export class RoomSocket implements RoomConnection {
       const page = await this.deps.messages.page(this.roomId, { kind: 'after', seq: after }, MAX_PAGE_SIZE);
       if (page.length === 0 || this.ws.readyState !== this.ws.OPEN) return;
       const missing = seqsMissing(after, page);
-      // A batch of this process may be half visible to the page's lookups: once it is written, the
-      // page is read again, so the history goes out whole and in order.
+      // The page's lookups may miss a message of this process that was being written meanwhile, or
+      // was written while they ran: once it is, the page is read again, so the history goes out whole
+      // and in order.
       const insert = waits < MAX_REPLAY_WAITS ? this.deps.hub.insertOf(this.roomId, missing) : undefined;
       if (insert) {
         waits += 1;
