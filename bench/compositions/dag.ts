@@ -2,9 +2,10 @@
 // it, against its critical path: ten times one task alone, measured in the same run on the same
 // service. Starts its own stack as `npm start` runs (API and worker in one process), with a trivial
 // agent on loopback. Run: npx tsx bench/compositions/dag.ts [runs]
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { startLocalStack } from '../../test/support/local-stack';
-import { ECHO_TOOL, startTrivialAgent } from '../tasks/agent-call';
+import { benchAgentRegistration, startTrivialAgent } from '../tasks/agent-call';
+import { api } from '../tasks/service-api';
 
 const LEVELS = 10;
 const WIDTH = 10;
@@ -31,32 +32,16 @@ async function main(): Promise<void> {
   const agentServer = await startTrivialAgent();
   try {
     const { baseUrl, adminKey } = local.stack;
-    const api = async (method: Dispatcher.HttpMethod, route: string, body?: unknown): Promise<any> => {
-      const response = await request(`${baseUrl}${route}`, {
-        method,
-        headers: { 'x-api-key': adminKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const parsed = await response.body.json();
-      if (response.statusCode >= 300)
-        throw new Error(`${method} ${route}: ${response.statusCode} ${JSON.stringify(parsed)}`);
-      return parsed;
-    };
-    const agent = await api('POST', '/agents', {
-      name: 'Bench agent',
-      description: 'Answers at once',
-      defaultPrompt: 'Hi',
-      mcpUrl: agentServer.url,
-      chatUrl: agentServer.url,
-      capabilities: { tools: [ECHO_TOOL] },
-    });
+    const call = (method: Dispatcher.HttpMethod, route: string, body?: unknown) =>
+      api(baseUrl, adminKey, method, route, body);
+    const agent = await call('POST', '/agents', benchAgentRegistration(agentServer.url));
     const task = async () => {
-      const { taskId } = await api('POST', '/tasks', {
+      const { taskId } = await call('POST', '/tasks', {
         agentId: agent.agentId,
         operation: 'tools/echo',
         params: { text: 'alone' },
       });
-      while ((await api('GET', `/tasks/${taskId}?waitMs=30000`)).status === 'pending');
+      while ((await call('GET', `/tasks/${taskId}?waitMs=30000`)).status === 'pending');
     };
     for (let n = 0; n < WARM_UP; n++) await task();
     const alone: number[] = [];
@@ -75,11 +60,11 @@ async function main(): Promise<void> {
     const dags: number[] = [];
     for (let run = 0; run < runs; run++) {
       const begun = performance.now();
-      const [{ compositionId }] = await api('POST', '/tasks/compose', composition);
+      const [{ compositionId }] = await call('POST', '/tasks/compose', composition);
       let status = 'pending';
       while (status === 'pending') {
         await sleep(POLL_MS);
-        status = (await api('GET', `/compositions/${compositionId}`)).status;
+        status = (await call('GET', `/compositions/${compositionId}`)).status;
       }
       if (status !== 'completed') throw new Error(`composition ${compositionId} ended ${status}`);
       dags.push(performance.now() - begun);

@@ -3,36 +3,17 @@
 // process that answer at once: (c) the service's signed POST, (e) an A2A agent of @a2a-js/sdk's own
 // server (test/support/a2a-agent.ts) whose SendMessage answers a completed task.
 // Run: npx tsx bench/tasks/a2a.ts
-import { request, type Dispatcher } from 'undici';
 import { A2aTestAgent } from '../../test/support/a2a-agent';
 import { startLocalStack } from '../../test/support/local-stack';
 import { ECHO_TOOL, startTrivialAgent } from './agent-call';
-import { sample, type Sample } from './sample';
+import { sample, summarise, type Sample } from './sample';
+import { api } from './service-api';
 
 const CONCURRENCY = [1, 10, 50];
 const TASKS_AT = (concurrency: number) => Math.max(200, concurrency * 8);
 /** (c) and (e) alternate in this many rounds per concurrency, so a change in the machine's speed falls on both. */
 const ROUNDS = 2;
 const WAIT_MS = 30_000;
-
-async function api(baseUrl: string, adminKey: string, method: Dispatcher.HttpMethod, route: string, body?: unknown) {
-  const response = await request(`${baseUrl}${route}`, {
-    method,
-    headers: { 'x-api-key': adminKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const parsed = (await response.body.json()) as Record<string, unknown>;
-  if (response.statusCode >= 300)
-    throw new Error(`${method} ${route} answered ${response.statusCode}: ${JSON.stringify(parsed)}`);
-  return parsed;
-}
-
-function summarise(samples: Sample[]): { throughput: number; p50: number; p99: number } {
-  const latencies = samples.flatMap((one) => one.latencies).sort((a, b) => a - b);
-  const wallSeconds = samples.reduce((sum, one) => sum + one.wallSeconds, 0);
-  const at = (share: number) => latencies[Math.min(latencies.length - 1, Math.floor(share * latencies.length))];
-  return { throughput: latencies.length / wallSeconds, p50: at(0.5), p99: at(0.99) };
-}
 
 async function main(): Promise<void> {
   const local = await startLocalStack({

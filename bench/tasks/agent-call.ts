@@ -35,6 +35,16 @@ export async function startTrivialAgent(): Promise<{
   };
 }
 
+/** The registration of the benches' `acs` agent, answering at `url` (startTrivialAgent): its `echo` tool is `Bench_agent.echo` on /mcp. */
+export const benchAgentRegistration = (url: string) => ({
+  name: 'Bench agent',
+  description: 'Answers at once',
+  defaultPrompt: 'Hi',
+  mcpUrl: url,
+  chatUrl: url,
+  capabilities: { tools: [ECHO_TOOL] },
+});
+
 /** The same signed POST the service's callAgent activity sends, without the service around it. */
 export function directCaller(url: string, signingSecret: string) {
   const dispatcher = outboundDispatcher({ allowPrivate: true, connectTimeoutMs: 5_000 });

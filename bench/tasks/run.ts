@@ -14,13 +14,13 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
-import { request, type Dispatcher } from 'undici';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { WORKFLOW_TASK_SLOTS } from '../../src/service/task-worker';
 import { cpuDuring } from './process-cpu';
-import { sample, type Sample } from './sample';
+import { sample, summarise, type Measurement, type Sample } from './sample';
+import { api } from './service-api';
 import { startLocalStack } from '../../test/support/local-stack';
-import { directCaller, ECHO_TOOL, startTrivialAgent } from './agent-call';
+import { benchAgentRegistration, directCaller, ECHO_TOOL, startTrivialAgent } from './agent-call';
 import { startMcpAgent, type McpRequestRecord } from './mcp-agent';
 import { openMcpClients, type McpClientPool } from './mcp-clients';
 import type { bareLocalTaskWorkflow, bareTaskWorkflow } from './bare-workflow';
@@ -50,12 +50,6 @@ const ALONE_PAUSE_MS = 150;
 /** Longest wait for the service's workflows to finish before a round starts. */
 const DRAIN_MS = 60_000;
 
-interface Measurement {
-  throughput: number;
-  p50: number;
-  p99: number;
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Runs `total` jobs, `concurrency` at a time; latencies in ms and jobs per second over the wall time. */
@@ -74,35 +68,6 @@ async function aloneSample(total: number, job: (n: number) => Promise<unknown>):
   }
   // The pauses are not the jobs' time.
   return { latencies, wallSeconds: latencies.reduce((sum, ms) => sum + ms, 0) / 1000 };
-}
-
-function summarise(samples: Sample[]): Measurement {
-  const latencies = samples.flatMap((one) => one.latencies).sort((a, b) => a - b);
-  const wallSeconds = samples.reduce((sum, one) => sum + one.wallSeconds, 0);
-  const at = (share: number) => latencies[Math.min(latencies.length - 1, Math.floor(share * latencies.length))];
-  return { throughput: latencies.length / wallSeconds, p50: at(0.5), p99: at(0.99) };
-}
-
-/**
- * One API call with undici's `request`, as (a) calls the agent: `fetch` costs the bench process about
- * 1.3 ms more CPU per call, taken from the same two cores as the service under test.
- */
-async function api(
-  baseUrl: string,
-  adminKey: string,
-  method: Dispatcher.HttpMethod,
-  route: string,
-  body?: unknown,
-): Promise<any> {
-  const response = await request(`${baseUrl}${route}`, {
-    method,
-    headers: { 'x-api-key': adminKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const parsed = await response.body.json();
-  if (response.statusCode >= 300)
-    throw new Error(`${method} ${route} answered ${response.statusCode}: ${JSON.stringify(parsed)}`);
-  return parsed;
 }
 
 /** The bench's own sampler and instrumentations left out (OTEL_*), for the service to trace as told. */
@@ -146,14 +111,7 @@ async function main(): Promise<void> {
   const connection = await NativeConnection.connect({ address: stack.temporalAddress });
   try {
     const { baseUrl, adminKey } = stack;
-    const agent = await api(baseUrl, adminKey, 'POST', '/agents', {
-      name: 'Bench agent',
-      description: 'Answers at once',
-      defaultPrompt: 'Hi',
-      mcpUrl: agentServer.url,
-      chatUrl: agentServer.url,
-      capabilities: { tools: [ECHO_TOOL] },
-    });
+    const agent = await api(baseUrl, adminKey, 'POST', '/agents', benchAgentRegistration(agentServer.url));
     // The same tool over MCP. Capabilities given by hand: registration does not contact the server.
     const mcpBenchAgent = await api(baseUrl, adminKey, 'POST', '/agents', {
       name: 'Bench MCP agent',
