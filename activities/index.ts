@@ -127,7 +127,6 @@ function scheduleActivities(deps: ActivityDeps, taskStore: TaskStore): ScheduleA
       new IdempotencyKeys(deps.store, deps.metrics.tasks.idempotencyHits),
       new ScheduleStore(deps.store),
       { apiKeys: new ApiKeyStore(deps.store, undefined), agents: deps.agents },
-      deps.config.maxCompositionSize,
     ),
     awaitLaunchedWork: awaitLaunchedWorkActivity(deps.temporal),
   };

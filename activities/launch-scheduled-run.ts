@@ -7,7 +7,6 @@ import { requireCreatorActive } from '../src/schedules/schedule-owner';
 import type { ScheduleRun, ScheduleStore } from '../src/schedules/schedule-store';
 import type { IdempotencyKeys } from '../src/tasks/idempotency-keys';
 import type { TaskLauncher } from '../src/tasks/task-launcher';
-import { refuseOversizedComposition } from '../src/tasks/task-request-schema';
 import type { LaunchedRun, ScheduledRunLaunch } from '../workflows/schedule-contract';
 import { workflowIdOfComposition, workflowIdOfTask } from '../workflows/task-types';
 
@@ -23,7 +22,6 @@ export function launchScheduledRunActivity(
   idempotencyKeys: IdempotencyKeys,
   schedules: ScheduleStore,
   creators: { apiKeys: Pick<ApiKeyStore, 'find'>; agents: Pick<RecentAgents, 'findById'> },
-  maxCompositionSize: number,
 ) {
   return async function launchScheduledRun({
     scheduleId,
@@ -44,7 +42,6 @@ export function launchScheduledRunActivity(
         const taskId = await launcher.launchTask(principal, action.task, { idempotency });
         launched = { taskId, workflowId: workflowIdOfTask(taskId) };
       } else {
-        refuseOversizedComposition(action.composition.length, maxCompositionSize);
         const { compositionId, taskIds } = await launcher.launchComposition(principal, action.composition, idempotency);
         launched = { compositionId, taskIds, workflowId: workflowIdOfComposition(compositionId) };
       }

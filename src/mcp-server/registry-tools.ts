@@ -10,7 +10,7 @@ import {
   type SearchAgentsParams,
 } from '../registry/agent-search';
 import { readableTask } from '../tasks/task-access';
-import { COMPOSITION_REQUEST_SCHEMA, refuseOversizedComposition } from '../tasks/task-request-schema';
+import { COMPOSITION_REQUEST_SCHEMA } from '../tasks/task-request-schema';
 import type { TaskRequest } from '../../workflows/task-types';
 import type { TaskLauncher } from '../tasks/task-launcher';
 import type { TaskStore } from '../tasks/task-store';
@@ -22,8 +22,6 @@ export interface RegistryToolDeps {
   directory: Pick<AgentDirectory, 'listVisible' | 'searchCandidates' | 'findVisibleByIds'>;
   launcher: Pick<TaskLauncher, 'launchComposition'>;
   taskStore: Pick<TaskStore, 'find'>;
-  /** MAX_COMPOSITION_SIZE: the most tasks one composition holds. */
-  maxCompositionSize: number;
 }
 
 const GET_TASK_SCHEMA = {
@@ -85,7 +83,6 @@ export async function callRegistryTool(
         return structured(await search(deps, principal, checkSearch(args), catalog));
       case 'run_composition': {
         const { tasks } = checkComposition(args);
-        refuseOversizedComposition(tasks.length, deps.maxCompositionSize);
         return structured({ ...(await deps.launcher.launchComposition(principal, tasks)) });
       }
       case 'get_task': {

@@ -11,14 +11,8 @@ import type { Config } from '../config/config';
 import { ApiError, ErrorCode, invalid, notFound } from '../http/errors';
 import type { Logger } from '../ops/logger';
 import type { TaskLauncher } from '../tasks/task-launcher';
-import { refuseOversizedComposition } from '../tasks/task-request-schema';
 import type { TemporalHandle } from '../tasks/temporal-client';
-import {
-  runWorkflowIdPrefixOf,
-  temporalScheduleIdOf,
-  type ScheduledAction,
-  type ScheduledRunInput,
-} from '../../workflows/schedule-contract';
+import { runWorkflowIdPrefixOf, temporalScheduleIdOf, type ScheduledRunInput } from '../../workflows/schedule-contract';
 import { readableSchedule } from './schedule-access';
 import type { ScheduleChange, ScheduleRequest } from './schedule-request-schema';
 import { CATCHUP_WINDOW, checkedSpec, OVERLAP_POLICY, temporalSpecOf } from './schedule-spec';
@@ -29,7 +23,7 @@ export interface SchedulesDeps {
   store: ScheduleStore;
   temporal: TemporalHandle;
   launcher: Pick<TaskLauncher, 'check'>;
-  config: Pick<Config, 'taskQueue' | 'maxCompositionSize' | 'maxSchedulesPerCreator'>;
+  config: Pick<Config, 'taskQueue' | 'maxSchedulesPerCreator'>;
   logger: Logger;
 }
 
@@ -58,7 +52,7 @@ export class Schedules {
    */
   async create(principal: Principal, request: ScheduleRequest): Promise<Schedule> {
     const spec = checkedSpec(request.spec);
-    await checkAction(this.deps, principal, request.action);
+    await this.deps.launcher.check(principal, request.action);
     await this.refuseOverCap(principal);
     const now = new Date();
     const schedule: Schedule = {
@@ -116,7 +110,7 @@ export class Schedules {
   async update(principal: Principal, scheduleId: string, change: ScheduleChange): Promise<Schedule> {
     const current = await this.readable(principal, scheduleId);
     const spec = change.spec ? checkedSpec(change.spec) : current.spec;
-    if (change.action) await checkAction(this.deps, current.createdBy, change.action);
+    if (change.action) await this.deps.launcher.check(current.createdBy, change.action);
     const changed: Schedule = { ...current, ...change, spec, updatedAt: new Date() };
     try {
       await this.temporalCall(current, (handle) =>
@@ -233,16 +227,6 @@ export class Schedules {
       state: { paused: schedule.paused },
     };
   }
-}
-
-/** The checks of POST /tasks or POST /tasks/compose, as `owner`, without starting anything. */
-async function checkAction(
-  { launcher, config }: Pick<SchedulesDeps, 'launcher' | 'config'>,
-  owner: Principal,
-  action: ScheduledAction,
-): Promise<void> {
-  if ('composition' in action) refuseOversizedComposition(action.composition.length, config.maxCompositionSize);
-  await launcher.check(owner, action);
 }
 
 /** 400 for a spec Temporal refused; undefined for any other error. */

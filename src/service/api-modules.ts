@@ -130,7 +130,6 @@ export function apiModules({
       inputs,
       cancellation: { taskStore, claims, temporal },
       taskStore,
-      maxCompositionSize: config.maxCompositionSize,
       logger: logger.child({ component: 'mcp-server' }),
     }),
     createVirtualServerRoutes({ servers: mcpVirtualServers, agents, directory }),

@@ -140,6 +140,7 @@ export function createTaskRoutes({
   router.serve('POST /tasks/compose', async (ctx) => {
     const principal = requirePrincipal(ctx);
     const body = ctx.request.body;
+    // Before the body's schema check, which a long array makes costly; the launcher checks every other caller's.
     if (Array.isArray(body)) refuseOversizedComposition(body.length, maxCompositionSize);
     const requests = checkComposition(body);
     const { compositionId, taskIds } = await launcher.launchComposition(

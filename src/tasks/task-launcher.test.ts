@@ -117,6 +117,7 @@ function launcherWith({
       taskQueue: 'tasks',
       defaultTaskTimeoutMs: 60_000,
       maxTaskTimeoutMs: 3_600_000,
+      maxCompositionSize: 100,
       agentCallTimeoutMs: 30_000,
       callbackSigningSecret: undefined,
       allowInsecureAgentUrls: false,

@@ -20,6 +20,7 @@ import { AGENT_ID_ATTRIBUTE, OPERATION_ATTRIBUTE } from '../../workflows/search-
 import type { NewTask } from './task-document';
 import { lineageUnder, type NamedParent, type TaskLineage } from './task-lineage';
 import type { TaskStore } from './task-store';
+import { refuseOversizedComposition } from './task-request-schema';
 import { checkTypedArguments, type ComposedTool } from './typed-arguments';
 import {
   TaskPhase,
@@ -47,6 +48,7 @@ export interface TaskLauncherDeps {
     | 'callbackSigningSecret'
     | 'allowInsecureAgentUrls'
     | 'maxTaskDepth'
+    | 'maxCompositionSize'
   >;
   /** Each started workflow gets a line naming its tasks. */
   logger: Logger;
@@ -148,6 +150,7 @@ export class TaskLauncher {
   }
 
   private async planComposition(principal: Principal, requests: TaskRequest[]): Promise<PlannedTask[]> {
+    refuseOversizedComposition(requests.length, this.deps.config.maxCompositionSize);
     const parentsOf = checkCompositionGraph(requests);
     const agentsById = new Map<string, Agent | null>();
     const tasks: PlannedTask[] = [];

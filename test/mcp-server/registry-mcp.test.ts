@@ -304,6 +304,14 @@ describe('/mcp: the registry as one MCP server', () => {
       isError: true,
       content: [{ type: 'text', text: expect.stringMatching(/^VALIDATION_ERROR: /) }],
     });
+    const oversized = (await client.callTool({
+      name: 'run_composition',
+      arguments: { tasks: Array.from({ length: 101 }, () => spot) },
+    })) as CallToolResult;
+    expect(oversized).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: expect.stringMatching(/^PAYLOAD_TOO_LARGE: A composition holds at most 100/) }],
+    });
   });
 
   it('tells a session notifications/tools/list_changed when the tools the caller may see change', async () => {

@@ -296,6 +296,13 @@ describe('schedules', () => {
         '/spec/timezone',
       ],
       [
+        'a composition over MAX_COMPOSITION_SIZE (100)',
+        { spec: DAILY, action: { composition: Array.from({ length: 101 }, () => task()) } },
+        413,
+        'PAYLOAD_TOO_LARGE',
+        null,
+      ],
+      [
         'a time zone without cron',
         { spec: { intervalMs: 5_000, timezone: 'UTC' }, action: { task: task() } },
         400,
