@@ -32,6 +32,8 @@ export const TaskPhase = {
   CALLING_AGENT: 'calling_agent',
   RETRYING: 'retrying',
   AWAITING_AGENT_REPORT: 'awaiting_agent_report',
+  /** An item of a map, waiting for a place under the map's maxConcurrency. */
+  QUEUED: 'queued',
 } as const;
 export type TaskPhase = (typeof TaskPhase)[keyof typeof TaskPhase];
 
@@ -55,6 +57,10 @@ export const TaskErrorCode = {
   INPUT_TIMEOUT: 'INPUT_TIMEOUT',
   /** The task's workflow failed (or timed out) before it ended the task: src/tasks/ended-runs.ts. */
   WORKFLOW_ENDED: 'WORKFLOW_ENDED',
+  /** A map's item failed or was cancelled, and the map ends at its first failed item (onItemFailure "fail"). */
+  ITEM_FAILED: 'ITEM_FAILED',
+  /** The array a map runs over holds more than MAX_MAP_ITEMS elements. */
+  MAP_TOO_LARGE: 'MAP_TOO_LARGE',
 } as const;
 export type TaskErrorCode = (typeof TaskErrorCode)[keyof typeof TaskErrorCode];
 
@@ -121,6 +127,54 @@ export interface TaskRequest {
   when?: TaskCondition;
   /** Composition only: run although a parent was skipped (its pending arguments read null). */
   runIfParentSkipped?: boolean;
+  /** Composition only: run once per element of an array in a parent's result (a map). */
+  forEach?: MapRequest;
+}
+
+/** What a map does when one of its items fails or is cancelled. */
+export const ItemFailurePolicy = {
+  /** The map fails at its first failed item, and the items still running are cancelled. */
+  FAIL: 'fail',
+  /** The map completes: failed items are null in `results`, and `errors` lists them. */
+  CONTINUE: 'continue',
+} as const;
+export type ItemFailurePolicy = (typeof ItemFailurePolicy)[keyof typeof ItemFailurePolicy];
+
+/** `forEach` as requested: the array at `field` (a name or a JSON Pointer) of the parent `taskId`'s result. */
+export interface MapRequest {
+  source: { taskId: string; field: string };
+  /** Items running at once; the default is DEFAULT_MAP_CONCURRENCY. */
+  maxConcurrency?: number;
+  /** The default is ItemFailurePolicy.FAIL. */
+  onItemFailure?: ItemFailurePolicy;
+}
+
+export const DEFAULT_MAP_CONCURRENCY = 10;
+
+/** `forEach` as planned: every option settled. */
+export type MapPlan = Required<MapRequest>;
+
+/**
+ * A param value of a map's task filled in per item: the element itself, or its member at `field`
+ * (a name or a JSON Pointer); `type` is checked as a pending argument's is.
+ */
+export interface ItemArgument {
+  source: { item: true; field?: string };
+  type?: PendingArgumentType;
+}
+
+/** A map's result: one entry per element, in the array's order; `errors` under ItemFailurePolicy.CONTINUE. */
+export interface MapResult {
+  results: unknown[];
+  errors?: ItemError[];
+}
+
+/** A failed or cancelled item of a map, as the map's result lists it. */
+export interface ItemError {
+  index: number;
+  taskId: string;
+  status: TaskStatus;
+  error?: TaskError;
 }
 
 /** `when`: the value of a parent's result at `field` (a name or a JSON Pointer), and the JSON Schema it must match. */
@@ -175,6 +229,8 @@ export interface PlannedTask {
   /** Absent on tasks planned before conditions, as on those without one. */
   when?: TaskCondition;
   runIfParentSkipped?: boolean;
+  /** Set for a map: the task runs once per element (its params may hold item arguments). */
+  forEach?: MapPlan;
   timeoutMs: number;
   retry: RetrySettings;
   /** Set for a task requested in a room. */
@@ -327,8 +383,17 @@ export const tasksQuery = defineQuery<TaskProgress[]>('tasks');
 export const workflowIdOfTask = (taskId: string): string => `task-${taskId}`;
 export const workflowIdOfComposition = (compositionId: string): string => `composition-${compositionId}`;
 
-/** The workflow that runs the task: its own, or its composition's. */
-export function workflowIdOf(task: { _id: string; compositionId?: string }): string {
+/** The child workflow that runs a map's items (through its chunks' workflows). */
+export const workflowIdOfMap = (mapTaskId: string): string => `map-${mapTaskId}`;
+/** The child workflow of a map that runs its items `from` to `to`, both included. */
+export const workflowIdOfMapChunk = (mapTaskId: string, from: number, to: number): string =>
+  `map-${mapTaskId}-items-${from}-${to}`;
+/** The task of a map's item at `index` (counted from 0). */
+export const itemTaskId = (mapTaskId: string, index: number): string => `${mapTaskId}.${index}`;
+
+/** The workflow that runs the task: the one its record names (a map's item), its own, or its composition's. */
+export function workflowIdOf(task: { _id: string; compositionId?: string; workflowId?: string }): string {
+  if (task.workflowId !== undefined) return task.workflowId;
   return task.compositionId === undefined ? workflowIdOfTask(task._id) : workflowIdOfComposition(task.compositionId);
 }
 
