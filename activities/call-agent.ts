@@ -96,10 +96,12 @@ export function callAgentActivity(
     taskId,
     agentId,
     operation,
-    params,
+    params: givenParams,
     maxAttempts,
     keepsResult = false,
     firstRun = false,
+    paramsFromStore = false,
+    setsCallingPhase = false,
   }: CallAgentInput): Promise<CallAgentResult> {
     const context = Context.current();
     const { isLocal, attempt: temporalAttempt } = context.info;
@@ -109,9 +111,10 @@ export function callAgentActivity(
     // Every call counts itself in the task store, which also hands out the seq of its started event,
     // and looks there first: an earlier call's answer (of a worker that died before Temporal heard
     // it, or of the run before a Reset) ended the task.
-    const before = await taskStore.startCall(taskId);
+    const before = await taskStore.startCall(taskId, { callingPhase: setsCallingPhase });
     if (!before || !isLive(before.status)) return withoutStoredOutcome(answerRecordedEarlier(before), keepsResult);
     const task = refOf(before);
+    const params = paramsFromStore ? (JSON.parse(before.params) as Record<string, unknown>) : givenParams;
     // A local activity of a crashed worker starts again at Temporal's attempt 1, and so does the
     // call of a run a Reset started: the task store's counts keep numbering the calls, and hold the
     // task to its maxAttempts. The first call of a first run has no earlier one to count.

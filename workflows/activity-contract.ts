@@ -29,6 +29,16 @@ export interface CallAgentInput {
    * regular activity there is the task's first call, with no earlier answer to look for.
    */
   firstRun?: boolean;
+  /**
+   * The params are the task record's, written when the task was created: `params` is ignored. A
+   * map's items, whose params stay out of their workflow's history.
+   */
+  paramsFromStore?: boolean;
+  /**
+   * The call moves the task to calling_agent in the write that counts it (startCall), rather than
+   * the workflow in a write of its own before the call: a map's queued item, a dependant.
+   */
+  setsCallingPhase?: boolean;
 }
 
 /**

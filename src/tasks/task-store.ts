@@ -7,7 +7,7 @@ import { pageAfter } from '../store/page-after';
 import { onlyDuplicateKeys, retryWhileBusy } from '../store/retry-while-busy';
 import { LogWriter } from '../task-events/log-writer';
 import { TaskEventType, type TaskRef } from '../task-events/task-event';
-import { isLive, TaskStatus } from '../../workflows/task-types';
+import { isLive, TaskPhase, TaskStatus } from '../../workflows/task-types';
 import type { TaskChanges } from './task-changes';
 import {
   COMPOSITIONS_COLLECTION,
@@ -164,18 +164,30 @@ export class TaskStore {
    * started, and the local-activity call of a run started before VISIBLE_AGENT_CALLS once its worker
    * crashed (workflows/versions.ts). The status tells whether an earlier call's answer already
    * ended the task. Waiting lookups are not woken: nothing they show changed. The call's started
-   * event is logged by `callStarted`, under the seq reserved here in a task's own log.
+   * event is logged by `callStarted`, under the seq reserved here in a task's own log. With
+   * `callingPhase`, the same write moves the task to calling_agent.
    */
-  async startCall(taskId: string): Promise<TaskDocument | null> {
+  async startCall(
+    taskId: string,
+    { callingPhase = false }: { callingPhase?: boolean } = {},
+  ): Promise<TaskDocument | null> {
     // The task's own counter moves for a task of a composition too, where nothing reads it: one
     // write either way. The seq it reserves on an ended task (a call found answered) stays unused.
-    return taskTurns.run(taskId, () =>
-      this.tasks.findOneAndUpdate(
+    return taskTurns.run(taskId, async () => {
+      const before = await this.tasks.findOneAndUpdate(
         { _id: taskId },
-        { $inc: { callsStarted: 1, eventSeq: 1 } },
+        {
+          $inc: { callsStarted: 1, eventSeq: 1 },
+          ...(callingPhase ? { $set: { phase: TaskPhase.CALLING_AGENT, updatedAt: new Date() } } : {}),
+        },
         { returnDocument: 'before' },
-      ),
-    );
+      );
+      // Found ended (a call retried after its answer was recorded): an ended task has no phase. A
+      // filter on the status would spare this write, but reads the whole collection on FerretDB.
+      if (callingPhase && before && !isLive(before.status))
+        await this.tasks.updateOne({ _id: taskId }, { $unset: { phase: '' } });
+      return before;
+    });
   }
 
   /** Logs the started event of the call `startCall` counted (`before` is what it returned). */
