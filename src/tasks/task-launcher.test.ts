@@ -10,6 +10,7 @@ import type { NewTask } from './task-document';
 import type { TaskStore } from './task-store';
 import { TaskLauncher } from './task-launcher';
 import type { TemporalHandle } from './temporal-client';
+import type { CompositionInput, TaskRequest } from '../../workflows/task-types';
 
 /** Schema checks off the event loop, as the service makes them: one pool for the file. */
 const schemas = new CheckPool({ threads: 1, timeoutMs: 10_000 });
@@ -21,7 +22,15 @@ const agent = {
   visibility: 'public',
   sharedWith: [],
   version: 1,
-  capabilities: { tools: [{ name: 'echo', description: 'echoes', inputSchema: { type: 'object' } }] },
+  capabilities: {
+    tools: [
+      {
+        name: 'echo',
+        description: 'echoes',
+        inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+      },
+    ],
+  },
 } as unknown as Agent;
 const request = { agentId: agent.id, operation: 'tools/echo', params: { text: 'hi' } };
 
@@ -55,6 +64,7 @@ function launcherWith({
   takenOverBy?: LaunchTakeover;
 }) {
   const done: string[] = [];
+  const started: CompositionInput[] = [];
   const indexed = new Map<string, NewTask>();
   const stalled = new Set<string>();
   const stall = async (step: 'index' | 'start') => {
@@ -76,7 +86,8 @@ function launcherWith({
   const temporal = {
     client: {
       workflow: {
-        start: async (_type: string, { workflowId }: { workflowId: string }) => {
+        start: async (_type: string, { workflowId, args }: { workflowId: string; args: [CompositionInput] }) => {
+          started.push(args[0]);
           await stall('start');
           return start(workflowId);
         },
@@ -124,7 +135,13 @@ function launcherWith({
       maxTaskDepth: 8,
     },
   });
-  return { launch: () => launcher.launchTask(ADMIN_PRINCIPAL, request, { idempotency: claim }), done, indexed };
+  return {
+    launch: () => launcher.launchTask(ADMIN_PRINCIPAL, request, { idempotency: claim }),
+    compose: (requests: TaskRequest[]) => launcher.launchComposition(ADMIN_PRINCIPAL, requests),
+    done,
+    indexed,
+    started,
+  };
 }
 
 /** Temporal as it is after a start that failed before the server created the workflow. */
@@ -296,5 +313,34 @@ describe('TaskLauncher, when a repeat finds a launch its first request did not f
     expect((error as Error).message).toMatch(/a repeat with the same Idempotency-Key is starting its tasks/);
     expect(indexed.size).toBe(0);
     expect(done).toEqual([]);
+  });
+});
+
+describe('TaskLauncher, planning a map', () => {
+  const source = { taskId: '0', field: 'hits' };
+  const mapOf = (forEach: TaskRequest['forEach'], params: Record<string, unknown>): TaskRequest[] => [
+    request,
+    { ...request, parents: ['0'], forEach, params },
+  ];
+
+  it('settles forEach with the defaults of maxConcurrency and onItemFailure', async () => {
+    const { compose, started } = launcherWith({});
+    await compose(mapOf({ source }, { text: { source: { item: true } } }));
+    expect(started[0].tasks[1].forEach).toEqual({ source, maxConcurrency: 10, onItemFailure: 'fail' });
+    expect(started[0].tasks[0].forEach).toBeUndefined();
+  });
+
+  it('keeps the options given', async () => {
+    const { compose, started } = launcherWith({});
+    await compose(mapOf({ source, maxConcurrency: 3, onItemFailure: 'continue' }, { text: 'hi' }));
+    expect(started[0].tasks[1].forEach).toEqual({ source, maxConcurrency: 3, onItemFailure: 'continue' });
+  });
+
+  it('leaves params with item arguments to be checked per item, at run time', async () => {
+    const { compose, started } = launcherWith({});
+    const params = { text: { source: { item: true, field: 'title' } } };
+    // The echo tool wants a string at "text": the item argument is not one yet.
+    await compose(mapOf({ source }, params));
+    expect(started[0].tasks[1].params).toEqual(params);
   });
 });

@@ -16,6 +16,7 @@ import type { IdempotencyClaim, LaunchedIds } from './idempotency-keys';
 import { checkParams, findOperation } from './operations';
 import { requireCallableUrl } from '../agent-calls/outbound-guard';
 import { pendingArgumentsOf } from '../../workflows/pending-arguments';
+import { itemArgumentsOf } from '../../workflows/item-arguments';
 import { AGENT_ID_ATTRIBUTE, OPERATION_ATTRIBUTE } from '../../workflows/search-attributes';
 import type { NewTask } from './task-document';
 import { lineageUnder, type NamedParent, type TaskLineage } from './task-lineage';
@@ -24,10 +25,14 @@ import { refuseOversizedComposition } from './task-request-schema';
 import { checkTypedArguments, type ComposedTool } from './typed-arguments';
 import {
   TaskPhase,
+  DEFAULT_MAP_CONCURRENCY,
   DEFAULT_RETRY,
+  ItemFailurePolicy,
   workflowIdOfComposition,
   workflowIdOfTask,
   type CompositionInput,
+  type MapPlan,
+  type MapRequest,
   type PlannedTask,
   type TaskOrigin,
   type TaskRequest,
@@ -187,8 +192,8 @@ export class TaskLauncher {
 
     const lookup = findOperation(agent, request.operation);
     if (!lookup.found) throw new ApiError(lookup.code, `${where}${lookup.message}`);
-    // Params holding pending arguments are checked after substitution, at run time.
-    if (pendingArgumentsOf(request.params).length === 0) {
+    // Params holding pending or item arguments are checked after substitution, at run time (per item).
+    if (pendingArgumentsOf(request.params).length === 0 && itemArgumentsOf(request.params).length === 0) {
       const checked = await checkParams(this.deps.schemas, agent, request.operation, lookup.entry, request.params);
       if (!checked.valid) {
         throw new ApiError(
@@ -232,6 +237,7 @@ export class TaskLauncher {
       executeOnParentFailure: request.executeOnParentFailure ?? false,
       ...(request.when === undefined ? {} : { when: request.when }),
       ...(request.runIfParentSkipped ? { runIfParentSkipped: true } : {}),
+      ...(request.forEach === undefined ? {} : { forEach: mapPlanOf(request.forEach) }),
       timeoutMs: request.timeoutMs ?? defaultTaskTimeoutMs,
       retry,
       ...(request.callbackUrl === undefined ? {} : { callbackUrl: request.callbackUrl }),
@@ -384,6 +390,13 @@ export class TaskLauncher {
     });
   }
 }
+
+/** `forEach` with every option settled: the defaults of maxConcurrency and onItemFailure filled in. */
+const mapPlanOf = ({ source, maxConcurrency, onItemFailure }: MapRequest): MapPlan => ({
+  source,
+  maxConcurrency: maxConcurrency ?? DEFAULT_MAP_CONCURRENCY,
+  onItemFailure: onItemFailure ?? ItemFailurePolicy.FAIL,
+});
 
 /** Where a launch's tasks come from: a room, an A2A context, and the task they are started on behalf of. */
 type LaunchOrigin = TaskOrigin & Partial<TaskLineage> & Pick<NewTask, 'contextId'>;

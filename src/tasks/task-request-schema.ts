@@ -6,6 +6,7 @@
 
 import { ApiError, ErrorCode } from '../http/errors';
 import { HTTP_URL_FIELD } from '../registry/registration-schema';
+import { ItemFailurePolicy } from '../../workflows/task-types';
 
 const MAX_RETRY_INTERVAL_MS = 24 * 3_600_000;
 
@@ -37,6 +38,17 @@ export const TASK_REQUEST_SCHEMA = {
   properties: TASK_FIELDS,
 } as const;
 
+/** A value in a parent's result: `taskId` names the parent, `field` is a name or a JSON Pointer. */
+const PARENT_FIELD_SCHEMA = {
+  type: 'object',
+  required: ['taskId', 'field'],
+  additionalProperties: false,
+  properties: {
+    taskId: { type: 'string', maxLength: 16 },
+    field: { type: 'string', minLength: 1, maxLength: 1_000 },
+  },
+} as const;
+
 /**
  * `when`: the task runs only if the value at `field` of the parent `taskId`'s result matches `schema`
  * (a JSON Schema, compiled as an agent's tool schema is, in code).
@@ -46,16 +58,26 @@ export const TASK_CONDITION_SCHEMA = {
   required: ['source', 'schema'],
   additionalProperties: false,
   properties: {
-    source: {
-      type: 'object',
-      required: ['taskId', 'field'],
-      additionalProperties: false,
-      properties: {
-        taskId: { type: 'string', maxLength: 16 },
-        field: { type: 'string', minLength: 1, maxLength: 1_000 },
-      },
-    },
+    source: PARENT_FIELD_SCHEMA,
     schema: { type: 'object' },
+  },
+} as const;
+
+/** The most items of one map that run at once (`forEach.maxConcurrency`). */
+export const MAX_MAP_CONCURRENCY = 100;
+
+/**
+ * `forEach`: the task runs once per element of the array at `field` (a name or a JSON Pointer) of the
+ * parent `taskId`'s result.
+ */
+export const MAP_REQUEST_SCHEMA = {
+  type: 'object',
+  required: ['source'],
+  additionalProperties: false,
+  properties: {
+    source: PARENT_FIELD_SCHEMA,
+    maxConcurrency: { type: 'integer', minimum: 1, maximum: MAX_MAP_CONCURRENCY },
+    onItemFailure: { enum: [ItemFailurePolicy.FAIL, ItemFailurePolicy.CONTINUE] },
   },
 } as const;
 
@@ -68,6 +90,7 @@ export const COMPOSED_TASK_SCHEMA = {
     executeOnParentFailure: { type: 'boolean' },
     when: TASK_CONDITION_SCHEMA,
     runIfParentSkipped: { type: 'boolean' },
+    forEach: MAP_REQUEST_SCHEMA,
   },
 } as const;
 
