@@ -143,12 +143,17 @@ export class TaskLauncher {
   }
 
   private async planTask(principal: Principal, request: TaskRequest): Promise<PlannedTask> {
-    const [pending] = pendingArgumentsOf(request.params);
-    if (pending) {
-      throw new ApiError(
-        ErrorCode.VALIDATION_ERROR,
-        `Param "${pending[0]}" is a pending argument: those need a parent in POST /tasks/compose`,
-      );
+    const compositionOnly = [
+      [pendingArgumentsOf(request.params), 'a pending argument', 'a parent'],
+      [itemArgumentsOf(request.params), 'an item argument', 'a task with forEach'],
+    ] as const;
+    for (const [[first], what, need] of compositionOnly) {
+      if (first) {
+        throw new ApiError(
+          ErrorCode.VALIDATION_ERROR,
+          `Param "${first[0]}" is ${what}: those need ${need} in POST /tasks/compose`,
+        );
+      }
     }
     const { task } = await this.plan(principal, request, [], new Map());
     return task;
