@@ -47,8 +47,13 @@ function check(child: ComposedTool, param: string, argument: Record<string, unkn
     { agentId: parent.agent.id, operation: parent.operation, params: {} },
     { agentId: child.agent.id, operation: child.operation, params: { [param]: argument }, parents: ['0'] },
   ];
+  return outcome(requests, [parent, child]);
+}
+
+/** 'accepted', or the refusal's status, code, message and details. */
+function outcome(requests: TaskRequest[], tools: ComposedTool[]) {
   try {
-    checkTypedArguments(requests, [parent, child]);
+    checkTypedArguments(requests, tools);
     return 'accepted';
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
@@ -241,6 +246,124 @@ describe('checkTypedArguments', () => {
     };
     expect(check(consumer({ n: { type: 'integer' } }), 'n', from('score'), annotated)).toMatchObject({
       details: { mismatch: 'type' },
+    });
+  });
+
+  describe('of a map', () => {
+    const item = (field?: string, type?: string) => ({
+      source: { item: true, ...(field === undefined ? {} : { field }) },
+      ...(type === undefined ? {} : { type }),
+    });
+    /** A composition of `parent` and a map over its `field` whose params are `params`. */
+    function checkMap(child: ComposedTool, field: string, params: Record<string, unknown>, parent = search) {
+      const requests: TaskRequest[] = [
+        { agentId: parent.agent.id, operation: parent.operation, params: {} },
+        {
+          agentId: child.agent.id,
+          operation: child.operation,
+          params,
+          parents: ['0'],
+          forEach: { source: { taskId: '0', field } },
+        },
+      ];
+      return outcome(requests, [parent, child]);
+    }
+    const pages = consumer({ url: { type: 'string' }, rank: { type: 'number' }, hit: { type: 'object' } });
+
+    it.each([
+      ['the elements and their fields where the params take them', 'hits', { url: item('url'), hit: item() }],
+      ['a JSON Pointer to the array', '/hits', { rank: item('/rank') }],
+      ['pending arguments beside item arguments', 'hits', { url: item('url'), rank: from('score') }],
+      ['a param filled from an element of a tool without outputSchema', 'anything', { url: item('x', 'string') }],
+    ])('accepts %s', (_what, field, params) => {
+      const parent = field === 'anything' ? { ...search, entry: { ...search.entry, outputSchema: undefined } } : search;
+      expect(checkMap(pages, field, params, parent)).toBe('accepted');
+    });
+
+    it('refuses a forEach field that surely is no array, naming both tasks and the pointer', () => {
+      expect(checkMap(pages, 'title', {})).toEqual({
+        status: 400,
+        code: 'INVALID_COMPOSITION',
+        message:
+          'Task 1 (Consumer: tools/consume): its map (forEach) reads field "title" of task 0 (Search: tools/search), ' +
+          'but its outputSchema gives it null or string (outputSchema#/properties/title), not an array',
+        details: {
+          mismatch: 'type',
+          task: { index: 1, agentId: 'agent-c', agentName: 'Consumer', operation: 'tools/consume', forEach: true },
+          parent: { index: 0, agentId: 'agent-s', agentName: 'Search', operation: 'tools/search', field: 'title' },
+          fieldTypes: ['null', 'string'],
+          outputSchemaPointer: '/properties/title',
+        },
+      });
+    });
+
+    it('refuses a forEach field the outputSchema does not have', () => {
+      expect(checkMap(pages, 'results', {})).toMatchObject({
+        message: expect.stringContaining('its map (forEach) reads field "results" of task 0'),
+        details: { mismatch: 'missing_field', task: { forEach: true }, outputSchemaPointer: '' },
+      });
+    });
+
+    it('refuses an element field the items schema does not have', () => {
+      expect(checkMap(pages, 'hits', { url: item('link') })).toEqual({
+        status: 400,
+        code: 'INVALID_COMPOSITION',
+        message:
+          'Task 1 (Consumer: tools/consume): param "url" reads field "link" of each element of field "hits" of task 0 (Search: tools/search), ' +
+          'which its outputSchema does not have: at outputSchema#/properties/hits/items, "link" is not among its properties, and additionalProperties is false',
+        details: {
+          mismatch: 'missing_field',
+          task: expect.objectContaining({ index: 1, param: 'url', item: true, itemField: 'link' }),
+          parent: expect.objectContaining({ index: 0, field: 'hits' }),
+          outputSchemaPointer: '/properties/hits/items',
+        },
+      });
+    });
+
+    it.each([
+      [
+        'an element field of another type than the param',
+        { url: item('rank') },
+        'param "url" reads field "rank" of each element of field "hits" of task 0 (Search: tools/search), but its outputSchema gives it integer (outputSchema#/properties/hits/items/properties/rank), and the param takes string (inputSchema#/properties/url)',
+        { fieldTypes: ['integer'], paramTypes: ['string'], inputSchemaPointer: '/properties/url' },
+      ],
+      [
+        'the element itself where the param takes a string',
+        { url: item() },
+        'param "url" reads each element of field "hits" of task 0 (Search: tools/search), but its outputSchema gives it object (outputSchema#/properties/hits/items)',
+        { fieldTypes: ['object'], outputSchemaPointer: '/properties/hits/items' },
+      ],
+      [
+        'an argument type the element field never has',
+        { url: item('url', 'integer') },
+        'never the argument\'s type "integer"',
+        { argumentType: 'integer', passedTypes: [] },
+      ],
+    ])('refuses %s', (_what, params, message, details) => {
+      expect(checkMap(pages, 'hits', params)).toMatchObject({
+        code: 'INVALID_COMPOSITION',
+        message: expect.stringContaining(message),
+        details: { mismatch: 'type', ...details },
+      });
+    });
+
+    it('refuses an item argument for a param the inputSchema excludes', () => {
+      expect(
+        checkMap(consumer({ url: {} }, { additionalProperties: false }), 'hits', { link: item('url') }),
+      ).toMatchObject({
+        details: { mismatch: 'unknown_param', task: { param: 'link', item: true }, inputSchemaPointer: '' },
+      });
+    });
+
+    it('reads no element of an array that surely has none', () => {
+      const empty: ComposedTool = {
+        ...search,
+        entry: {
+          ...search.entry,
+          outputSchema: { type: 'object', properties: { hits: { type: 'array', items: false } } },
+        },
+      };
+      expect(checkMap(pages, 'hits', { url: item('anything') }, empty)).toBe('accepted');
     });
   });
 });
