@@ -35,6 +35,9 @@ export function statusesOf(state: string): TaskStatus[] {
   }
 }
 
+/** The phases of a pending task whose agent is not called yet: waiting for its parents, or for its place in a map. */
+const NOT_YET_CALLED: readonly TaskPhase[] = [TaskPhase.WAITING_FOR_PARENTS, TaskPhase.QUEUED];
+
 /** Our statuses (and a pending task's phase) as A2A 1.0's task states (docs/a2a.md). */
 export function a2aState(task: Pick<TaskView, 'status' | 'phase'>): string {
   switch (task.status) {
@@ -50,7 +53,7 @@ export function a2aState(task: Pick<TaskView, 'status' | 'phase'>): string {
     case TaskStatus.SKIPPED:
       return 'TASK_STATE_REJECTED';
     default:
-      return task.phase === undefined || task.phase === TaskPhase.WAITING_FOR_PARENTS
+      return task.phase === undefined || NOT_YET_CALLED.includes(task.phase)
         ? 'TASK_STATE_SUBMITTED'
         : 'TASK_STATE_WORKING';
   }
