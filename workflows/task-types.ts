@@ -61,6 +61,8 @@ export const TaskErrorCode = {
   ITEM_FAILED: 'ITEM_FAILED',
   /** The array a map runs over holds more than MAX_MAP_ITEMS elements. */
   MAP_TOO_LARGE: 'MAP_TOO_LARGE',
+  /** A map's joined result is larger than the service keeps (MAX_MAP_RESULT_BYTES). */
+  RESULT_TOO_LARGE: 'RESULT_TOO_LARGE',
 } as const;
 export type TaskErrorCode = (typeof TaskErrorCode)[keyof typeof TaskErrorCode];
 

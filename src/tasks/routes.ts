@@ -66,13 +66,13 @@ export const TASK_ROUTES = routeTable({
     },
     'POST /tasks/compose': {
       summary:
-        'Create a composition of tasks with parents and pending arguments; ACS-Task-Lineage starts them on behalf of another task',
+        'Create a composition of tasks with parents, pending arguments, conditions and maps (forEach); ACS-Task-Lineage starts them on behalf of another task',
       credential: 'any',
       body: COMPOSITION_REQUEST_SCHEMA,
       success: [202, 'Array of {taskId, status, compositionId} in input order'],
       errors: {
         '400':
-          'VALIDATION_ERROR, OPERATION_NOT_SUPPORTED or INVALID_COMPOSITION: a bad graph, or a pending argument that surely cannot be filled (a field its parent\'s outputSchema lacks, a type that cannot fit the param); details name both tasks and the JSON pointers (docs/api.md, "Typed arguments")',
+          'VALIDATION_ERROR, OPERATION_NOT_SUPPORTED or INVALID_COMPOSITION: a bad graph, an item argument outside a map, or a pending or item argument or a map\'s array that surely cannot be filled (a field its parent\'s outputSchema lacks, a map\'s field that is no array, a type that cannot fit the param); details name both tasks and the JSON pointers (docs/api.md, "Typed arguments", "Maps")',
         '422': DEPTH_EXCEEDED,
       },
     },
