@@ -1,7 +1,8 @@
 import { useAgentServer, type AgentBehaviour } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { useTestDatabase } from '../support/database';
-import { call, expectError } from '../support/http';
+import { call } from '../support/http';
+import { refusedWithoutTrace } from '../support/refusals';
 import { tool, waitForTask } from '../support/tasks';
 
 /** What `search` declares it answers, and answers. */
@@ -57,19 +58,9 @@ describe('typed arguments', () => {
     { agentId: searcher.agentId, operation: 'tools/search', params: { query: 'typed' } },
     { agentId: writer.agentId, operation, params, parents: ['0'] },
   ];
-  // Only this file's agents: other test files create tasks at the same time.
-  const tasksOf = (agent: RegisteredAgent) => database().collection('tasks').countDocuments({ agentId: agent.agentId });
-
-  async function refusal(body: unknown[]) {
-    const before = { searches: await tasksOf(searcher), writes: await tasksOf(writer), calls: server().calls.length };
-    const reply = await call('POST', '/tasks/compose', { apiKey: 'admin', body });
-    const error = expectError(reply, 400, 'INVALID_COMPOSITION');
-    // Refused before anything started: no task record, no call.
-    expect({ searches: await tasksOf(searcher), writes: await tasksOf(writer), calls: server().calls.length }).toEqual(
-      before,
-    );
-    return error;
-  }
+  const traces = { database, server, agents: () => [searcher, writer] };
+  // Refused before anything started: no task record, no call.
+  const refusal = (body: unknown[]) => refusedWithoutTrace(traces, '/tasks/compose', body, 400, 'INVALID_COMPOSITION');
 
   it("refuses a field the parent's outputSchema does not have, naming both tasks and the pointer", async () => {
     const error = await refusal(composition('tools/write', { text: from('/hits/0/name') }));
