@@ -20,9 +20,14 @@ export const callActivityTimeoutMs = ({ run }: RunningTask): number =>
 /**
  * Step: the call with its retries. Nothing is decided before an attempt ended
  * (WAIT_CANCELLATION_COMPLETED: it hears of a cancellation through its heartbeats), so an answer
- * it recorded in the task store is never overwritten.
+ * it recorded in the task store is never overwritten. With `setsCallingPhase`, the call's first
+ * write moves the task to calling_agent (CALLING_PHASE_IN_CALL).
  */
-export function callAgent(running: RunningTask, params: Record<string, unknown>): Promise<CallAgentResult> {
+export function callAgent(
+  running: RunningTask,
+  params: Record<string, unknown>,
+  setsCallingPhase = false,
+): Promise<CallAgentResult> {
   const { task, run } = running;
   const options = {
     startToCloseTimeout: callActivityTimeoutMs(running),
@@ -36,6 +41,7 @@ export function callAgent(running: RunningTask, params: Record<string, unknown>)
     params,
     maxAttempts: task.retry.maxAttempts,
     keepsResult: running.keepsResult,
+    ...(setsCallingPhase ? { setsCallingPhase } : {}),
   };
   if (run.visibleCalls) {
     const { runId, firstExecutionRunId } = workflowInfo();

@@ -187,8 +187,33 @@ describe('the composition workflow, time skipped', () => {
       result: { sum: 10, label: 'literal' },
       attempts: 1,
     });
-    // A dependant's phase moves on to calling_agent once its parents ended.
+    // With pending arguments in the run, a dependant's phase moves on to calling_agent in a record
+    // of its own once its parents ended.
     expect(recorded).toContainEqual({ taskId: tasks[3].taskId, change: { phase: TaskPhase.CALLING_AGENT } });
+    expect(calls.some((call) => call.setsCallingPhase)).toBe(false);
+  });
+
+  it("has a dependant's call move it on to calling_agent in a run without conditions or pending arguments", async () => {
+    const tasks = plan(
+      ['source'],
+      ['source', {}, { parents: [0] }],
+      ['source', {}, { parents: [0] }],
+      ['source', {}, { parents: [1, 2] }],
+    );
+
+    const summary = await run(tasks);
+
+    expect(summary.tasks.map((task) => task.status)).toEqual(tasks.map(() => TaskStatus.COMPLETED));
+    // A task without parents starts at calling_agent; no record of the phase precedes a call.
+    expect(calls.map(({ taskId, setsCallingPhase }) => [taskId, setsCallingPhase]).sort()).toEqual(
+      [
+        [tasks[0].taskId, undefined],
+        [tasks[1].taskId, true],
+        [tasks[2].taskId, true],
+        [tasks[3].taskId, true],
+      ].sort(),
+    );
+    expect(recorded.filter(({ change }) => 'phase' in change)).toEqual([]);
   });
 
   it('fails the dependants of a failed parent with DEPENDENCY_FAILED, and runs the one that executes on parent failure', async () => {

@@ -25,7 +25,7 @@ import { detailsOf } from './live-details';
 import { pendingArgumentsOf } from './pending-arguments';
 import type { RunOfTask } from './running-task';
 import { TaskRun } from './task-run';
-import { VISIBLE_AGENT_CALLS } from './versions';
+import { CALLING_PHASE_IN_CALL, VISIBLE_AGENT_CALLS } from './versions';
 
 export interface CompositionSummary {
   tasks: Array<{ taskId: string; status: TaskStatus }>;
@@ -45,11 +45,17 @@ class CompositionRun implements RunOfTask {
   readonly deliveries: Array<Promise<void>> = [];
   readonly tasks: TaskRun[];
   private readonly byId: Map<string, TaskRun>;
+  private phaseInCall?: boolean;
+  /** No task of the run waits for a local activity's answer before its call: see callingPhaseInCall. */
+  private readonly callsFollowEvents: boolean;
 
   constructor(readonly input: CompositionInput) {
     const kept = resultsTheWorkflowNeeds(input.tasks);
     this.tasks = input.tasks.map((task, position) => new TaskRun(task, position, this, kept.has(task.taskId)));
     this.byId = new Map(this.tasks.map((task) => [task.task.taskId, task]));
+    this.callsFollowEvents = input.tasks.every(
+      (task) => task.when === undefined && task.forEach === undefined && pendingArgumentsOf(task.params).length === 0,
+    );
     this.changed();
   }
 
@@ -79,6 +85,16 @@ class CompositionRun implements RunOfTask {
     if (root.consideredCancelled)
       throw new CancelledFailure('Workflow cancelled: its tasks still running were cancelled');
     return { tasks: this.tasks.map((task) => ({ taskId: task.task.taskId, status: task.outcome!.status })) };
+  }
+
+  callingPhaseInCall(): boolean {
+    // Only where every task's call follows history events (an activity's end, a signal), never a
+    // local activity's answer (a condition or params checked): on replay the local activities of
+    // a workflow task all answer in one activation, so a call scheduled after one answer could
+    // change places with the commands that follow another, where a recordTask before each call
+    // keeps them in step. Kept once asked: patched() asked again later in a run that began without
+    // the patch would take it up from then on, and its dependants would move two ways.
+    return (this.phaseInCall ??= this.callsFollowEvents && patched(CALLING_PHASE_IN_CALL));
   }
 
   changed(): void {

@@ -21,6 +21,8 @@ export interface RunOfTask {
   readonly tasks: readonly TaskOfRun[];
   /** The run took the VISIBLE_AGENT_CALLS patch: regular call activity, named timers. */
   readonly visibleCalls: boolean;
+  /** The run took the CALLING_PHASE_IN_CALL patch: asked once, by its first dependant that calls. */
+  callingPhaseInCall(): boolean;
   /** Callbacks, notices and room frames, settled before the workflow returns. */
   readonly deliveries: Array<Promise<void>>;
   /** A task's state changed: the run's current details are drawn again. */

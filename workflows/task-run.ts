@@ -187,7 +187,9 @@ export class TaskRun implements RunningTask, TaskOfRun {
         return failure(activityError(error));
       }
     }
-    if (task.parents.length > 0) await this.recordCallingPhase();
+    // A dependant moves from waiting_for_parents to calling_agent (a task without parents starts there).
+    const callSetsPhase = task.parents.length > 0 && this.run.callingPhaseInCall();
+    if (task.parents.length > 0 && !callSetsPhase) await this.recordCallingPhase();
 
     if (task.room && (await deliverTaskFrame(this, task.room, params))) {
       this.agent = OWES_REPORT;
@@ -213,7 +215,7 @@ export class TaskRun implements RunningTask, TaskOfRun {
     let replied: CallAgentResult;
     this.moveTo({ kind: 'calling', scope: CancellationScope.current() });
     try {
-      replied = await callAgent(this, params);
+      replied = await callAgent(this, params, callSetsPhase);
     } catch (error) {
       if (inbox.report) return outcomeOfReport(inbox.report);
       // A cancellation: live() records it. Otherwise the activity recorded its attempts in the task store itself.
@@ -309,7 +311,7 @@ export class TaskRun implements RunningTask, TaskOfRun {
     );
   }
 
-  /** A dependant's phase moves from waiting_for_parents to calling_agent (a task without parents starts there). */
+  /** A dependant's phase moves to calling_agent in a write of its own, in runs without CALLING_PHASE_IN_CALL. */
   private recordCallingPhase(): Promise<void> {
     return bookkeeping.recordTask.executeWithOptions({ ...bookkeepingOptions, summary: `calling: ${describe(this)}` }, [
       recordedTaskOf(this),

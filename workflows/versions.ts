@@ -48,3 +48,13 @@ export const A2A_ANSWER_WAKES_POLL = 'a2a-answer-wakes-poll';
  * no task of it is ever skipped.
  */
 export const TASK_CONDITIONS = 'task-conditions';
+
+/**
+ * A dependant's move to calling_agent is written by its call's first write (the call activity's
+ * `setsCallingPhase`), not by a recordTask local activity before it: the worker holds the workflow
+ * task open while local activities run, so a level's calls waited for the slowest of those writes.
+ * Only in runs without conditions, maps or pending arguments (composition.ts says why). Asked once
+ * per run, by its first dependant that calls, and the answer kept for the others, so a run that
+ * began without it never takes it up midway.
+ */
+export const CALLING_PHASE_IN_CALL = 'calling-phase-in-call';

@@ -184,6 +184,20 @@ describe('compositions', () => {
     expect(composition.status).toBe('completed');
   });
 
+  it('shows a dependant calling_agent while its agent holds the call', async () => {
+    const { taskIds } = await compose([
+      relayTask({ tag: 'phase' }),
+      relayTask({ tag: 'phase', reply: 'held' }, { parents: ['0'] }),
+    ]);
+    await until(() => callsTagged('phase').length === 2, "the dependant's call made");
+    expect((await call('GET', `/tasks/${taskIds[1]}`, { apiKey: 'admin' })).body).toMatchObject({
+      status: 'pending',
+      phase: 'calling_agent',
+    });
+    heldAnswer('phase').open();
+    expect((await waitForTask(taskIds[1])).phase).toBeUndefined();
+  });
+
   it('fails descendants of a failed task with DEPENDENCY_FAILED without calling them, while other branches go on', async () => {
     const { compositionId, taskIds } = await compose([
       relayTask({ tag: 'failing', reply: 'fail' }),

@@ -290,6 +290,13 @@ describe('workflow replay', () => {
         task('condition', 'complete', { parents: ['2'] }),
         task('condition', 'complete', { parents: ['2'], runIfParentSkipped: true }),
       ]),
+      // Levels without conditions or pending arguments: each dependant's call sets its phase.
+      composition('layers', [
+        task('layers', 'complete'),
+        task('layers', 'complete', { parents: ['0'] }),
+        task('layers', 'unavailable-once', { ...fast, parents: ['0'] }),
+        task('layers', 'complete', { parents: ['1', '2'] }),
+      ]),
     ]);
     expect(outcomes.flat().map((outcome) => outcome.status)).toEqual([
       'completed',
@@ -318,6 +325,10 @@ describe('workflow replay', () => {
       'completed',
       'skipped',
       'skipped',
+      'completed',
+      'completed',
+      'completed',
+      'completed',
       'completed',
     ]);
     expect(outcomes.slice(10, 12).map((outcome) => outcome.status)).toEqual(['completed', 'cancelled']);
