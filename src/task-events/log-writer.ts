@@ -1,5 +1,5 @@
-import { KeyedQueue } from '../store/keyed-queue';
 import type { Store } from '../store/mongo';
+import { SeqBatches } from '../store/seq-batches';
 import { TaskEventStore, type TaskEventDocument } from './event-store';
 import type { LogChanges } from './log-changes';
 import { endingEvent, storedEvent, type LoggedTask } from './logged-events';
@@ -21,11 +21,12 @@ interface CounterDocument {
 }
 
 /**
- * The writes of this process to a composition's counter, in turn: without atomic updates, those that
- * raced would take the same seq (src/store/mongo.ts). Writers in other processes still may race;
- * they then take the seqs above.
+ * The seqs of the composition logs, by store and counter collection: every LogWriter of a process
+ * takes them through one SeqBatches, one write per counter at a time, since writes that raced would
+ * take the same seq where an update is not atomic (src/store/mongo.ts). Writers in other processes
+ * still may race; they then take the seqs above (LogWriter.append).
  */
-const compositionTurns = new KeyedQueue();
+const compositionSeqs = new WeakMap<Store, Map<string, SeqBatches>>();
 
 /** How many seqs above the one it was given a writer tries. */
 const SEQ_TRIES = 20;
@@ -38,6 +39,7 @@ const SEQ_TRIES = 20;
  */
 export class LogWriter {
   private readonly events: TaskEventStore;
+  private readonly compositionSeqs: SeqBatches;
 
   constructor(
     private readonly store: Store,
@@ -45,6 +47,11 @@ export class LogWriter {
     private readonly changes: LogChanges,
   ) {
     this.events = new TaskEventStore(store);
+    const ofStore = compositionSeqs.get(store) ?? new Map<string, SeqBatches>();
+    compositionSeqs.set(store, ofStore);
+    if (!ofStore.has(collections.compositions))
+      ofStore.set(collections.compositions, new SeqBatches((id, count) => this.reserveCompositionSeqs(id, count)));
+    this.compositionSeqs = ofStore.get(collections.compositions)!;
   }
 
   private get tasks() {
@@ -56,18 +63,25 @@ export class LogWriter {
   }
 
   /**
-   * The next seq of a composition's log, from its counter. The whole document comes back:
-   * FerretDB's findAndModify takes no projection.
+   * The next seq of a composition's log. Asked for while the counter's write is under way, it comes
+   * with those asked for meanwhile from the next one (SeqBatches), in the order they were asked for.
    */
-  async nextCompositionSeq(compositionId: string): Promise<number> {
-    const counted = await compositionTurns.run(compositionId, () =>
-      this.compositions.findOneAndUpdate(
-        { _id: compositionId },
-        { $inc: { eventSeq: 1 } },
-        { returnDocument: 'after' },
-      ),
+  nextCompositionSeq(compositionId: string): Promise<number> {
+    return this.compositionSeqs.next(compositionId);
+  }
+
+  /**
+   * Moves a composition's counter by `count` and returns the first seq it reserved. The whole
+   * document comes back: FerretDB's findAndModify takes no projection. Without the document, the
+   * seqs from 1 (append moves past those taken).
+   */
+  private async reserveCompositionSeqs(compositionId: string, count: number): Promise<number> {
+    const counted = await this.compositions.findOneAndUpdate(
+      { _id: compositionId },
+      { $inc: { eventSeq: count } },
+      { returnDocument: 'after' },
     );
-    return counted?.eventSeq ?? 1;
+    return (counted?.eventSeq ?? count) - count + 1;
   }
 
   /**
