@@ -21,7 +21,7 @@ import {
   type PlannedTask,
   type TaskStatus,
 } from './task-types';
-import { detailsOf } from './live-details';
+import { detailsOf, LiveDetails } from './live-details';
 import { pendingArgumentsOf } from './pending-arguments';
 import type { RunOfTask } from './running-task';
 import { TaskRun } from './task-run';
@@ -48,6 +48,10 @@ class CompositionRun implements RunOfTask {
   private phaseInCall?: boolean;
   /** No task of the run waits for a local activity's answer before its call: see callingPhaseInCall. */
   private readonly callsFollowEvents: boolean;
+  private readonly details = new LiveDetails(
+    () => detailsOf(this.tasks.map((task) => task.progress())),
+    setCurrentDetails,
+  );
 
   constructor(readonly input: CompositionInput) {
     const kept = resultsTheWorkflowNeeds(input.tasks);
@@ -98,7 +102,7 @@ class CompositionRun implements RunOfTask {
   }
 
   changed(): void {
-    setCurrentDetails(detailsOf(this.tasks.map((task) => task.progress())));
+    this.details.changed();
   }
 }
 

@@ -1,4 +1,4 @@
-import { detailsOf } from './live-details';
+import { detailsOf, LiveDetails } from './live-details';
 
 describe('the current details of a run', () => {
   it('counts the tasks by status and gives each a row, with what agents named them kept inside its cell', () => {
@@ -30,5 +30,25 @@ describe('the current details of a run', () => {
       '| 0 | Pipes \\| and lines | tools/x | completed | 2 |  | t0 |',
       '| 1 | Plain | tools/y | pending |  | parents | t1 |',
     ]);
+  });
+
+  it('draws once after the changes of one turn, with the state of the last, and again after a later change', async () => {
+    let state = 0;
+    const shown: string[] = [];
+    const details = new LiveDetails(
+      () => `state ${state}`,
+      (markdown) => shown.push(markdown),
+    );
+    for (const next of [1, 2, 3]) {
+      state = next;
+      details.changed();
+    }
+    expect(shown).toEqual([]);
+    await Promise.resolve();
+    expect(shown).toEqual(['state 3']);
+    state = 4;
+    details.changed();
+    await Promise.resolve();
+    expect(shown).toEqual(['state 3', 'state 4']);
   });
 });

@@ -27,3 +27,27 @@ export function detailsOf(tasks: TaskProgress[]): string {
     ...rows,
   ].join('\n');
 }
+
+/**
+ * Draws the details once per activation, after its last change, however many tasks changed in it:
+ * the Web UI reads them by a query, which the worker answers between activations only, and a level
+ * of a large composition changes many tasks in one. The draw waits for the microtasks queued before
+ * it, which the worker runs before it concludes the activation.
+ */
+export class LiveDetails {
+  private drawQueued = false;
+
+  constructor(
+    private readonly draw: () => string,
+    private readonly show: (markdown: string) => void,
+  ) {}
+
+  changed(): void {
+    if (this.drawQueued) return;
+    this.drawQueued = true;
+    void Promise.resolve().then(() => {
+      this.drawQueued = false;
+      this.show(this.draw());
+    });
+  }
+}
