@@ -15,6 +15,7 @@ describe('loadConfig', () => {
       httpHeadersTimeoutMs: 10_000,
       httpRequestTimeoutMs: 60_000,
       maxCompositionSize: 100,
+      maxMapItems: 10_000,
       maxSchedulesPerCreator: 100,
       maxTaskDepth: 8,
       maxMessageChars: 16_384,
@@ -140,6 +141,11 @@ describe('loadConfig', () => {
   it('refuses a MAX_COMPOSITION_SIZE whose workflow history would outgrow its budget', () => {
     expect(loadConfig({ MAX_COMPOSITION_SIZE: '379' }).maxCompositionSize).toBe(379);
     expect(() => loadConfig({ MAX_COMPOSITION_SIZE: '380' })).toThrow(/MAX_COMPOSITION_SIZE/);
+  });
+
+  it("refuses a MAX_MAP_ITEMS whose map workflow's history would outgrow its budget", () => {
+    expect(loadConfig({ MAX_MAP_ITEMS: '218368' }).maxMapItems).toBe(218_368);
+    expect(() => loadConfig({ MAX_MAP_ITEMS: '218369' })).toThrow(/MAX_MAP_ITEMS/);
   });
 
   it('refuses an HTTP headers timeout above the request timeout, as Node would', () => {

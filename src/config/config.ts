@@ -1,6 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import { MAX_COMPOSITION_SIZE_LIMIT } from './history-budget';
+import { MAX_COMPOSITION_SIZE_LIMIT, MAX_MAP_ITEMS_LIMIT } from './history-budget';
 
 /**
  * Everything the service reads from its environment, parsed and checked once at start.
@@ -70,6 +70,8 @@ export interface Config {
   /** How long a client may take to send a whole request, headers and body. */
   httpRequestTimeoutMs: number;
   maxCompositionSize: number;
+  /** MAX_MAP_ITEMS: most elements of the array a map runs over; more fail the map MAP_TOO_LARGE. */
+  maxMapItems: number;
   /** MAX_SCHEDULES_PER_CREATOR: most schedules one caller may have; admins have no bound. */
   maxSchedulesPerCreator: number;
   /** MAX_TASK_DEPTH: most hops below its root a task started on behalf of another may be (docs/api.md, "Lineage"). */
@@ -295,6 +297,7 @@ export function loadConfig(env: Env = process.env): Config {
     httpHeadersTimeoutMs: read.integer('HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 10 * 60_000),
     httpRequestTimeoutMs: read.integer('HTTP_REQUEST_TIMEOUT_MS', 60_000, 100, 60 * 60_000),
     maxCompositionSize: read.integer('MAX_COMPOSITION_SIZE', 100, 1, MAX_COMPOSITION_SIZE_LIMIT),
+    maxMapItems: read.integer('MAX_MAP_ITEMS', 10_000, 1, MAX_MAP_ITEMS_LIMIT),
     maxSchedulesPerCreator: read.integer('MAX_SCHEDULES_PER_CREATOR', 100, 1, 100_000),
     maxTaskDepth: read.integer('MAX_TASK_DEPTH', 8, 0, 1_000),
     maxMessageChars: read.integer('MAX_MESSAGE_CHARS', 16_384, 1, 1024 * 1024),

@@ -23,3 +23,23 @@ export const HISTORY_EVENT_BUDGET = 10_240;
  * (reports, and those a pending argument reads), which docs/tasks.md, "Tasks and compositions", names.
  */
 export const MAX_COMPOSITION_SIZE_LIMIT = Math.floor(HISTORY_EVENT_BUDGET / WORST_EVENTS_PER_TASK);
+
+/**
+ * Most items in one chunk of a map (workflows/map-plan.ts): a chunk's workflow runs each item as a
+ * composition runs a task, so 256 × WORST_EVENTS_PER_TASK (6 912) stays under HISTORY_EVENT_BUDGET.
+ */
+export const MAX_ITEMS_PER_CHUNK = 256;
+
+/**
+ * History events the map workflow spends on one chunk, estimated from what it schedules (not yet
+ * measured): the child's initiated, started and completed events (3), the progress activity's
+ * scheduled, started and completed (3), and two workflow tasks of three.
+ */
+export const MAP_EVENTS_PER_CHUNK = 12;
+
+/**
+ * The largest MAX_MAP_ITEMS allowed (218 368): as many chunks of MAX_ITEMS_PER_CHUNK as the map
+ * workflow's history holds under HISTORY_EVENT_BUDGET. Smaller chunks (a map with a high
+ * maxConcurrency, at most 4 × 100 of them) stay inside too: 400 × 12 = 4 800.
+ */
+export const MAX_MAP_ITEMS_LIMIT = Math.floor(HISTORY_EVENT_BUDGET / MAP_EVENTS_PER_CHUNK) * MAX_ITEMS_PER_CHUNK;
