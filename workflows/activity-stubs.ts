@@ -2,6 +2,7 @@
 // retries it needs. Their contract is activity-contract.ts and room-delivery-contract.ts.
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { TaskActivities } from './activity-contract';
+import type { MapActivities } from './map-contract';
 import type { RoomDeliveryActivities } from './room-delivery-contract';
 
 /**
@@ -65,3 +66,15 @@ export const roomDeliveryOptions = {
 } as const;
 export const roomDeliveryAt = (taskQueue: string) =>
   proxyActivities<RoomDeliveryActivities>({ ...roomDeliveryOptions, taskQueue });
+
+/**
+ * A map's reads and writes of many records at once (its array, a chunk's items, its slices): regular
+ * activities, retried until MongoDB answers again.
+ */
+export const mapWorkOptions = {
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+} as const;
+export const mapWork = proxyActivities<MapActivities>(mapWorkOptions);
+/** A map's one-document writes: its counts on its task. */
+export const mapBookkeeping = proxyLocalActivities<MapActivities>(bookkeepingOptions);

@@ -7,23 +7,12 @@ import {
   condition,
   patched,
   setCurrentDetails,
-  setHandler,
 } from '@temporalio/workflow';
-import {
-  a2aTaskPushedSignal,
-  agentReportSignal,
-  agentSocketLostSignal,
-  cancelTaskUpdate,
-  inputAnsweredSignal,
-  inputRequestedSignal,
-  tasksQuery,
-  type CompositionInput,
-  type PlannedTask,
-  type TaskStatus,
-} from './task-types';
+import type { CompositionInput, PlannedTask, TaskStatus } from './task-types';
 import { detailsOf, LiveDetails } from './live-details';
 import { pendingArgumentsOf } from './pending-arguments';
 import type { RunOfTask } from './running-task';
+import { listenToTasks } from './task-messages';
 import { TaskRun } from './task-run';
 import { CALLING_PHASE_IN_CALL, VISIBLE_AGENT_CALLS } from './versions';
 
@@ -64,17 +53,11 @@ class CompositionRun implements RunOfTask {
   }
 
   listen(): void {
-    setHandler(agentReportSignal, (report) => this.byId.get(report.taskId)?.reported(report));
-    setHandler(agentSocketLostSignal, (taskId) => this.byId.get(taskId)?.socketClosed());
-    setHandler(a2aTaskPushedSignal, (taskId) => this.byId.get(taskId)?.a2aTaskPushed());
-    setHandler(inputRequestedSignal, (request) => this.byId.get(request.taskId)?.inputRequested(request));
-    setHandler(inputAnsweredSignal, (answer) => this.byId.get(answer.taskId)?.inputAnswered(answer));
-    setHandler(cancelTaskUpdate, (taskId) => this.byId.get(taskId)!.cancel(), {
-      validator: (taskId: string) => {
-        if (!this.byId.has(taskId)) throw new Error(`Task ${taskId} is not part of this workflow`);
-      },
+    listenToTasks({
+      taskOf: (taskId) => this.byId.get(taskId),
+      cancel: (taskId) => this.byId.get(taskId)!.cancel(),
+      progress: () => this.tasks.map((task) => task.progress()),
     });
-    setHandler(tasksQuery, () => this.tasks.map((task) => task.progress()));
   }
 
   async execute(): Promise<CompositionSummary> {
@@ -108,7 +91,8 @@ class CompositionRun implements RunOfTask {
 
 /**
  * The tasks whose result the workflow needs: a dependant's pending argument or condition reads it,
- * or a room's task_update carries it. The others' results stay out of the history (CallAgentResult).
+ * or a room's task_update carries it. The others' results stay out of the history (CallAgentResult); so
+ * does a map's array, which its activities read from the task store (forEach is not a param).
  */
 function resultsTheWorkflowNeeds(tasks: PlannedTask[]): Set<string> {
   const needed = new Set(tasks.filter((task) => task.room !== undefined).map((task) => task.taskId));

@@ -3,7 +3,7 @@
 // it heard (task-inbox.ts). Its life is a sequence of named steps (execute()), each in the file of
 // its concern: the TASK frame (task-room.ts), the call (agent-call.ts), the wait for the agent's
 // report or input (report-wait.ts, input-request.ts), the poll of the agent's own task
-// (followed-task.ts), and what follows the end (task-end.ts).
+// (followed-task.ts), a map's items (map-run.ts), and what follows the end (task-end.ts).
 import { CancellationScope, condition, isCancellation, patched } from '@temporalio/workflow';
 import type { CallAgentResult } from './activity-contract';
 import { bookkeeping, bookkeepingOptions } from './activity-stubs';
@@ -13,6 +13,7 @@ import { activityError, failure, outcomeOfAnswer, outcomeOfReport } from './outc
 import { pendingArgumentsOf, substitute, usesPointers } from './pending-arguments';
 import { checkCondition, conditionValue, outcomeOfCheck, skipped } from './task-condition';
 import { inputTaken } from './input-request';
+import { mapEnded } from './map-run';
 import { agentAnswered, asksForInput } from './report-wait';
 import { describe, recordedTaskOf, type RunningTask, type RunOfTask, type TaskOfRun } from './running-task';
 import { deliverAfterEnd, recordOutcome } from './task-end';
@@ -177,6 +178,8 @@ export class TaskRun implements RunningTask, TaskOfRun {
         }
       }
     }
+    // A map's items run in its child workflow (new runs only: no recorded input has forEach).
+    if (task.forEach) return mapEnded(this, this.substituteArguments());
     const startedAt = Date.now();
     if (pendingArgumentsOf(params).length > 0) {
       const substitution = this.substituteArguments();

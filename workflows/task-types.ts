@@ -233,6 +233,8 @@ export interface PlannedTask {
   runIfParentSkipped?: boolean;
   /** Set for a map: the task runs once per element (its params may hold item arguments). */
   forEach?: MapPlan;
+  /** A map's item: its params are in its record only, which its call reads (CallAgentInput.paramsFromStore). */
+  paramsInStore?: true;
   timeoutMs: number;
   retry: RetrySettings;
   /** Set for a task requested in a room. */
@@ -361,6 +363,8 @@ export const TaskWait = {
   /** The input goes to the agent. */
   INPUT_DELIVERY: 'input delivered to the agent',
   RECORD: 'outcome recorded',
+  /** A map task: its items run in its child workflow. */
+  ITEMS: 'items of the map',
 } as const;
 export type TaskWait = (typeof TaskWait)[keyof typeof TaskWait];
 
