@@ -28,6 +28,7 @@ const LAYERS = [
   ['task-events', '^src/task-events/'],
   ['rooms', '^src/rooms/'],
   ['tasks', '^src/tasks/'],
+  ['maps', '^src/maps/'],
   ['schedules', '^src/schedules/'],
   ['room-tasks', '^src/room-tasks/'],
   ['a2a', '^src/a2a/'],

@@ -20,7 +20,16 @@ import { pollMcpTaskActivity } from './poll-mcp-task';
 import { pollA2aTaskActivity } from './poll-a2a-task';
 import { recordTaskActivity } from './record-task';
 import { validateParamsActivity } from './validate-params';
+import { openMapActivity } from './open-map';
+import { recordMapProgressActivity } from './map-progress';
+import { closeMapActivity } from './close-map';
+import { openChunkActivity } from './open-chunk';
+import { endQueuedActivity } from './end-queued';
+import { closeChunkActivity } from './close-chunk';
+import { MapSources } from '../src/maps/map-source';
+import { MapSlices } from '../src/maps/map-slices';
 import type { TaskActivities } from '../workflows/activity-contract';
+import type { MapActivities } from '../workflows/map-contract';
 import type { ScheduleActivities } from '../workflows/schedule-contract';
 import { ApiKeyStore } from '../src/auth/api-keys';
 import { ScheduleStore } from '../src/schedules/schedule-store';
@@ -106,9 +115,24 @@ export function createActivities(deps: ActivityDeps) {
     checkCondition: checkConditionActivity(deps.schemas),
     recordTask: recordTaskActivity(taskStore),
     ...findRoomSocketsActivities(new PresenceLookup(deps.store), agents),
+    ...mapActivities(deps, taskStore),
     ...scheduleActivities(deps, taskStore),
-  } satisfies TaskActivities & ScheduleActivities;
+  } satisfies TaskActivities & MapActivities & ScheduleActivities;
   return { activities, close: () => mcpSessions.close() };
+}
+
+/** A map's reads and writes: its array (kept parsed by this worker), its items, its slices. */
+function mapActivities(deps: ActivityDeps, taskStore: TaskStore): MapActivities {
+  const sources = new MapSources(taskStore);
+  const slices = new MapSlices(deps.store);
+  return {
+    openMap: openMapActivity(taskStore, sources, deps.config.maxMapItems),
+    recordMapProgress: recordMapProgressActivity(taskStore),
+    closeMap: closeMapActivity(taskStore, slices),
+    openChunk: openChunkActivity(taskStore, sources, deps.agents, deps.schemas),
+    endQueued: endQueuedActivity(taskStore),
+    closeChunk: closeChunkActivity(taskStore, slices),
+  };
 }
 
 /** A scheduled run's launch, made as the API makes one (src/tasks/task-launcher.ts), and its wait for the work. */

@@ -63,10 +63,11 @@ export function createMetrics(options: MetricsOptions = { perAgent: false }) {
     ]),
     unavailable: counter('acs_unavailable_responses_total', 'HTTP answers 503, by reason', ['reason']),
     tasks: {
-      created: counter('acs_tasks_created_total', 'Tasks created, by operation and kind (task or composition)', [
-        'operation',
-        'kind',
-      ]),
+      created: counter(
+        'acs_tasks_created_total',
+        'Tasks created, by operation and kind (task, composition or item of a map)',
+        ['operation', 'kind'],
+      ),
       ended: counter(
         'acs_tasks_ended_total',
         'Tasks ended, by operation, status and error code (empty when none)',

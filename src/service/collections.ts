@@ -3,6 +3,7 @@ import { API_KEYS_COLLECTION, ApiKeyStore } from '../auth/api-keys';
 import { MCP_TASKS_COLLECTION, McpTaskRecords } from '../mcp-server/mcp-task-records';
 import { MCP_CALLS_COLLECTION, MCP_SESSIONS_COLLECTION } from '../mcp-server/server-sessions';
 import { MCP_VIRTUAL_SERVER_CLAIMS_COLLECTION, MCP_VIRTUAL_SERVERS_COLLECTION } from '../mcp-server/virtual-servers';
+import { MAP_SLICES_COLLECTION, MapSlices } from '../maps/map-slices';
 import { MIGRATIONS_COLLECTION } from '../migrations/migration';
 import { AGENT_CHANGE_CLAIMS_COLLECTION, AGENTS_COLLECTION, AgentStore } from '../registry/agent-store';
 import {
@@ -34,6 +35,7 @@ export const SERVICE_COLLECTIONS: ReadonlyArray<{ name: string; indexes: IndexDe
   { name: CHANGES_COLLECTION, indexes: [] },
   { name: TASKS_COLLECTION, indexes: TaskStore.indexes() },
   { name: COMPOSITIONS_COLLECTION, indexes: [] },
+  { name: MAP_SLICES_COLLECTION, indexes: MapSlices.indexes() },
   { name: REPORTED_OUTCOMES_COLLECTION, indexes: [] },
   { name: TASK_INPUTS_COLLECTION, indexes: [] },
   { name: TASK_EVENTS_COLLECTION, indexes: TaskEventStore.indexes() },

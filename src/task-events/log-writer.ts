@@ -85,6 +85,25 @@ export class LogWriter {
   }
 
   /**
+   * Stores the event under `seq` exactly, the seq the task's own write took for it: one found taken
+   * is this event, stored by an earlier try of the same write (a retried activity), and stays as it
+   * is. The feeds get it as `append` gives them, only when stored here.
+   */
+  async appendOnce(
+    task: TaskRef,
+    event: LoggedEvent | { type: TaskEventType },
+    seq: number,
+    ended?: LoggedTask,
+  ): Promise<void> {
+    const logId = logIdOf(task);
+    const stored = await this.events.insert(logId, seq, task.taskId, event);
+    if (!stored) return;
+    this.changes.logged(logId, () =>
+      ENDING_EVENTS.has(event.type) ? ended && endingEvent(ended, seq) : storedEvent(stored),
+    );
+  }
+
+  /**
    * Stores the event under `first`, the seq handed out to this writer, or the one above. The insert is
    * the claim of the seq: one found taken was handed out twice, as an `$inc` lost on a store without
    * atomic updates does, and leaves the counter behind the stored seqs. The writer then takes the

@@ -13,19 +13,22 @@ const task = (id: string, status: TaskStatus) => ({ _id: id, status }) as TaskDo
  * runs that were terminated and that timed out.
  */
 describe('watchEndedRuns', () => {
-  it('ends the pending tasks of failed and terminated runs, and looks again only from shortly before its last look', async () => {
+  it('ends the pending tasks of failed and terminated runs (maps and their chunks too), and looks again only from shortly before its last look', async () => {
     const runs = [
       { workflowId: 'task-t1', runId: 'r-t1', status: { name: 'FAILED' } },
       { workflowId: 'composition-c1', runId: 'r-c1', status: { name: 'TERMINATED' } },
       { workflowId: 'composition-c2', runId: 'r-c2', status: { name: 'TERMINATED' } },
       { workflowId: 'task-gone', runId: 'r-gone', status: { name: 'TIMED_OUT' } },
       { workflowId: 'composition-c3', runId: 'r-c3', status: { name: 'TERMINATED' } },
+      { workflowId: 'map-m1-items-0-2', runId: 'r-m1-chunk', status: { name: 'TERMINATED' } },
+      { workflowId: 'map-m2', runId: 'r-m2', status: { name: 'FAILED' } },
     ];
     // c1 an operator terminated; c2 Temporal itself, over its limits; c3 a Reset, whose new run goes on.
     const terminations: Record<string, { reason: string; identity: string }> = {
       'r-c1': { reason: 'operator test', identity: 'temporal-cli:ops@host' },
       'r-c2': { reason: 'GrpcMessageTooLarge', identity: 'history-service' },
       'r-c3': { reason: 'reset', identity: 'history-resetter' },
+      'r-m1-chunk': { reason: 'operator test', identity: 'temporal-cli:ops@host' },
     };
     const latestRuns: Record<string, string> = { 'composition-c3': 'r-c3-after-reset' };
     const queries: string[] = [];
@@ -52,7 +55,10 @@ describe('watchEndedRuns', () => {
     } as unknown as TemporalHandle;
     const updates: Array<[string, TaskChange]> = [];
     const taskStore = {
-      find: async (taskId: string) => (taskId === 't1' ? task('t1', TaskStatus.PENDING) : null),
+      find: async (taskId: string) => (['t1', 'm2'].includes(taskId) ? task(taskId, TaskStatus.PENDING) : null),
+      // A map's chunk of three items: one ended, two live.
+      findMany: async (taskIds: string[]) =>
+        taskIds.map((taskId) => task(taskId, taskId === 'm1.0' ? TaskStatus.COMPLETED : TaskStatus.PENDING)),
       findComposition: async (compositionId: string) => ({
         tasks: [task(`${compositionId}-done`, TaskStatus.COMPLETED), task(`${compositionId}-open`, TaskStatus.PENDING)],
       }),
@@ -87,7 +93,17 @@ describe('watchEndedRuns', () => {
           },
         },
       ],
+      ['m1.1', { status: TaskStatus.CANCELLED }],
+      ['m1.2', { status: TaskStatus.CANCELLED }],
+      [
+        'm2',
+        {
+          status: TaskStatus.FAILED,
+          error: { code: 'WORKFLOW_ENDED', message: "The task's workflow map-m2 ended FAILED before the task ended" },
+        },
+      ],
     ]);
+    expect(queries[0]).toContain('"mapWorkflow", "mapChunkWorkflow"');
     expect(queries[0]).not.toContain('CloseTime');
     expect(queries[1]).toMatch(/ AND CloseTime >= "\d{4}-\d\d-\d\dT[\d:.]+Z"$/);
   });

@@ -7,13 +7,15 @@ import {
   TaskErrorCode,
   TaskStatus,
   isLive,
+  itemTaskId,
   workflowIdOfComposition,
+  workflowIdOfMap,
   workflowIdOfTask,
 } from '../../workflows/task-types';
 
 /** Runs that closed without their workflow code ending their tasks: no code runs after a terminate. */
 const ENDED_RUNS_QUERY =
-  'WorkflowType = "compositionWorkflow" AND ExecutionStatus IN ("Terminated", "Failed", "TimedOut")';
+  'WorkflowType IN ("compositionWorkflow", "mapWorkflow", "mapChunkWorkflow") AND ExecutionStatus IN ("Terminated", "Failed", "TimedOut")';
 /**
  * Who terminated a run, as its termination event names it, when Temporal did so itself: a run over
  * its limits (history size, a workflow task completing with more than 4 MiB), not an operator's choice.
@@ -24,6 +26,9 @@ const VISIBILITY_LAG_MS = 60_000;
 
 const TASK_RUN_PREFIX = workflowIdOfTask('');
 const COMPOSITION_RUN_PREFIX = workflowIdOfComposition('');
+const MAP_RUN_PREFIX = workflowIdOfMap('');
+/** A map chunk's workflow id (workflowIdOfMapChunk), read back into its map task and its items. */
+const MAP_CHUNK_RUN = /^map-(.+)-items-(\d+)-(\d+)$/;
 
 export interface EndedRunsWatch {
   stop(): Promise<void>;
@@ -124,6 +129,17 @@ export function watchEndedRuns({
 }
 
 async function tasksOfRun(taskStore: TaskStore, workflowId: string): Promise<TaskDocument[]> {
+  // A map's chunk runs its items; the map's own workflow, only the map task (its chunks are runs of their own).
+  const chunk = MAP_CHUNK_RUN.exec(workflowId);
+  if (chunk) {
+    const [, mapTaskId, from, to] = chunk;
+    const indices = Array.from({ length: Number(to) - Number(from) + 1 }, (_, offset) => Number(from) + offset);
+    return taskStore.findMany(indices.map((index) => itemTaskId(mapTaskId, index)));
+  }
+  if (workflowId.startsWith(MAP_RUN_PREFIX)) {
+    const task = await taskStore.find(workflowId.slice(MAP_RUN_PREFIX.length));
+    return task ? [task] : [];
+  }
   if (workflowId.startsWith(TASK_RUN_PREFIX)) {
     const task = await taskStore.find(workflowId.slice(TASK_RUN_PREFIX.length));
     return task ? [task] : [];

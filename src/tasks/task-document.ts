@@ -9,6 +9,7 @@ import {
   type TaskResult,
   type TaskStatus,
 } from '../../workflows/task-types';
+import type { MapCounts } from '../../workflows/map-contract';
 
 export const TASKS_COLLECTION = 'tasks';
 export const COMPOSITIONS_COLLECTION = 'compositions';
@@ -42,6 +43,13 @@ export interface TaskDocument {
    * is alone in the context its own id names.
    */
   contextId?: string;
+  /** A map's item: the map task it belongs to, and its element's index in the map's array. */
+  mapTaskId?: string;
+  itemIndex?: number;
+  /** The workflow that runs the task, when its id does not tell (a map's item: its chunk's). */
+  workflowId?: string;
+  /** A map task: how many of its items ended each way, updated once per chunk. */
+  map?: MapCounts;
   agentId: string;
   operation: string;
   params: string;
@@ -128,12 +136,22 @@ export interface TaskChange {
   message?: string;
   /** Set with the input-required status; removed by any other status. */
   inputRequest?: InputRequest;
+  /** A map's result as JSON text, joined from its slices without parsing them (in place of `result`). */
+  resultText?: string;
+  /** A map task's counts. */
+  map?: MapCounts;
   event?: LoggedEvent;
 }
 
 /** The input request the task waits on, stored as JSON text with the input-required status. */
 export const inputRequestOf = (task: Pick<TaskDocument, 'inputRequest'>): InputRequest | undefined =>
   task.inputRequest === undefined ? undefined : (JSON.parse(task.inputRequest) as InputRequest);
+
+/** A map's item to create (TaskStore.createItems): its params as checked, its status pending, or failed when they failed their check. */
+export type NewItem = Pick<
+  TaskDocument,
+  '_id' | 'agentId' | 'operation' | 'mapTaskId' | 'itemIndex' | 'workflowId' | 'createdBy'
+> & { params: Record<string, unknown>; error?: TaskError };
 
 /** Whether the change ends the task. */
 export const endsTask = (change: TaskChange): boolean => change.status !== undefined && !isLive(change.status);

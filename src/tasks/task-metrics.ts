@@ -4,8 +4,12 @@ import { TaskStatus } from '../../workflows/task-types';
 import { endsTask, type NewTask, type TaskChange, type TaskDocument } from './task-document';
 
 /** What creating tasks tells the metrics: one count per task, and a composition's size. */
-export function countCreated(metrics: Metrics, tasks: NewTask[], inComposition: boolean): void {
-  const kind = inComposition ? 'composition' : 'task';
+export function countCreated(
+  metrics: Metrics,
+  tasks: Array<Pick<NewTask, 'operation'>>,
+  inComposition: boolean,
+  kind = inComposition ? 'composition' : 'task',
+): void {
   for (const task of tasks) metrics.tasks.created.inc({ operation: task.operation, kind });
   if (inComposition) metrics.tasks.compositionSize.observe(tasks.length);
 }

@@ -15,6 +15,7 @@ import {
   refOf,
   TASKS_COLLECTION,
   type CompositionDocument,
+  type NewItem,
   type NewTask,
   type StoredComposition,
   type TaskChange,
@@ -225,6 +226,8 @@ export class TaskStore {
     if (change.status !== undefined) set.status = change.status;
     if (change.phase !== undefined) set.phase = change.phase;
     if (change.result !== undefined) set.result = JSON.stringify(change.result);
+    if (change.resultText !== undefined) set.result = change.resultText;
+    if (change.map !== undefined) set.map = change.map;
     if (change.error !== undefined) set.error = JSON.stringify(change.error);
     if (change.skipReason !== undefined) set.skipReason = JSON.stringify(change.skipReason);
     if (change.attempts !== undefined) set.attempts = change.attempts;
@@ -274,6 +277,69 @@ export class TaskStore {
 
   async find(taskId: string): Promise<TaskDocument | null> {
     return this.tasks.findOne({ _id: taskId });
+  }
+
+  /** The tasks among `taskIds` (in no order), read by `_id`. */
+  async findMany(taskIds: string[]): Promise<TaskDocument[]> {
+    return this.tasks.find({ _id: { $in: taskIds } }).toArray();
+  }
+
+  /** When the task last changed, without its params and result: whether a copy of its result is current. */
+  async findUpdatedAt(taskId: string): Promise<Date | null> {
+    const task = await this.tasks.findOne({ _id: taskId }, { projection: { updatedAt: 1 } });
+    return task?.updatedAt ?? null;
+  }
+
+  /**
+   * Creates a map chunk's items in one write: each with its own event log, whose created event
+   * (seq 1) is drawn from the document as TaskStore.create's are; an item whose params failed their
+   * check is created failed, its ending event at seq 2. Items already there are a retried
+   * activity's own and stay as they are.
+   */
+  async createItems(items: NewItem[]): Promise<void> {
+    const now = new Date();
+    const documents: TaskDocument[] = items.map(({ params, error, ...item }) => ({
+      ...item,
+      params: JSON.stringify(params),
+      ...(error === undefined
+        ? { status: TaskStatus.PENDING, phase: TaskPhase.QUEUED, eventSeq: 1 }
+        : { status: TaskStatus.FAILED, error: JSON.stringify(error), eventSeq: 2 }),
+      createdAt: now,
+      updatedAt: now,
+    }));
+    const inserted = await retryWhileBusy(
+      async () => {
+        try {
+          await this.tasks.insertMany(documents, { ordered: false });
+          return true;
+        } catch (error) {
+          if (!onlyDuplicateKeys(error)) throw error;
+          return false;
+        }
+      },
+      { duplicatesOnRetryAreOurs: true },
+    );
+    // Found there already: counted by the attempt that wrote them.
+    if (inserted) countCreated(this.metrics, items, false, 'item');
+    for (const failed of documents.filter((document) => document.status === TaskStatus.FAILED))
+      await this.log.appendOnce(refOf(failed), { type: TaskEventType.FAILED }, 2, failed);
+  }
+
+  /**
+   * Ends the map's items that never started (their chunk stopped or was cancelled) `cancelled`, in
+   * one write, with their ending events. Items found ended already keep their outcome.
+   */
+  async endQueued(taskIds: string[]): Promise<void> {
+    const live = (await this.findMany(taskIds)).filter((task) => isLive(task.status)).map((task) => task._id);
+    if (live.length === 0) return;
+    await this.tasks.updateMany(
+      { _id: { $in: live } },
+      { $set: { status: TaskStatus.CANCELLED, updatedAt: new Date() }, $unset: { phase: '' }, $inc: { eventSeq: 1 } },
+    );
+    for (const ended of await this.findMany(live)) {
+      this.changes.changed(ended);
+      await this.log.appendOnce(refOf(ended), { type: TaskEventType.CANCELLED }, ended.eventSeq ?? 2, ended);
+    }
   }
 
   /**

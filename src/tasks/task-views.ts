@@ -7,6 +7,7 @@ import {
   type TaskPhase,
   type TaskResult,
 } from '../../workflows/task-types';
+import type { MapCounts } from '../../workflows/map-contract';
 import { canReadTask } from './task-access';
 import {
   inputRequestOf,
@@ -28,6 +29,11 @@ export interface TaskView {
   agentId: string;
   operation: string;
   compositionId?: string;
+  /** A map's item: its map task, and its element's index in the map's array. */
+  mapTaskId?: string;
+  itemIndex?: number;
+  /** A map task: how many of its items ended each way, updated as its chunks end. */
+  map?: MapCounts;
   parentTaskId?: string;
   rootTaskId?: string;
   hops?: number;
@@ -62,6 +68,8 @@ export function toTaskView(task: TaskDocument): TaskView {
     agentId: task.agentId,
     operation: task.operation,
     ...(task.compositionId === undefined ? {} : { compositionId: task.compositionId }),
+    ...(task.mapTaskId === undefined ? {} : { mapTaskId: task.mapTaskId, itemIndex: task.itemIndex }),
+    ...(task.map === undefined ? {} : { map: task.map }),
     ...(task.parentTaskId === undefined ? {} : { parentTaskId: task.parentTaskId }),
     ...(task.hops === undefined ? {} : { rootTaskId: task.rootTaskId, hops: task.hops }),
     ...(task.roomId === undefined ? {} : { roomId: task.roomId, requestedBy: task.requestedBy }),
