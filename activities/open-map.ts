@@ -4,12 +4,12 @@ import { progressOf } from '../src/maps/map-result';
 import { MapSourceError, type MapSources } from '../src/maps/map-source';
 import type { TaskStore } from '../src/tasks/task-store';
 import type { OpenedMap, OpenMapInput } from '../workflows/map-contract';
-import { TaskErrorCode } from '../workflows/task-types';
+import { TaskErrorCode, TaskPhase } from '../workflows/task-types';
 
 /**
  * Reads the array a map runs over and checks it before any item exists: MISSING_FIELD, TYPE_MISMATCH
  * or MAP_TOO_LARGE (above `maxMapItems`) fail the map, for good. Records the array's length on the
- * map task.
+ * map task, which moves to calling_agent.
  */
 export function openMapActivity(taskStore: TaskStore, sources: MapSources, maxMapItems: number) {
   return async function openMap({ mapTaskId, compositionId, sourceTaskId, field }: OpenMapInput): Promise<OpenedMap> {
@@ -31,7 +31,8 @@ export function openMapActivity(taskStore: TaskStore, sources: MapSources, maxMa
     const map = { total: elements.length, completed: 0, failed: 0, cancelled: 0 };
     await taskStore.updateUnconditionally(
       { taskId: mapTaskId, ...(compositionId === undefined ? {} : { compositionId }) },
-      { map, ...progressOf(map) },
+      // The map's items are called from now on: it no longer waits for its parents.
+      { map, ...progressOf(map), phase: TaskPhase.CALLING_AGENT },
     );
     return { total: elements.length, maxItemsPerChunk: MAX_ITEMS_PER_CHUNK };
   };

@@ -1,10 +1,13 @@
-import { useAgentServer, type AgentBehaviour } from '../support/agent-server';
+import { acceptsAndHearsCancel, useAgentServer, type AgentBehaviour } from '../support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call } from '../support/http';
-import { tool, waitForTask } from '../support/tasks';
+import { reportOn, tool, waitForTask } from '../support/tasks';
+import { until } from '../support/until';
 
 /** The source answers `{hits, lang}` of its params; an item answers `{n: 2 × params.n}`, or fails when params.n is negative. */
 const mapper: AgentBehaviour = (received) => {
+  // A cancellation notice, or an item to report on later.
+  if (received.body.cancel || received.body.params.n === 'later') return acceptsAndHearsCancel(received);
   const { params, operation } = received.body;
   if (operation === 'tools/source')
     return { status: 200, body: { status: 'completed', result: { hits: params.hits, lang: params.lang } } };
@@ -23,7 +26,7 @@ describe('maps', () => {
       capabilities: {
         tools: [
           { ...tool('source'), inputSchema: { type: 'object' } },
-          tool('double', { n: { type: 'number' }, lang: { type: 'string' } }),
+          tool('double', { n: { type: ['number', 'string'] }, lang: { type: 'string' } }),
         ],
       },
     });
@@ -171,5 +174,46 @@ describe('maps', () => {
 
     expect(await waitForTask(mapTaskId)).toMatchObject({ status: 'failed', error: { code: 'TYPE_MISMATCH' } });
     expect((await call('GET', `/tasks/${mapTaskId}.0`, { apiKey: 'admin' })).status).toBe(404);
+  });
+
+  it("routes an item's report and cancellation to its chunk's workflow", async () => {
+    const { mapTaskId } = await mapOver([{ n: 'later' }, { n: 'later' }, { n: 'later' }], {
+      onItemFailure: 'continue',
+    });
+    const itemId = (index: number) => `${mapTaskId}.${index}`;
+    await until(
+      async () => (await call('GET', `/tasks/${itemId(2)}`, { apiKey: 'admin' })).status === 200,
+      'the items created',
+    );
+    expect((await waitForTask(mapTaskId, { until: () => true })).phase).toBe('calling_agent');
+    for (const index of [0, 1, 2]) {
+      const item = await waitForTask(itemId(index), { until: (task) => task.phase === 'awaiting_agent_report' });
+      expect(item.phase).toBe('awaiting_agent_report');
+    }
+
+    const cancelled = await call('POST', `/tasks/${itemId(1)}/cancel`, { apiKey: 'admin' });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toEqual({ taskId: itemId(1), status: 'cancelled' });
+    for (const index of [0, 2]) {
+      const reply = await reportOn(itemId(index), agent.apiKey, { status: 'completed', result: { index } });
+      expect(reply.status).toBe(200);
+    }
+
+    // Its agent heard of the cancelled item.
+    await until(
+      () =>
+        server()
+          .callsTo('mapper')
+          .some((received) => received.body.cancel && received.body.taskId === itemId(1)),
+      'the cancellation notice',
+    );
+    expect(await waitForTask(mapTaskId)).toMatchObject({
+      status: 'completed',
+      result: {
+        results: [{ index: 0 }, null, { index: 2 }],
+        errors: [{ index: 1, taskId: itemId(1), status: 'cancelled' }],
+      },
+      map: { total: 3, completed: 2, failed: 0, cancelled: 1 },
+    });
   });
 });
