@@ -2,8 +2,6 @@
 // bundled workflows of this folder and plain functions in place of the activities: no agent, no
 // database, and a 24 h wait for a report ends in milliseconds.
 import { ApplicationFailure } from '@temporalio/common';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
 import type {
   CallAgentInput,
   CallAgentResult,
@@ -11,7 +9,7 @@ import type {
   ConditionCheck,
   ValidateParamsInput,
 } from './activity-contract';
-import { startTimeSkippingEnvironment, TIME_SKIPPING_SETUP_TIMEOUT_MS } from '../test/support/time-skipping';
+import { useTimeSkippingWorker } from '../test/support/time-skipping';
 import type { compositionWorkflow } from './composition';
 import { plannedTask } from '../test/support/planned-task';
 import {
@@ -115,33 +113,7 @@ const outcomeOf = (taskId: string) =>
 const calledAgents = () => calls.map((call) => call.agentId);
 
 describe('the composition workflow, time skipped', () => {
-  let env: TestWorkflowEnvironment;
-  let workflowBundle: WorkflowBundle;
-  let worker: Worker;
-  let running: Promise<void>;
-
-  beforeAll(async () => {
-    // Quiet: an activity that fails on purpose is not worth a stack trace in the test output.
-    const logger = new DefaultLogger('ERROR');
-    Runtime.install({ logger, telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } });
-    [env, workflowBundle] = await Promise.all([
-      startTimeSkippingEnvironment(),
-      bundleWorkflowCode({ workflowsPath: require.resolve('./index'), logger }),
-    ]);
-    worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue: TASK_QUEUE,
-      workflowBundle,
-      activities,
-    });
-    running = worker.run();
-  }, TIME_SKIPPING_SETUP_TIMEOUT_MS);
-
-  afterAll(async () => {
-    worker?.shutdown();
-    await running;
-    await env?.teardown();
-  });
+  const environment = useTimeSkippingWorker(TASK_QUEUE, activities);
 
   beforeEach(() => {
     calls = [];
@@ -158,7 +130,7 @@ describe('the composition workflow, time skipped', () => {
     taskQueue: TASK_QUEUE,
   });
   const run = (tasks: PlannedTask[]) =>
-    env.client.workflow.execute<typeof compositionWorkflow>('compositionWorkflow', startOptions(tasks));
+    environment().client.workflow.execute<typeof compositionWorkflow>('compositionWorkflow', startOptions(tasks));
 
   it('runs a diamond: the sides once the root ended, the join once both sides did, with their results as its arguments', async () => {
     const tasks = plan(
@@ -320,7 +292,7 @@ describe('the composition workflow, time skipped', () => {
 
   it('fails a task whose agent accepted it but reported nothing within its 24 h timeout, the day skipped', async () => {
     const tasks = plan(['accepts', {}, { timeoutMs: DAY_MS }]);
-    const serverStart = await env.currentTimeMs();
+    const serverStart = await environment().currentTimeMs();
 
     const summary = await run(tasks);
 
@@ -331,17 +303,17 @@ describe('the composition workflow, time skipped', () => {
       attempts: 1,
     });
     // The test server's clock passed the day, which this test could not have waited for.
-    expect((await env.currentTimeMs()) - serverStart).toBeGreaterThanOrEqual(DAY_MS);
+    expect((await environment().currentTimeMs()) - serverStart).toBeGreaterThanOrEqual(DAY_MS);
   });
 
   it('completes a task whose report arrives 23 h after the agent accepted it', async () => {
     const tasks = plan(['accepts', {}, { timeoutMs: DAY_MS }]);
-    const handle = await env.client.workflow.start<typeof compositionWorkflow>(
+    const handle = await environment().client.workflow.start<typeof compositionWorkflow>(
       'compositionWorkflow',
       startOptions(tasks),
     );
 
-    await env.sleep('23 hours');
+    await environment().sleep('23 hours');
     await handle.signal(agentReportSignal, {
       taskId: tasks[0].taskId,
       status: TaskStatus.COMPLETED,

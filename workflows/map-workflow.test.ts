@@ -5,8 +5,6 @@
 // on later (and never does), `delayMs` answers after that long.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApplicationFailure } from '@temporalio/common';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
 import type { CallAgentInput, CallAgentResult, CancellationNotice } from './activity-contract';
 import type { compositionWorkflow } from './composition';
 import { substituteItem } from './item-arguments';
@@ -19,7 +17,7 @@ import type {
   OpenChunkInput,
   OpenMapInput,
 } from './map-contract';
-import { startTimeSkippingEnvironment, TIME_SKIPPING_SETUP_TIMEOUT_MS } from '../test/support/time-skipping';
+import { useTimeSkippingWorker } from '../test/support/time-skipping';
 import { plannedTask } from '../test/support/planned-task';
 import {
   cancelTaskUpdate,
@@ -177,32 +175,7 @@ const itemsOf = (map: PlannedTask, count: number) =>
   Array.from({ length: count }, (_, index) => store.get(itemTaskId(map.taskId, index)));
 
 describe('a map task, time skipped', () => {
-  let env: TestWorkflowEnvironment;
-  let workflowBundle: WorkflowBundle;
-  let worker: Worker;
-  let running: Promise<void>;
-
-  beforeAll(async () => {
-    const logger = new DefaultLogger('ERROR');
-    Runtime.install({ logger, telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } });
-    [env, workflowBundle] = await Promise.all([
-      startTimeSkippingEnvironment(),
-      bundleWorkflowCode({ workflowsPath: require.resolve('./index'), logger }),
-    ]);
-    worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue: TASK_QUEUE,
-      workflowBundle,
-      activities,
-    });
-    running = worker.run();
-  }, TIME_SKIPPING_SETUP_TIMEOUT_MS);
-
-  afterAll(async () => {
-    worker?.shutdown();
-    await running;
-    await env?.teardown();
-  });
+  const environment = useTimeSkippingWorker(TASK_QUEUE, activities);
 
   beforeEach(() => {
     store = new Map();
@@ -216,7 +189,7 @@ describe('a map task, time skipped', () => {
   });
 
   const start = (tasks: PlannedTask[]) =>
-    env.client.workflow.start<typeof compositionWorkflow>('compositionWorkflow', {
+    environment().client.workflow.start<typeof compositionWorkflow>('compositionWorkflow', {
       args: [{ compositionId: `c${workflowCount}`, tasks, agentCallTimeoutMs: 30_000 }],
       workflowId: `composition-c${workflowCount}`,
       taskQueue: TASK_QUEUE,
@@ -341,7 +314,7 @@ describe('a map task, time skipped', () => {
     const elements = Array.from({ length: 8 }, (_, n) => (n === 0 ? { accept: true as const } : { n }));
     const [source, map] = mapOver(elements, { maxConcurrency: 1, onItemFailure: ItemFailurePolicy.CONTINUE });
     const handle = await start([source, map]);
-    const chunk = env.client.workflow.getHandle(workflowIdOfMapChunk(map.taskId, 0, 7));
+    const chunk = environment().client.workflow.getHandle(workflowIdOfMapChunk(map.taskId, 0, 7));
     await until(() => calls.some((call) => call.taskId === itemTaskId(map.taskId, 0)));
 
     expect(await chunk.executeUpdate(cancelTaskUpdate, { args: [itemTaskId(map.taskId, 2)] })).toBe(
