@@ -33,7 +33,7 @@ describe('maps', () => {
   });
 
   /** A composition of a source answering `hits`, and a map of `tools/double` over them. */
-  async function mapOver(hits: unknown[], forEach: Record<string, unknown> = {}) {
+  async function mapOver(hits: unknown[], forEach: Record<string, unknown> = {}, dependants: unknown[] = []) {
     const reply = await call('POST', '/tasks/compose', {
       apiKey: 'admin',
       body: [
@@ -45,11 +45,12 @@ describe('maps', () => {
           forEach: { source: { taskId: '0', field: 'hits' }, ...forEach },
           params: { n: { source: { item: true, field: 'n' } }, lang: { source: { taskId: '0', field: 'lang' } } },
         },
+        ...dependants,
       ],
     });
     expect(reply.status).toBe(202);
-    const [, map] = reply.body as Array<{ taskId: string; compositionId: string }>;
-    return { mapTaskId: map.taskId, compositionId: map.compositionId };
+    const [, map, ...others] = reply.body as Array<{ taskId: string; compositionId: string }>;
+    return { mapTaskId: map.taskId, compositionId: map.compositionId, dependantIds: others.map((task) => task.taskId) };
   }
 
   it('completes a map of no items with no results', async () => {
@@ -65,12 +66,23 @@ describe('maps', () => {
     expect((await call('GET', `/tasks/${mapTaskId}.0`, { apiKey: 'admin' })).status).toBe(404);
   });
 
-  it('runs a map of one item', async () => {
-    const { mapTaskId } = await mapOver([{ n: 21 }]);
+  it("runs a map of one item, whose result a dependant's pending argument reads", async () => {
+    const { mapTaskId, dependantIds } = await mapOver([{ n: 21 }], {}, [
+      {
+        agentId: agent.agentId,
+        operation: 'tools/source',
+        parents: ['1'],
+        params: { hits: { source: { taskId: '1', field: 'results' } }, lang: 'fr' },
+      },
+    ]);
 
     expect(await waitForTask(mapTaskId)).toMatchObject({
       status: 'completed',
       result: { results: [{ n: 42, lang: 'en' }] },
+    });
+    expect(await waitForTask(dependantIds[0])).toMatchObject({
+      status: 'completed',
+      result: { hits: [{ n: 42, lang: 'en' }], lang: 'fr' },
     });
   });
 
