@@ -188,6 +188,16 @@ describe('maps', () => {
     expect((await call('GET', `/tasks/${mapTaskId}.0`, { apiKey: 'admin' })).status).toBe(404);
   });
 
+  it('fails a map over more than MAX_MAP_ITEMS elements before any item exists', async () => {
+    const { mapTaskId } = await mapOver(new Array(10_001).fill(0));
+
+    expect(await waitForTask(mapTaskId)).toMatchObject({
+      status: 'failed',
+      error: { code: 'MAP_TOO_LARGE', details: { elements: 10_001, maxMapItems: 10_000 } },
+    });
+    expect((await call('GET', `/tasks/${mapTaskId}.0`, { apiKey: 'admin' })).status).toBe(404);
+  });
+
   it("routes an item's report and cancellation to its chunk's workflow", async () => {
     const { mapTaskId } = await mapOver([{ n: 'later' }, { n: 'later' }, { n: 'later' }], {
       onItemFailure: 'continue',
