@@ -2,6 +2,7 @@ import { acceptsAndHearsCancel, useAgentServer, type AgentBehaviour } from '../s
 import { registerAgent, type RegisteredAgent } from '../support/agents';
 import { call } from '../support/http';
 import { reportOn, tool, waitForTask } from '../support/tasks';
+import { useTemporalClient } from '../support/temporal';
 import { until } from '../support/until';
 
 /** The source answers `{hits, lang}` of its params; an item answers `{n: 2 × params.n}`, or fails when params.n is negative. */
@@ -18,6 +19,7 @@ const mapper: AgentBehaviour = (received) => {
 
 describe('maps', () => {
   const server = useAgentServer();
+  const client = useTemporalClient();
   let agent: RegisteredAgent;
 
   beforeAll(async () => {
@@ -196,6 +198,21 @@ describe('maps', () => {
       error: { code: 'MAP_TOO_LARGE', details: { elements: 10_001, maxMapItems: 10_000 } },
     });
     expect((await call('GET', `/tasks/${mapTaskId}.0`, { apiKey: 'admin' })).status).toBe(404);
+  });
+
+  it("ends a terminated chunk's live items cancelled, and fails its map", async () => {
+    const { mapTaskId } = await mapOver([{ n: 'later' }, { n: 'later' }]);
+    await until(
+      async () =>
+        (await call('GET', `/tasks/${mapTaskId}.1`, { apiKey: 'admin' })).body.phase === 'awaiting_agent_report',
+      'the items awaiting their reports',
+    );
+
+    await client().workflow.getHandle(`map-${mapTaskId}-items-0-1`).terminate('operator test');
+
+    for (const index of [0, 1])
+      expect(await waitForTask(`${mapTaskId}.${index}`)).toMatchObject({ status: 'cancelled' });
+    expect(await waitForTask(mapTaskId)).toMatchObject({ status: 'failed', error: { code: 'WORKFLOW_ENDED' } });
   });
 
   it("routes an item's report and cancellation to its chunk's workflow", async () => {
