@@ -1,7 +1,8 @@
 // A map task's run in its composition: once its parents ended (and its condition held), its child
 // workflow runs the items (map-workflow.ts) and records the map's outcome itself, so the task's own
 // end only delivers the callbacks, reading the outcome from the task store.
-import { ChildWorkflowCancellationType, executeChild, isCancellation, ParentClosePolicy } from '@temporalio/workflow';
+import { executeChild, isCancellation } from '@temporalio/workflow';
+import { MAP_CHILD_OPTIONS } from './map-children';
 import { MAP_WORKFLOW, type MapWorkflow } from './map-contract';
 import { failure } from './outcomes';
 import type { Substitution } from './pending-arguments';
@@ -40,8 +41,7 @@ export async function mapEnded(running: RunningTask, substitution: Substitution)
           keepsResult,
         },
       ],
-      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-      cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+      ...MAP_CHILD_OPTIONS,
       staticSummary: `Map ${task.agentName}: ${task.operation} over task ${source.taskId}'s ${source.field}`,
     });
     running.agent = RECORDED_BY_MAP;

@@ -1,14 +1,8 @@
 // The child workflow of a map task: reads the array (openMap), runs its items in chunks, each a
 // child workflow of its own, in lanes (map-plan.ts), records the map's counts after each chunk, and
 // its outcome at the end (closeMap). Its history grows per chunk, never per item.
-import {
-  CancellationScope,
-  ChildWorkflowCancellationType,
-  executeChild,
-  isCancellation,
-  ParentClosePolicy,
-  setCurrentDetails,
-} from '@temporalio/workflow';
+import { CancellationScope, executeChild, isCancellation, setCurrentDetails } from '@temporalio/workflow';
+import { MAP_CHILD_OPTIONS } from './map-children';
 import { mapBookkeeping, mapWork, mapWorkOptions, bookkeepingOptions } from './activity-stubs';
 import {
   MAP_CHUNK_WORKFLOW,
@@ -163,8 +157,7 @@ class MapWorkflowRun {
           agentCallTimeoutMs,
         },
       ],
-      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-      cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+      ...MAP_CHILD_OPTIONS,
       staticSummary: `Items ${from} to ${to} of map ${task.taskId} (${task.agentName}: ${task.operation})`,
     });
   }
