@@ -44,13 +44,13 @@ describe('MapSources', () => {
     expect(await sources.read('t', 'hits')).toEqual([3]);
   });
 
-  it('fails MISSING_FIELD without the field or a result, TYPE_MISMATCH when it is no array', async () => {
+  it('fails MISSING_FIELD without the field, TYPE_MISMATCH when it is no array or its task did not complete', async () => {
     const result = JSON.stringify({ hits: 'text' });
     expect(await errorOf(new MapSources(storeOf({ result }).store).read('t', 'other'))).toMatchObject({
       code: 'MISSING_FIELD',
     });
     expect(await errorOf(new MapSources(storeOf({ status: TaskStatus.FAILED }).store).read('t', 'hits'))).toMatchObject(
-      { code: 'MISSING_FIELD' },
+      { code: 'TYPE_MISMATCH', details: { expected: 'array', actual: 'null' } },
     );
     expect(await errorOf(new MapSources(storeOf({ result }).store).read('t', 'hits'))).toEqual({
       code: 'TYPE_MISMATCH',

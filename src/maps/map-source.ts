@@ -41,13 +41,18 @@ export class MapSources {
 }
 
 function arrayOf(task: TaskDocument | null, taskId: string, field: string): unknown[] {
-  const missing = (message: string) => new MapSourceError({ code: TaskErrorCode.MISSING_FIELD, message });
-  // A source that did not complete (executeOnParentFailure, runIfParentSkipped) has no array.
-  if (task?.status !== TaskStatus.COMPLETED || task.result === undefined)
-    throw missing(`forEach reads field "${field}" of task ${taskId}, which has no result`);
-  const found = fieldOf(JSON.parse(task.result) as Record<string, unknown>, field, true);
-  if (found === undefined)
-    throw missing(`forEach reads field "${field}" of task ${taskId}, whose result has no such field`);
+  // A source that did not complete (executeOnParentFailure, runIfParentSkipped) gives null, as it
+  // does to pending arguments: no array.
+  const found =
+    task?.status === TaskStatus.COMPLETED && task.result !== undefined
+      ? fieldOf(JSON.parse(task.result) as Record<string, unknown>, field, true)
+      : { value: null };
+  if (found === undefined) {
+    throw new MapSourceError({
+      code: TaskErrorCode.MISSING_FIELD,
+      message: `forEach reads field "${field}" of task ${taskId}, whose result has no such field`,
+    });
+  }
   if (!Array.isArray(found.value)) {
     const actual = found.value === null ? 'null' : typeof found.value;
     throw new MapSourceError({
