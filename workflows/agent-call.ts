@@ -41,12 +41,9 @@ export function callAgent(
     params,
     maxAttempts: task.retry.maxAttempts,
     keepsResult: running.keepsResult,
+    ...(setsCallingPhase ? { setsCallingPhase } : {}),
     // A map's item: queued until its call, which moves it to calling_agent, its params in its record.
-    ...(task.paramsInStore
-      ? { paramsFromStore: true, setsCallingPhase: true }
-      : setsCallingPhase
-        ? { setsCallingPhase }
-        : {}),
+    ...(task.paramsInStore ? { paramsFromStore: true, setsCallingPhase: true } : {}),
   };
   if (run.visibleCalls) {
     const { runId, firstExecutionRunId } = workflowInfo();
