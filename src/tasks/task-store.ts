@@ -279,9 +279,13 @@ export class TaskStore {
     return this.tasks.findOne({ _id: taskId });
   }
 
-  /** The tasks among `taskIds` (in no order), read by `_id`. */
+  /**
+   * The tasks among `taskIds`, in their order. One `findOne` by `_id` each, in parallel: `_id`
+   * equality is served by an index everywhere, `$in` may read the whole collection (src/store/mongo.ts).
+   */
   async findMany(taskIds: string[]): Promise<TaskDocument[]> {
-    return this.tasks.find({ _id: { $in: taskIds } }).toArray();
+    const found = await Promise.all(taskIds.map((taskId) => this.tasks.findOne({ _id: taskId })));
+    return found.flatMap((task) => (task ? [task] : []));
   }
 
   /** When the task last changed, without its params and result: whether a copy of its result is current. */
@@ -332,9 +336,15 @@ export class TaskStore {
   async endQueued(taskIds: string[]): Promise<void> {
     const live = (await this.findMany(taskIds)).filter((task) => isLive(task.status)).map((task) => task._id);
     if (live.length === 0) return;
-    await this.tasks.updateMany(
-      { _id: { $in: live } },
-      { $set: { status: TaskStatus.CANCELLED, updatedAt: new Date() }, $unset: { phase: '' }, $inc: { eventSeq: 1 } },
+    const update = {
+      $set: { status: TaskStatus.CANCELLED, updatedAt: new Date() },
+      $unset: { phase: '' as const },
+      $inc: { eventSeq: 1 },
+    };
+    // One request of updates by `_id`: an `$in` filter may read the whole collection (src/store/mongo.ts).
+    await this.tasks.bulkWrite(
+      live.map((taskId) => ({ updateOne: { filter: { _id: taskId }, update } })),
+      { ordered: false },
     );
     for (const ended of await this.findMany(live)) {
       this.changes.changed(ended);
@@ -409,8 +419,8 @@ export class TaskStore {
   async findComposition(compositionId: string): Promise<StoredComposition | null> {
     const composition = await this.compositions.findOne({ _id: compositionId });
     if (!composition) return null;
-    const tasks = await this.tasks.find({ compositionId }).toArray();
-    tasks.sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
+    // By `_id`: a filter on compositionId reads the whole collection on some stores (src/store/mongo.ts).
+    const tasks = await this.findMany(composition.taskIds);
     return { compositionId, createdBy: composition.createdBy, createdAt: composition.createdAt, tasks };
   }
 }
