@@ -15,6 +15,8 @@ const LAYERS = [
   ['ops', '^src/ops/'],
   ['embedded', '^src/embedded/'],
   ['http', '^src/http/'],
+  // The web app's files at /app/, with their Content-Security-Policy.
+  ['web-app', '^src/web-app/'],
   // Agents' schemas: compiled and checked off the event loop.
   ['user-schemas', '^src/user-schemas/'],
   // Who calls, and how much.

@@ -16,7 +16,7 @@ const outsideWorkflows = `^(?!\\./|@temporalio/(workflow|common)$|(node:)?(${bui
 
 export default defineConfig(
   {
-    ignores: ['node_modules/', '.data/', 'coverage/', 'test/fixtures/'],
+    ignores: ['node_modules/', '.data/', 'coverage/', 'test/fixtures/', 'app/dist/'],
   },
   {
     files: ['**/*.ts'],

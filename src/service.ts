@@ -19,6 +19,7 @@ import { createLimits } from './limits/limits';
 import { MIGRATIONS } from './migrations';
 import { runMigrations } from './migrations/migration';
 import { createOpsRoutes } from './service/ops-routes';
+import { createWebAppRoutes } from './web-app/routes';
 import { serveOps } from './service/ops-server';
 import { openApiDocument } from './service/openapi';
 import { AgentStore } from './registry/agent-store';
@@ -133,7 +134,11 @@ export async function startService(
     );
     let url: string | undefined;
     if (options.api) {
-      const server = await serveApi(config, store, temporal, logger, stops, shared, opsRouter);
+      const webAppRouter = createWebAppRoutes({
+        temporalUiUrl: config.temporalUiUrl ?? endpoints.temporalUiUrl,
+        temporalNamespace: config.temporalNamespace,
+      });
+      const server = await serveApi(config, store, temporal, logger, stops, shared, { opsRouter, webAppRouter });
       const { port } = server.address() as AddressInfo;
       url = `http://${config.host}:${port}`;
       logger.info({ url }, 'API listening');
@@ -171,7 +176,7 @@ async function serveApi(
   logger: Logger,
   stops: Array<() => Promise<void>>,
   { metrics, taskStore, taskChanges, agents, recentAgents, schemas }: SharedInProcess,
-  opsRouter: Router,
+  { opsRouter, webAppRouter }: { opsRouter: Router; webAppRouter: Router },
 ): Promise<http.Server> {
   const limits = createLimits(config.limits, logger.child({ component: 'limits' }), metrics);
   const apiKeys = new ApiKeyStore(store, config.adminApiKey);
@@ -263,6 +268,7 @@ async function serveApi(
     authenticator,
     limits,
     opsRouter,
+    webAppRouter,
     modules,
     errorMappers: [temporalErrors],
   });

@@ -11,6 +11,7 @@ import { createOpsRoutes } from '../src/service/ops-routes';
 import { createLogger } from '../src/ops/logger';
 import { createMetrics } from '../src/ops/metrics';
 import { createRoomRoutes } from '../src/rooms/routes';
+import { createWebAppRoutes } from '../src/web-app/routes';
 import { documentedPath, openApiDocument } from '../src/service/openapi';
 import { agentRegistration, registerAgent } from './support/agents';
 import { call, expectError } from './support/http';
@@ -68,6 +69,7 @@ describe('the OpenAPI document and the routes the app serves', () => {
     authenticator: { middleware: () => (_ctx: unknown, next: () => Promise<void>) => next() } as never,
     limits: standIn,
     opsRouter: createOpsRoutes([], metrics, { document: {} }),
+    webAppRouter: createWebAppRoutes({ temporalNamespace: 'default' }, new Map()),
     modules: mountedModules(),
     errorMappers: [],
   });

@@ -16,6 +16,8 @@ export interface Config {
   /** Unset means: start the embedded Temporal dev server. */
   temporalAddress?: string;
   temporalNamespace: string;
+  /** The Temporal Web UI the web app links each run to; `npm start` links to its embedded one. */
+  temporalUiUrl?: string;
   taskQueue: string;
   /** Unset means: start the embedded FerretDB. */
   mongoUri?: string;
@@ -267,6 +269,7 @@ export function loadConfig(env: Env = process.env): Config {
 
     temporalAddress: read.hostPort('TEMPORAL_ADDRESS'),
     temporalNamespace: read.string('TEMPORAL_NAMESPACE') ?? 'default',
+    temporalUiUrl: read.url('TEMPORAL_UI_URL', ['http:', 'https:'])?.replace(/\/$/, ''),
     taskQueue: read.string('TEMPORAL_TASK_QUEUE') ?? 'agent-tasks',
     mongoUri: read.url('MONGODB_URI', ['mongodb:', 'mongodb+srv:']),
     mongoDatabase: read.string('MONGODB_DATABASE') ?? 'agent_coordination',

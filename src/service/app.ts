@@ -21,6 +21,8 @@ export interface AppDeps {
   limits: Pick<Limits, 'writesPerPrincipal' | 'readsPerPrincipal' | 'anonymousPerAddress' | 'clientAddress'>;
   /** Routes that need no credential and run before authentication (health, metrics). */
   opsRouter: Router;
+  /** The web app's files (/app/): no credential, before authentication, as the ops routes. */
+  webAppRouter: Router;
   modules: RouteModule[];
   /** How the parts below name their failures as the contract's errors (an outage of Temporal, say). */
   errorMappers: readonly ErrorMapper[];
@@ -41,6 +43,7 @@ export function createApp(deps: AppDeps): Koa {
     }),
   );
   app.use(deps.opsRouter.routes());
+  app.use(deps.webAppRouter.routes()).use(deps.webAppRouter.allowedMethods());
   app.use(jsonBody(deps.maxBodyBytes));
   const [ownCredentials, authenticated] = [true, false].map((own) =>
     deps.modules.filter((module) => (module.authenticatesItself ?? false) === own),

@@ -20,6 +20,7 @@ import { ROOM_ROUTES } from '../rooms/routes';
 import { TASK_EVENT_ROUTES } from '../tasks/event-routes';
 import { SCHEDULE_ROUTES } from '../schedules/routes';
 import { TASK_ROUTES } from '../tasks/routes';
+import { WEB_APP_ROUTES } from '../web-app/routes';
 
 /** The route tables of every part the API serves; its routers serve exactly these operations. */
 export const API_ROUTES: RouteTable[] = [
@@ -37,6 +38,7 @@ export const API_ROUTES: RouteTable[] = [
   TASK_EVENT_ROUTES,
   SCHEDULE_ROUTES,
   ROOM_ROUTES,
+  WEB_APP_ROUTES,
 ];
 
 const ERROR_STATUSES: Record<string, string> = {
