@@ -44,6 +44,7 @@ import { createRooms } from './rooms/rooms';
 import { RoomStore } from './rooms/room-store';
 import { startRoomDelivery } from './service/room-delivery-worker';
 import { RoomTaskRequests } from './room-tasks/room-task-requests';
+import { PresenceLookup } from './room-tasks/socket-presence';
 import { Store } from './store/mongo';
 import { Schedules } from './schedules/schedules';
 import { ScheduleStore } from './schedules/schedule-store';
@@ -246,6 +247,8 @@ async function serveApi(
     eventStore,
     streamsOpen,
     roomRoutes: rooms.routes,
+    roomStore,
+    presence: new PresenceLookup(store),
     limits,
     // Read once the server listens (below): PORT 0 picks the port then.
     ownAddress: { host: config.host, port: () => (server.address() as AddressInfo | null)?.port },

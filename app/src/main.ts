@@ -1,5 +1,7 @@
 import { el, fill, type Page } from './dom';
 import { agentsPage } from './pages/agents';
+import { roomPage } from './pages/room';
+import { roomsPage } from './pages/rooms';
 import { signInPage } from './pages/sign-in';
 import { taskPage } from './pages/task';
 import { currentCredentials, signOut } from './session';
@@ -8,6 +10,7 @@ import { appLink } from './task-parts';
 /** The pages by the first segment of the hash route (`#/rooms/{roomId}`), given the rest decoded. */
 const PAGES: Record<string, (id: string) => Page> = {
   agents: () => agentsPage(),
+  rooms: (id) => (id === '' ? roomsPage() : roomPage(id)),
   tasks: (id) => taskPage(id),
 };
 
@@ -30,6 +33,7 @@ function bar(signedIn: boolean): HTMLElement {
     {},
     el('strong', {}, 'Agent coordination'),
     signedIn ? appLink('agents', 'Agents') : null,
+    signedIn ? appLink('rooms', 'Rooms') : null,
     signedIn
       ? el(
           'button',

@@ -1,5 +1,5 @@
 import type { IndexDescription } from 'mongodb';
-import type { ParticipantRef } from '../auth/participant';
+import type { ParticipantRef, ParticipantType } from '../auth/participant';
 import type { Store } from '../store/mongo';
 
 export const SOCKET_PRESENCE_COLLECTION = 'socket_presence';
@@ -109,5 +109,22 @@ export class PresenceLookup {
   /** The queues of every process with a socket to the room. */
   async queuesOf(roomId: string): Promise<string[]> {
     return this.liveQueues({ roomId });
+  }
+
+  /** Who is connected to the room through a live process, each once, in the order first recorded. */
+  async participantsOf(roomId: string): Promise<ParticipantRef[]> {
+    const filter = { roomId };
+    const [records, live] = await Promise.all([
+      this.store.collection<PresenceDocument>(SOCKET_PRESENCE_COLLECTION).find(filter).toArray(),
+      this.liveQueues(filter),
+    ]);
+    const alive = new Set(live);
+    const present = new Map<string, ParticipantRef>();
+    for (const record of records.filter((record) => alive.has(record.queue)))
+      present.set(`${record.participantType}:${record.participantId}`, {
+        type: record.participantType as ParticipantType,
+        id: record.participantId,
+      });
+    return [...present.values()];
   }
 }

@@ -17,6 +17,7 @@ import { participantOf } from '../auth/participant';
 import { readAccess, RoomAccess } from './room';
 import type { RoomHub } from './room-hub';
 import { RoomSocket, type RoomTaskFrames } from './room-socket';
+import { chosenProtocol, protocolCredentials } from './socket-protocols';
 import type { RoomStore } from './room-store';
 import type { SendMessage } from './schemas';
 
@@ -50,7 +51,12 @@ export interface RoomWebSocketDeps {
  * checked against the room before the upgrade; a refusal is a plain HTTP answer (401, 403, 404).
  */
 export class RoomWebSocketServer {
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD_BYTES, clientTracking: false });
+  private readonly wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_PAYLOAD_BYTES,
+    clientTracking: false,
+    handleProtocols: chosenProtocol,
+  });
   private readonly sockets = new Set<RoomSocket>();
   private readonly heartbeat: NodeJS.Timeout;
   private readonly readMessage: (value: unknown) => SendMessage;
@@ -85,11 +91,18 @@ export class RoomWebSocketServer {
       const url = new URL(request.url ?? '/', 'http://localhost');
       const match = ROOM_PATH.exec(url.pathname);
       if (!match) throw notFound('WebSocket endpoint');
+      const offered = protocolCredentials(request);
       const principal = await this.deps.authenticator.resolve(
         {
-          apiKey: url.searchParams.get('api-key') ?? url.searchParams.get('apiKey') ?? header(request, 'x-api-key'),
-          sessionToken: url.searchParams.get('Authorization') ?? header(request, 'authorization'),
-          identityToken: url.searchParams.get('X-Identity-Token') ?? header(request, 'x-identity-token'),
+          apiKey:
+            offered.apiKey ??
+            url.searchParams.get('api-key') ??
+            url.searchParams.get('apiKey') ??
+            header(request, 'x-api-key'),
+          sessionToken:
+            offered.sessionToken ?? url.searchParams.get('Authorization') ?? header(request, 'authorization'),
+          identityToken:
+            offered.identityToken ?? url.searchParams.get('X-Identity-Token') ?? header(request, 'x-identity-token'),
         },
         address,
       );

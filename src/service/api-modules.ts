@@ -21,6 +21,9 @@ import type { McpSessions } from '../mcp-server/server-sessions';
 import { createVirtualServerRoutes } from '../mcp-server/virtual-server-routes';
 import type { VirtualServers } from '../mcp-server/virtual-servers';
 import type { Logger } from '../ops/logger';
+import { createPresenceRoutes } from '../room-tasks/presence-routes';
+import type { PresenceLookup } from '../room-tasks/socket-presence';
+import type { RoomStore } from '../rooms/room-store';
 import type { SchemaChecks } from '../user-schemas/schema-checks';
 import type { TaskEventFeeds } from '../task-events/event-feeds';
 import type { TaskEventStore } from '../task-events/event-store';
@@ -57,6 +60,8 @@ export interface ApiParts {
   streamsOpen: Gauge;
   /** The rooms' routes, which the rooms build with their WebSocket. */
   roomRoutes: RouteModule;
+  roomStore: RoomStore;
+  presence: PresenceLookup;
   limits: Limits;
   /** Where this process's API listens: no agent's endpoint may lead back to it. */
   ownAddress: OwnAddress;
@@ -88,6 +93,8 @@ export function apiModules({
   eventStore,
   streamsOpen,
   roomRoutes,
+  roomStore,
+  presence,
   limits,
   ownAddress,
   mcpSessions,
@@ -164,5 +171,6 @@ export function apiModules({
       countAnonymous: (ctx) => limits.anonymousPerAddress.consume(limits.clientAddress(ctx.req)),
     }),
     roomRoutes,
+    createPresenceRoutes({ rooms: roomStore, presence }),
   ];
 }

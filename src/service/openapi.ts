@@ -17,6 +17,7 @@ import {
 import { OPS_ROUTES } from './ops-routes';
 import { REGISTRY_ROUTES } from '../registry/routes';
 import { ROOM_ROUTES } from '../rooms/routes';
+import { PRESENCE_ROUTES } from '../room-tasks/presence-routes';
 import { TASK_EVENT_ROUTES } from '../tasks/event-routes';
 import { SCHEDULE_ROUTES } from '../schedules/routes';
 import { TASK_ROUTES } from '../tasks/routes';
@@ -38,6 +39,7 @@ export const API_ROUTES: RouteTable[] = [
   TASK_EVENT_ROUTES,
   SCHEDULE_ROUTES,
   ROOM_ROUTES,
+  PRESENCE_ROUTES,
   WEB_APP_ROUTES,
 ];
 

@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import type { Page } from 'playwright-core';
+import type { Page, WebSocketRoute } from 'playwright-core';
 import { APP_CONTENT_SECURITY_POLICY } from '../../src/web-app/content-security-policy';
 import { completes, useAgentServer } from '../support/agent-server';
 import { registerAgent } from '../support/agents';
-import { describeInChromium, signedInPage, useBrowser } from '../support/browser';
+import { describeInChromium, personHeaders, signedInPage, useBrowser } from '../support/browser';
 import { call } from '../support/http';
 import { humanTokens } from '../support/humans';
+import { createRoom, RoomClient } from '../support/room-client';
 import { testStack } from '../support/test-stack';
 import { tool } from '../support/tasks';
-import { STUCK_AFTER_MS } from '../support/until';
+import { STUCK_AFTER_MS, until } from '../support/until';
 
 /** Waits for `text` on the page, at most as long as any test waits for what it expects. */
 const shows = (page: Page, text: string | RegExp) => page.getByText(text).first().waitFor({ timeout: STUCK_AFTER_MS });
@@ -97,6 +98,107 @@ describeInChromium('the web app in Chromium', () => {
       });
       expect(task.body).toMatchObject({ status: 'completed', agentId: agent.agentId, operation: 'tools/shout' });
       expect(agents().callsTo(`echo-${marker}`)[0].body.params).toEqual({ text: 'hello' });
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('chats with an agent answering over its socket, shows a <script> message as text, and follows a room task', async () => {
+    const agent = await registerAgent({ capabilities: { tools: [tool('echo', { text: { type: 'string' } })] } });
+    const room = await createRoom({ participants: [{ type: 'AGENT', participantId: agent.agentId }] });
+    const person = `person-${randomUUID()}`;
+    // Every connection of the page to the room, for the test to drop one as a network would.
+    const routes: WebSocketRoute[] = [];
+    let releaseSecond: () => void = () => undefined;
+    const secondMayConnect = new Promise<void>((resolve) => (releaseSecond = resolve));
+    const page = await signedInPage(browser(), person);
+    await page.routeWebSocket(/\/parties\/chat-server\//, async (route) => {
+      routes.push(route);
+      if (routes.length === 2) await secondMayConnect;
+      route.connectToServer();
+    });
+    await page.goto(`${testStack().baseUrl}/app/#/rooms/${room.roomId}`);
+    const agentSocket = await RoomClient.connect(room.roomId, { apiKey: agent.apiKey }, { joinedAs: agent.agentId });
+    agentSocket.ws.on('message', (raw) => {
+      const frame = JSON.parse((raw as Buffer).toString());
+      if (frame.type === 'MESSAGE' && frame.data.sender.type === 'HUMAN')
+        agentSocket.sendMessage(`echo: ${frame.data.content}`);
+      if (frame.type === 'TASK')
+        agentSocket.send({
+          type: 'TASK_RESULT',
+          data: {
+            taskId: frame.data.taskId,
+            status: 'completed',
+            result: { text: `echoed ${frame.data.params.text}` },
+          },
+        });
+    });
+    try {
+      await page.locator('.connection.live').waitFor({ timeout: STUCK_AFTER_MS });
+      await page.locator('.presence').getByText(agent.agentId).waitFor({ timeout: STUCK_AFTER_MS });
+
+      await page.locator('#message').fill('hello');
+      await page.locator('.composer button').click();
+      await shows(page, 'echo: hello');
+
+      const script = '<script>window.injected = 1</script><img src="x" onerror="window.injected = 2">';
+      await page.locator('#message').fill(script);
+      await page.locator('.composer button').click();
+      await shows(page, `echo: ${script}`);
+      expect(await page.locator('.messages .content').getByText(script, { exact: true }).count()).toBe(1);
+      expect(await page.locator('.messages script, .messages img').count()).toBe(0);
+      expect(await page.evaluate<unknown>('window.injected')).toBeUndefined();
+
+      await page.locator('#task-agent').selectOption(agent.agentId);
+      await page.locator('#task-operation').fill('tools/echo');
+      await page.locator('#task-params').fill('{"text": "ping"}');
+      await page.locator('.task-request button').click();
+      await page.locator('.task-update .status-completed').waitFor({ timeout: STUCK_AFTER_MS });
+      await shows(page, /echoed ping/);
+
+      // Dropped: what the agent says meanwhile comes when the page is back, once, after what it had.
+      await routes[0].close();
+      await page.locator('.connection:not(.live)').waitFor({ timeout: STUCK_AFTER_MS });
+      agentSocket.sendMessage('said while you were away');
+      await until(() => routes.length === 2, 'the page connects again');
+      releaseSecond();
+      await page.locator('.connection.live').waitFor({ timeout: STUCK_AFTER_MS });
+      await shows(page, 'said while you were away');
+      agentSocket.sendMessage('and after');
+      await shows(page, 'and after');
+      const contents = await page.locator('.messages .content').allTextContents();
+      expect(contents).toEqual([
+        'hello',
+        'echo: hello',
+        script,
+        `echo: ${script}`,
+        'said while you were away',
+        'and after',
+      ]);
+    } finally {
+      await agentSocket.close();
+      await page.close();
+    }
+  });
+
+  it('pages a room’s history backwards', async () => {
+    const room = await createRoom();
+    const person = `person-${randomUUID()}`;
+    const headers = await personHeaders(person);
+    for (let n = 1; n <= 60; n += 1) {
+      const posted = await call('POST', `/rooms/${room.roomId}/messages`, { headers, body: { content: `line ${n}` } });
+      expect(posted.status).toBe(201);
+    }
+    const page = await signedInPage(browser(), person, `#/rooms/${room.roomId}`);
+    try {
+      const contents = page.locator('.messages .content');
+      await page.locator('.connection.live').waitFor({ timeout: STUCK_AFTER_MS });
+      expect(await contents.count()).toBe(50);
+      expect(await contents.first().textContent()).toBe('line 11');
+      await page.locator('button.older').click();
+      await page.getByText('line 1', { exact: true }).waitFor({ timeout: STUCK_AFTER_MS });
+      expect(await contents.allTextContents()).toEqual(Array.from({ length: 60 }, (_, index) => `line ${index + 1}`));
+      expect(await page.locator('button.older').isHidden()).toBe(true);
     } finally {
       await page.close();
     }
