@@ -1,5 +1,6 @@
 import { el, fill, type Page } from './dom';
 import { agentsPage } from './pages/agents';
+import { compositionPage } from './pages/composition';
 import { roomPage } from './pages/room';
 import { roomsPage } from './pages/rooms';
 import { signInPage } from './pages/sign-in';
@@ -12,6 +13,7 @@ const PAGES: Record<string, (id: string) => Page> = {
   agents: () => agentsPage(),
   rooms: (id) => (id === '' ? roomsPage() : roomPage(id)),
   tasks: (id) => taskPage(id),
+  compositions: (id) => compositionPage(id),
 };
 
 let current: Page | undefined;

@@ -24,6 +24,8 @@ export interface TaskDocument {
   compositionId?: string;
   /** The task's position in its composition's request (the stored field's name stays `index`). */
   index?: number;
+  /** The ids of its parents in its composition, which it waits for; absent without parents (and on tasks stored before they were kept). */
+  dependsOn?: string[];
   /**
    * The task this one was started on behalf of (TaskOrigin, TaskLineage): cancelling that one cancels
    * this one. Set only for a parent of this store that the creator could name (task-lineage.ts).
@@ -110,6 +112,7 @@ export type NewTask = Pick<
   | 'operation'
   | 'compositionId'
   | 'index'
+  | 'dependsOn'
   | 'parentTaskId'
   | 'rootTaskId'
   | 'hops'

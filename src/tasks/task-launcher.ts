@@ -423,7 +423,13 @@ function recordsOf(input: CompositionInput, origin: LaunchOrigin): NewTask[] {
     ...(task.callbackUrl === undefined ? {} : { callbackUrl: task.callbackUrl }),
     phase: task.parents.length > 0 ? TaskPhase.WAITING_FOR_PARENTS : TaskPhase.CALLING_AGENT,
     ...origin,
-    ...(input.compositionId === undefined ? {} : { compositionId: input.compositionId, index: position }),
+    ...(input.compositionId === undefined
+      ? {}
+      : {
+          compositionId: input.compositionId,
+          index: position,
+          ...(task.parents.length === 0 ? {} : { dependsOn: task.parents.map((parent) => input.tasks[parent].taskId) }),
+        }),
   }));
 }
 

@@ -29,6 +29,8 @@ export interface TaskView {
   agentId: string;
   operation: string;
   compositionId?: string;
+  /** Its parents in its composition: the tasks it waits for. */
+  dependsOn?: string[];
   /** A map's item: its map task, and its element's index in the map's array. */
   mapTaskId?: string;
   itemIndex?: number;
@@ -68,6 +70,7 @@ export function toTaskView(task: TaskDocument): TaskView {
     agentId: task.agentId,
     operation: task.operation,
     ...(task.compositionId === undefined ? {} : { compositionId: task.compositionId }),
+    ...(task.dependsOn === undefined ? {} : { dependsOn: task.dependsOn }),
     ...(task.mapTaskId === undefined ? {} : { mapTaskId: task.mapTaskId, itemIndex: task.itemIndex }),
     ...(task.map === undefined ? {} : { map: task.map }),
     ...(task.parentTaskId === undefined ? {} : { parentTaskId: task.parentTaskId }),
@@ -95,6 +98,7 @@ function toTaskOutline(task: TaskDocument): TaskView {
     agentId: task.agentId,
     operation: task.operation,
     ...(task.compositionId === undefined ? {} : { compositionId: task.compositionId }),
+    ...(task.dependsOn === undefined ? {} : { dependsOn: task.dependsOn }),
     createdAt: task.createdAt.toISOString(),
     updatedAt: task.updatedAt.toISOString(),
   };

@@ -203,4 +203,54 @@ describeInChromium('the web app in Chromium', () => {
       await page.close();
     }
   });
+
+  it('draws a composition as its graph and follows it live to the end, results and attempts included', async () => {
+    const person = `person-${randomUUID()}`;
+    const headers = await personHeaders(person);
+    let releaseFirst: () => void = () => undefined;
+    const firstMayAnswer = new Promise<void>((resolve) => (releaseFirst = resolve));
+    const marker = randomUUID().slice(0, 8);
+    const agent = await registerAgent({
+      mcpUrl: agents().route(`compose-${marker}`, (received) => ({
+        status: 200,
+        body: { status: 'completed', result: { text: `done ${received.body.params.text}` } },
+        heldUntil: received.body.params.text === 'first' ? firstMayAnswer : undefined,
+      })),
+      capabilities: { tools: [tool('step', { text: { type: 'string' } })] },
+    });
+    const step = (text: unknown, parents?: string[]) => ({
+      agentId: agent.agentId,
+      operation: 'tools/step',
+      params: { text },
+      ...(parents ? { parents } : {}),
+    });
+    const composed = await call('POST', '/tasks/compose', {
+      headers,
+      body: [
+        step('first'),
+        step({ source: { taskId: '0', field: 'text' }, type: 'string' }, ['0']),
+        step('third', ['0']),
+      ],
+    });
+    expect(composed.status).toBe(202);
+    const compositionId = composed.body[0].compositionId;
+    const page = await signedInPage(browser(), person, `#/compositions/${compositionId}`);
+    try {
+      const nodes = page.locator('.graph .node');
+      await nodes.nth(2).waitFor({ timeout: STUCK_AFTER_MS });
+      expect(await page.locator('.graph .edges path').count()).toBe(2);
+      expect(await page.locator('.task-head .status').textContent()).toBe('pending');
+      releaseFirst();
+      await page.locator('.task-head .status-completed').waitFor({ timeout: STUCK_AFTER_MS });
+      await page.locator('.graph .node-completed').nth(2).waitFor({ timeout: STUCK_AFTER_MS });
+      await shows(page, /done done first/);
+      expect(await page.locator('.graph .node .meta').first().textContent()).toContain('attempts 1');
+      expect(await page.locator('.events .event-end').count()).toBe(3);
+      expect(await page.locator('.task-head a.run-link').getAttribute('href')).toBe(
+        `http://127.0.0.1:8233/namespaces/${testStack().temporalNamespace}/workflows/composition-${compositionId}`,
+      );
+    } finally {
+      await page.close();
+    }
+  });
 });

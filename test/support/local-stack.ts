@@ -134,6 +134,8 @@ export function serviceEnv(
     ALLOW_INSECURE_AGENT_URLS: 'true',
     ALLOW_PRIVATE_AGENT_URLS: 'true',
     LOG_LEVEL: 'info',
+    // The web app links each run there (test/app/); nothing need answer for the link to be drawn.
+    TEMPORAL_UI_URL: 'http://127.0.0.1:8233',
     // A terminated workflow's tasks are ended within a second rather than 10 s.
     ENDED_RUNS_CHECK_MS: '500',
     // Every test calls from 127.0.0.1, so per-address limits would count the whole suite as one

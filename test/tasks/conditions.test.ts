@@ -75,6 +75,7 @@ describe('conditions in compositions', () => {
       agentId: agent.agentId,
       operation: 'tools/relay',
       compositionId,
+      dependsOn: [taskIds[0]],
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });
