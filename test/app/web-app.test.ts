@@ -8,7 +8,7 @@ import { call } from '../support/http';
 import { humanTokens } from '../support/humans';
 import { createRoom, RoomClient } from '../support/room-client';
 import { testStack } from '../support/test-stack';
-import { tool } from '../support/tasks';
+import { reportOn, tool, waitForTask } from '../support/tasks';
 import { STUCK_AFTER_MS, until } from '../support/until';
 
 /** Waits for `text` on the page, at most as long as any test waits for what it expects. */
@@ -119,17 +119,31 @@ describeInChromium('the web app in Chromium', () => {
     });
     await page.goto(`${testStack().baseUrl}/app/#/rooms/${room.roomId}`);
     const agentSocket = await RoomClient.connect(room.roomId, { apiKey: agent.apiKey }, { joinedAs: agent.agentId });
+    const asked = new Map<string, string>();
     agentSocket.ws.on('message', (raw) => {
       const frame = JSON.parse((raw as Buffer).toString());
       if (frame.type === 'MESSAGE' && frame.data.sender.type === 'HUMAN')
         agentSocket.sendMessage(`echo: ${frame.data.content}`);
-      if (frame.type === 'TASK')
+      // A task asks the room who it is for, then answers with the params and the input.
+      if (frame.type === 'TASK') {
+        asked.set(frame.data.taskId, frame.data.params.text);
+        agentSocket.send({
+          type: 'TASK_RESULT',
+          data: {
+            taskId: frame.data.taskId,
+            status: 'input-required',
+            message: 'For whom?',
+            inputSchema: { type: 'object', properties: { who: { type: 'string' } }, required: ['who'] },
+          },
+        });
+      }
+      if (frame.type === 'TASK_INPUT')
         agentSocket.send({
           type: 'TASK_RESULT',
           data: {
             taskId: frame.data.taskId,
             status: 'completed',
-            result: { text: `echoed ${frame.data.params.text}` },
+            result: { text: `echoed ${asked.get(frame.data.taskId)} for ${frame.data.input.who}` },
           },
         });
     });
@@ -153,8 +167,13 @@ describeInChromium('the web app in Chromium', () => {
       await page.locator('#task-operation').fill('tools/echo');
       await page.locator('#task-params').fill('{"text": "ping"}');
       await page.locator('.task-request button').click();
+      const inputForm = page.locator('.messages form.input-request');
+      await inputForm.waitFor({ timeout: STUCK_AFTER_MS });
+      await shows(page, 'For whom?');
+      await inputForm.locator('input[name=who]').fill('Ada');
+      await inputForm.locator('button[type=submit]').click();
       await page.locator('.task-update .status-completed').waitFor({ timeout: STUCK_AFTER_MS });
-      await shows(page, /echoed ping/);
+      await shows(page, /echoed ping for Ada/);
 
       // Dropped: what the agent says meanwhile comes when the page is back, once, after what it had.
       await routes[0].close();
@@ -248,6 +267,94 @@ describeInChromium('the web app in Chromium', () => {
       expect(await page.locator('.events .event-end').count()).toBe(3);
       expect(await page.locator('.task-head a.run-link').getAttribute('href')).toBe(
         `http://127.0.0.1:8233/namespaces/${testStack().temporalNamespace}/workflows/composition-${compositionId}`,
+      );
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('answers an input request through the form generated from its inputSchema, checked by the browser and the service', async () => {
+    const person = `person-${randomUUID()}`;
+    const marker = randomUUID().slice(0, 8);
+    const agent = await registerAgent({
+      mcpUrl: agents().route(`asks-${marker}`, (received) =>
+        received.body.input === undefined ? { status: 202, body: { status: 'received' } } : { status: 200, body: {} },
+      ),
+    });
+    const started = await call('POST', '/tasks', {
+      headers: await personHeaders(person),
+      body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'order' } },
+    });
+    expect(started.status).toBe(202);
+    const { taskId } = started.body;
+    await waitForTask(taskId, { until: (task) => task.phase === 'awaiting_agent_report' });
+    const inputSchema = {
+      type: 'object',
+      properties: {
+        name: { type: 'string', title: 'Name', minLength: 2 },
+        count: { type: 'integer', minimum: 1, maximum: 10 },
+        urgent: { type: 'boolean', default: true },
+        colour: { enum: ['red', 'green', 'blue'], default: 'green' },
+        note: { type: 'string', default: 'n/a' },
+        code: { type: 'string', not: { const: 'nope' } },
+      },
+      required: ['name', 'count', 'colour'],
+      additionalProperties: false,
+    };
+    const asked = await reportOn(taskId, agent.apiKey, {
+      status: 'input-required',
+      message: 'How many, and <b>which colour</b>?',
+      inputSchema,
+    });
+    expect(asked.status).toBe(200);
+    const page = await signedInPage(browser(), person, `#/tasks/${taskId}`);
+    try {
+      const form = page.locator('form.input-request');
+      await form.waitFor({ timeout: STUCK_AFTER_MS });
+      await shows(page, 'How many, and <b>which colour</b>?');
+      expect(await form.locator('select[name=colour]').inputValue()).toBe('1');
+      expect(await form.locator('input[name=note]').inputValue()).toBe('n/a');
+      expect(await form.locator('input[name=urgent]').isChecked()).toBe(true);
+
+      // The browser refuses what the schema's own checks refuse: nothing is sent.
+      await form.locator('input[name=name]').fill('A');
+      await form.locator('button[type=submit]').click();
+      expect(await form.locator(':invalid').count()).toBeGreaterThan(0);
+      // The service checks what the form cannot (`not`), and the page says why.
+      await form.locator('input[name=name]').fill('Ada');
+      await form.locator('input[name=count]').fill('3');
+      await form.locator('input[name=code]').fill('nope');
+      await form.locator('button[type=submit]').click();
+      await shows(page, /VALIDATION_ERROR/);
+      expect(
+        agents()
+          .callsTo(`asks-${marker}`)
+          .filter((received) => received.body.input),
+      ).toEqual([]);
+
+      await form.locator('input[name=code]').fill('XYZ');
+      await form.locator('input[name=urgent]').uncheck();
+      await form.locator('select[name=colour]').selectOption({ label: 'blue' });
+      await form.locator('button[type=submit]').click();
+      const answered = await until(
+        () =>
+          agents()
+            .callsTo(`asks-${marker}`)
+            .find((received) => received.body.input),
+        'the agent gets the input',
+      );
+      expect(answered.body.input).toEqual({
+        name: 'Ada',
+        count: 3,
+        urgent: false,
+        colour: 'blue',
+        note: 'n/a',
+        code: 'XYZ',
+      });
+      expect((await reportOn(taskId, agent.apiKey, { status: 'completed', result: { ok: true } })).status).toBe(200);
+      await page.locator('.task-details .status-completed').waitFor({ timeout: STUCK_AFTER_MS });
+      expect(await page.locator('.events li strong').allTextContents()).toEqual(
+        expect.arrayContaining(['input_required', 'input_received', 'completed']),
       );
     } finally {
       await page.close();
