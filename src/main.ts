@@ -124,6 +124,7 @@ export async function main(options: MainOptions): Promise<void> {
     const lines = [
       `Agent coordination service is up.`,
       `  API:             ${service.url}`,
+      `  Web app:         ${service.url}/app/`,
       ...(endpoints.temporalUiUrl ? [`  Temporal Web UI: ${endpoints.temporalUiUrl}`] : []),
       ...(options.embedded
         ? [

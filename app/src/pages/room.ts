@@ -31,7 +31,7 @@ export function roomPage(roomId: string): Page {
     presentKeys.get(key)?.remove();
     presentKeys.delete(key);
     if (!here) return;
-    const item = el('li', {}, `${participant.type === 'AGENT' ? '🤖' : '🧑'} ${participant.id}`);
+    const item = el('li', {}, participant.id, el('span', { class: 'meta' }, ` ${participant.type.toLowerCase()}`));
     presentKeys.set(key, item);
     present.append(item);
   };
