@@ -9,8 +9,9 @@ import { readAppFiles, type AppSettings } from './app-files';
 export const WEB_APP_ROUTES = routeTable({
   versioned: false,
   operations: {
-    'GET /app/': {
-      summary: 'The web app (docs/app.md): its page, which signs in with the credentials of the API',
+    'GET /app': {
+      summary:
+        'The web app (docs/app.md) at /app/, which signs in with the credentials of the API; /app redirects there',
       credential: 'none',
       success: [200, 'HTML'],
     },
@@ -34,7 +35,8 @@ export function createWebAppRoutes(settings: AppSettings, files = readAppFiles(s
     ctx.type = file.type;
     ctx.body = file.body;
   };
-  router.serve('GET /app/', (ctx) => send(ctx, 'index.html'));
+  // The router matches /app and /app/ alike: the page is at /app/, where a bare /app is sent.
+  router.serve('GET /app', (ctx) => (ctx.path.endsWith('/') ? send(ctx, 'index.html') : ctx.redirect('/app/')));
   router.serve('GET /app/:file', (ctx) => send(ctx, ctx.params.file));
   return router.module().router;
 }

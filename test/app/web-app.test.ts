@@ -30,6 +30,8 @@ describe('GET /app/', () => {
     expect(APP_CONTENT_SECURITY_POLICY).toContain("script-src 'self'");
     expect(APP_CONTENT_SECURITY_POLICY).toContain("require-trusted-types-for 'script'");
     expect((await call('GET', '/app/missing.js')).status).toBe(404);
+    const bare = await fetch(`${testStack().baseUrl}/app`, { redirect: 'manual' });
+    expect([bare.status, bare.headers.get('location')]).toEqual([302, '/app/']);
   });
 });
 
