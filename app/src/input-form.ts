@@ -1,14 +1,18 @@
-import { api, failureText } from './api';
+import { failureText } from './api';
 import { el } from './dom';
 import type { InputRequest } from './records';
 import { schemaForm } from './schema-form';
 
 /**
  * The form of a task's input request, generated from its inputSchema and checked in the browser;
- * the answer is POST /tasks/{taskId}/input, which checks it again. A page to open (an MCP URL-mode
- * request) is shown whole, as text and link, so the person sees where it leads.
+ * `answer` sends the input (POST /tasks/{taskId}/input on a task's page, a TASK_INPUT frame in a
+ * room), and the service checks it again. A page to open (an MCP URL-mode request) is shown whole,
+ * as text and link, so the person sees where it leads.
  */
-export function inputRequestForm(taskId: string, request: InputRequest): HTMLFormElement {
+export function inputRequestForm(
+  request: InputRequest,
+  answer: (input: Record<string, unknown>) => Promise<unknown>,
+): HTMLFormElement {
   const { fields, read } = schemaForm(request.inputSchema);
   const problem = el('p', { class: 'problem', role: 'alert' });
   const submit = el('button', { type: 'submit' }, 'Send answer');
@@ -21,11 +25,8 @@ export function inputRequestForm(taskId: string, request: InputRequest): HTMLFor
         const input = read(form);
         if (input === undefined) return;
         submit.disabled = true;
-        api('POST', `/tasks/${encodeURIComponent(taskId)}/input`, { input, requestId: request.requestId }).then(
-          () => {
-            problem.textContent = '';
-            form.replaceChildren(el('p', { class: 'answered' }, 'Answer sent.'));
-          },
+        answer(input).then(
+          () => form.replaceChildren(el('p', { class: 'answered' }, 'Answer sent.')),
           (error: unknown) => {
             problem.textContent = failureText(error);
             submit.disabled = false;

@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { freePort } from '../../src/util/ports';
 import { AgentServer, type AgentBehaviour } from '../../test/support/agent-server';
+import { CHROMIUM, CHROMIUM_ARGS } from '../../test/support/browser';
 import { registerAgent, type RegisteredAgent } from '../../test/support/agents';
 import { call } from '../../test/support/http';
 import { startLocalStack, type LocalStack } from '../../test/support/local-stack';
@@ -14,15 +15,6 @@ import { connectTemporal } from '../../test/support/temporal';
 import { tool, waitForTask } from '../../test/support/tasks';
 import { closedStatus, until } from '../../test/support/until';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-];
 const VIEWPORT = { width: 1400, height: 1000 };
 const IMAGES = __dirname;
 /** The whole run takes about a minute; past this something hangs, and the script stops what it started and fails. */

@@ -2,7 +2,7 @@ import { api, failureText } from '../api';
 import { el, fill, jsonText, type Page } from '../dom';
 import type { InputRequest, Message, Participant, Room } from '../records';
 import { RoomConnection } from '../room-connection';
-import { schemaForm } from '../schema-form';
+import { inputRequestForm } from '../input-form';
 import { currentCredentials } from '../session';
 import { appLink, statusBadge } from '../task-parts';
 
@@ -53,8 +53,11 @@ export function roomPage(roomId: string): Page {
     () => void loadOlder().catch((error: unknown) => (problem.textContent = failureText(error))),
   );
 
-  const send = (type: string, data: Record<string, unknown>) => {
-    if (!connection?.send(type, data)) problem.textContent = 'Not connected: try again once the room is live.';
+  /** Sends a frame, or says the room is not live; whether it went. */
+  const send = (type: string, data: Record<string, unknown>): boolean => {
+    const sent = connection?.send(type, data) ?? false;
+    if (!sent) problem.textContent = 'Not connected: try again once the room is live.';
+    return sent;
   };
   const messageBox = el('input', { id: 'message', name: 'message', required: true, autocomplete: 'off' });
   const composer = el(
@@ -160,7 +163,7 @@ function messageItem(message: Message): HTMLElement {
 /** A room task's update; an input request comes with its form, answered with a TASK_INPUT frame. */
 function taskUpdateItem(
   data: Record<string, unknown>,
-  send: (type: string, data: Record<string, unknown>) => void,
+  send: (type: string, data: Record<string, unknown>) => boolean,
 ): HTMLElement {
   const taskId = String(data.taskId);
   const status = String(data.status);
@@ -176,22 +179,12 @@ function taskUpdateItem(
   );
   if (status === 'input-required') {
     const request = data as unknown as InputRequest;
-    const { fields, read } = schemaForm(request.inputSchema);
-    const form: HTMLFormElement = el(
-      'form',
-      {
-        class: 'input-request',
-        onsubmit: (event) => {
-          event.preventDefault();
-          const input = read(form);
-          if (input !== undefined) send('TASK_INPUT', { taskId, requestId: request.requestId, input });
-        },
-      },
-      el('p', {}, request.message),
-      fields,
-      el('button', { type: 'submit' }, 'Answer'),
-    );
-    item.append(form);
+    // A refusal comes later as an ERROR frame, which the page shows.
+    const answer = (input: Record<string, unknown>) =>
+      send('TASK_INPUT', { taskId, requestId: request.requestId, input })
+        ? Promise.resolve()
+        : Promise.reject(new Error('Not connected'));
+    item.append(inputRequestForm(request, answer));
   }
   return item;
 }

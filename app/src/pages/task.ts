@@ -38,7 +38,9 @@ export function taskPage(taskId: string): Page {
     const request = current.status === 'input-required' ? current.inputRequest : undefined;
     if (request?.requestId !== shownRequest) {
       shownRequest = request?.requestId;
-      fill(input, request ? inputRequestForm(current.taskId, request) : null);
+      const answer = (value: Record<string, unknown>) =>
+        api('POST', `${path}/input`, { input: value, requestId: request?.requestId });
+      fill(input, request ? inputRequestForm(request, answer) : null);
     }
   };
   const refresh = () =>
