@@ -527,6 +527,9 @@ beforeAll(async () => {
     ),
     base('DELETE', '/rooms/{roomId}/participants/{participantId}', { roomId: fuzzRoomId, participantId: 'fuzz-human' }),
     base('GET', '/rooms/{roomId}/messages', { roomId: fuzzRoomId }, { query: { limit: '5' } }),
+    base('GET', '/rooms/{roomId}/presence', { roomId: fuzzRoomId }),
+    base('GET', '/app', {}, { headers: {} }),
+    base('GET', '/app/{file}', { file: 'app.js' }, { headers: {} }),
     base(
       'POST',
       '/rooms/{roomId}/messages',
