@@ -10,16 +10,18 @@ const SVG = 'http://www.w3.org/2000/svg';
 
 /**
  * A composition as its graph: a column per depth (a task sits right of its deepest parent), each
- * task a box with its status, attempts, progress and result, and an arrow from each parent.
+ * task a box with its status, attempts, progress and result, and an arrow from each parent; a
+ * map's items hang off their map.
  */
 export function compositionGraph(tasks: Task[]): HTMLElement {
+  const parentsOf = (task: Task): string[] => [...(task.dependsOn ?? []), ...(task.mapTaskId ? [task.mapTaskId] : [])];
   const byId = new Map(tasks.map((task) => [task.taskId, task]));
   const depths = new Map<string, number>();
   const depthOf = (task: Task): number => {
     const known = depths.get(task.taskId);
     if (known !== undefined) return known;
     depths.set(task.taskId, 0);
-    const parents = (task.dependsOn ?? []).flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
+    const parents = parentsOf(task).flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
     const depth = parents.length === 0 ? 0 : 1 + Math.max(...parents.map(depthOf));
     depths.set(task.taskId, depth);
     return depth;
@@ -41,7 +43,7 @@ export function compositionGraph(tasks: Task[]): HTMLElement {
   svg.setAttribute('class', 'edges');
   for (const task of tasks) {
     const to = places.get(task.taskId)!;
-    for (const parent of task.dependsOn ?? []) {
+    for (const parent of parentsOf(task)) {
       const from = places.get(parent);
       if (!from) continue;
       const line = document.createElementNS(SVG, 'path');

@@ -52,6 +52,8 @@ export interface Task {
   operation: string;
   compositionId?: string;
   dependsOn?: string[];
+  /** An item's map: the task that runs once per element (docs/api.md, "Maps"). */
+  mapTaskId?: string;
   roomId?: string;
   result?: unknown;
   error?: unknown;
