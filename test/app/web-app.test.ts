@@ -364,4 +364,43 @@ describeInChromium('the web app in Chromium', () => {
       await page.close();
     }
   });
+
+  it('resumes a task’s event stream that broke with Last-Event-ID, with no gap and no repeat', async () => {
+    const person = `person-${randomUUID()}`;
+    const agent = await registerAgent({ mcpUrl: agents().route(`resume-${randomUUID()}`, completes({ text: 'ok' })) });
+    const started = await call('POST', '/tasks', {
+      headers: await personHeaders(person),
+      body: { agentId: agent.agentId, operation: 'tools/echo', params: { text: 'resume' } },
+    });
+    const { taskId } = started.body;
+    const logged = await waitForTask(taskId);
+    expect(logged.status).toBe('completed');
+    const page = await signedInPage(browser(), person);
+    // The first stream breaks after its first event, as a dropped connection would end it.
+    const resumedFrom: Array<string | undefined> = [];
+    await page.route(`**/tasks/${taskId}/events`, async (route) => {
+      resumedFrom.push(route.request().headers()['last-event-id']);
+      if (resumedFrom.length > 1) return route.continue();
+      const whole = await route.fetch();
+      const blocks = (await whole.text()).split('\n\n');
+      const upToFirstEvent = blocks.slice(0, blocks.findIndex((block) => block.startsWith('id: ')) + 1);
+      return route.fulfill({
+        status: 200,
+        headers: { 'content-type': 'text/event-stream' },
+        body: `${upToFirstEvent.join('\n\n')}\n\n`,
+      });
+    });
+    try {
+      await page.goto(`${testStack().baseUrl}/app/#/tasks/${taskId}`);
+      await page.locator('.events .event-end').waitFor({ timeout: STUCK_AFTER_MS });
+      expect(resumedFrom).toEqual([undefined, '1']);
+      const seqs = await page
+        .locator('.events li')
+        .evaluateAll((items) => items.map((item) => item.getAttribute('data-seq')));
+      const all = await call('GET', `/tasks/${taskId}/events?format=json`, { headers: await personHeaders(person) });
+      expect(seqs).toEqual(all.body.map((event: { seq: number }) => String(event.seq)));
+    } finally {
+      await page.close();
+    }
+  });
 });
