@@ -1,12 +1,8 @@
-import path from 'node:path';
-import { freePort } from '../src/util/ports';
 import { AgentServer, type AgentBehaviour, accepts, forever } from './support/agent-server';
 import { registerAgent, type RegisteredAgent } from './support/agents';
 import { call } from './support/http';
-import { serviceEnv } from './support/global-setup';
-import { ServiceProcess } from './support/service-process';
+import { useCrashableService } from './support/crashable-service';
 import { waitForTask } from './support/tasks';
-import { testStack } from './support/test-stack';
 import { until } from './support/until';
 import { gate } from './support/gate';
 
@@ -27,52 +23,23 @@ const AGENT_CALL_TIMEOUT_MS = 10 * 60_000;
  * their own (the shared service's worker must not take these tasks), killed with SIGKILL.
  */
 describe('durability across process crashes', () => {
-  const taskQueue = `durability-${process.pid}`;
-  const stack = testStack();
-  let env: Record<string, string>;
-  let baseUrl: string;
-  let apiPort: number;
-  let api: ServiceProcess;
-  let worker: ServiceProcess;
+  const service = useCrashableService('durability', {
+    DEFAULT_TASK_TIMEOUT_MS: String(SHORT_DEFAULT_TIMEOUT_MS),
+    AGENT_CALL_TIMEOUT_MS: String(AGENT_CALL_TIMEOUT_MS),
+  });
+  const { startWorker, startApi } = service;
   let server: AgentServer;
   let hookUrl: string;
 
-  const startWorker = async () => {
-    worker = ServiceProcess.spawn('worker.ts', env, path.join(stack.runDir, `${taskQueue}-worker.log`));
-    await worker.waitForLog('worker polling');
-  };
-  const startApi = async () => {
-    api = ServiceProcess.spawn(
-      'server.ts',
-      { ...env, PORT: String(apiPort) },
-      path.join(stack.runDir, `${taskQueue}-api.log`),
-    );
-    await api.waitReady(baseUrl);
-  };
-
   beforeAll(async () => {
-    apiPort = await freePort();
-    baseUrl = `http://127.0.0.1:${apiPort}`;
-    env = serviceEnv(
-      { ...stack },
-      {
-        TEMPORAL_TASK_QUEUE: taskQueue,
-        DEFAULT_TASK_TIMEOUT_MS: String(SHORT_DEFAULT_TIMEOUT_MS),
-        AGENT_CALL_TIMEOUT_MS: String(AGENT_CALL_TIMEOUT_MS),
-      },
-    );
     server = await AgentServer.start();
     hookUrl = server.route('completions', () => ({ status: 200, body: {} }));
-    await Promise.all([startWorker(), startApi()]);
   });
-  afterAll(async () => {
-    await Promise.all([worker?.stop(), api?.stop()]);
-    await server.close();
-  });
+  afterAll(() => server.close());
 
   async function launch(agent: RegisteredAgent, extra: Record<string, unknown> = {}): Promise<string> {
     const reply = await call('POST', '/tasks', {
-      baseUrl,
+      baseUrl: service.baseUrl,
       apiKey: 'admin',
       body: {
         agentId: agent.agentId,
@@ -130,13 +97,13 @@ describe('durability across process crashes', () => {
       retry: { maxAttempts: 5, initialIntervalMs: 1_000, backoffCoefficient: 1, maxIntervalMs: 1_000 },
     });
     await until(() => inFlightCalls === 1 && recoveringCalls === 1, 'first agent calls');
-    await worker.stop('SIGKILL');
+    await service.worker().stop('SIGKILL');
     workerKilled.open();
     // Reported while no worker runs: the signal waits in Temporal.
     expect(
       (
         await call('POST', `/tasks/${awaiting.taskId}/result`, {
-          baseUrl,
+          baseUrl: service.baseUrl,
           apiKey: awaiting.agent.apiKey,
           body: { status: 'completed', result: { answer: 42 } },
         })
@@ -193,7 +160,7 @@ describe('durability across process crashes', () => {
       timeoutMs: PATIENT_TIMEOUT_MS,
     });
     const reply = await call('POST', '/tasks/compose', {
-      baseUrl,
+      baseUrl: service.baseUrl,
       apiKey: 'admin',
       body: [task(fastAgent), task(slowAgent)],
     });
@@ -204,7 +171,7 @@ describe('durability across process crashes', () => {
     // The fast task's callback goes out as it ends: killed in flight, it would wait out its activity's
     // one-minute timeout, which is not what this test is about.
     await until(() => callsAbout('completions', fast).length > 0, "the fast task's callback, before the kill");
-    await worker.stop('SIGKILL');
+    await service.worker().stop('SIGKILL');
     await startWorker();
 
     expect(await waitForTask(slow)).toMatchObject({
@@ -223,11 +190,11 @@ describe('durability across process crashes', () => {
 
   it('answers 503 to a cancellation while no worker runs, and cancels once one does', async () => {
     const { taskId } = await awaitingTask('cancel-without-worker');
-    await worker.stop('SIGKILL');
-    const refused = await call('POST', `/tasks/${taskId}/cancel`, { baseUrl, apiKey: 'admin' });
+    await service.worker().stop('SIGKILL');
+    const refused = await call('POST', `/tasks/${taskId}/cancel`, { baseUrl: service.baseUrl, apiKey: 'admin' });
     expect(refused.status).toBe(503);
     await startWorker();
-    const retried = await call('POST', `/tasks/${taskId}/cancel`, { baseUrl, apiKey: 'admin' });
+    const retried = await call('POST', `/tasks/${taskId}/cancel`, { baseUrl: service.baseUrl, apiKey: 'admin' });
     // 409 when the first attempt's update was applied after all once the worker came back.
     expect([200, 409]).toContain(retried.status);
     expect(await waitForTask(taskId)).toMatchObject({ status: 'cancelled' });
@@ -235,12 +202,12 @@ describe('durability across process crashes', () => {
 
   it('takes the report through a restarted API server', async () => {
     const { agent, taskId } = await awaitingTask('api-restart');
-    await api.stop('SIGKILL');
+    await service.api().stop('SIGKILL');
     await startApi();
     expect(
       (
         await call('POST', `/tasks/${taskId}/result`, {
-          baseUrl,
+          baseUrl: service.baseUrl,
           apiKey: agent.apiKey,
           body: { status: 'completed', result: { after: 'restart' } },
         })
@@ -269,7 +236,7 @@ describe('durability across process crashes', () => {
     await until(() => callsAbout('slow-elsewhere', taskId).length > 0, 'the call');
     // Sent while the agent still holds its answer, which it gives once the lookup is on its way; this
     // API process runs no worker, so it sees the end by re-reading the task.
-    const waiting = call('GET', `/tasks/${taskId}?waitMs=30000`, { baseUrl, apiKey: 'admin' });
+    const waiting = call('GET', `/tasks/${taskId}?waitMs=30000`, { baseUrl: service.baseUrl, apiKey: 'admin' });
     setTimeout(answer.open, 200);
     expect((await waiting).body).toMatchObject({ taskId, status: 'completed', result: { slow: true } });
   });
