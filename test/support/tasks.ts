@@ -1,4 +1,4 @@
-import { call, type Reply } from './http';
+import { call, type CallOptions, type Reply } from './http';
 import { STUCK_AFTER_MS } from './until';
 
 const TERMINAL = ['completed', 'failed', 'cancelled', 'skipped'];
@@ -40,4 +40,18 @@ export async function startTask(body: Record<string, unknown>): Promise<string> 
 /** POST /tasks/{taskId}/result with `apiKey` (the agent's, usually): the agent's report, as the service answered it. */
 export function reportOn(taskId: string, apiKey: string, body: Record<string, unknown>): Promise<Reply> {
   return call('POST', `/tasks/${taskId}/result`, { apiKey, body });
+}
+
+/** POST /tasks/compose as admin with `body` (202 expected): the composition's id and its tasks' ids in input order. */
+export async function composeTasks(
+  body: unknown[],
+  options: Pick<CallOptions, 'baseUrl'> = {},
+): Promise<{ compositionId: string; taskIds: string[] }> {
+  const reply = await call('POST', '/tasks/compose', { apiKey: 'admin', body, baseUrl: options.baseUrl });
+  if (reply.status !== 202)
+    throw new Error(`POST /tasks/compose answered ${reply.status}: ${JSON.stringify(reply.body)}`);
+  return {
+    compositionId: reply.body[0].compositionId,
+    taskIds: reply.body.map((element: { taskId: string }) => element.taskId),
+  };
 }
