@@ -21,6 +21,7 @@ const SLOW = [
   'test/security/ssrf-matrix.test.ts',
   'test/security/event-loop-stalls.test.ts',
   'test/durability.test.ts',
+  'test/map-durability.test.ts',
   'test/embedded-lifecycle.test.ts',
   'test/ops/tracing.test.ts',
   'test/tasks/replay.test.ts',
