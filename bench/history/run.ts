@@ -3,27 +3,16 @@
 // agent add. Starts its own stack, or uses the one ACS_TEST_STACK_FILE names (a service of another
 // version, say). Run: npx tsx bench/history/run.ts [--skip-retries]
 import { Client, Connection } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
 import { AgentServer, completes } from '../../test/support/agent-server';
 import { registerAgent, type RegisteredAgent } from '../../test/support/agents';
 import { call } from '../../test/support/http';
 import { startLocalStack, type LocalStack } from '../../test/support/local-stack';
 import { waitForTask } from '../../test/support/tasks';
 import { testStack } from '../../test/support/test-stack';
+import { historyOf } from './history-size';
 
 const SIZES = [10, 50];
 const RETRIED_ATTEMPTS = 10;
-
-/** Events and encoded bytes of a closed workflow's history. */
-async function historyOf(client: Client, workflowId: string): Promise<{ events: number; bytes: number }> {
-  const handle = client.workflow.getHandle(workflowId);
-  await handle.result().catch(() => undefined);
-  const history = await handle.fetchHistory();
-  return {
-    events: history.events?.length ?? 0,
-    bytes: temporal.api.history.v1.History.encode(history).finish().length,
-  };
-}
 
 /**
  * The costliest task this service runs: a dependant whose param is a pending argument (its params

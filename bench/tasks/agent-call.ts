@@ -8,7 +8,10 @@ import { AgentProtocol, type Agent } from '../../src/registry/agent';
 import { outboundDispatcher } from '../../src/agent-calls/outbound-guard';
 import { signWebhook } from '../../src/agent-calls/webhook-signature';
 
-/** A trivial agent on loopback: answers every task at once with a small completed result, noting when each taskId arrived. */
+/**
+ * A trivial agent on loopback: answers every task at once with a small completed result, noting when
+ * each taskId arrived; a task whose params carry `list` gets `{list}` back (the parent of a map).
+ */
 export async function startTrivialAgent(): Promise<{
   url: string;
   receivedAt: Map<string, number>;
@@ -19,9 +22,14 @@ export async function startTrivialAgent(): Promise<{
     const chunks: Buffer[] = [];
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
     incoming.on('end', () => {
-      receivedAt.set((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { taskId: string }).taskId, Date.now());
+      const { taskId, params } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        taskId: string;
+        params?: { list?: unknown[] };
+      };
+      receivedAt.set(taskId, Date.now());
       response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ status: 'completed', result: { ok: true } }));
+      const result = params?.list === undefined ? { ok: true } : { list: params.list };
+      response.end(JSON.stringify({ status: 'completed', result }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
