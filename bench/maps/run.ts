@@ -1,0 +1,142 @@
+// bench/maps: (a) a map over 1 000 items of a trivial tool against the same 1 000 tasks started with
+// POST /tasks, both 10 at a time, in rounds of alternating order: the map's throughput as a share of
+// the tasks'. (b) a map of 10 000 items: its time, and the largest history among its composition's,
+// its map's and its chunks' workflows. Starts its own stack as `npm start` runs (API and worker in
+// one process), with bench/tasks' trivial agent on loopback.
+// Run: npx tsx bench/maps/run.ts [rounds] [--skip-large]
+import os from 'node:os';
+import { Client, Connection } from '@temporalio/client';
+import type { Dispatcher } from 'undici';
+import { startLocalStack } from '../../test/support/local-stack';
+import { historyOf } from '../history/history-size';
+import { benchAgentRegistration, startTrivialAgent } from '../tasks/agent-call';
+import { sample, summarise } from '../tasks/sample';
+import { api } from '../tasks/service-api';
+import { itemTaskId, workflowIdOfComposition, workflowIdOfMap, workflowIdOfMapChunk } from '../../workflows/task-types';
+
+const ITEMS = 1_000;
+const CONCURRENCY = 10;
+const LARGE_ITEMS = 10_000;
+/** The most the API allows, so that (b) measures the map's machinery rather than the agent's pace. */
+const LARGE_CONCURRENCY = 100;
+/** Items per chunk's workflow, as the map workflow cuts them. */
+const CHUNK = 256;
+/** Tasks run first, unmeasured: connections, caches and the workflow bundle warm up. */
+const WARM_UP = 50;
+/** Between measurements: the last one's workflows finish before the next starts. */
+const SETTLE_MS = 3_000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function main(): Promise<void> {
+  const rounds = Number(process.argv.find((argument) => /^\d+$/.test(argument)) ?? 2);
+  const skipLarge = process.argv.includes('--skip-large');
+  const local = await startLocalStack({
+    runDirPrefix: 'acs-maps-',
+    database: 'acs_maps',
+    tunedSqlite: true,
+    env: { LOG_LEVEL: 'warn' },
+  });
+  const agentServer = await startTrivialAgent();
+  const connection = await Connection.connect({ address: local.stack.temporalAddress });
+  const client = new Client({ connection, namespace: local.stack.temporalNamespace });
+  try {
+    const { baseUrl, adminKey } = local.stack;
+    const call = (method: Dispatcher.HttpMethod, route: string, body?: unknown) =>
+      api(baseUrl, adminKey, method, route, body);
+    const agent = await call('POST', '/agents', benchAgentRegistration(agentServer.url));
+    const echo = (text: string) => ({ agentId: agent.agentId, operation: 'tools/echo', params: { text } });
+    const ended = async (taskId: string) => {
+      let task = await call('GET', `/tasks/${taskId}?waitMs=30000`);
+      while (task.status === 'pending' || task.status === 'input-required')
+        task = await call('GET', `/tasks/${taskId}?waitMs=30000`);
+      if (task.status !== 'completed') throw new Error(`task ${taskId} ended ${task.status}`);
+      return task;
+    };
+    const task = async (n: number) => ended((await call('POST', '/tasks', echo(`task-${n}`))).taskId);
+    /** A composition of the list's task and a map of echo over it; its time from the POST to the map's end. */
+    const map = async (items: number, maxConcurrency: number) => {
+      const begun = performance.now();
+      const composed = await call('POST', '/tasks/compose', [
+        { agentId: agent.agentId, operation: 'tools/echo', params: { list: Array.from({ length: items }, String) } },
+        {
+          agentId: agent.agentId,
+          operation: 'tools/echo',
+          parents: ['0'],
+          params: { text: { source: { item: true } } },
+          forEach: { source: { taskId: '0', field: 'list' }, maxConcurrency },
+        },
+      ]);
+      const mapTaskId: string = composed[1].taskId;
+      const view = await ended(mapTaskId);
+      if (view.result.results.length !== items) throw new Error(`map ${mapTaskId} has the wrong results`);
+      return { seconds: (performance.now() - begun) / 1000, mapTaskId, compositionId: composed[0].compositionId };
+    };
+
+    await sample(WARM_UP, CONCURRENCY, task);
+    await map(WARM_UP, CONCURRENCY);
+    const tasksSamples = [];
+    const mapSeconds: number[] = [];
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 === 0 ? ['map', 'tasks'] : ['tasks', 'map'];
+      for (const variant of order) {
+        await sleep(SETTLE_MS);
+        if (variant === 'map') mapSeconds.push((await map(ITEMS, CONCURRENCY)).seconds);
+        else tasksSamples.push(await sample(ITEMS, CONCURRENCY, task));
+      }
+    }
+    const tasks = summarise(tasksSamples);
+    const mapThroughput = (ITEMS * rounds) / mapSeconds.reduce((sum, seconds) => sum + seconds, 0);
+    const lines = [
+      `load average at the start: ${os
+        .loadavg()
+        .map((load) => load.toFixed(2))
+        .join(', ')} (${os.cpus().length} cores)`,
+      `(a) ${rounds} rounds of ${ITEMS} at concurrency ${CONCURRENCY}:`,
+      `    POST /tasks: ${tasks.throughput.toFixed(1)} tasks/s (p50 ${tasks.p50.toFixed(1)} ms)`,
+      `    map: ${mapThroughput.toFixed(1)} items/s (${mapSeconds.map((seconds) => seconds.toFixed(1)).join(', ')} s)`,
+      `    map / tasks: ${((100 * mapThroughput) / tasks.throughput).toFixed(0)} %`,
+    ];
+    process.stdout.write(`${lines.join('\n')}\n`);
+
+    if (!skipLarge) {
+      await sleep(SETTLE_MS);
+      const large = await map(LARGE_ITEMS, LARGE_CONCURRENCY);
+      const workflows = [workflowIdOfComposition(large.compositionId), workflowIdOfMap(large.mapTaskId)];
+      for (let from = 0; from < LARGE_ITEMS; from += CHUNK)
+        workflows.push(workflowIdOfMapChunk(large.mapTaskId, from, Math.min(from + CHUNK, LARGE_ITEMS) - 1));
+      const histories = await Promise.all(
+        workflows.map(async (workflowId) => ({ workflowId, ...(await historyOf(client, workflowId)) })),
+      );
+      const largest = (by: 'events' | 'bytes') => histories.reduce((most, one) => (one[by] > most[by] ? one : most));
+      const last = await call('GET', `/tasks/${itemTaskId(large.mapTaskId, LARGE_ITEMS - 1)}`);
+      process.stdout.write(
+        [
+          `(b) ${LARGE_ITEMS} items at concurrency ${LARGE_CONCURRENCY}: ${large.seconds.toFixed(1)} s, ` +
+            `${(LARGE_ITEMS / large.seconds).toFixed(1)} items/s; last item ${last.status}`,
+          `    ${histories.length} workflows; most events: ${largest('events').workflowId} ` +
+            `${largest('events').events} events, ${largest('events').bytes} bytes; ` +
+            `most bytes: ${largest('bytes').workflowId} ${largest('bytes').events} events, ${largest('bytes').bytes} bytes`,
+          `    composition: ${histories[0].events} events, ${histories[0].bytes} bytes; ` +
+            `map: ${histories[1].events} events, ${histories[1].bytes} bytes`,
+          `load average at the end: ${os
+            .loadavg()
+            .map((load) => load.toFixed(2))
+            .join(', ')}`,
+        ].join('\n') + '\n',
+      );
+    }
+  } finally {
+    await connection.close();
+    await agentServer.close();
+    await local.stop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
