@@ -7,7 +7,9 @@
 import os from 'node:os';
 import { Client, Connection } from '@temporalio/client';
 import type { Dispatcher } from 'undici';
+import { MAX_ITEMS_PER_CHUNK } from '../../src/config/history-budget';
 import { startLocalStack } from '../../test/support/local-stack';
+import { planMap } from '../../workflows/map-plan';
 import { historyOf } from '../history/history-size';
 import { benchAgentRegistration, startTrivialAgent } from '../tasks/agent-call';
 import { sample, summarise } from '../tasks/sample';
@@ -19,8 +21,6 @@ const CONCURRENCY = 10;
 const LARGE_ITEMS = 10_000;
 /** The most the API allows, so that (b) measures the map's machinery rather than the agent's pace. */
 const LARGE_CONCURRENCY = 100;
-/** Items per chunk's workflow, as the map workflow cuts them. */
-const CHUNK = 256;
 /** Tasks run first, unmeasured: connections, caches and the workflow bundle warm up. */
 const WARM_UP = 50;
 /** Between measurements: the last one's workflows finish before the next starts. */
@@ -103,8 +103,8 @@ async function main(): Promise<void> {
       await sleep(SETTLE_MS);
       const large = await map(LARGE_ITEMS, LARGE_CONCURRENCY);
       const workflows = [workflowIdOfComposition(large.compositionId), workflowIdOfMap(large.mapTaskId)];
-      for (let from = 0; from < LARGE_ITEMS; from += CHUNK)
-        workflows.push(workflowIdOfMapChunk(large.mapTaskId, from, Math.min(from + CHUNK, LARGE_ITEMS) - 1));
+      for (const { from, to } of planMap(LARGE_ITEMS, LARGE_CONCURRENCY, MAX_ITEMS_PER_CHUNK).chunks)
+        workflows.push(workflowIdOfMapChunk(large.mapTaskId, from, to));
       const histories = await Promise.all(
         workflows.map(async (workflowId) => ({ workflowId, ...(await historyOf(client, workflowId)) })),
       );

@@ -3,9 +3,11 @@ import { call } from '../support/http';
 import { elements, itemIdsOf, storedStatuses, useMapAgent, type Element } from '../support/maps';
 import { composeTasks, waitForTask } from '../support/tasks';
 import { until } from '../support/until';
+import { MAX_ITEMS_PER_CHUNK } from '../../src/config/history-budget';
+import { planMap } from '../../workflows/map-plan';
 
-/** Beyond the first chunk of 256 items: its items are never reached when the map fails early. */
-const ITEMS = 300;
+/** Enough items for more chunks than a map of maxConcurrency 2 runs at once. */
+const ITEMS = 40;
 
 /** What a map does when some of its items fail: `onItemFailure` "continue", and "fail" (the default). */
 describe('failed items of a map', () => {
@@ -46,51 +48,56 @@ describe('failed items of a map', () => {
 
   it('by default, fails at the first failed item: ITEM_FAILED, running items cancelled and told, unreached items never created', async () => {
     const { list, work, release, callsFor } = mapAgent();
-    // Items 0 and 1 take their tasks (202); item 2 fails once both await their reports.
+    // Two lanes, one item at a time each: the first runs chunk 0, the second chunk 1.
+    const { chunks, shares } = planMap(ITEMS, 2, MAX_ITEMS_PER_CHUNK);
+    expect({ lanes: shares.length, chunks: chunks.length > 2 }).toEqual({ lanes: 2, chunks: true });
+    const [awaiting, queued, failing, unreached] = [0, 1, chunks[1].from, chunks[2].from];
+    // The first item takes its task (202); the second chunk's first item fails once the first awaits its report.
     const hits: Element[] = elements(ITEMS).map((element) => {
-      if (element.n < 2) return { ...element, reply: 'accept' };
-      if (element.n === 2) return { ...element, reply: 'fail', heldBy: 'first-failure' };
+      if (element.n === awaiting) return { ...element, reply: 'accept' };
+      if (element.n === failing) return { ...element, reply: 'fail', heldBy: 'first-failure' };
       return element;
     });
     const { compositionId, taskIds } = await composeTasks([
       list({ hits }),
-      work('0', 'hits', { maxConcurrency: 3 }),
+      work('0', 'hits', { maxConcurrency: 2 }),
       list({ after: 'map' }, { parents: ['1'] }),
     ]);
     const [, mapTaskId, dependant] = taskIds;
     const itemIds = itemIdsOf(mapTaskId, ITEMS);
-    for (const itemId of itemIds.slice(0, 2))
-      await waitForTask(itemId, { until: (item) => item.phase === 'awaiting_agent_report' });
-    expect(await waitForTask(itemIds[3], { until: () => true })).toMatchObject({ status: 'pending', phase: 'queued' });
+    await waitForTask(itemIds[awaiting], { until: (item) => item.phase === 'awaiting_agent_report' });
+    await until(() => callsFor(itemIds[failing]).length > 0, 'the call of the failing item');
+    expect(await waitForTask(itemIds[queued], { until: () => true })).toMatchObject({
+      status: 'pending',
+      phase: 'queued',
+    });
     release('first-failure');
 
-    const map = await waitForTask(mapTaskId);
-    expect(map).toMatchObject({
+    expect(await waitForTask(mapTaskId)).toMatchObject({
       status: 'failed',
       error: {
         code: 'ITEM_FAILED',
         message: expect.any(String),
         details: {
-          index: 2,
-          taskId: itemIds[2],
+          index: failing,
+          taskId: itemIds[failing],
           status: 'failed',
-          error: { code: 'EXECUTION_ERROR', message: 'element 2 failed' },
+          error: { code: 'EXECUTION_ERROR', message: `element ${failing} failed` },
         },
       },
     });
-    for (const itemId of itemIds.slice(0, 2)) {
-      expect(await waitForTask(itemId)).toMatchObject({ status: 'cancelled' });
-      await until(
-        () => callsFor(itemId).some((received) => received.body.cancel === true),
-        `the cancellation notice of ${itemId}`,
-      );
-    }
-    // No more start once the map failed: the items still queued in the first chunk end cancelled,
-    // and those of the next chunk were never created.
-    expect(callsFor(itemIds[3])).toEqual([]);
-    expect(await waitForTask(itemIds[3])).toMatchObject({ status: 'cancelled' });
-    expect((await call('GET', `/tasks/${itemIds[ITEMS - 1]}`, { apiKey: 'admin' })).status).toBe(404);
-    expect(await storedStatuses(db(), itemIds.slice(256))).toEqual({});
+    expect(await waitForTask(itemIds[awaiting])).toMatchObject({ status: 'cancelled' });
+    await until(
+      () => callsFor(itemIds[awaiting]).some((received) => received.body.cancel === true),
+      'the cancellation notice of the item awaiting its report',
+    );
+    // No more start once the map failed: the items still queued in a running chunk end cancelled,
+    // and those of the chunks no lane took were never created.
+    expect(await waitForTask(itemIds[queued])).toMatchObject({ status: 'cancelled' });
+    expect(callsFor(itemIds[queued])).toEqual([]);
+    expect((await call('GET', `/tasks/${itemIds[unreached]}`, { apiKey: 'admin' })).status).toBe(404);
+    expect(await storedStatuses(db(), itemIds.slice(unreached))).toEqual({});
+    expect(itemIds.slice(unreached).filter((itemId) => callsFor(itemId).length > 0)).toEqual([]);
     expect(await waitForTask(dependant)).toMatchObject({ status: 'failed', error: { code: 'DEPENDENCY_FAILED' } });
     expect((await call('GET', `/compositions/${compositionId}`, { apiKey: 'admin' })).body.status).toBe('failed');
   });

@@ -1,10 +1,13 @@
 import { elements, useMapAgent } from '../support/maps';
 import { composeTasks, waitForTask } from '../support/tasks';
 import { useTemporalClient } from '../support/temporal';
+import { MAX_ITEMS_PER_CHUNK } from '../../src/config/history-budget';
+import { planMap } from '../../workflows/map-plan';
 import { workflowIdOfComposition, workflowIdOfMap, workflowIdOfMapChunk } from '../../workflows/task-types';
 
-/** Two chunks: the first of 256 items, the second of the rest. */
-const ITEMS = 300;
+/** Several chunks at maxConcurrency 2, the last one shorter. */
+const ITEMS = 20;
+const MAX_CONCURRENCY = 2;
 
 /** A map's workflows as the Temporal Web UI's Relationships tab shows them, read through the same API. */
 describe("a map's workflows in the Web UI", () => {
@@ -15,7 +18,7 @@ describe("a map's workflows in the Web UI", () => {
     const { agent, list, work } = mapAgent();
     const { compositionId, taskIds } = await composeTasks([
       list({ hits: elements(ITEMS) }),
-      work('0', 'hits', { maxConcurrency: 100 }),
+      work('0', 'hits', { maxConcurrency: MAX_CONCURRENCY }),
     ]);
     const [, mapTaskId] = taskIds;
     expect(await waitForTask(mapTaskId)).toMatchObject({ status: 'completed' });
@@ -37,10 +40,9 @@ describe("a map's workflows in the Web UI", () => {
       root: composition,
       summary: expect.stringContaining('tools/work'),
     });
-    for (const [from, to] of [
-      [0, 255],
-      [256, ITEMS - 1],
-    ]) {
+    const { chunks } = planMap(ITEMS, MAX_CONCURRENCY, MAX_ITEMS_PER_CHUNK);
+    expect(chunks.length).toBeGreaterThan(1);
+    for (const { from, to } of chunks) {
       expect(await relationsOf(workflowIdOfMapChunk(mapTaskId, from, to))).toEqual({
         type: 'mapChunkWorkflow',
         parent: workflowIdOfMap(mapTaskId),
