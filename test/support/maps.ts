@@ -3,7 +3,9 @@ import { itemTaskId } from '../../workflows/task-types';
 import { useAgentServer, type AgentBehaviour, type AgentServer, type ReceivedCall } from './agent-server';
 import { registerAgent, type RegisteredAgent } from './agents';
 import { gate } from './gate';
-import { tool } from './tasks';
+import { call } from './http';
+import { tool, waitForTask } from './tasks';
+import { STUCK_AFTER_MS, until } from './until';
 
 /** An element of the arrays the maps of the tests run over: what the item agent does with it. */
 export interface Element {
@@ -29,6 +31,44 @@ export const theItem = (field?: string) => ({ source: { item: true, ...(field ==
 /** The ids of a map's first `count` items. */
 export const itemIdsOf = (mapTaskId: string, count: number): string[] =>
   Array.from({ length: count }, (_, index) => itemTaskId(mapTaskId, index));
+
+/** waitForTask for an item that may not exist yet: its chunk creates it once the map started it. */
+export async function waitForItem(itemId: string, options: Parameters<typeof waitForTask>[1] = {}): Promise<any> {
+  await until(
+    async () => (await call('GET', `/tasks/${itemId}`, { apiKey: 'admin' })).status === 200,
+    `item ${itemId} created`,
+  );
+  return waitForTask(itemId, options);
+}
+
+/**
+ * Jest's bound for a test of a map that takes minutes on a busy machine, beyond the suite's
+ * testTimeout: waitForMap, not this, tells a map that is stuck.
+ */
+export const LONG_MAP_TEST_MS = 20 * 60_000;
+
+/** Items of a map that ended, by the counts of its view. */
+const endedItems = (view: any): number =>
+  view.map === undefined ? 0 : view.map.completed + view.map.failed + view.map.cancelled;
+
+/**
+ * The view of a map once it ended. A large map takes minutes on a busy machine, so it is stuck only
+ * when its counts stay still for STUCK_AFTER_MS; then its last view is returned, for the assertion.
+ */
+export async function waitForMap(mapTaskId: string, options: { baseUrl?: string } = {}): Promise<any> {
+  let ended = -1;
+  const live = (view: any) => view.status === 'pending' || view.status === 'input-required';
+  // Bounded: each round sees at least one more item ended, or returns.
+  for (;;) {
+    const view = await waitForTask(mapTaskId, {
+      ...options,
+      timeoutMs: STUCK_AFTER_MS,
+      until: (seen) => !live(seen) || endedItems(seen) > ended,
+    });
+    if (!live(view) || endedItems(view) <= ended) return view;
+    ended = endedItems(view);
+  }
+}
 
 /** How many of these tasks' records in the store have each status. */
 export async function storedStatuses(db: Db, taskIds: string[]): Promise<Record<string, number>> {
@@ -76,8 +116,9 @@ export function useMapAgent({ workMs = 0 }: { workMs?: number } = {}): () => Map
     return gates.get(name)!;
   };
   const answer: AgentBehaviour = (received) => {
-    const { operation, params, cancel } = received.body ?? {};
-    if (cancel) return { status: 200, body: {} };
+    const { operation, params, cancel, input } = received.body ?? {};
+    // A cancellation notice, or a person's answer delivered: the test reports what follows.
+    if (cancel || input !== undefined) return { status: 200, body: {} };
     if (operation === 'tools/list') return { status: 200, body: { status: 'completed', result: params } };
     const element = params.element as Element;
     const heldUntil = element.heldBy === undefined ? undefined : gateOf(element.heldBy).opened;

@@ -1,5 +1,5 @@
 import { call } from '../support/http';
-import { elements, itemIdsOf, useMapAgent, type Element } from '../support/maps';
+import { elements, itemIdsOf, useMapAgent, waitForItem, type Element } from '../support/maps';
 import { composeTasks, waitForTask } from '../support/tasks';
 import { until } from '../support/until';
 
@@ -30,7 +30,7 @@ describe('cancelling a map or one of its items', () => {
     ]);
     const [, mapTaskId, dependant] = taskIds;
     const itemIds = itemIdsOf(mapTaskId, hits.length);
-    for (const itemId of itemIds.slice(0, 2)) await waitForTask(itemId, { until: awaitingReport });
+    for (const itemId of itemIds.slice(0, 2)) await waitForItem(itemId, { until: awaitingReport });
 
     expect(await cancel(mapTaskId)).toMatchObject({ status: 200, body: { taskId: mapTaskId, status: 'cancelled' } });
     expect(await waitForTask(mapTaskId)).toMatchObject({
@@ -51,7 +51,7 @@ describe('cancelling a map or one of its items', () => {
     const { taskIds } = await composeTasks([list({ hits }), work('0', 'hits', { onItemFailure: 'continue' })]);
     const [, mapTaskId] = taskIds;
     const itemIds = itemIdsOf(mapTaskId, hits.length);
-    await waitForTask(itemIds[1], { until: awaitingReport });
+    await waitForItem(itemIds[1], { until: awaitingReport });
 
     expect(await cancel(itemIds[1])).toMatchObject({ status: 200, body: { taskId: itemIds[1], status: 'cancelled' } });
     await toldOf(itemIds[1]);

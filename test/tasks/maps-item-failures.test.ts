@@ -1,6 +1,6 @@
 import { useTestDatabase } from '../support/database';
 import { call } from '../support/http';
-import { elements, itemIdsOf, storedStatuses, useMapAgent, type Element } from '../support/maps';
+import { elements, itemIdsOf, storedStatuses, useMapAgent, waitForItem, type Element } from '../support/maps';
 import { composeTasks, waitForTask } from '../support/tasks';
 import { until } from '../support/until';
 import { MAX_ITEMS_PER_CHUNK } from '../../src/config/history-budget';
@@ -65,7 +65,7 @@ describe('failed items of a map', () => {
     ]);
     const [, mapTaskId, dependant] = taskIds;
     const itemIds = itemIdsOf(mapTaskId, ITEMS);
-    await waitForTask(itemIds[awaiting], { until: (item) => item.phase === 'awaiting_agent_report' });
+    await waitForItem(itemIds[awaiting], { until: (item) => item.phase === 'awaiting_agent_report' });
     await until(() => callsFor(itemIds[failing]).length > 0, 'the call of the failing item');
     expect(await waitForTask(itemIds[queued], { until: () => true })).toMatchObject({
       status: 'pending',

@@ -1,5 +1,5 @@
 import { call } from '../support/http';
-import { itemIdsOf, useMapAgent, type Element } from '../support/maps';
+import { itemIdsOf, useMapAgent, waitForItem, type Element } from '../support/maps';
 import { composeTasks, reportOn, waitForTask } from '../support/tasks';
 import { until } from '../support/until';
 
@@ -14,7 +14,7 @@ describe("a map's items as tasks", () => {
     const [, mapTaskId] = taskIds;
     const [reported, asking, plain] = itemIdsOf(mapTaskId, hits.length);
     const awaitingReport = (item: any) => item.phase === 'awaiting_agent_report';
-    const seen = await waitForTask(reported, { until: awaitingReport });
+    const seen = await waitForItem(reported, { until: awaitingReport });
     expect(seen).toMatchObject({
       taskId: reported,
       status: 'pending',
@@ -28,11 +28,11 @@ describe("a map's items as tasks", () => {
       expect.objectContaining({ body: expect.objectContaining({ taskId: reported, params: { element: hits[0] } }) }),
     ]);
     expect(await waitForTask(plain)).toMatchObject({ status: 'completed', result: { n: 2 }, itemIndex: 2 });
-    // The map shows how far it got while its items run.
+    // The map shows how far it got while its items run (its counts as of its last chunk that ended).
     const running = await waitForTask(mapTaskId, { until: () => true });
     expect(running).toMatchObject({
       status: 'pending',
-      map: { total: 3, completed: 1, failed: 0, cancelled: 0 },
+      map: { total: 3, completed: 0, failed: 0, cancelled: 0 },
       message: expect.any(String),
       progress: expect.anything(),
     });
