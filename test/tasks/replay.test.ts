@@ -18,6 +18,8 @@ import { registerTaskTool, useMcpServer } from '../support/mcp-server';
 import { useA2aAgent } from '../support/a2a-agent';
 import { useTemporalClient } from '../support/temporal';
 import { until } from '../support/until';
+import { waitForItem } from '../support/maps';
+import { itemTaskId, workflowIdOfMap, workflowIdOfMapChunk } from '../../workflows/task-types';
 
 /**
  * Histories of runs that earlier versions of the service started. A workflow change that one of
@@ -361,6 +363,77 @@ describe('workflow replay', () => {
       expect((await call('DELETE', `/agents/${doomed.agentId}`, { apiKey: 'admin' })).status).toBe(204);
     });
     expect(refused.error?.code).toBe('AGENT_NOT_FOUND');
+
+    /**
+     * A map over `hits` of its parent, items running one at a time so that `during` sees them in
+     * order, and a dependant reading its results; the composition's, the map's and its chunk's
+     * workflows recorded under `name`.
+     */
+    const mapped = async (
+      name: string,
+      hits: Array<{ tag: string; reply: string }>,
+      onItemFailure: 'fail' | 'continue',
+      during?: (itemIds: string[]) => Promise<void>,
+    ) => {
+      const itemParam = (field: string) => ({ source: { item: true, field } });
+      const reply = await call('POST', '/tasks/compose', {
+        apiKey: 'admin',
+        body: [
+          { ...task(name, 'complete'), params: { tag: name, reply: 'complete', hits } },
+          task(name, 'complete', {
+            parents: ['0'],
+            params: { tag: itemParam('tag'), reply: itemParam('reply') },
+            forEach: { source: { taskId: '0', field: 'hits' }, maxConcurrency: 1, onItemFailure },
+          }),
+          task(name, 'complete', {
+            parents: ['1'],
+            params: { tag: name, reply: 'complete', results: { source: { taskId: '1', field: 'results' } } },
+            executeOnParentFailure: true,
+          }),
+        ],
+      });
+      expect(reply.status).toBe(202);
+      const mapTaskId: string = reply.body[1].taskId;
+      const itemIds = hits.map((_hit, index) => itemTaskId(mapTaskId, index));
+      await during?.(itemIds);
+      workflowIds[name] = `composition-${reply.body[0].compositionId}`;
+      const map = await waitForTask(mapTaskId);
+      workflowIds[`${name}.map`] = workflowIdOfMap(mapTaskId);
+      // One chunk: a map of at most 8 items (workflows/map-plan.ts).
+      if (hits.length > 0) workflowIds[`${name}.chunk`] = workflowIdOfMapChunk(mapTaskId, 0, hits.length - 1);
+      await Promise.all(reply.body.map((element: { taskId: string }) => waitForTask(element.taskId)));
+      return map;
+    };
+    const item = (tag: string, reply: string) => ({ tag, reply });
+    const [continued, reportedAndCancelled, empty, failed] = await Promise.all([
+      mapped('map-continue', [item('map-continue', 'complete'), item('map-continue', 'refuse')], 'continue'),
+      mapped(
+        'map-report-cancel',
+        [item('map-report-cancel', 'accept'), item('map-report-cancel', 'accept'), item('map-report', 'complete')],
+        'continue',
+        async ([reported, cancelled]) => {
+          const awaitingReport = (seen: { phase?: string }) => seen.phase === 'awaiting_agent_report';
+          await waitForItem(reported, { until: awaitingReport });
+          expect((await reportOn(reported, 'admin', { status: 'completed', result: { reported: true } })).status).toBe(
+            200,
+          );
+          await waitForItem(cancelled, { until: awaitingReport });
+          expect((await call('POST', `/tasks/${cancelled}/cancel`, { apiKey: 'admin' })).status).toBe(200);
+        },
+      ),
+      mapped('map-empty', [], 'fail'),
+      mapped('map-fail', [item('map-fail', 'refuse'), item('map-fail', 'complete')], 'fail'),
+    ]);
+    expect([continued, reportedAndCancelled, empty, failed].map((map) => map.status)).toEqual([
+      'completed',
+      'completed',
+      'completed',
+      'failed',
+    ]);
+    expect(reportedAndCancelled.result).toMatchObject({
+      results: [{ reported: true }, null, { tag: 'map-report', reply: 'complete' }],
+      errors: [{ index: 1, status: 'cancelled' }],
+    });
 
     return Promise.all(
       Object.entries(workflowIds).map(async ([name, workflowId]) => {
