@@ -27,10 +27,13 @@ const WARM_UP = 50;
 const SETTLE_MS = 3_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The machine's load averages over 1, 5 and 15 minutes: how busy it was beside the bench. */
+const loads = (averages: number[]) => averages.map((load) => load.toFixed(2)).join(', ');
 
 async function main(): Promise<void> {
   const rounds = Number(process.argv.find((argument) => /^\d+$/.test(argument)) ?? 2);
   const skipLarge = process.argv.includes('--skip-large');
+  const loadAtStart = os.loadavg();
   const local = await startLocalStack({
     runDirPrefix: 'acs-maps-',
     database: 'acs_maps',
@@ -88,14 +91,12 @@ async function main(): Promise<void> {
     const tasks = summarise(tasksSamples);
     const mapThroughput = (ITEMS * rounds) / mapSeconds.reduce((sum, seconds) => sum + seconds, 0);
     const lines = [
-      `load average at the start: ${os
-        .loadavg()
-        .map((load) => load.toFixed(2))
-        .join(', ')} (${os.cpus().length} cores)`,
+      `load average at the start: ${loads(loadAtStart)} (${os.cpus().length} cores)`,
       `(a) ${rounds} rounds of ${ITEMS} at concurrency ${CONCURRENCY}:`,
       `    POST /tasks: ${tasks.throughput.toFixed(1)} tasks/s (p50 ${tasks.p50.toFixed(1)} ms)`,
       `    map: ${mapThroughput.toFixed(1)} items/s (${mapSeconds.map((seconds) => seconds.toFixed(1)).join(', ')} s)`,
       `    map / tasks: ${((100 * mapThroughput) / tasks.throughput).toFixed(0)} %`,
+      `load average at the end of (a): ${loads(os.loadavg())}`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
 
@@ -118,11 +119,9 @@ async function main(): Promise<void> {
             `${largest('events').events} events, ${largest('events').bytes} bytes; ` +
             `most bytes: ${largest('bytes').workflowId} ${largest('bytes').events} events, ${largest('bytes').bytes} bytes`,
           `    composition: ${histories[0].events} events, ${histories[0].bytes} bytes; ` +
-            `map: ${histories[1].events} events, ${histories[1].bytes} bytes`,
-          `load average at the end: ${os
-            .loadavg()
-            .map((load) => load.toFixed(2))
-            .join(', ')}`,
+            `map: ${histories[1].events} events, ${histories[1].bytes} bytes ` +
+            `(${(histories[1].events / (histories.length - 2)).toFixed(1)} events per chunk)`,
+          `load average at the end of (b): ${loads(os.loadavg())}`,
         ].join('\n') + '\n',
       );
     }
