@@ -25,6 +25,7 @@ import { recordMapProgressActivity } from './map-progress';
 import { closeMapActivity } from './close-map';
 import { openChunkActivity } from './open-chunk';
 import { endQueuedActivity } from './end-queued';
+import { heartbeating } from './heartbeats';
 import { closeChunkActivity } from './close-chunk';
 import { MapSources } from '../src/maps/map-source';
 import { MapSlices } from '../src/maps/map-slices';
@@ -126,12 +127,13 @@ function mapActivities(deps: ActivityDeps, taskStore: TaskStore): MapActivities 
   const sources = new MapSources(taskStore);
   const slices = new MapSlices(deps.store);
   return {
-    openMap: openMapActivity(taskStore, sources, deps.config.maxMapItems),
+    openMap: heartbeating(openMapActivity(taskStore, sources, deps.config.maxMapItems)),
+    // A local activity: heartbeats are for regular ones.
     recordMapProgress: recordMapProgressActivity(taskStore),
-    closeMap: closeMapActivity(taskStore, slices),
-    openChunk: openChunkActivity(taskStore, sources, deps.agents, deps.schemas),
-    endQueued: endQueuedActivity(taskStore),
-    closeChunk: closeChunkActivity(taskStore, slices),
+    closeMap: heartbeating(closeMapActivity(taskStore, slices)),
+    openChunk: heartbeating(openChunkActivity(taskStore, sources, deps.agents, deps.schemas)),
+    endQueued: heartbeating(endQueuedActivity(taskStore)),
+    closeChunk: heartbeating(closeChunkActivity(taskStore, slices)),
   };
 }
 

@@ -69,10 +69,13 @@ export const roomDeliveryAt = (taskQueue: string) =>
 
 /**
  * A map's reads and writes of many records at once (its array, a chunk's items, its slices): regular
- * activities, retried until MongoDB answers again.
+ * activities, retried until MongoDB answers again. They heartbeat (activities/heartbeats.ts), so a
+ * worker that died in one is noticed after the heartbeat timeout, not the whole start-to-close one,
+ * during which its chunk, and the lane behind it, would stand still.
  */
 export const mapWorkOptions = {
   startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 } as const;
 export const mapWork = proxyActivities<MapActivities>(mapWorkOptions);
