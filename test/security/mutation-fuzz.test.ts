@@ -687,9 +687,9 @@ describe(`mutated WebSocket frames (FUZZ_SEED=${SEED}, ${FRAME_CASES})`, () => {
   });
 });
 
-/** A WebSocket handshake to `path`: opened (then closed), or refused with a status and body. */
-function handshake(path: string): Promise<{ opened: true } | RawAnswer> {
-  const ws = new WebSocket(`${service.wsUrl}${path}`);
+/** A WebSocket handshake to `path`, offering `protocols`: opened (then closed), or refused with a status and body. */
+function handshake(path: string, protocols: string[]): Promise<{ opened: true } | RawAnswer> {
+  const ws = new WebSocket(`${service.wsUrl}${path}`, protocols);
   return new Promise((resolve, reject) => {
     ws.once('open', () => {
       ws.close();
@@ -716,7 +716,20 @@ describe(`mutated WebSocket handshakes (FUZZ_SEED=${SEED}, ${HANDSHAKE_CASES})`,
       `api-key=${encodeURIComponent(victim.key)}x`,
       'Authorization=Bearer%20garbage&X-Identity-Token=garbage',
     ];
-    const paths = Array.from({ length: HANDSHAKE_CASES }, () => {
+    // Credentials as browsers send them, in Sec-WebSocket-Protocol (src/rooms/socket-protocols.ts).
+    const asProtocol = (name: string, value: string) => `acs.${name}.${Buffer.from(value).toString('base64url')}`;
+    const protocolSets = [
+      [],
+      ['acs.credentials', asProtocol('api-key', fuzzAgent.apiKey)],
+      [asProtocol('api-key', fuzzAgent.apiKey)],
+      ['acs.credentials'],
+      ['acs.credentials', asProtocol('api-key', `${victim.key}x`)],
+      ['acs.credentials', asProtocol('api-key', 'acs_nope_nope'), 'chat'],
+      ['acs.credentials', asProtocol('authorization', 'Bearer garbage'), asProtocol('identity-token', 'garbage')],
+      ['acs.credentials', `acs.api-key.${'A'.repeat(4_000)}`],
+      ['acs.credentials', 'acs.api-key.%%%', 'acs.unknown.AAAA'],
+    ];
+    const cases = Array.from({ length: HANDSHAKE_CASES }, () => {
       const roomId = random.pick([
         fuzzRoomId,
         fuzzRoomId,
@@ -730,15 +743,22 @@ describe(`mutated WebSocket handshakes (FUZZ_SEED=${SEED}, ${HANDSHAKE_CASES})`,
       ]
         .filter(Boolean)
         .join('&');
-      return `/parties/chat-server/${roomId}${query ? `?${query}` : ''}`;
+      return {
+        path: `/parties/chat-server/${roomId}${query ? `?${query}` : ''}`,
+        roomId,
+        protocols: random.pick(protocolSets),
+      };
     });
     const failures = await runCases(
-      paths,
-      async (path) => {
-        const answer = await handshake(path);
-        return 'opened' in answer ? [] : problemsOf(answer);
+      cases,
+      async ({ path, roomId, protocols }) => {
+        const answer = await handshake(path, protocols);
+        // Only the victim's own key opens its private room, and no case carries it.
+        if ('opened' in answer) return roomId === victim.roomId ? ["opened the victim's private room"] : [];
+        return problemsOf(answer);
       },
-      (path, index) => `handshake ${index}: ${path.slice(0, 200)}`,
+      ({ path, protocols }, index) =>
+        `handshake ${index}: ${path.slice(0, 200)} protocols ${JSON.stringify(protocols).slice(0, 120)}`,
     );
     expect(report(failures)).toEqual([]);
   });
