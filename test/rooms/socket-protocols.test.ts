@@ -41,6 +41,13 @@ describe('room socket credentials as subprotocols, for browsers', () => {
     await watcher.close();
   });
 
+  it('refuses credentials offered without the marker (400), whose answer could name no protocol', async () => {
+    const agent = await registerAgent();
+    const room = await createRoom();
+    expect(await openWith(room.roomId, [asProtocol('api-key', agent.apiKey)])).toEqual({ status: 400 });
+    expect(await openWith(room.roomId, [asProtocol('api-key', agent.apiKey), 'chat'])).toEqual({ status: 400 });
+  });
+
   it('refuses a bad credential as over HTTP (401), and an admin key (403)', async () => {
     const room = await createRoom();
     expect((await openWith(room.roomId, ['acs.credentials', asProtocol('api-key', 'not-a-key')])).status).toBe(401);

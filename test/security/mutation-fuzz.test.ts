@@ -749,6 +749,10 @@ describe(`mutated WebSocket handshakes (FUZZ_SEED=${SEED}, ${HANDSHAKE_CASES})`,
         protocols: random.pick(protocolSets),
       };
     });
+    // Every set of protocols alone, at the fuzz room and at the victim's, whatever the draws.
+    for (const protocols of protocolSets)
+      for (const roomId of [fuzzRoomId, victim.roomId])
+        cases.push({ path: `/parties/chat-server/${roomId}`, roomId, protocols });
     const failures = await runCases(
       cases,
       async ({ path, roomId, protocols }) => {
