@@ -15,10 +15,18 @@ export const CHROMIUM_ARGS = [
   '--no-first-run',
 ];
 
-/** `describe` when Chromium is installed; else a skipped block whose name says why and how to get it. */
+/**
+ * `describe` for tests in Chromium. Without it they fail at once, saying how to install it: a
+ * skipped block would let a run without the browser pass as if the app had been tested.
+ */
 export function describeInChromium(name: string, body: () => void): void {
-  if (fs.existsSync(CHROMIUM)) describe(name, body);
-  else describe.skip(`${name} (skipped: ${CHROMIUM} is missing; apt-get install -y chromium)`, body);
+  describe(name, () => {
+    beforeAll(() => {
+      if (!fs.existsSync(CHROMIUM))
+        throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (the web app's tests run in it)`);
+    });
+    body();
+  });
 }
 
 /** One headless Chromium for the file's tests, closed after them. */
