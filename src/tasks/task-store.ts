@@ -50,7 +50,6 @@ export class TaskStore {
 
   static indexes(): IndexDescription[] {
     return [
-      { key: { compositionId: 1 }, name: 'by_composition' },
       { key: { parentTaskId: 1 }, name: 'by_parent_task' },
       // A2A's ListTasks: an agent's tasks, the last updated first.
       { key: { agentId: 1, updatedAt: -1, _id: -1 }, name: 'by_agent_last_update' },
